@@ -1,0 +1,24 @@
+// `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
+import { benchEngine } from './engine';
+
+type Bench = (args: string[]) => Promise<Record<string, unknown>>;
+
+const benches: Record<string, { about: string; run: Bench }> = {
+  engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
+};
+
+async function main(): Promise<void> {
+  const [name, ...args] = process.argv.slice(2);
+  const bench = name ? benches[name] : undefined;
+  if (!bench) {
+    console.error(`usage: npm run bench -- <name> [options]\n${Object.entries(benches).map(([n, b]) => `  ${n.padEnd(10)} ${b.about}`).join('\n')}`);
+    process.exit(2);
+  }
+  const summary = await bench.run(args);
+  console.log(JSON.stringify(summary));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});

@@ -1,0 +1,168 @@
+// Spawns and speaks to the Python engine over stdio frames; one typed call per protocol method.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import {
+  EngineResponseSchema,
+  engineMethods,
+  type EngineMethod,
+  type EngineParams,
+  type EngineResult,
+} from '../../../src/shared/engine-protocol';
+import { RemoteError } from '../../../src/shared/result';
+import { ENGINE_DIR, findPython } from './find-python';
+import { encodeFrame, FrameDecoder } from './frames';
+
+export interface EngineProcessOptions {
+  /** Interpreter path; default AGENTJET_PYTHON or gpu-worker/engine/.venv. */
+  python?: string;
+  /** Overall limit for the process to start and answer `info`. */
+  startTimeoutMs?: number;
+  /** Receives every stderr line of the engine (its log). */
+  onLog?: (line: string) => void;
+  /** Called once if the process exits while not being disposed. */
+  onExit?: (reason: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+interface Pending {
+  method: EngineMethod;
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+export class EngineExitedError extends Error {
+  readonly type = 'engine_unavailable';
+  constructor(message: string) {
+    super(message);
+    this.name = 'EngineExitedError';
+  }
+}
+
+export class EngineProcess {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private exitReason: string | null = null;
+  private disposed = false;
+  private readonly exited: Promise<void>;
+  private readonly stderrTail: string[] = [];
+
+  private constructor(private readonly opts: EngineProcessOptions) {
+    const python = findPython(opts.python, opts.env ?? process.env);
+    this.child = spawn(python, ['-u', '-m', 'agentjet_engine'], {
+      cwd: ENGINE_DIR,
+      env: { ...process.env, ...opts.env, PYTHONUNBUFFERED: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const decoder = new FrameDecoder((msg) => this.log(`[worker] ${msg}`));
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) this.onFrame(frame);
+    });
+    createInterface({ input: this.child.stderr }).on('line', (line) => {
+      this.stderrTail.push(line);
+      if (this.stderrTail.length > 20) this.stderrTail.shift();
+      this.log(line);
+    });
+    this.child.stdin.on('error', () => undefined); // EPIPE after a crash is reported via 'exit'.
+    this.exited = new Promise((resolve) => {
+      this.child.on('error', (err) => {
+        this.fail(`engine process could not start: ${err.message}`);
+        resolve();
+      });
+      this.child.on('exit', (code, signal) => {
+        const tail = this.stderrTail.slice(-5).join('\n');
+        this.fail(`engine process exited (${signal ?? `code ${code}`})${tail ? `; last log lines:\n${tail}` : ''}`);
+        resolve();
+      });
+    });
+  }
+
+  /** Spawns the engine and waits (up to startTimeoutMs) until it answers `info`. */
+  static async start(opts: EngineProcessOptions = {}): Promise<EngineProcess> {
+    const engine = new EngineProcess(opts);
+    const timeoutMs = opts.startTimeoutMs ?? 120_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        engine.call('info', {}),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`engine did not answer within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      return engine;
+    } catch (err) {
+      await engine.dispose();
+      throw err instanceof Error ? err : new Error(String(err));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get alive(): boolean {
+    return this.exitReason === null;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  call<M extends EngineMethod>(method: M, params: EngineParams[M]): Promise<EngineResult<M>> {
+    if (this.exitReason !== null) return Promise.reject(new EngineExitedError(this.exitReason));
+    const id = this.nextId++;
+    return new Promise<EngineResult<M>>((resolve, reject) => {
+      this.pending.set(id, {
+        method,
+        resolve: (value) => {
+          const parsed = engineMethods[method].result.safeParse(value);
+          if (parsed.success) resolve(parsed.data as EngineResult<M>);
+          else reject(new Error(`engine answered ${method} with an unexpected shape: ${parsed.error.message}`));
+        },
+        reject,
+      });
+      this.child.stdin.write(encodeFrame({ id, method, params }));
+    });
+  }
+
+  /** Closes stdin (the engine exits on EOF), then kills it if it lingers. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return this.exited;
+    this.disposed = true;
+    if (this.exitReason === null) {
+      this.child.stdin.end();
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
+      await this.exited;
+      clearTimeout(timer);
+    }
+  }
+
+  private onFrame(frame: unknown): void {
+    const parsed = EngineResponseSchema.safeParse(frame);
+    if (!parsed.success) {
+      this.log(`[worker] ignoring an engine frame of unexpected shape: ${parsed.error.message}`);
+      return;
+    }
+    const msg = parsed.data;
+    if (typeof msg.id !== 'number') {
+      if ('error' in msg) this.log(`[worker] engine error without request id: ${msg.error.message}`);
+      return;
+    }
+    const pending = this.pending.get(msg.id);
+    if (!pending) return;
+    this.pending.delete(msg.id);
+    if ('error' in msg) pending.reject(new RemoteError(msg.error));
+    else pending.resolve(msg.result);
+  }
+
+  private fail(reason: string): void {
+    if (this.exitReason !== null) return;
+    this.exitReason = reason;
+    const err = new EngineExitedError(reason);
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    if (!this.disposed) this.opts.onExit?.(reason);
+  }
+
+  private log(line: string): void {
+    this.opts.onLog?.(line);
+  }
+}

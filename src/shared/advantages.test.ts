@@ -1,0 +1,52 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { computeAdvantages, mean, std } from './advantages';
+
+const items = [
+  { groupKey: 'a', reward: 1 },
+  { groupKey: 'b', reward: 0 },
+  { groupKey: 'a', reward: 0 },
+  { groupKey: 'a', reward: 1 },
+  { groupKey: 'b', reward: 0 },
+];
+
+describe('computeAdvantages', () => {
+  it('GRPO normalises within each task group', () => {
+    const adv = computeAdvantages(items, { estimator: 'grpo', epsilon: 0 });
+    const s = std([1, 0, 1]);
+    expect(adv[0]).toBeCloseTo((1 - 2 / 3) / s, 10);
+    expect(adv[2]).toBeCloseTo((0 - 2 / 3) / s, 10);
+    // A zero-variance group carries no signal.
+    expect(adv[1]).toBe(0);
+    expect(adv[4]).toBe(0);
+  });
+
+  it('RLOO subtracts the mean of the other members', () => {
+    const adv = computeAdvantages(items, { estimator: 'rloo' });
+    expect(adv[0]).toBeCloseTo(1 - 0.5, 12);
+    expect(adv[2]).toBeCloseTo(0 - 1, 12);
+    expect(computeAdvantages([{ groupKey: 'x', reward: 3 }], { estimator: 'rloo' })).toEqual([0]);
+  });
+
+  it('REINFORCE subtracts the batch mean', () => {
+    const adv = computeAdvantages(items, { estimator: 'reinforce' });
+    expect(adv[0]).toBeCloseTo(1 - 0.4, 12);
+  });
+
+  it('advantages sum to zero within every group (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ groupKey: fc.constantFrom('a', 'b', 'c'), reward: fc.double({ min: -5, max: 5, noNaN: true }) }), { minLength: 1, maxLength: 40 }),
+        fc.constantFrom('grpo' as const, 'rloo' as const),
+        (xs, estimator) => {
+          const adv = computeAdvantages(xs, { estimator });
+          for (const key of ['a', 'b', 'c']) {
+            const sum = adv.filter((_, i) => xs[i]!.groupKey === key).reduce((a, b) => a + b, 0);
+            expect(Math.abs(sum)).toBeLessThan(1e-6 * (1 + xs.length));
+          }
+        },
+      ),
+    );
+    expect(mean([])).toBe(0);
+  });
+});

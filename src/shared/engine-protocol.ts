@@ -1,0 +1,151 @@
+// The worker ⇄ engine contract (gpu-worker/engine/PROTOCOL.md): one zod schema per method's
+// params and result, so the TypeScript side parses every frame the Python engine sends.
+import { z } from 'zod';
+import { ChatMessageSchema, ToolSchema } from './chat';
+import { WireErrorSchema } from './result';
+
+const Int = z.number().int();
+const Ids = z.array(Int);
+
+export const EngineInfoSchema = z.object({
+  loaded: z.boolean(),
+  model: z.string().nullable(),
+  device: z.string(),
+  dtype: z.string(),
+  params: Int,
+  trainableParams: Int,
+  vocabSize: Int,
+  contextLength: Int,
+  weightVersion: Int,
+  lora: z.boolean(),
+  threads: Int,
+  torch: z.string(),
+  transformers: z.string(),
+  eosTokenIds: Ids,
+  padTokenId: Int,
+});
+export type EngineInfo = z.infer<typeof EngineInfoSchema>;
+
+export const LoraOptionsSchema = z.object({
+  r: Int.positive(),
+  alpha: z.number().positive(),
+  dropout: z.number().min(0).max(1).optional(),
+  targetModules: z.array(z.string()).optional(),
+});
+export type LoraOptions = z.infer<typeof LoraOptionsSchema>;
+
+export const LoadParamsSchema = z.object({
+  path: z.string(),
+  device: z.enum(['auto', 'cpu', 'cuda']).optional(),
+  dtype: z.enum(['auto', 'float32', 'bfloat16']).optional(),
+  lora: LoraOptionsSchema.optional(),
+  seed: Int.optional(),
+  threads: Int.positive().optional(),
+});
+export type LoadParams = z.infer<typeof LoadParamsSchema>;
+
+export const SpanSchema = z.object({ messageIndex: Int, role: z.string(), start: Int, end: Int });
+export type Span = z.infer<typeof SpanSchema>;
+
+export const RenderParamsSchema = z.object({
+  messages: z.array(ChatMessageSchema),
+  tools: z.array(ToolSchema).nullable().optional(),
+  addGenerationPrompt: z.boolean().optional(),
+});
+export type RenderParams = z.infer<typeof RenderParamsSchema>;
+export const RenderResultSchema = z.object({ tokenIds: Ids, spans: z.array(SpanSchema), text: z.string() });
+export type RenderResult = z.infer<typeof RenderResultSchema>;
+
+export const GenerateRequestSchema = z.object({
+  promptIds: Ids,
+  maxTokens: Int.positive(),
+  temperature: z.number().min(0),
+  topP: z.number().gt(0).max(1).optional(),
+  stopIds: Ids.optional(),
+  seed: Int.optional(),
+});
+export type GenerateRequest = z.infer<typeof GenerateRequestSchema>;
+export const GenerationSchema = z.object({
+  tokenIds: Ids,
+  /** Raw (temperature-1, unfiltered) log-probabilities of the sampled tokens. */
+  logprobs: z.array(z.number()),
+  finishReason: z.enum(['stop', 'length']),
+  text: z.string(),
+});
+export type Generation = z.infer<typeof GenerationSchema>;
+export const GenerateResultSchema = z.object({ results: z.array(GenerationSchema), weightVersion: Int });
+export type GenerateResult = z.infer<typeof GenerateResultSchema>;
+
+export const LogprobsResultSchema = z.object({ logprobs: z.array(z.array(z.number())) });
+export const DecodeResultSchema = z.object({ texts: z.array(z.string()) });
+
+export const TrainSampleSchema = z.object({
+  tokenIds: Ids,
+  lossMask: z.array(z.union([z.literal(0), z.literal(1)])),
+  advantages: z.union([z.number(), z.array(z.number())]),
+  rolloutLogprobs: z.array(z.number()),
+});
+export type TrainSample = z.infer<typeof TrainSampleSchema>;
+
+export const TrainHyperSchema = z.object({
+  lr: z.number().positive(),
+  clipLow: z.number().min(0).optional(),
+  clipHigh: z.number().min(0).optional(),
+  klCoef: z.number().min(0).optional(),
+  maxGradNorm: z.number().positive().optional(),
+  microBatchTokens: Int.positive().optional(),
+});
+export type TrainHyper = z.infer<typeof TrainHyperSchema>;
+
+export const TrainStatsSchema = z.object({
+  loss: z.number(),
+  pgLoss: z.number(),
+  klLoss: z.number(),
+  clipFraction: z.number(),
+  approxKl: z.number(),
+  entropy: z.number(),
+  gradNorm: z.number(),
+  tokens: Int,
+  trainedTokens: Int,
+  microBatches: Int,
+  seconds: z.number(),
+  weightVersion: Int,
+});
+export type TrainStats = z.infer<typeof TrainStatsSchema>;
+
+export const SaveResultSchema = z.object({ path: z.string(), weightVersion: Int, bytes: Int });
+export type SaveResult = z.infer<typeof SaveResultSchema>;
+
+/** Every method: its params type and the schema its result is parsed with. */
+export const engineMethods = {
+  info: { result: EngineInfoSchema },
+  load: { result: EngineInfoSchema },
+  render: { result: RenderResultSchema },
+  generate: { result: GenerateResultSchema },
+  logprobs: { result: LogprobsResultSchema },
+  decode: { result: DecodeResultSchema },
+  train_step: { result: TrainStatsSchema },
+  save: { result: SaveResultSchema },
+  restore: { result: EngineInfoSchema },
+} as const;
+export type EngineMethod = keyof typeof engineMethods;
+
+export interface EngineParams {
+  info: Record<string, never>;
+  load: LoadParams;
+  render: RenderParams;
+  generate: { requests: GenerateRequest[] };
+  logprobs: { sequences: { tokenIds: number[] }[] };
+  decode: { sequences: number[][]; skipSpecialTokens?: boolean };
+  train_step: { samples: TrainSample[]; hyper: TrainHyper };
+  save: { path: string };
+  restore: { path: string };
+}
+export type EngineResult<M extends EngineMethod> = z.infer<(typeof engineMethods)[M]['result']>;
+
+/** A response frame from the engine, before its result is parsed per method. */
+export const EngineResponseSchema = z.union([
+  z.object({ id: z.union([Int, z.string(), z.null()]), result: z.unknown() }).strict(),
+  z.object({ id: z.union([Int, z.string(), z.null()]), error: WireErrorSchema }).strict(),
+]);
+export type EngineResponse = z.infer<typeof EngineResponseSchema>;
