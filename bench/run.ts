@@ -1,10 +1,12 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
 import { benchEngine } from './engine';
+import { benchWarmstart } from './warmstart';
 
 type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 
 const benches: Record<string, { about: string; run: Bench }> = {
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
+  warmstart: { about: 'held-out success of the warm-started built-in model on both example tasks', run: benchWarmstart },
 };
 
 async function main(): Promise<void> {

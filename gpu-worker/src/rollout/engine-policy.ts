@@ -1,0 +1,75 @@
+// A chat policy backed by the engine: render the conversation with the model's own template,
+// generate (batched with other concurrent calls), parse Hermes tool calls, and record the call
+// token-exactly (prompt ids + spans, sampled ids + raw logprobs) for training and inspection.
+import type { ChatMessage, Tool } from '../../../src/shared/chat';
+import type { EngineMethod, EngineParams, EngineResult, Span } from '../../../src/shared/engine-protocol';
+import type { Policy } from '../../../src/shared/episode';
+import { parseToolCalls } from '../../../src/shared/tool-calls';
+import type { GenerateBatcher } from '../engine/generate-batcher';
+
+/** The part of EngineProcess a policy needs; tests may pass a fake. */
+export interface EngineCaller {
+  call<M extends EngineMethod>(method: M, params: EngineParams[M]): Promise<EngineResult<M>>;
+}
+
+export interface Sampling {
+  maxTokens: number;
+  temperature: number;
+  topP?: number;
+}
+
+/** One recorded LLM call. */
+export interface CallRecord {
+  messages: ChatMessage[];
+  tools: Tool[] | null;
+  promptIds: number[];
+  promptSpans: Span[];
+  outputIds: number[];
+  outputLogprobs: number[];
+  finishReason: 'stop' | 'length';
+  output: ChatMessage;
+  malformedToolCalls: number;
+  weightVersion: number;
+}
+
+export interface EnginePolicyOptions {
+  sampling: Sampling;
+  /** A fresh seed per call (e.g. from a seeded PRNG), for reproducible sampling. */
+  nextSeed: () => number;
+  /** Prefix for tool-call ids of this episode. */
+  idPrefix: string;
+  onCall: (call: CallRecord) => void;
+}
+
+export function enginePolicy(engine: EngineCaller, batcher: GenerateBatcher, opts: EnginePolicyOptions): Policy {
+  let calls = 0;
+  return async (messages: ChatMessage[], tools: Tool[]): Promise<ChatMessage> => {
+    const toolList = tools.length > 0 ? tools : null;
+    const rendered = await engine.call('render', { messages, tools: toolList, addGenerationPrompt: true });
+    const { generation, weightVersion } = await batcher.submit({
+      promptIds: rendered.tokenIds,
+      maxTokens: opts.sampling.maxTokens,
+      temperature: opts.sampling.temperature,
+      topP: opts.sampling.topP ?? 1,
+      seed: opts.nextSeed(),
+    });
+    const parsed = parseToolCalls(generation.text, `${opts.idPrefix}_${calls++}`);
+    const output: ChatMessage =
+      parsed.toolCalls.length > 0
+        ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls }
+        : { role: 'assistant', content: parsed.content ?? '' };
+    opts.onCall({
+      messages,
+      tools: toolList,
+      promptIds: rendered.tokenIds,
+      promptSpans: rendered.spans,
+      outputIds: generation.tokenIds,
+      outputLogprobs: generation.logprobs,
+      finishReason: generation.finishReason,
+      output,
+      malformedToolCalls: parsed.malformed,
+      weightVersion,
+    });
+    return output;
+  };
+}

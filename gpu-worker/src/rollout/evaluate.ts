@@ -1,0 +1,57 @@
+// Plays many episodes of an example task against the engine at once (their calls batched
+// together) and reports reward, success and per-call records.
+import { runEpisode, type EpisodeResult } from '../../../src/shared/episode';
+import { createPrng } from '../../../src/shared/prng';
+import type { TaskEnv } from '../../../src/shared/task';
+import { GenerateBatcher } from '../engine/generate-batcher';
+import { enginePolicy, type CallRecord, type EngineCaller, type Sampling } from './engine-policy';
+
+export interface PlayedEpisode<T> {
+  task: T;
+  index: number;
+  result: EpisodeResult;
+  calls: CallRecord[];
+}
+
+export interface PlayOptions {
+  sampling: Sampling;
+  seed: number;
+  /** Largest generate batch. */
+  maxBatch?: number;
+}
+
+/** Runs one episode per task, all concurrently; results come back in task order. */
+export async function playEpisodes<T>(engine: EngineCaller, env: TaskEnv<T>, tasks: readonly T[], opts: PlayOptions): Promise<PlayedEpisode<T>[]> {
+  const batcher = new GenerateBatcher((requests) => engine.call('generate', { requests }), opts.maxBatch ?? 64);
+  const prng = createPrng(opts.seed);
+  return Promise.all(
+    tasks.map(async (task, index) => {
+      const calls: CallRecord[] = [];
+      const policy = enginePolicy(engine, batcher, {
+        sampling: opts.sampling,
+        nextSeed: () => prng.int(0, 2 ** 31 - 1),
+        idPrefix: `e${index}`,
+        onCall: (c) => calls.push(c),
+      });
+      const result = await runEpisode(env, task, policy);
+      return { task, index, result, calls };
+    }),
+  );
+}
+
+export interface EvalSummary {
+  episodes: number;
+  success: number;
+  rewardMean: number;
+  callsPerEpisode: number;
+}
+
+export function summarize(played: readonly PlayedEpisode<unknown>[]): EvalSummary {
+  const n = Math.max(1, played.length);
+  return {
+    episodes: played.length,
+    success: played.filter((p) => p.result.success).length / n,
+    rewardMean: played.reduce((s, p) => s + p.result.reward, 0) / n,
+    callsPerEpisode: played.reduce((s, p) => s + p.calls.length, 0) / n,
+  };
+}

@@ -1,0 +1,36 @@
+// The `agentjet` command line: dispatches sub-commands; each validates its own options.
+import { z } from 'zod';
+import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
+import { parseFlags } from './flags';
+
+const usage = `usage: agentjet <command> [options]
+
+commands:
+${demoHelp}
+  agentjet help            this text
+
+benchmarks run with \`npm run bench -- <name>\` (engine, warmstart).`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'demo': {
+      const parsed = DemoOptionsSchema.strict().safeParse(parseFlags(rest));
+      if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${demoHelp}`);
+      await runDemo(parsed.data);
+      return;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      console.log(usage);
+      return;
+    default:
+      throw new Error(`unknown command: ${command}\n\n${usage}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
