@@ -1,0 +1,51 @@
+"""Entry point: `python -m agentjet_engine` serves protocol frames on stdin/stdout, logs on stderr."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+
+def _claim_stdout() -> int:
+    """Keep a private descriptor for frames and point fd 1 at stderr, so that nothing printed by any
+    library (Python or native) can corrupt the frame stream."""
+    frames_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    if os.name == "nt":
+        import msvcrt
+        msvcrt.setmode(frames_fd, os.O_BINARY)
+        msvcrt.setmode(0, os.O_BINARY)
+    return frames_fd
+
+
+def main() -> int:
+    frames_fd = _claim_stdout()
+    # Everything is local: never reach for the model hub.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    logging.basicConfig(stream=sys.stderr, level=os.environ.get("AGENTJET_ENGINE_LOG", "INFO").upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    from transformers.utils import logging as hf_logging
+
+    from .engine import Engine
+    from .framing import FrameReader
+    from .server import Server
+
+    hf_logging.disable_progress_bar()
+    threads = os.environ.get("AGENTJET_ENGINE_THREADS")
+    engine = Engine(threads=int(threads) if threads and threads.isdigit() else None)
+    logging.getLogger("agentjet_engine").info("engine ready (pid %d)", os.getpid())
+    with os.fdopen(frames_fd, "wb") as out:
+        try:
+            Server(engine).serve(FrameReader(sys.stdin.fileno()), out)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

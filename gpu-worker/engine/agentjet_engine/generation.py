@@ -1,0 +1,98 @@
+"""Batched autoregressive generation with a KV cache, per-request sampling settings and raw logprobs."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from transformers import DynamicCache
+
+from .batching import pad_left, positions_from_mask
+from .losses import gather_logprobs
+from .sampling import sample_tokens
+
+
+@dataclass
+class GenerationRequest:
+    prompt_ids: list[int]
+    max_tokens: int          # already clamped to the context
+    temperature: float       # 0 = greedy
+    top_p: float
+    stop_ids: frozenset[int]
+    seed: int
+
+
+@dataclass
+class GenerationResult:
+    token_ids: list[int]
+    logprobs: list[float]    # raw: log-softmax of the unscaled logits (temperature 1, no top-p)
+    finish_reason: str       # "stop" | "length"
+
+
+@torch.inference_mode()
+def generate(model: Any, requests: list[GenerationRequest], *, pad_id: int, device: torch.device,
+             autocast: contextlib.AbstractContextManager[Any] | None = None) -> list[GenerationResult]:
+    """Decode all requests together: one forward per step for the whole (left-padded) batch.
+
+    Finished rows keep their slot but feed a masked-out pad token. Each row samples with its own
+    CPU `torch.Generator` seeded from the request, drawing one uniform per step it is still active,
+    so a request's tokens do not depend on what else is in the batch (up to float rounding).
+
+    The logprob reported for a token is always the RAW one, log softmax of the model's logits at
+    temperature 1 without top-p, i.e. the same quantity that `logprobs` and `train_step` compute;
+    temperature and top-p only shape which token is drawn.
+    """
+    results = [GenerationResult([], [], "length") for _ in requests]
+    active = [r.max_tokens > 0 for r in requests]
+    if not any(active):
+        return results
+    autocast = autocast or contextlib.nullcontext()
+    generators = [torch.Generator().manual_seed(r.seed) for r in requests]
+    temperature = torch.tensor([r.temperature for r in requests], dtype=torch.float32, device=device)
+    top_p = torch.tensor([r.top_p for r in requests], dtype=torch.float32, device=device)
+
+    ids, mask = pad_left([r.prompt_ids for r in requests], pad_id)
+    ids, mask = ids.to(device), mask.to(device)
+    positions = positions_from_mask(mask)
+    cache = DynamicCache(config=model.config)
+    with autocast:
+        out = model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
+                    use_cache=True, logits_to_keep=1)
+    next_pos = positions[:, -1] + 1
+
+    for _ in range(max(r.max_tokens for r in requests)):
+        logits = out.logits[:, -1, :].float()
+        uniforms = torch.zeros(len(requests), dtype=torch.float32)
+        for row, request in enumerate(requests):
+            if active[row] and request.temperature > 0:
+                uniforms[row] = torch.rand((), generator=generators[row])
+        tokens = sample_tokens(logits, temperature, top_p, uniforms.to(device))
+        token_logprobs = gather_logprobs(logits, tokens)
+        tokens_list, logprobs_list = tokens.tolist(), token_logprobs.tolist()  # one sync per step
+
+        step_mask = torch.zeros(len(requests), dtype=mask.dtype)
+        for row, request in enumerate(requests):
+            if not active[row]:
+                continue
+            result = results[row]
+            result.token_ids.append(tokens_list[row])
+            result.logprobs.append(logprobs_list[row])
+            if tokens_list[row] in request.stop_ids:
+                result.finish_reason, active[row] = "stop", False
+            elif len(result.token_ids) >= request.max_tokens:
+                result.finish_reason, active[row] = "length", False
+            else:
+                step_mask[row] = 1
+        if not any(active):
+            break
+
+        step_mask = step_mask.to(device)
+        step_ids = torch.where(step_mask.bool(), tokens, torch.full_like(tokens, pad_id))
+        mask = torch.cat([mask, step_mask.unsqueeze(1)], dim=1)
+        with autocast:
+            out = model(input_ids=step_ids.unsqueeze(1), attention_mask=mask, position_ids=next_pos.unsqueeze(1),
+                        past_key_values=cache, use_cache=True, logits_to_keep=1)
+        next_pos = next_pos + 1
+    return results
