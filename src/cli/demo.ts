@@ -72,12 +72,12 @@ export async function runDemo(o: DemoOptions): Promise<void> {
       const t = performance.now();
       const tasks = Array.from({ length: o.tasksPerStep }, () => prng.pick(train));
       const group = tasks.flatMap((task) => Array.from({ length: o.groupSize }, () => task));
-      const played = await playEpisodes(engine, example.env, group, { sampling, seed: prng.int(0, 2 ** 31 - 1) });
+      const played = await playEpisodes(engine, example.env, group, { sampling, seed: prng.int(0, 2 ** 31 - 1), episodePrefix: `s${step}-` });
       const rollout = (performance.now() - t) / 1000;
       const s = summarize(played);
-      const { samples, droppedEpisodes } = buildTrainSamples(
-        played.map((p) => ({ groupKey: p.task.id, reward: p.result.reward, calls: p.calls })),
-        { estimator: 'grpo', dropZeroAdvantage: true },
+      const { samples, droppedEpisodes, merge } = buildTrainSamples(
+        played.map((p) => ({ episodeId: p.episodeId, groupKey: p.task.id, reward: p.result.reward, timelines: p.calls })),
+        { estimator: 'grpo', merge: 'linear', dropZeroAdvantage: true },
       );
       let update = 'no signal (every group had equal rewards)';
       if (samples.length > 0) {
@@ -86,7 +86,8 @@ export async function runDemo(o: DemoOptions): Promise<void> {
       }
       console.log(
         `step ${String(step).padStart(2)}/${o.steps} · reward ${s.rewardMean.toFixed(3)} · success ${(s.success * 100).toFixed(0)}% · ` +
-          `${played.length} episodes (${droppedEpisodes} zero-advantage) · ${samples.length} samples · ${update} · ` +
+          `${played.length} episodes (${droppedEpisodes} zero-advantage) · ${merge.callsIn} calls → ${samples.length} samples ` +
+          `(${merge.compressionRatio.toFixed(2)}× fewer tokens) · ${update} · ` +
           `rollout ${rollout.toFixed(1)}s · total ${((performance.now() - t) / 1000).toFixed(1)}s`,
       );
     }

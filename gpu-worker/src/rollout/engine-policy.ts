@@ -2,8 +2,9 @@
 // generate (batched with other concurrent calls), parse Hermes tool calls, and record the call
 // token-exactly (prompt ids + spans, sampled ids + raw logprobs) for training and inspection.
 import type { ChatMessage, Tool } from '../../../src/shared/chat';
-import type { EngineMethod, EngineParams, EngineResult, Span } from '../../../src/shared/engine-protocol';
+import type { EngineMethod, EngineParams, EngineResult } from '../../../src/shared/engine-protocol';
 import type { Policy } from '../../../src/shared/episode';
+import type { Timeline } from '../../../src/shared/timeline/index';
 import { parseToolCalls } from '../../../src/shared/tool-calls';
 import type { GenerateBatcher } from '../engine/generate-batcher';
 
@@ -18,26 +19,20 @@ export interface Sampling {
   topP?: number;
 }
 
-/** One recorded LLM call. */
-export interface CallRecord {
-  messages: ChatMessage[];
-  tools: Tool[] | null;
-  promptIds: number[];
-  promptSpans: Span[];
-  outputIds: number[];
-  outputLogprobs: number[];
-  finishReason: 'stop' | 'length';
-  output: ChatMessage;
+/** One recorded LLM call: a timeline plus how many tool-call blocks failed to parse. */
+export interface CallRecord extends Timeline {
   malformedToolCalls: number;
-  weightVersion: number;
 }
 
 export interface EnginePolicyOptions {
   sampling: Sampling;
   /** A fresh seed per call (e.g. from a seeded PRNG), for reproducible sampling. */
   nextSeed: () => number;
-  /** Prefix for tool-call ids of this episode. */
-  idPrefix: string;
+  /** The episode the calls belong to (also the prefix of tool-call ids). */
+  episodeId: string;
+  agent?: string;
+  /** Timestamp source (ms); injected so recordings are reproducible in tests. */
+  now?: () => number;
   onCall: (call: CallRecord) => void;
 }
 
@@ -53,12 +48,18 @@ export function enginePolicy(engine: EngineCaller, batcher: GenerateBatcher, opt
       topP: opts.sampling.topP ?? 1,
       seed: opts.nextSeed(),
     });
-    const parsed = parseToolCalls(generation.text, `${opts.idPrefix}_${calls++}`);
+    const callIndex = calls++;
+    const parsed = parseToolCalls(generation.text, `${opts.episodeId}_${callIndex}`);
     const output: ChatMessage =
       parsed.toolCalls.length > 0
         ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls }
         : { role: 'assistant', content: parsed.content ?? '' };
     opts.onCall({
+      id: `${opts.episodeId}/${callIndex}`,
+      episodeId: opts.episodeId,
+      agent: opts.agent ?? 'default',
+      callIndex,
+      createdAt: (opts.now ?? Date.now)(),
       messages,
       tools: toolList,
       promptIds: rendered.tokenIds,

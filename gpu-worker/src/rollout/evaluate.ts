@@ -9,6 +9,7 @@ import { enginePolicy, type CallRecord, type EngineCaller, type Sampling } from 
 export interface PlayedEpisode<T> {
   task: T;
   index: number;
+  episodeId: string;
   result: EpisodeResult;
   calls: CallRecord[];
 }
@@ -16,6 +17,8 @@ export interface PlayedEpisode<T> {
 export interface PlayOptions {
   sampling: Sampling;
   seed: number;
+  /** Episode ids are `<episodePrefix><index>` (default `ep`). */
+  episodePrefix?: string;
   /** Largest generate batch. */
   maxBatch?: number;
 }
@@ -27,14 +30,15 @@ export async function playEpisodes<T>(engine: EngineCaller, env: TaskEnv<T>, tas
   return Promise.all(
     tasks.map(async (task, index) => {
       const calls: CallRecord[] = [];
+      const episodeId = `${opts.episodePrefix ?? 'ep'}${index}`;
       const policy = enginePolicy(engine, batcher, {
         sampling: opts.sampling,
         nextSeed: () => prng.int(0, 2 ** 31 - 1),
-        idPrefix: `e${index}`,
+        episodeId,
         onCall: (c) => calls.push(c),
       });
       const result = await runEpisode(env, task, policy);
-      return { task, index, result, calls };
+      return { task, index, episodeId, result, calls };
     }),
   );
 }

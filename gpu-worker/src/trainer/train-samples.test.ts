@@ -1,35 +1,62 @@
 import { describe, expect, it } from 'vitest';
+import { TimelineSchema, type Timeline } from '../../../src/shared/timeline/index';
 import { buildTrainSamples } from './train-samples';
 
-const call = (prompt: number[], out: number[]) => ({ promptIds: prompt, outputIds: out, outputLogprobs: out.map((t) => -t / 10) });
+/** A call whose prompt is `prompt` (one user span, then a 1-token generation prompt) and output `out`. */
+function call(episodeId: string, callIndex: number, prompt: number[], out: number[]): Timeline {
+  return TimelineSchema.parse({
+    id: `${episodeId}-${callIndex}`,
+    episodeId,
+    callIndex,
+    messages: [{ role: 'user', content: 'x' }],
+    promptIds: prompt,
+    promptSpans: [
+      { messageIndex: 0, role: 'user', start: 0, end: prompt.length - 1 },
+      { messageIndex: -2, role: 'generation_prompt', start: prompt.length - 1, end: prompt.length },
+    ],
+    outputIds: out,
+    outputLogprobs: out.map((t) => -t / 10),
+    finishReason: 'stop',
+    output: { role: 'assistant', content: 'y' },
+    weightVersion: 0,
+    createdAt: callIndex,
+  });
+}
 
 describe('buildTrainSamples', () => {
-  it('masks exactly the sampled tokens and aligns their rollout logprobs', () => {
-    const { samples, advantages } = buildTrainSamples(
-      [
-        { groupKey: 't1', reward: 1, calls: [call([1, 2, 3], [4, 5]), call([1, 2, 3, 4, 5, 6], [7])] },
-        { groupKey: 't1', reward: 0, calls: [call([1, 2, 3], [8])] },
-      ],
-      { estimator: 'grpo' },
-    );
+  const episodes = [
+    // Two calls where the second extends the first: linear merging makes one sample.
+    { episodeId: 'a', groupKey: 't1', reward: 1, timelines: [call('a', 0, [1, 2, 3], [4, 5]), call('a', 1, [1, 2, 3, 4, 5, 6, 7], [8])] },
+    { episodeId: 'b', groupKey: 't1', reward: 0, timelines: [call('b', 0, [1, 2, 3], [9])] },
+  ];
+
+  it('merges an episode\'s extending calls into one sample masked on every sampled token', () => {
+    const { samples, advantages, merge } = buildTrainSamples(episodes, { estimator: 'grpo', merge: 'linear' });
     expect(advantages[0]).toBeGreaterThan(0);
-    expect(advantages[1]).toBeLessThan(0);
-    expect(samples).toHaveLength(3);
-    expect(samples[0]).toEqual({ tokenIds: [1, 2, 3, 4, 5], lossMask: [0, 0, 0, 1, 1], advantages: advantages[0], rolloutLogprobs: [0, 0, 0, -0.4, -0.5] });
-    expect(samples[1]!.lossMask).toEqual([0, 0, 0, 0, 0, 0, 1]);
-    expect(samples[2]!.advantages).toBe(advantages[1]);
+    expect(samples).toHaveLength(2);
+    expect(samples[0]).toEqual({
+      tokenIds: [1, 2, 3, 4, 5, 6, 7, 8],
+      lossMask: [0, 0, 0, 1, 1, 0, 0, 1],
+      advantages: advantages[0],
+      rolloutLogprobs: [0, 0, 0, -0.4, -0.5, 0, 0, -0.8],
+    });
+    expect(samples[1]!.advantages).toBe(advantages[1]);
+    expect(merge.tokensBefore).toBe(5 + 8 + 4);
+    expect(merge.tokensAfter).toBe(8 + 4);
+  });
+
+  it('without merging trains every call on its own', () => {
+    const { samples } = buildTrainSamples(episodes, { estimator: 'grpo', merge: 'none' });
+    expect(samples.map((s) => s.tokenIds.length)).toEqual([5, 8, 4]);
   });
 
   it('drops zero-advantage groups when asked and counts them', () => {
-    const eps = [
-      { groupKey: 'same', reward: 1, calls: [call([1], [2])] },
-      { groupKey: 'same', reward: 1, calls: [call([1], [3])] },
-      { groupKey: 'mixed', reward: 1, calls: [call([1], [4])] },
-      { groupKey: 'mixed', reward: 0, calls: [call([1], [5])] },
+    const same = [
+      { episodeId: 'c', groupKey: 'same', reward: 1, timelines: [call('c', 0, [1, 2], [3])] },
+      { episodeId: 'd', groupKey: 'same', reward: 1, timelines: [call('d', 0, [1, 2], [4])] },
     ];
-    const kept = buildTrainSamples(eps, { estimator: 'grpo', dropZeroAdvantage: true });
-    expect(kept.samples.map((s) => s.tokenIds[1])).toEqual([4, 5]);
+    const kept = buildTrainSamples([...same, ...episodes], { estimator: 'grpo', merge: 'linear', dropZeroAdvantage: true });
     expect(kept.droppedEpisodes).toBe(2);
-    expect(buildTrainSamples(eps, { estimator: 'grpo' }).samples).toHaveLength(4);
+    expect(kept.samples).toHaveLength(2);
   });
 });
