@@ -1,0 +1,223 @@
+// Runs N copies of a compiled swarm client as separate processes and hot-swaps their code: compile
+// first (an error leaves the running clients untouched), then stop each old process (SIGTERM, a
+// short grace to abort in-flight episodes, SIGKILL) and start the new one in its place.
+import { defaultBackoff, type BackoffPolicy } from './backoff';
+import { ClientSlot, type ClientStatus, type LaunchSpec, type LogLine, type LogStream, type RestartPolicy, type SlotHooks } from './client-process';
+import type { CodeStore } from './code-store';
+import { compileClient, defaultCacheDir, type ClientCode, type CompileMessage } from './compile';
+import { TypedEmitter, type Disposable } from './typed-emitter';
+
+export interface ClientRunnerOptions {
+  /** Prefix of the client ids: slot i runs as `<name>-<i>`. */
+  name: string;
+  serverUrl: string;
+  joinToken: string;
+  /** How many copies to run (default 1). */
+  count?: number;
+  /** Extra environment for the clients (the AGENTJET_* identity variables always win). */
+  env?: Record<string, string>;
+  /** Bundle cache folder (default `<os tmp>/agentjet-runner`). */
+  cacheDir?: string;
+  /** Extra package folders for resolving imports (see compile.ts). */
+  nodePaths?: string[];
+  /** Working directory of the clients; default the entry's folder. */
+  cwd?: string;
+  /** Records every successfully compiled version. */
+  codeStore?: CodeStore;
+  /** Grace between SIGTERM and SIGKILL during a hot-swap (default 2000 ms). */
+  swapGraceMs?: number;
+  /** Grace between SIGTERM and SIGKILL for stop() and dispose() (default 5000 ms). */
+  stopGraceMs?: number;
+  backoff?: Partial<BackoffPolicy>;
+  /** When to restart an exited client (default: on-failure, i.e. not after exit code 0). */
+  restart?: RestartPolicy;
+  /** Log lines kept per client (default 1000). */
+  logCapacity?: number;
+  /** Longer lines are truncated (default 8192 characters). */
+  maxLineLength?: number;
+  /** Node binary and flags (default: this process's; under Electron it runs as Node). */
+  execPath?: string;
+  execArgv?: string[];
+}
+
+export interface RunnerEvents {
+  'client:started': { clientId: string; slot: number; pid: number; codeVersion: string | null };
+  'client:exited': { clientId: string; slot: number; pid: number | null; code: number | null; signal: string | null; restartInMs: number | null };
+  'client:log': { clientId: string; stream: LogStream; line: string; t: number; pid: number | null; codeVersion: string | null };
+  'swap:started': { clientCount: number };
+  'swap:compiled': { codeVersion: string; compileMs: number };
+  'swap:failed': { errors: CompileMessage[] };
+  'swap:done': { codeVersion: string; previousCodeVersion: string | null; ms: number; spawnMs: number };
+}
+
+export type SwapResult =
+  | { ok: true; codeVersion: string; compileMs: number; spawnMs: number; ms: number }
+  | { ok: false; errors: CompileMessage[] };
+
+export interface RunnerStatus {
+  name: string;
+  codeVersion: string | null;
+  clients: ClientStatus[];
+}
+
+interface Deployed {
+  bundlePath: string;
+  codeVersion: string;
+  cwd: string;
+}
+
+/** The environment every client inherits: this process's, minus what a client must never see. */
+function baseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.AGENTJET_ADMIN_TOKEN;
+  if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
+  return env;
+}
+
+export class ClientRunner {
+  private readonly emitter = new TypedEmitter<RunnerEvents>();
+  private readonly slots: ClientSlot[] = [];
+  private deployed: Deployed | null = null;
+  private count: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  private disposed = false;
+  private readonly hooks: SlotHooks;
+
+  constructor(private readonly opts: ClientRunnerOptions) {
+    this.count = Math.max(0, opts.count ?? 1);
+    this.hooks = {
+      started: (slot, pid) =>
+        this.emitter.emit('client:started', { clientId: slot.clientId, slot: slot.slot, pid, codeVersion: slot.status().codeVersion }),
+      exited: (slot, e) => this.emitter.emit('client:exited', { clientId: slot.clientId, slot: slot.slot, ...e }),
+      log: (slot, l: LogLine) => this.emitter.emit('client:log', { clientId: slot.clientId, ...l }),
+    };
+  }
+
+  on<K extends keyof RunnerEvents>(name: K, listener: (payload: RunnerEvents[K]) => void): Disposable {
+    return this.emitter.on(name, listener);
+  }
+
+  /** Compiles and starts the clients; the same as a swap from nothing. */
+  start(code: ClientCode): Promise<SwapResult> {
+    return this.swap(code);
+  }
+
+  /** Compiles `code`; on success replaces every running client with one running the new version. */
+  swap(code: ClientCode): Promise<SwapResult> {
+    return this.serialize(() => this.doSwap(code));
+  }
+
+  /** Changes how many clients run; new slots start with the current code, removed ones are stopped. */
+  scale(count: number): Promise<void> {
+    return this.serialize(async () => {
+      this.count = Math.max(0, Math.floor(count));
+      const removed = this.slots.splice(this.count);
+      await Promise.all(removed.map((s) => s.stop(this.opts.swapGraceMs ?? 2000)));
+      const d = this.deployed;
+      if (d) await Promise.all(this.ensureSlots().map((s) => (s.busy ? undefined : s.launch(this.spec(s, d)))));
+    });
+  }
+
+  /** Stops every client (SIGTERM, SIGKILL after the stop grace); a later start() runs them again. */
+  stop(): Promise<void> {
+    return this.serialize(() => this.stopAll());
+  }
+
+  /** Stops everything and releases listeners; the runner cannot be used afterwards. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.queue.catch(() => undefined);
+    await this.stopAll();
+    this.emitter.clear();
+  }
+
+  status(): RunnerStatus {
+    return { name: this.opts.name, codeVersion: this.deployed?.codeVersion ?? null, clients: this.slots.map((s) => s.status()) };
+  }
+
+  /** The recent log lines of one client, oldest first. */
+  logs(clientId: string): LogLine[] {
+    return this.slots.find((s) => s.clientId === clientId)?.logs() ?? [];
+  }
+
+  private serialize<T>(op: () => Promise<T>): Promise<T> {
+    if (this.disposed) return Promise.reject(new Error(`client runner ${this.opts.name} is disposed`));
+    const next = this.queue.then(op, op);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async doSwap(code: ClientCode): Promise<SwapResult> {
+    if (this.disposed) throw new Error(`client runner ${this.opts.name} is disposed`);
+    const t0 = performance.now();
+    this.emitter.emit('swap:started', { clientCount: this.count });
+    const compiled = await compileClient(code, { cacheDir: this.opts.cacheDir ?? defaultCacheDir(), nodePaths: this.opts.nodePaths });
+    if (!compiled.ok) {
+      this.emitter.emit('swap:failed', { errors: compiled.errors });
+      return { ok: false, errors: compiled.errors };
+    }
+    this.emitter.emit('swap:compiled', { codeVersion: compiled.codeVersion, compileMs: compiled.ms });
+    const stored = this.opts.codeStore?.save(compiled).catch((err: unknown) => {
+      console.error(`[runner] could not store code version ${compiled.codeVersion}:`, err);
+    });
+    const previousCodeVersion = this.deployed?.codeVersion ?? null;
+    const next: Deployed = { bundlePath: compiled.bundlePath, codeVersion: compiled.codeVersion, cwd: this.opts.cwd ?? compiled.rootDir };
+    this.deployed = next;
+    const grace = this.opts.swapGraceMs ?? 2000;
+    // Each slot is replaced on its own, so a fast-exiting client's successor starts at once and a
+    // client id never runs twice at the same time.
+    const spawned = await Promise.all(
+      this.ensureSlots().map(async (slot) => {
+        await slot.stop(grace);
+        await slot.launch(this.spec(slot, next));
+        return performance.now();
+      }),
+    );
+    const spawnMs = Math.round(Math.max(t0, ...spawned) - t0);
+    await stored;
+    const ms = Math.round(performance.now() - t0);
+    this.emitter.emit('swap:done', { codeVersion: next.codeVersion, previousCodeVersion, ms, spawnMs });
+    return { ok: true, codeVersion: next.codeVersion, compileMs: compiled.ms, spawnMs, ms };
+  }
+
+  private async stopAll(): Promise<void> {
+    this.deployed = null;
+    await Promise.all(this.slots.map((s) => s.stop(this.opts.stopGraceMs ?? 5000)));
+  }
+
+  private ensureSlots(): ClientSlot[] {
+    const o = this.opts;
+    const backoff = { ...defaultBackoff, ...o.backoff };
+    while (this.slots.length < this.count) {
+      const i = this.slots.length;
+      const cfg = {
+        execPath: o.execPath ?? process.execPath,
+        execArgv: o.execArgv ?? [],
+        backoff,
+        restart: o.restart ?? 'on-failure',
+        logCapacity: o.logCapacity ?? 1000,
+        maxLineLength: o.maxLineLength ?? 8192,
+      };
+      this.slots.push(new ClientSlot(i, `${o.name}-${i}`, cfg, this.hooks));
+    }
+    return this.slots;
+  }
+
+  private spec(slot: ClientSlot, d: Deployed): LaunchSpec {
+    return {
+      bundlePath: d.bundlePath,
+      codeVersion: d.codeVersion,
+      cwd: d.cwd,
+      env: {
+        ...baseEnv(),
+        ...this.opts.env,
+        AGENTJET_SERVER_URL: this.opts.serverUrl,
+        AGENTJET_JOIN_TOKEN: this.opts.joinToken,
+        AGENTJET_CLIENT_ID: slot.clientId,
+        AGENTJET_CLIENT_INDEX: String(slot.slot),
+        AGENTJET_CODE_VERSION: d.codeVersion,
+      },
+    };
+  }
+}
