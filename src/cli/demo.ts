@@ -11,7 +11,7 @@ import { createPrng } from '../shared/prng';
 
 export const DemoOptionsSchema = z.object({
   task: z.enum(['calculator-agent', 'guess-number']).default('calculator-agent'),
-  steps: z.coerce.number().int().min(0).default(10),
+  steps: z.coerce.number().int().min(0).default(30),
   tasksPerStep: z.coerce.number().int().positive().default(8),
   groupSize: z.coerce.number().int().min(2).default(8),
   lr: z.coerce.number().positive().default(1e-4),
@@ -26,7 +26,7 @@ export type DemoOptions = z.infer<typeof DemoOptionsSchema>;
 
 export const demoHelp = `agentjet demo [options]   load the built-in model and train it on an example task with GRPO
   --task calculator-agent|guess-number   example task (default calculator-agent)
-  --steps K            policy updates (default 10)
+  --steps K            policy updates (default 30)
   --tasks-per-step N   distinct tasks per update (default 8)
   --group-size G       rollouts per task, the GRPO group (default 8)
   --lr LR              learning rate (default 1e-4)
