@@ -1,11 +1,13 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
 import { benchEngine } from './engine';
+import { benchMerge } from './merge';
 import { benchWarmstart } from './warmstart';
 
 type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 
 const benches: Record<string, { about: string; run: Bench }> = {
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
+  merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },
   warmstart: { about: 'held-out success of the warm-started built-in model on both example tasks', run: benchWarmstart },
 };
 

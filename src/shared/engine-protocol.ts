@@ -76,6 +76,19 @@ export type Generation = z.infer<typeof GenerationSchema>;
 export const GenerateResultSchema = z.object({ results: z.array(GenerationSchema), weightVersion: Int });
 export type GenerateResult = z.infer<typeof GenerateResultSchema>;
 
+/**
+ * Tree-packed layout (PROTOCOL.md, "Tree-packed sequences"): `parents[t]` is token t's parent
+ * (-1 at the root, DFS pre-order), `positions[t]` its depth (optional, derived when absent). A
+ * token attends to its ancestors only and is predicted from the logits at its parent.
+ */
+export const TreeLayoutSchema = z.object({
+  parents: z.array(Int.min(-1)).optional(),
+  positions: z.array(Int.nonnegative()).optional(),
+});
+export type TreeLayout = z.infer<typeof TreeLayoutSchema>;
+
+export const LogprobsSequenceSchema = z.object({ tokenIds: Ids }).extend(TreeLayoutSchema.shape);
+export type LogprobsSequence = z.infer<typeof LogprobsSequenceSchema>;
 export const LogprobsResultSchema = z.object({ logprobs: z.array(z.array(z.number())) });
 export const DecodeResultSchema = z.object({ texts: z.array(z.string()) });
 
@@ -84,6 +97,13 @@ export const TrainSampleSchema = z.object({
   lossMask: z.array(z.union([z.literal(0), z.literal(1)])),
   advantages: z.union([z.number(), z.array(z.number())]),
   rolloutLogprobs: z.array(z.number()),
+  /** Tree-packed samples only (see `TreeLayoutSchema`). */
+  ...TreeLayoutSchema.shape,
+  /**
+   * Per-token loss weight (1 when absent): how many unmerged trained occurrences the token stands
+   * for. The step's loss is Σ weights·loss / Σ weights over the masked tokens of all samples.
+   */
+  weights: z.array(z.number().nonnegative()).optional(),
 });
 export type TrainSample = z.infer<typeof TrainSampleSchema>;
 
@@ -94,6 +114,8 @@ export const TrainHyperSchema = z.object({
   klCoef: z.number().min(0).optional(),
   maxGradNorm: z.number().positive().optional(),
   microBatchTokens: Int.positive().optional(),
+  /** Compute loss, stats and gradient norm only: no optimizer step, no weight-version bump. */
+  dryRun: z.boolean().optional(),
 });
 export type TrainHyper = z.infer<typeof TrainHyperSchema>;
 
@@ -106,8 +128,13 @@ export const TrainStatsSchema = z.object({
   entropy: z.number(),
   gradNorm: z.number(),
   tokens: Int,
+  /** Masked positions (a shared tree token counts once). */
   trainedTokens: Int,
+  /** Σ weights over the masked positions: the loss's denominator (= trainedTokens without weights). */
+  lossWeight: z.number().optional(),
   microBatches: Int,
+  /** True when the step was a dry run (nothing was updated). */
+  dryRun: z.boolean().optional(),
   seconds: z.number(),
   weightVersion: Int,
 });
@@ -135,7 +162,7 @@ export interface EngineParams {
   load: LoadParams;
   render: RenderParams;
   generate: { requests: GenerateRequest[] };
-  logprobs: { sequences: { tokenIds: number[] }[] };
+  logprobs: { sequences: LogprobsSequence[] };
   decode: { sequences: number[][]; skipSpecialTokens?: boolean };
   train_step: { samples: TrainSample[]; hyper: TrainHyper };
   save: { path: string };

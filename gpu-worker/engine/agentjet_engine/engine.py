@@ -16,8 +16,9 @@ from .errors import EngineError, context_overflow, invalid, not_loaded
 from .generation import GenerationRequest, generate
 from .loading import LoadedModel, default_threads, dtype_name, load_model, load_reference, parse_load_options
 from .rendering import Renderer, normalise_messages, normalise_tools
-from .scoring import forward_logits, score_sequences, shifted_logprobs
+from .scoring import forward_input, input_logprobs, score_sequences
 from .training import parse_hyper, parse_samples, train_step
+from .trees import ModelInput, parse_token_seq
 
 
 def seed_everything(seed: int) -> None:
@@ -145,22 +146,23 @@ class Engine:
         for i, raw in enumerate(P.get_list(params, "sequences", min_len=1)):
             s = P.obj(raw, f"sequences[{i}]")
             ids = P.token_ids(s.get("tokenIds"), f"sequences[{i}].tokenIds", m.vocab_size, min_len=1)
-            if len(ids) > m.context_length:
-                raise context_overflow(f"sequences[{i}].tokenIds", len(ids), m.context_length)
-            sequences.append(ids)
+            seq = parse_token_seq(s, f"sequences[{i}]", ids)
+            if seq.depth > m.context_length:
+                raise context_overflow(f"sequences[{i}].tokenIds", seq.depth, m.context_length)
+            sequences.append(seq)
         return {"logprobs": score_sequences(m.model, sequences, pad_id=m.pad_id, device=m.device,
-                                            autocast=m.autocast())}
+                                            autocast=m.autocast(), mask_dtype=m.compute_dtype)}
 
-    def _reference_logprobs(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Shifted logprobs under the load-time weights: the adapter switched off under LoRA,
+    def _reference_logprobs(self, inp: ModelInput) -> torch.Tensor:
+        """Per-token logprobs under the load-time weights: the adapter switched off under LoRA,
         otherwise a frozen copy reloaded from the model folder the first time it is needed."""
         m = self._require()
         if m.options.lora is not None:
             with m.model.disable_adapter():
-                return shifted_logprobs(forward_logits(m.model, ids, mask, m.autocast()), ids)
+                return input_logprobs(forward_input(m.model, inp, m.autocast()), inp)
         if self._reference is None:
             self._reference = load_reference(m)
-        return shifted_logprobs(forward_logits(self._reference, ids, mask, m.autocast()), ids)
+        return input_logprobs(forward_input(self._reference, inp, m.autocast()), inp)
 
     def train_step(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()
@@ -169,8 +171,10 @@ class Engine:
         hyper = parse_hyper(params.get("hyper"))
         stats = train_step(m.model, self.optimizer, [p for _, p in self._trainable()], samples, hyper,
                            pad_id=m.pad_id, device=m.device, autocast=m.autocast,
-                           reference=self._reference_logprobs if hyper.kl_coef > 0 else None)
-        self.weight_version += 1
+                           reference=self._reference_logprobs if hyper.kl_coef > 0 else None,
+                           mask_dtype=m.compute_dtype)
+        if not hyper.dry_run:
+            self.weight_version += 1
         return {**stats, "weightVersion": self.weight_version}
 
     # ---- checkpoints -------------------------------------------------------------------------

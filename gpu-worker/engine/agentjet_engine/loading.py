@@ -181,11 +181,24 @@ def fp32_output_head(model: Any) -> None:
     head.forward = forward
 
 
+# Attention implementations that take the engine's custom 4-D masks (tree-packed samples) as
+# additive masks; flash-attention kernels only take 2-D padding masks. `sdpa` first, `eager` for
+# architectures without sdpa support.
+ATTENTION_IMPLEMENTATIONS = ("sdpa", "eager")
+
+
 def _from_pretrained(path: str, dtype: torch.dtype) -> Any:
-    try:
-        return AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True)
-    except (OSError, ValueError, KeyError) as exc:
-        raise invalid("path", f"could not load a causal LM from {path!r}: {exc}", "load_failed") from exc
+    error: Exception | None = None
+    for implementation in ATTENTION_IMPLEMENTATIONS:
+        try:
+            return AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True,
+                                                        attn_implementation=implementation)
+        except ValueError as exc:  # e.g. "does not support scaled_dot_product_attention": try the next
+            error = exc
+        except (OSError, KeyError) as exc:
+            error = exc
+            break
+    raise invalid("path", f"could not load a causal LM from {path!r}: {error}", "load_failed") from error
 
 
 def load_model(options: LoadOptions) -> LoadedModel:

@@ -45,6 +45,11 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+def kind_of(value: Any) -> str:
+    """The JSON kind of a value, for error messages ("array", "string", …)."""
+    return _kind(value)
+
+
 def get_str(params: dict[str, Any], key: str, prefix: str = "", default: Any = _MISSING,
             choices: tuple[str, ...] | None = None) -> Any:
     field = _join(prefix, key)

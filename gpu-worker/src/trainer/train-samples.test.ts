@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TimelineSchema, type Timeline } from '../../../src/shared/timeline/index';
-import { buildTrainSamples } from './train-samples';
+import { buildTrainSamples, type ScoredEpisode } from './train-samples';
 
 /** A call whose prompt is `prompt` (one user span, then a 1-token generation prompt) and output `out`. */
 function call(episodeId: string, callIndex: number, prompt: number[], out: number[]): Timeline {
@@ -48,6 +48,44 @@ describe('buildTrainSamples', () => {
   it('without merging trains every call on its own', () => {
     const { samples } = buildTrainSamples(episodes, { estimator: 'grpo', merge: 'none' });
     expect(samples.map((s) => s.tokenIds.length)).toEqual([5, 8, 4]);
+  });
+
+  it('in tree mode packs a task group into one prefix tree with per-token advantages and weights', () => {
+    const { samples, advantages, merge } = buildTrainSamples(episodes, { estimator: 'grpo', merge: 'tree' });
+    const [a, b] = [advantages[0]!, advantages[1]!];
+    expect(samples).toEqual([
+      {
+        tokenIds: [1, 2, 3, 4, 5, 6, 7, 8, 9],
+        lossMask: [0, 0, 0, 1, 1, 0, 0, 1, 1],
+        advantages: [0, 0, 0, a, a, 0, 0, a, b],
+        rolloutLogprobs: [0, 0, 0, -0.4, -0.5, 0, 0, -0.8, -0.9],
+        parents: [-1, 0, 1, 2, 3, 4, 5, 6, 2],
+        positions: [0, 1, 2, 3, 4, 5, 6, 7, 3],
+        weights: [0, 0, 0, 1, 1, 0, 0, 1, 1],
+      },
+    ]);
+    expect(merge.tokensBefore).toBe(5 + 8 + 4);
+    expect(merge.tokensAfter).toBe(9);
+    expect(merge.samplesOut).toBe(1);
+  });
+
+  it('packs different task groups into different trees', () => {
+    const other = { episodeId: 'c', groupKey: 't2', reward: 0.5, timelines: [call('c', 0, [1, 2, 3], [7])] };
+    const { samples } = buildTrainSamples([...episodes, other], { estimator: 'reinforce', merge: 'tree' });
+    expect(samples).toHaveLength(2);
+    expect(samples[1]).toMatchObject({ tokenIds: [1, 2, 3, 7], lossMask: [0, 0, 0, 1] });
+    expect(samples[1]!.parents).toBeUndefined();
+  });
+
+  it('leaves a group unpacked when its tree would cost more than its chains', () => {
+    const long = (id: string, first: number): ScoredEpisode => ({
+      episodeId: id, groupKey: 'g', reward: first, timelines: [call(id, 0, [1, 2, 3], Array.from({ length: 60 }, (_, i) => first + i))],
+    });
+    const pair = [long('p', 100), long('q', 200)];
+    // Sharing 3 tokens of 63 does not pay for the packed tree's quadratic attention …
+    expect(buildTrainSamples(pair, { estimator: 'grpo', merge: 'tree', treeAttentionTokens: 16 }).samples.map((s) => s.parents)).toEqual([undefined, undefined]);
+    // … unless attention is cheap next to per-token work.
+    expect(buildTrainSamples(pair, { estimator: 'grpo', merge: 'tree', treeAttentionTokens: 1e6 }).samples).toHaveLength(1);
   });
 
   it('drops zero-advantage groups when asked and counts them', () => {

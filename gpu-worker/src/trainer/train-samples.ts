@@ -1,9 +1,21 @@
 // Turns scored episodes into engine train samples: the episode's recorded calls are merged
-// (timeline merging, linear by default), then every sample gets its episode's advantage (GRPO,
-// RLOO or REINFORCE with a baseline, grouped by task). Pure: data in, data out.
+// (timeline merging: none, linear by default, or tree), then every sample gets its episode's
+// advantage (GRPO, RLOO or REINFORCE with a baseline, grouped by task). In `tree` mode the chains
+// of one task group (rollouts sharing the system + task prompt) are packed into prefix trees whose
+// tokens carry per-token advantages and multiplicity weights. Pure: data in, data out.
 import { computeAdvantages, type AdvantageEstimator } from '../../../src/shared/advantages';
 import type { TrainSample } from '../../../src/shared/engine-protocol';
-import { mergeTimelines, type MatchLevel, type MergeStats, type Timeline } from '../../../src/shared/timeline/index';
+import {
+  computeStats,
+  mergeTimelines,
+  packGroup,
+  tokenAdvantages,
+  type MatchLevel,
+  type MergedSample,
+  type MergeMode,
+  type MergeStats,
+  type Timeline,
+} from '../../../src/shared/timeline/index';
 
 export interface ScoredEpisode {
   episodeId: string;
@@ -14,11 +26,30 @@ export interface ScoredEpisode {
 
 export interface SampleOptions {
   estimator: AdvantageEstimator;
-  /** `none` trains every call on its own; `linear` merges calls that extend each other. */
-  merge: 'none' | 'linear';
+  /**
+   * `none` trains every call on its own; `linear` merges calls that extend each other; `tree`
+   * also packs the chains of each task group into prefix trees (shared prompts computed once).
+   */
+  merge: MergeMode;
   level?: MatchLevel;
   /** Skip episodes whose advantage is 0 (zero-variance groups): they carry no gradient. */
   dropZeroAdvantage?: boolean;
+  /** Tree mode: the cost model's `attentionTokens` (see `sequenceCost`). */
+  treeAttentionTokens?: number;
+}
+
+/**
+ * Default `attentionTokens`: the sequence length at which attention costs about as much as the
+ * rest of a forward/backward (roughly 6 × the hidden size; ~1.5k for the built-in model).
+ */
+export const DEFAULT_TREE_ATTENTION_TOKENS = 2048;
+
+/**
+ * Relative training cost of one packed sequence of `n` tokens: per-token work plus attention,
+ * which a tree's dense (n × n) mask makes quadratic in its packed length, not in its depth.
+ */
+export function sequenceCost(n: number, attentionTokens: number): number {
+  return n + (n * n) / attentionTokens;
 }
 
 export interface BuiltSamples {
@@ -29,26 +60,66 @@ export interface BuiltSamples {
   merge: MergeStats;
 }
 
+/** The engine's form of a merged sample: tree samples keep their layout and weights. */
+export function toTrainSample(sample: MergedSample, advantageByEpisode: Readonly<Record<string, number>>): TrainSample {
+  const { tokenIds, lossMask, rolloutLogprobs } = sample;
+  if (sample.kind === 'linear') return { tokenIds, lossMask, advantages: advantageByEpisode[sample.episodeId] ?? 0, rolloutLogprobs };
+  return {
+    tokenIds,
+    lossMask,
+    advantages: tokenAdvantages(sample, advantageByEpisode),
+    rolloutLogprobs,
+    parents: sample.parents,
+    positions: sample.positions,
+    weights: sample.weights,
+  };
+}
+
+/**
+ * Packs linear samples into prefix trees per task group (groups in order of first appearance).
+ * A group is packed only where the cost model says the tree trains faster than its chains: a
+ * long shared prompt pays, long rollouts that diverge early do not (their tree's attention grows
+ * with the square of the group's total length).
+ */
+export function packByGroup(samples: readonly MergedSample[], groupOf: ReadonlyMap<string, string>, attentionTokens = DEFAULT_TREE_ATTENTION_TOKENS): MergedSample[] {
+  const groups = new Map<string, MergedSample[]>();
+  for (const s of samples) {
+    const key = groupOf.get(s.kind === 'linear' ? s.episodeId : (s.episodeIds[0] ?? '')) ?? '';
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [s]);
+    else group.push(s);
+  }
+  const cost = (list: readonly MergedSample[]): number => list.reduce((c, s) => c + sequenceCost(s.tokenIds.length, attentionTokens), 0);
+  return [...groups.values()].flatMap((group) => {
+    const packed = packGroup(group);
+    return cost(packed) < cost(group) ? packed : group;
+  });
+}
+
 export function buildTrainSamples(episodes: readonly ScoredEpisode[], opts: SampleOptions): BuiltSamples {
   const advantages = computeAdvantages(episodes, { estimator: opts.estimator });
-  const advantageOf = new Map<string, number>();
+  const advantageOf: Record<string, number> = {};
+  const groupOf = new Map<string, string>();
   let droppedEpisodes = 0;
   const kept: Timeline[] = [];
   episodes.forEach((ep, i) => {
-    const advantage = advantages[i]!;
+    const advantage = advantages[i] ?? 0;
     if (opts.dropZeroAdvantage && advantage === 0) {
       droppedEpisodes++;
       return;
     }
-    advantageOf.set(ep.episodeId, advantage);
+    advantageOf[ep.episodeId] = advantage;
+    groupOf.set(ep.episodeId, ep.groupKey);
     kept.push(...ep.timelines);
   });
-  const merged = mergeTimelines(kept, { mode: opts.merge, level: opts.level ?? 'token' });
-  const samples: TrainSample[] = [];
-  for (const s of merged.samples) {
-    if (s.kind !== 'linear') throw new Error('tree samples are not trained through buildTrainSamples');
-    if (!s.lossMask.includes(1)) continue;
-    samples.push({ tokenIds: s.tokenIds, lossMask: s.lossMask, advantages: advantageOf.get(s.episodeId) ?? 0, rolloutLogprobs: s.rolloutLogprobs });
+  const level = opts.level ?? 'token';
+  const merged = mergeTimelines(kept, { mode: opts.merge === 'none' ? 'none' : 'linear', level });
+  let mergedSamples = merged.samples;
+  let stats = merged.stats;
+  if (opts.merge === 'tree') {
+    mergedSamples = packByGroup(merged.samples, groupOf, opts.treeAttentionTokens);
+    stats = computeStats(kept, mergedSamples, merged.stats.breaks, merged.stats.episodes);
   }
-  return { samples, advantages, droppedEpisodes, merge: merged.stats };
+  const samples = mergedSamples.filter((s) => s.lossMask.includes(1)).map((s) => toTrainSample(s, advantageOf));
+  return { samples, advantages, droppedEpisodes, merge: stats };
 }
