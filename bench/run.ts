@@ -1,6 +1,7 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
 import { benchEngine } from './engine';
 import { benchMerge } from './merge';
+import { benchServer } from './server';
 import { benchWarmstart } from './warmstart';
 
 type Bench = (args: string[]) => Promise<Record<string, unknown>>;
@@ -8,6 +9,7 @@ type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 const benches: Record<string, { about: string; run: Bench }> = {
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
   merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },
+  server: { about: 'swarm server: overhead per call, tokens/s at 1–64 concurrent episodes vs unbatched, open episodes held', run: benchServer },
   warmstart: { about: 'held-out success of the warm-started built-in model on both example tasks', run: benchWarmstart },
 };
 

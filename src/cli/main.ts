@@ -2,14 +2,16 @@
 import { z } from 'zod';
 import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
+import { runWorker, workerHelp, WorkerOptionsSchema } from './worker';
 
 const usage = `usage: agentjet <command> [options]
 
 commands:
 ${demoHelp}
+${workerHelp}
   agentjet help            this text
 
-benchmarks run with \`npm run bench -- <name>\` (engine, warmstart).`;
+benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart).`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -18,6 +20,16 @@ async function main(argv: string[]): Promise<void> {
       const parsed = DemoOptionsSchema.strict().safeParse(parseFlags(rest));
       if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${demoHelp}`);
       await runDemo(parsed.data);
+      return;
+    }
+    case 'worker': {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(workerHelp);
+        return;
+      }
+      const parsed = WorkerOptionsSchema.safeParse(parseFlags(rest));
+      if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${workerHelp}`);
+      await runWorker(parsed.data);
       return;
     }
     case undefined:

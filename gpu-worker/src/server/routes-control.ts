@@ -1,0 +1,84 @@
+// Control routes (admin token): training config, pause / start, checkpoint, episode listing and
+// inspection (timelines and their merged samples), evaluation results.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { EpisodeStatusSchema, TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
+import { mergeTimelines } from '../../../src/shared/timeline/index';
+import { summarize } from '../swarm/episodes';
+import type { TokenMatcher } from '../swarm/keys';
+import type { Swarm } from '../swarm/swarm';
+import { requireRole } from './auth';
+import { parseBody } from './http';
+
+const ListQuery = z.object({
+  status: EpisodeStatusSchema.optional(),
+  clientId: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(100),
+});
+const IdParams = z.object({ id: z.string().max(300) });
+
+export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm; matcher: TokenMatcher }): void {
+  const { swarm, matcher } = deps;
+  const admin = (headers: Parameters<typeof requireRole>[0]): void => void requireRole(headers, matcher, 'admin');
+
+  app.get('/swarm/v1/config', async (req) => {
+    admin(req.headers);
+    return swarm.training;
+  });
+
+  app.patch('/swarm/v1/config', async (req) => {
+    admin(req.headers);
+    const patch = parseBody(TrainingConfigPatchSchema, req.body);
+    swarm.training = { ...swarm.training, ...patch };
+    swarm.log('info', 'control', `config changed: ${Object.keys(patch).join(', ') || 'nothing'}`);
+    swarm.emitState('config changed');
+    swarm.trainer.poke();
+    return swarm.training;
+  });
+
+  app.post('/swarm/v1/control/pause', async (req) => {
+    admin(req.headers);
+    swarm.paused = true;
+    swarm.emitState('paused by operator');
+    return { state: swarm.state };
+  });
+
+  app.post('/swarm/v1/control/start', async (req) => {
+    admin(req.headers);
+    swarm.paused = false;
+    swarm.emitState('started by operator');
+    swarm.trainer.poke();
+    return { state: swarm.state };
+  });
+
+  app.post('/swarm/v1/control/checkpoint', async (req) => {
+    admin(req.headers);
+    const info = await swarm.trainer.checkpoint('request');
+    return { step: info.step, weightVersion: info.weightVersion, path: info.path };
+  });
+
+  app.get('/swarm/v1/episodes', async (req) => {
+    admin(req.headers);
+    const q = parseBody(ListQuery, req.query);
+    return { episodes: swarm.episodeSummaries({ limit: q.limit, ...(q.status ? { status: q.status } : {}), ...(q.clientId ? { clientId: q.clientId } : {}) }) };
+  });
+
+  app.get('/swarm/v1/episodes/:id', async (req) => {
+    admin(req.headers);
+    const ep = swarm.getEpisode(parseBody(IdParams, req.params).id);
+    return { episode: summarize(ep), result: ep.result ?? null, timelines: ep.calls };
+  });
+
+  app.get('/swarm/v1/episodes/:id/merged', async (req) => {
+    admin(req.headers);
+    const ep = swarm.getEpisode(parseBody(IdParams, req.params).id);
+    const taskId = ep.result?.taskId ?? ep.taskId;
+    const merged = mergeTimelines(ep.calls, { mode: swarm.training.merge, level: swarm.training.level, ...(taskId ? { taskIds: { [ep.id]: taskId } } : {}) });
+    return { samples: merged.samples, stats: merged.stats };
+  });
+
+  app.get('/swarm/v1/eval', async (req) => {
+    admin(req.headers);
+    return { eval: swarm.evalResults() };
+  });
+}

@@ -1,0 +1,114 @@
+// The swarm routes clients use (join token): register / heartbeat / leave / agree-sync, claim an
+// episode, end or abort it (the join token or the episode's own key), the status snapshot, and
+// `GET /health` without credentials.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import {
+  AbortRequestSchema, ClaimRequestSchema, EndRequestSchema, IdSchema, RegisterClientRequestSchema, type Health,
+} from '../../../src/shared/swarm-protocol';
+import { notFound, SwarmError, unauthorized } from '../swarm/errors';
+import type { TokenMatcher } from '../swarm/keys';
+import type { Swarm } from '../swarm/swarm';
+import { callerOf, requireRole } from './auth';
+import { parseBody } from './http';
+
+export interface SwarmRouteDeps {
+  swarm: Swarm;
+  matcher: TokenMatcher;
+  /** Base URL for claims; default: from the request's Host header. */
+  publicUrl?: string;
+  heartbeatS: number;
+}
+
+const IdParams = z.object({ id: z.string().max(300) });
+
+function clientIdParam(req: FastifyRequest): string {
+  const { id } = parseBody(IdParams, req.params);
+  const parsed = IdSchema.safeParse(decodeURIComponent(id));
+  if (!parsed.success) throw notFound('client_not_found', 'no such client');
+  return parsed.data;
+}
+
+function baseUrlOf(req: FastifyRequest, publicUrl: string | undefined): string {
+  if (publicUrl) return `${publicUrl.replace(/\/+$/, '')}/v1`;
+  const host = typeof req.headers.host === 'string' && /^[A-Za-z0-9.:[\]-]+$/.test(req.headers.host) ? req.headers.host : 'localhost';
+  return `${req.protocol}://${host}/v1`;
+}
+
+export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps): void {
+  const { swarm, matcher } = deps;
+
+  /** The join token, or (for its own episode) the episode key. */
+  const requireEpisodeAccess = (req: FastifyRequest, episodeId: string): void => {
+    const caller = callerOf(req.headers, matcher);
+    if (caller.kind === 'token') return;
+    if (!swarm.keyNamesEpisode(caller.key, episodeId)) throw unauthorized('invalid_credentials', 'send the join token or this episode\'s key');
+  };
+
+  app.get('/health', async (): Promise<Health> => ({ ok: swarm.state !== 'failed', state: swarm.state, step: swarm.step, model: swarm.modelName }));
+
+  app.post('/swarm/v1/clients', async (req) => {
+    requireRole(req.headers, matcher, 'join');
+    const body = parseBody(RegisterClientRequestSchema, req.body, true);
+    const clientId = body.clientId ?? `cl_${randomBytes(6).toString('hex')}`;
+    swarm.registerClient(clientId, body.name);
+    return { clientId, heartbeatS: deps.heartbeatS };
+  });
+
+  app.get('/swarm/v1/clients', async (req) => {
+    requireRole(req.headers, matcher, 'join');
+    return { clients: swarm.status().clients };
+  });
+
+  app.post('/swarm/v1/clients/:id/heartbeat', async (req) => {
+    requireRole(req.headers, matcher, 'join');
+    const clientId = clientIdParam(req);
+    swarm.touchClient(clientId);
+    return { clientId, state: swarm.state, weightVersion: swarm.weightVersion };
+  });
+
+  app.post('/swarm/v1/clients/:id/leave', async (req) => {
+    requireRole(req.headers, matcher, 'join');
+    const clientId = clientIdParam(req);
+    swarm.leaveClient(clientId);
+    return { clientId, left: true };
+  });
+
+  app.post('/swarm/v1/clients/:id/agree-sync', async (req) => {
+    requireRole(req.headers, matcher, 'join');
+    const clientId = clientIdParam(req);
+    swarm.agreeSync(clientId);
+    return { clientId, agreed: true, progress: swarm.trainer.progress() };
+  });
+
+  app.post('/swarm/v1/episodes', async (req, reply) => {
+    requireRole(req.headers, matcher, 'join');
+    const body = parseBody(ClaimRequestSchema, req.body);
+    const claim = swarm.claim(body, baseUrlOf(req, deps.publicUrl));
+    return reply.status(201).send(claim);
+  });
+
+  app.post('/swarm/v1/episodes/:id/end', async (req) => {
+    const { id } = parseBody(IdParams, req.params);
+    requireEpisodeAccess(req, id);
+    const body = parseBody(EndRequestSchema, req.body);
+    return swarm.end(id, body);
+  });
+
+  app.post('/swarm/v1/episodes/:id/abort', async (req) => {
+    const { id } = parseBody(IdParams, req.params);
+    requireEpisodeAccess(req, id);
+    const body = parseBody(AbortRequestSchema, req.body, true);
+    return swarm.abort(id, body.reason ?? 'client_abort');
+  });
+
+  app.get('/swarm/v1/events', async () => {
+    throw new SwarmError(426, 'invalid_request_error', 'websocket_required', 'GET /swarm/v1/events is a WebSocket: connect with Upgrade: websocket and the admin token');
+  });
+
+  app.get('/swarm/v1/status', async (req) => {
+    requireRole(req.headers, matcher, 'join');
+    return swarm.status();
+  });
+}

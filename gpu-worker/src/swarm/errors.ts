@@ -1,0 +1,28 @@
+// Errors the swarm services raise for a client: each carries its HTTP status and the wire error
+// `{type, code, message}` (plus a retry hint for 503s), so routes never invent their own shapes.
+import { ErrorTypes, type ErrorBody } from '../../../src/shared/swarm-protocol';
+
+export class SwarmError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly code: string,
+    message: string,
+    readonly retryAfterS?: number,
+  ) {
+    super(message);
+    this.name = 'SwarmError';
+  }
+
+  toBody(): ErrorBody {
+    return { error: { type: this.type, code: this.code, message: this.message, ...(this.retryAfterS !== undefined ? { retry_after_s: this.retryAfterS } : {}) } };
+  }
+}
+
+export const badRequest = (code: string, message: string): SwarmError => new SwarmError(400, ErrorTypes.invalid, code, message);
+export const unauthorized = (code: string, message: string): SwarmError => new SwarmError(401, ErrorTypes.auth, code, message);
+export const forbidden = (code: string, message: string): SwarmError => new SwarmError(403, ErrorTypes.auth, code, message);
+export const notFound = (code: string, message: string): SwarmError => new SwarmError(404, ErrorTypes.notFound, code, message);
+export const conflict = (code: string, message: string): SwarmError => new SwarmError(409, ErrorTypes.conflict, code, message);
+export const unavailable = (code: string, message: string, retryAfterS: number): SwarmError =>
+  new SwarmError(503, ErrorTypes.unavailable, code, message, Math.max(1, Math.ceil(retryAfterS)));

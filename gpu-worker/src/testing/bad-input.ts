@@ -1,0 +1,117 @@
+// The bad-input battery (issue §6), runnable against any worker: malformed JSON, wrong types,
+// oversized bodies, unknown episodes, forged / expired / finished keys, double ends, non-finite
+// and string rewards, absurd max_tokens, control characters and broken UTF-8 — each must get a
+// 4xx with `{error: {type, code, message}}` — plus a property-based fuzz over random bodies.
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { ErrorBodySchema, type ClaimResponse } from '../../../src/shared/swarm-protocol';
+import { http, type HttpResult } from './workers';
+
+export interface BadInputTarget {
+  url: string;
+  tokens: { admin: string; join: string };
+  bodyLimit: number;
+  /** Waits until an episode claimed with timeoutS 0.05 has expired. */
+  waitForExpiry: () => Promise<void>;
+}
+
+export interface BadCase {
+  name: string;
+  status: number | number[];
+  code?: string;
+  run: () => Promise<HttpResult>;
+}
+
+function forge(key: string): string {
+  const i = key.length - 7;
+  return key.slice(0, i) + (key[i] === 'A' ? 'B' : 'A') + key.slice(i + 1);
+}
+
+export async function badInputCases(t: BadInputTarget): Promise<BadCase[]> {
+  const { url, tokens } = t;
+  const claim = async (body: Record<string, unknown> = {}): Promise<ClaimResponse> => {
+    const r = await http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', { token: tokens.join, body: { clientId: 'fuzzer', ...body } });
+    if (r.status !== 201) throw new Error(`claim failed: ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const chatBody = { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 };
+  const open = await claim();
+  const ended = await claim();
+  await http(url, 'POST', `/swarm/v1/episodes/${ended.episodeId}/end`, { token: tokens.join, body: { taskId: 't', reward: 0 } });
+  const expiring = await claim({ timeoutS: 0.05 });
+  await t.waitForExpiry();
+  const chat = (key: string, body: unknown, headers?: Record<string, string>) => http(url, 'POST', '/v1/chat/completions', { token: key, body, ...(headers ? { headers } : {}) });
+  const end = (id: string, body: unknown) => http(url, 'POST', `/swarm/v1/episodes/${id}/end`, { token: tokens.join, body });
+  const rawEnd = (id: string, raw: string) => end(id, raw);
+  const big = 'x'.repeat(t.bodyLimit + 10);
+
+  return [
+    { name: 'malformed JSON', status: 400, code: 'invalid_json', run: () => chat(open.apiKey, '{"model": "m", "messages": [') },
+    { name: 'JSON that is not an object', status: 400, run: () => chat(open.apiKey, '[1,2,3]') },
+    { name: 'prototype-polluting key', status: 400, code: 'invalid_json', run: () => chat(open.apiKey, '{"__proto__": {"x": 1}, "messages": []}') },
+    { name: 'wrong types: messages a string', status: 400, code: 'invalid_request', run: () => chat(open.apiKey, { model: 'm', messages: 'hello' }) },
+    { name: 'wrong types: role unknown', status: 400, run: () => chat(open.apiKey, { messages: [{ role: 'wizard', content: 'x' }] }) },
+    { name: 'wrong types: temperature string', status: 400, run: () => chat(open.apiKey, { ...chatBody, temperature: 'hot' }) },
+    { name: 'empty messages', status: 400, run: () => chat(open.apiKey, { messages: [] }) },
+    { name: 'tool_calls on a user message', status: 400, run: () => chat(open.apiKey, { messages: [{ role: 'user', content: 'x', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }] }) },
+    { name: 'oversized body', status: 413, code: 'body_too_large', run: () => chat(open.apiKey, { messages: [{ role: 'user', content: big }] }) },
+    { name: 'not JSON content type', status: 415, run: () => chat(open.apiKey, 'hello', { 'content-type': 'text/plain' }) },
+    { name: 'absurd max_tokens', status: 400, code: 'max_tokens_too_large', run: () => chat(open.apiKey, { ...chatBody, max_tokens: 1e12 }) },
+    { name: 'negative max_tokens', status: 400, run: () => chat(open.apiKey, { ...chatBody, max_tokens: -5 }) },
+    { name: 'n > 1', status: 400, code: 'n_not_supported', run: () => chat(open.apiKey, { ...chatBody, n: 3 }) },
+    { name: 'NUL character in content', status: 400, run: () => chat(open.apiKey, { messages: [{ role: 'user', content: 'a\u0000b' }] }) },
+    { name: 'lone surrogate in content', status: 400, run: () => chat(open.apiKey, `{"messages":[{"role":"user","content":"\\ud800x"}]}`) },
+    { name: 'raw control character inside a JSON string', status: 400, code: 'invalid_json', run: () => chat(open.apiKey, '{"messages":[{"role":"user","content":"a\u0001b"}]}') },
+    { name: 'broken UTF-8', status: 400, code: 'invalid_utf8', run: () => chat(open.apiKey, Buffer.concat([Buffer.from('{"messages":[{"role":"user","content":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}]}')])) },
+    { name: 'control characters in a client id', status: 400, run: () => http(url, 'POST', '/swarm/v1/episodes', { token: tokens.join, body: { clientId: 'bad\u0007id' } }) },
+    { name: 'no credentials', status: 401, code: 'missing_credentials', run: () => http(url, 'POST', '/v1/chat/completions', { body: chatBody }) },
+    { name: 'not a bearer header', status: 401, run: () => http(url, 'POST', '/v1/chat/completions', { body: chatBody, headers: { authorization: 'Basic abc' } }) },
+    { name: 'garbage key', status: 401, code: 'invalid_api_key', run: () => chat('sk-not-an-episode-key', chatBody) },
+    { name: 'forged key', status: 401, code: 'invalid_episode_key', run: () => chat(forge(open.apiKey), chatBody) },
+    { name: 'expired key', status: 409, code: 'episode_expired', run: () => chat(expiring.apiKey, chatBody) },
+    { name: 'call after end', status: 409, code: 'episode_ended', run: () => chat(ended.apiKey, chatBody) },
+    { name: 'double end', status: 409, code: 'episode_ended', run: () => end(ended.episodeId, { taskId: 't', reward: 1 }) },
+    { name: 'end of an unknown episode', status: 404, code: 'episode_not_found', run: () => end('ep_doesnotexist00', { taskId: 't', reward: 1 }) },
+    { name: 'end of a nonsense id', status: 404, run: () => end('../../etc/passwd', { taskId: 't', reward: 1 }) },
+    { name: 'reward NaN (as a bare token)', status: 400, code: 'invalid_json', run: () => rawEnd(open.episodeId, '{"taskId":"t","reward":NaN}') },
+    { name: 'reward Infinity (as a bare token)', status: 400, code: 'invalid_json', run: () => rawEnd(open.episodeId, '{"taskId":"t","reward":Infinity}') },
+    { name: 'reward too large to be finite', status: 400, code: 'invalid_request', run: () => rawEnd(open.episodeId, '{"taskId":"t","reward":1e400}') },
+    { name: 'reward a string', status: 400, code: 'invalid_request', run: () => end(open.episodeId, { taskId: 't', reward: '1' }) },
+    { name: 'metrics not numbers', status: 400, run: () => end(open.episodeId, { taskId: 't', reward: 1, metrics: { a: 'x' } }) },
+    { name: 'abort with a wrong key', status: 401, run: () => http(url, 'POST', `/swarm/v1/episodes/${open.episodeId}/abort`, { token: ended.apiKey, body: {} }) },
+    { name: 'admin route with the join token', status: 403, run: () => http(url, 'POST', '/swarm/v1/control/pause', { token: tokens.join }) },
+    { name: 'config patch with an unknown key', status: 400, run: () => http(url, 'PATCH', '/swarm/v1/config', { token: tokens.admin, body: { strategy: 'C1', evil: true } }) },
+    { name: 'config patch with a bad value', status: 400, run: () => http(url, 'PATCH', '/swarm/v1/config', { token: tokens.admin, body: { lr: -1 } }) },
+    { name: 'events without a WebSocket upgrade', status: 426, code: 'websocket_required', run: () => http(url, 'GET', '/swarm/v1/events', { token: tokens.admin }) },
+    { name: 'unknown route', status: 404, code: 'route_not_found', run: () => http(url, 'GET', '/v2/nothing', { token: tokens.admin }) },
+    { name: 'bad agent header', status: 400, run: () => chat(open.apiKey, chatBody, { 'x-agentjet-agent': 'a'.repeat(100) }) },
+  ];
+}
+
+/** Runs every case, checking status, code and the error shape. */
+export async function expectBadInputRefused(cases: readonly BadCase[]): Promise<void> {
+  for (const c of cases) {
+    const res = await c.run();
+    const statuses = Array.isArray(c.status) ? c.status : [c.status];
+    expect(statuses, `${c.name}: got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`).toContain(res.status);
+    const body = ErrorBodySchema.safeParse(res.body);
+    expect(body.success, `${c.name}: error body ${JSON.stringify(res.body).slice(0, 300)}`).toBe(true);
+    if (c.code) expect(body.data?.error.code, c.name).toBe(c.code);
+    expect(body.data?.error.message.length, c.name).toBeGreaterThan(5);
+  }
+}
+
+/** Random bodies, paths and credentials: never a 5xx, always a JSON answer. */
+export async function fuzzRandomRequests(t: BadInputTarget, runs: number): Promise<void> {
+  const paths = ['/v1/chat/completions', '/swarm/v1/episodes', '/swarm/v1/episodes/ep_0000000000/end', '/swarm/v1/clients', '/swarm/v1/clients/x/agree-sync', '/swarm/v1/config'];
+  const token = fc.constantFrom(undefined, t.tokens.join, t.tokens.admin, 'ajk1.ep_aaaaaaaaaaaa.zzzz', 'x');
+  const body = fc.oneof(fc.json(), fc.string(), fc.jsonValue().map((v) => JSON.stringify({ messages: v, taskId: v, reward: v, clientId: v })));
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...paths), fc.constantFrom('POST', 'PATCH'), token, body, async (path, method, tok, b) => {
+      const res = await http(t.url, method, path, { ...(tok !== undefined ? { token: tok } : {}), body: b });
+      expect(res.status, `${method} ${path} ${b.slice(0, 200)} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`).toBeLessThan(500);
+      if (res.status >= 400) expect(ErrorBodySchema.safeParse(res.body).success).toBe(true);
+    }),
+    { numRuns: runs },
+  );
+}

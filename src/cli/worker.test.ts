@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { parseFlags } from './flags';
+import { workerConfigFromOptions, WorkerOptionsSchema } from './worker';
+
+const parse = (argv: string[]) => WorkerOptionsSchema.parse(parseFlags(argv));
+
+describe('agentjet worker options', () => {
+  it('maps every flag onto the worker config, passing only what was given', () => {
+    const o = parse(['--model', 'builtin', '--port', '0', '--host', '0.0.0.0', '--run-dir', 'r', '--strategy', 'C3', '--batch', '4', '--group-size', '8',
+      '--algo', 'rloo', '--merge', 'none', '--level', 'text', '--lr', '3e-5', '--max-staleness', '1', '--checkpoint-every', '5', '--force-train-sampling', 'false',
+      '--max-tokens', '64', '--episode-timeout', '30', '--threads', '2']);
+    const { config, resume } = workerConfigFromOptions(o, '/base');
+    expect(resume).toBe(false);
+    expect(config).toEqual({
+      runDir: '/base/r', model: 'builtin', port: 0, host: '0.0.0.0', episodeTimeoutS: 30, threads: 2,
+      training: { strategy: 'C3', batch: 4, groupSize: 8, algo: 'rloo', merge: 'none', level: 'text', lr: 3e-5, maxStaleness: 1, checkpointEvery: 5, forceTrainSampling: false, defaultMaxTokens: 64 },
+    });
+  });
+
+  it('resumes a run dir and refuses contradictions and unknown flags', () => {
+    expect(workerConfigFromOptions(parse(['--resume', 'runs/x']), '/b')).toEqual({ config: { runDir: '/b/runs/x', training: {} }, resume: true });
+    expect(() => workerConfigFromOptions(parse(['--resume', 'a', '--run-dir', 'b']), '/b')).toThrow(/--resume/);
+    expect(() => workerConfigFromOptions(parse(['--model', '/no/such/folder']), '/b')).toThrow(/no such folder/);
+    expect(WorkerOptionsSchema.safeParse(parseFlags(['--strategy', 'C9'])).success).toBe(false);
+    expect(WorkerOptionsSchema.safeParse(parseFlags(['--bogus', '1'])).success).toBe(false);
+  });
+});

@@ -1,0 +1,387 @@
+// The swarm server's HTTP contract (DESIGN §4.1): zod schemas for the OpenAI-compatible chat
+// request, the episode/client lifecycle, the runtime config and the status snapshot. Imported by
+// the server (gpu-worker), the SDKs and the workbench, so the two ends cannot drift.
+import { z } from 'zod';
+import { MatchLevelSchema, MergeModeSchema } from './timeline/types';
+
+// ---------------------------------------------------------------------------------------------
+// Strings a client may send
+// ---------------------------------------------------------------------------------------------
+
+/** Lone UTF-16 surrogates (what broken UTF-8 turns into) and NUL are refused in every string. */
+export function isCleanText(s: string): boolean {
+  return !s.includes('\u0000') && !/[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''));
+}
+
+/** Free text (message content, tool arguments): any well-formed text without NUL. */
+export const TextSchema = z.string().refine(isCleanText, { message: 'must be well-formed text without NUL characters' });
+
+export function hasNoControlChars(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return false;
+  }
+  return true;
+}
+
+/** Identifiers chosen by clients (client ids, task ids, agent names): printable, no control characters. */
+export const IdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine(hasNoControlChars, { message: 'must not contain control characters' })
+  .refine(isCleanText, { message: 'must be well-formed text' });
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+/** The `type` field of an error body, as OpenAI clients expect it. */
+export const ErrorTypes = {
+  invalid: 'invalid_request_error',
+  auth: 'authentication_error',
+  notFound: 'not_found_error',
+  conflict: 'conflict_error',
+  unavailable: 'service_unavailable',
+  internal: 'server_error',
+} as const;
+
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    type: z.string(),
+    code: z.string(),
+    message: z.string(),
+    /** Seconds to wait before retrying (503 answers; also in the Retry-After header). */
+    retry_after_s: z.number().optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI-compatible chat completions
+// ---------------------------------------------------------------------------------------------
+
+const TextPartSchema = z.object({ type: z.literal('text'), text: TextSchema });
+/** OpenAI content: a string, an array of text parts, or null. */
+const ContentSchema = z.union([TextSchema, z.array(TextPartSchema), z.null()]).optional();
+
+export const RequestToolCallSchema = z.object({
+  id: IdSchema,
+  type: z.literal('function').default('function'),
+  function: z.object({ name: IdSchema, arguments: TextSchema }),
+});
+
+export const RequestMessageSchema = z
+  .object({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+    content: ContentSchema,
+    tool_calls: z.array(RequestToolCallSchema).nullable().optional(),
+    tool_call_id: IdSchema.optional(),
+    name: IdSchema.optional(),
+  })
+  .superRefine((m, ctx) => {
+    // A tool message without tool_call_id is accepted (the engine renders it): envs answer an
+    // unparseable call that way, since there is no call id to answer.
+    if (m.tool_calls && m.tool_calls.length > 0 && m.role !== 'assistant') ctx.addIssue({ code: 'custom', message: 'only assistant messages carry tool_calls' });
+  });
+export type RequestMessage = z.infer<typeof RequestMessageSchema>;
+
+export const RequestToolSchema = z.object({
+  type: z.literal('function'),
+  function: z.object({
+    name: IdSchema,
+    description: TextSchema.optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullable().optional(),
+  }),
+});
+
+export const ToolChoiceSchema = z.union([
+  z.enum(['auto', 'none', 'required']),
+  z.object({ type: z.literal('function'), function: z.object({ name: IdSchema }) }),
+]);
+export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
+
+const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/**
+ * The chat-completion request. Unknown OpenAI fields (penalties, `user`, `logprobs`, …) are
+ * accepted and ignored; `n > 1` and structured `response_format`s are refused by the server.
+ */
+export const ChatCompletionRequestSchema = z.object({
+  model: z.string().max(200).optional(),
+  messages: z.array(RequestMessageSchema).min(1),
+  tools: opt(z.array(RequestToolSchema).max(128)),
+  tool_choice: opt(ToolChoiceSchema),
+  parallel_tool_calls: opt(z.boolean()),
+  stream: opt(z.boolean()),
+  stream_options: opt(z.object({ include_usage: opt(z.boolean()) })),
+  max_tokens: opt(z.number().int().positive()),
+  max_completion_tokens: opt(z.number().int().positive()),
+  temperature: opt(z.number().min(0).max(2)),
+  top_p: opt(z.number().gt(0).max(1)),
+  stop: opt(z.union([TextSchema.min(1), z.array(TextSchema.min(1)).max(4)])),
+  seed: opt(z.number().int()),
+  n: opt(z.number().int().positive()),
+  response_format: opt(z.object({ type: z.string() }).loose()),
+});
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
+
+export interface ChatCompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Episodes and clients
+// ---------------------------------------------------------------------------------------------
+
+export const EpisodeKindSchema = z.enum(['train', 'eval']);
+export type EpisodeKind = z.infer<typeof EpisodeKindSchema>;
+
+export const ClaimRequestSchema = z.object({
+  clientId: IdSchema,
+  kind: EpisodeKindSchema.default('train'),
+  taskId: IdSchema.optional(),
+  /** Inactivity timeout of this episode (bounded by the server). */
+  timeoutS: z.number().positive().max(86_400).optional(),
+});
+export type ClaimRequest = z.input<typeof ClaimRequestSchema>;
+
+export const ClaimResponseSchema = z.object({
+  episodeId: z.string(),
+  /** OpenAI base URL for this episode's calls (`…/v1`). */
+  baseUrl: z.string(),
+  /** The signed episode key: the `Authorization: Bearer` credential of the calls. */
+  apiKey: z.string(),
+  model: z.string(),
+  weightVersion: z.number().int(),
+  kind: EpisodeKindSchema,
+  timeoutS: z.number(),
+});
+export type ClaimResponse = z.infer<typeof ClaimResponseSchema>;
+
+/** A finite number (JSON has no NaN/Infinity; strings are refused, not coerced). */
+export const FiniteSchema = z.number().refine(Number.isFinite, { message: 'must be a finite number' });
+
+export const EndRequestSchema = z.object({
+  taskId: IdSchema,
+  reward: FiniteSchema,
+  success: z.boolean().optional(),
+  metrics: z.record(IdSchema, FiniteSchema).refine((m) => Object.keys(m).length <= 64, { message: 'at most 64 metrics' }).optional(),
+});
+export type EndRequest = z.infer<typeof EndRequestSchema>;
+
+export const EndResponseSchema = z.object({
+  episodeId: z.string(),
+  accepted: z.literal(true),
+  /** True when the episode joined the training pool (train episodes with at least one call). */
+  pooled: z.boolean(),
+  calls: z.number().int(),
+});
+export type EndResponse = z.infer<typeof EndResponseSchema>;
+
+export const AbortRequestSchema = z.object({ reason: TextSchema.max(500).optional() });
+
+export const EpisodeStatusSchema = z.enum(['open', 'ending', 'ended', 'aborted', 'expired']);
+export type EpisodeStatus = z.infer<typeof EpisodeStatusSchema>;
+
+export const RegisterClientRequestSchema = z.object({
+  clientId: IdSchema.optional(),
+  name: IdSchema.optional(),
+  meta: z.record(IdSchema, z.union([TextSchema.max(500), z.number(), z.boolean()])).optional(),
+});
+export const RegisterClientResponseSchema = z.object({ clientId: z.string(), heartbeatS: z.number() });
+
+export const ClientInfoSchema = z.object({
+  clientId: z.string(),
+  name: z.string().optional(),
+  active: z.boolean(),
+  agreedSync: z.boolean(),
+  firstSeenAt: z.number(),
+  lastSeenAt: z.number(),
+  counters: z.object({
+    claimed: z.number().int(),
+    ended: z.number().int(),
+    aborted: z.number().int(),
+    expired: z.number().int(),
+    calls: z.number().int(),
+    completionTokens: z.number().int(),
+    refused: z.number().int(),
+  }),
+  openEpisodes: z.number().int(),
+});
+export type ClientInfo = z.infer<typeof ClientInfoSchema>;
+
+export const EpisodeSummarySchema = z.object({
+  episodeId: z.string(),
+  clientId: z.string(),
+  kind: EpisodeKindSchema,
+  status: EpisodeStatusSchema,
+  taskId: z.string().optional(),
+  reward: z.number().optional(),
+  success: z.boolean().optional(),
+  reason: z.string().optional(),
+  calls: z.number().int(),
+  completionTokens: z.number().int(),
+  malformedToolCalls: z.number().int(),
+  createdAt: z.number(),
+  lastActivityAt: z.number(),
+  finishedAt: z.number().optional(),
+  weightVersions: z.array(z.number().int()),
+});
+export type EpisodeSummary = z.infer<typeof EpisodeSummarySchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Training config (runtime-changeable part) and status
+// ---------------------------------------------------------------------------------------------
+
+export const StrategySchema = z.enum(['C1', 'C2', 'C3', 'C4', 'C5']);
+export type Strategy = z.infer<typeof StrategySchema>;
+export const AlgoSchema = z.enum(['grpo', 'rloo', 'reinforce']);
+
+/** The training settings; every one has a default (TRAINING_DEFAULTS). */
+const trainingFields = {
+  /** When to update (DESIGN §5). */
+  strategy: StrategySchema,
+  /** C1: episodes per update; C2/C3: tasks per update. C4/C5 ignore it. */
+  batch: z.number().int().positive().max(100_000),
+  /** C2/C3: episodes per task (the advantage group). */
+  groupSize: z.number().int().positive().max(1024),
+  algo: AlgoSchema,
+  merge: MergeModeSchema,
+  level: MatchLevelSchema,
+  lr: z.number().positive().max(1),
+  clipLow: z.number().min(0).max(1),
+  clipHigh: z.number().min(0).max(10),
+  klCoef: z.number().min(0),
+  maxGradNorm: z.number().positive(),
+  microBatchTokens: z.number().int().positive(),
+  /** Episodes with a call sampled more than this many weight versions ago are dropped, not trained. */
+  maxStaleness: z.number().int().min(0),
+  /** Checkpoint every N steps (0: only on SIGTERM / request). */
+  checkpointEvery: z.number().int().min(0),
+  /** Server sampling for train episodes when `forceTrainSampling` (and the default for every call). */
+  temperature: z.number().min(0).max(2),
+  topP: z.number().gt(0).max(1),
+  /** Default max_tokens of a call, and the largest a client may ask for. */
+  defaultMaxTokens: z.number().int().positive(),
+  maxTokensLimit: z.number().int().positive(),
+  /** Train episodes ignore the client's temperature/top_p (their logprobs are only unbiased under the server's sampling). */
+  forceTrainSampling: z.boolean(),
+};
+export const TRAINING_DEFAULTS = {
+  strategy: 'C2',
+  batch: 8,
+  groupSize: 4,
+  algo: 'grpo',
+  merge: 'linear',
+  level: 'token',
+  lr: 1e-5,
+  clipLow: 0.2,
+  clipHigh: 0.28,
+  klCoef: 0,
+  maxGradNorm: 1,
+  microBatchTokens: 4096,
+  maxStaleness: 2,
+  checkpointEvery: 10,
+  temperature: 1,
+  topP: 1,
+  defaultMaxTokens: 256,
+  maxTokensLimit: 4096,
+  forceTrainSampling: true,
+} as const satisfies { [K in keyof typeof trainingFields]: z.infer<(typeof trainingFields)[K]> };
+
+/** A patch of training settings (PATCH /swarm/v1/config): only the fields given change. */
+export const TrainingConfigPatchSchema = z.object(trainingFields).partial().strict();
+export const TrainingConfigSchema = z.object(trainingFields).partial().transform((given) => {
+  const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+  return { ...TRAINING_DEFAULTS, ...set } as z.infer<z.ZodObject<typeof trainingFields>>;
+});
+export type TrainingConfig = z.output<typeof TrainingConfigSchema>;
+
+
+export const WorkerStateSchema = z.enum(['starting', 'running', 'paused', 'updating', 'checkpointing', 'recovering', 'stopping', 'failed']);
+export type WorkerState = z.infer<typeof WorkerStateSchema>;
+
+export const BatchProgressSchema = z.object({
+  strategy: StrategySchema,
+  ready: z.boolean(),
+  /** Units counted toward the threshold (episodes, tasks, or agreeing clients). */
+  current: z.number().int(),
+  target: z.number().int(),
+  unit: z.enum(['episodes', 'tasks', 'clients']),
+  /** Human-readable detail, e.g. "3/8 tasks with 4 episodes". */
+  detail: z.string(),
+});
+export type BatchProgress = z.infer<typeof BatchProgressSchema>;
+
+export const EvalResultSchema = z.object({
+  weightVersion: z.number().int(),
+  episodes: z.number().int(),
+  rewardMean: z.number(),
+  successRate: z.number().nullable(),
+});
+export type EvalResult = z.infer<typeof EvalResultSchema>;
+
+export const StepMetricsSchema = z.object({
+  step: z.number().int(),
+  weightVersion: z.number().int(),
+  episodes: z.number().int(),
+  tasks: z.number().int(),
+  rewardMean: z.number(),
+  successRate: z.number().nullable(),
+  samples: z.number().int(),
+  droppedZeroAdvantage: z.number().int(),
+  droppedStale: z.number().int(),
+  maxStaleness: z.number().int(),
+  loss: z.number().nullable(),
+  pgLoss: z.number().nullable(),
+  klLoss: z.number().nullable(),
+  clipFraction: z.number().nullable(),
+  approxKl: z.number().nullable(),
+  entropy: z.number().nullable(),
+  gradNorm: z.number().nullable(),
+  trainedTokens: z.number().int(),
+  seconds: z.number(),
+});
+export type StepMetrics = z.infer<typeof StepMetricsSchema>;
+
+export const CountersSchema = z.object({
+  claimed: z.number().int(),
+  ended: z.number().int(),
+  aborted: z.number().int(),
+  expired: z.number().int(),
+  calls: z.number().int(),
+  completionTokens: z.number().int(),
+  malformedToolCalls: z.number().int(),
+  trainedEpisodes: z.number().int(),
+  droppedEpisodes: z.number().int(),
+  engineRestarts: z.number().int(),
+});
+export type Counters = z.infer<typeof CountersSchema>;
+
+export const StatusSchema = z.object({
+  state: WorkerStateSchema,
+  step: z.number().int(),
+  weightVersion: z.number().int(),
+  model: z.string(),
+  runDir: z.string(),
+  uptimeS: z.number(),
+  config: TrainingConfigSchema,
+  progress: BatchProgressSchema,
+  pool: z.object({ episodes: z.number().int(), tasks: z.number().int() }),
+  episodes: z.object({ open: z.number().int() }),
+  counters: CountersSchema,
+  clients: z.array(ClientInfoSchema),
+  lastStep: StepMetricsSchema.nullable(),
+  eval: z.array(EvalResultSchema),
+  engine: z.object({ alive: z.boolean(), device: z.string(), restarts: z.number().int(), lastError: z.string().nullable() }),
+  lastCheckpoint: z.object({ step: z.number().int(), at: z.number() }).nullable(),
+  eventSeq: z.number().int(),
+});
+export type Status = z.infer<typeof StatusSchema>;
+
+export const HealthSchema = z.object({ ok: z.boolean(), state: WorkerStateSchema, step: z.number().int(), model: z.string() });
+export type Health = z.infer<typeof HealthSchema>;
