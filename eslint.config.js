@@ -61,6 +61,15 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/sdk/**/*.ts'],
+    ignores: ['src/sdk/**/*.test.ts', 'src/sdk/testing/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        restrict(['electron', 'react', 'react-dom', '**/main/**', '**/renderer/**', '**/preload/**', '**/cli/**', '**/gpu-worker/**'], 'The SDK is what user clients import: src/shared and Node only.'),
+      ] }],
+    },
+  },
+  {
     files: ['resources/examples/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [

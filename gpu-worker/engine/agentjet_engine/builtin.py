@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import tempfile
@@ -14,6 +13,8 @@ import torch
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import GenerationConfig, PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 from transformers.utils.chat_template_utils import render_jinja_template
+
+from .fsutil import replace_dir
 
 PAD_TOKEN = "<|endoftext|>"
 IM_START = "<|im_start|>"
@@ -187,17 +188,6 @@ def save_model_folder(model: Qwen2ForCausalLM, tokenizer: PreTrainedTokenizerFas
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
-
-
-def replace_dir(src: Path, dst: Path) -> None:
-    """Move folder `src` to `dst`, replacing an existing `dst` with at most a brief window of absence."""
-    if dst.exists():
-        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
-        os.replace(dst, old)
-        os.replace(src, dst)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(src, dst)
 
 
 def create_model_folder(texts: Iterable[str], out_dir: str | Path, size: str = "default", seed: int = 0,

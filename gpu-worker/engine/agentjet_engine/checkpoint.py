@@ -15,6 +15,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from .errors import EngineError, invalid
+from .fsutil import replace_dir
 
 FORMAT = "agentjet-engine-checkpoint/1"
 WEIGHTS, OPTIMIZER, RNG, META = "weights.safetensors", "optimizer.pt", "rng.pt", "engine.json"
@@ -45,18 +46,6 @@ def set_rng_state(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"][: torch.cuda.device_count()])
 
 
-def _replace_dir(src: Path, dst: Path) -> None:
-    if dst.exists():
-        if not dst.is_dir():
-            raise invalid("path", f"{str(dst)!r} exists and is not a folder")
-        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
-        os.replace(dst, old)
-        os.replace(src, dst)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(src, dst)
-
-
 def _fsync_dir(path: Path) -> None:
     if os.name == "nt":
         return
@@ -84,7 +73,7 @@ def save(path: str, named_params: list[tuple[str, torch.nn.Parameter]], optimize
                 os.fsync(f.fileno())
             total += file.stat().st_size
         tmp.chmod(0o755)
-        _replace_dir(tmp, dst)
+        replace_dir(tmp, dst)
         _fsync_dir(dst.parent)
         return total
     except BaseException:

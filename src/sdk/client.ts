@@ -1,0 +1,166 @@
+// SwarmClient: the swarm server's client API (claim / end / abort / agree-sync / status), with every
+// answer parsed by the shared zod schemas and retries with backoff while the server answers 503 or
+// is briefly unreachable, bounded by an overall deadline.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import {
+  BatchProgressSchema, ClaimResponseSchema, EndResponseSchema, RegisterClientResponseSchema, StatusSchema,
+  type ClaimResponse, type EndRequest, type EndResponse, type EpisodeKind, type Status,
+} from '../shared/swarm-protocol';
+import { runEpisode, type EpisodeFn, type EpisodeOptions, type EpisodeOutcome, type TaskRef } from './episode';
+import { connectionError, errorFromResponse, SwarmError } from './errors';
+import { backoffMs, RETRY_DEFAULTS, sleep, type RetryOptions } from './retry';
+
+export interface SwarmClientOptions {
+  /** The worker's URL, e.g. `http://127.0.0.1:8321`. */
+  url: string;
+  joinToken: string;
+  /** Identifies this client to the server (default: `sdk-<pid>-<random>`). */
+  clientId?: string;
+  /** A fetch implementation (default: the global one). */
+  fetch?: typeof fetch;
+  retry?: RetryOptions;
+  /** Longest single HTTP attempt (default 60 s). */
+  requestTimeoutMs?: number;
+  /** Called before each retry wait (for logs). */
+  onRetry?: (info: { what: string; attempt: number; delayMs: number; error: SwarmError }) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's overall retry deadline for this call. */
+  deadlineMs?: number;
+}
+
+export interface ClaimOptions extends CallOptions {
+  kind?: EpisodeKind;
+  taskId?: string;
+  /** Inactivity timeout of the episode on the server. */
+  timeoutS?: number;
+}
+
+const AgreeSyncResponseSchema = z.object({ clientId: z.string(), agreed: z.literal(true), progress: BatchProgressSchema });
+export type AgreeSyncResponse = z.infer<typeof AgreeSyncResponseSchema>;
+const AbortResponseSchema = z.object({ episodeId: z.string(), aborted: z.literal(true) });
+export type AbortResponse = z.infer<typeof AbortResponseSchema>;
+const LeaveResponseSchema = z.object({ clientId: z.string(), left: z.literal(true) });
+
+export class SwarmClient {
+  readonly url: string;
+  readonly clientId: string;
+  private readonly joinToken: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly retry: Required<RetryOptions>;
+  private readonly requestTimeoutMs: number;
+  private readonly onRetry: SwarmClientOptions['onRetry'];
+
+  constructor(o: SwarmClientOptions) {
+    if (!/^https?:\/\//.test(o.url)) throw new SwarmError(0, 'invalid_request_error', 'invalid_url', `SwarmClient: url must start with http:// or https:// (got ${JSON.stringify(o.url)})`);
+    if (!o.joinToken) throw new SwarmError(0, 'invalid_request_error', 'missing_token', 'SwarmClient: joinToken is required');
+    this.url = o.url.replace(/\/+$/, '');
+    this.joinToken = o.joinToken;
+    this.clientId = o.clientId ?? `sdk-${process.pid}-${randomBytes(4).toString('hex')}`;
+    this.fetchImpl = o.fetch ?? globalThis.fetch;
+    this.retry = { ...RETRY_DEFAULTS, ...o.retry };
+    this.requestTimeoutMs = o.requestTimeoutMs ?? 60_000;
+    this.onRetry = o.onRetry;
+  }
+
+  /** A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and (optionally) AGENTJET_CLIENT_ID. */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env, o: Partial<SwarmClientOptions> = {}): SwarmClient {
+    const url = o.url ?? env['AGENTJET_SERVER_URL'];
+    const joinToken = o.joinToken ?? env['AGENTJET_JOIN_TOKEN'];
+    if (!url || !joinToken) throw new SwarmError(0, 'invalid_request_error', 'missing_env', 'SwarmClient.fromEnv: set AGENTJET_SERVER_URL and AGENTJET_JOIN_TOKEN');
+    const clientId = o.clientId ?? env['AGENTJET_CLIENT_ID'];
+    return new SwarmClient({ ...o, url, joinToken, ...(clientId ? { clientId } : {}) });
+  }
+
+  /** Claims an episode: the OpenAI base URL, the episode key and the model to call. */
+  claim(o: ClaimOptions = {}): Promise<ClaimResponse> {
+    const body = { clientId: this.clientId, kind: o.kind ?? 'train', ...(o.taskId !== undefined ? { taskId: o.taskId } : {}), ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}) };
+    return this.call('POST', '/swarm/v1/episodes', body, ClaimResponseSchema, 'claim', o);
+  }
+
+  /** Ends an episode with its reward; a train episode joins the training pool. */
+  end(episodeId: string, result: EndRequest, o: CallOptions = {}): Promise<EndResponse> {
+    return this.call('POST', `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/end`, result, EndResponseSchema, 'end', o);
+  }
+
+  /** Aborts an episode: it is never trained. */
+  abort(episodeId: string, reason?: string, o: CallOptions = {}): Promise<AbortResponse> {
+    const body = reason !== undefined ? { reason: reason.slice(0, 500) } : {};
+    return this.call('POST', `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/abort`, body, AbortResponseSchema, 'abort', o);
+  }
+
+  /** Agrees to a weight sync (strategies C4/C5). */
+  agreeSync(o: CallOptions = {}): Promise<AgreeSyncResponse> {
+    return this.call('POST', `/swarm/v1/clients/${encodeURIComponent(this.clientId)}/agree-sync`, {}, AgreeSyncResponseSchema, 'agree-sync', o);
+  }
+
+  /** Registers this client under its id, with an optional display name. */
+  register(name?: string, o: CallOptions = {}): Promise<z.infer<typeof RegisterClientResponseSchema>> {
+    return this.call('POST', '/swarm/v1/clients', { clientId: this.clientId, ...(name ? { name } : {}) }, RegisterClientResponseSchema, 'register', o);
+  }
+
+  /** Leaves the swarm: the server aborts this client's open episodes. */
+  leave(o: CallOptions = {}): Promise<z.infer<typeof LeaveResponseSchema>> {
+    return this.call('POST', `/swarm/v1/clients/${encodeURIComponent(this.clientId)}/leave`, {}, LeaveResponseSchema, 'leave', o);
+  }
+
+  /** The worker's status snapshot. */
+  status(o: CallOptions = {}): Promise<Status> {
+    return this.call('GET', '/swarm/v1/status', undefined, StatusSchema, 'status', o);
+  }
+
+  /** Claims, runs `fn`, ends with its reward — or aborts when `fn` throws or the deadline passes. */
+  episode(task: TaskRef, fn: EpisodeFn, o: EpisodeOptions = {}): Promise<EpisodeOutcome> {
+    return runEpisode(this, task, fn, o);
+  }
+
+  private async call<T>(method: string, path: string, body: unknown, schema: z.ZodType<T>, what: string, o: CallOptions): Promise<T> {
+    const t0 = Date.now();
+    const deadline = t0 + (o.deadlineMs ?? this.retry.deadlineMs);
+    for (let attempt = 0; ; attempt++) {
+      let error: SwarmError;
+      try {
+        return await this.attempt(method, path, body, schema, what, o.signal);
+      } catch (err) {
+        if (!(err instanceof SwarmError) || !err.retryable) throw err;
+        error = err;
+      }
+      const delayMs = backoffMs(attempt, error.retryAfterS, this.retry);
+      if (Date.now() + delayMs > deadline) {
+        throw new SwarmError(error.status, error.type, error.code, `${error.message} (gave up after ${attempt + 1} attempts in ${Date.now() - t0} ms)`, error.retryAfterS);
+      }
+      this.onRetry?.({ what, attempt, delayMs, error });
+      await sleep(delayMs, o.signal);
+    }
+  }
+
+  private async attempt<T>(method: string, path: string, body: unknown, schema: z.ZodType<T>, what: string, signal?: AbortSignal): Promise<T> {
+    const timeout = AbortSignal.timeout(this.requestTimeoutMs);
+    const headers: Record<string, string> = { authorization: `Bearer ${this.joinToken}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await this.fetchImpl(`${this.url}${path}`, {
+        method, headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw connectionError(err, `${what} ${this.url}`);
+    }
+    const text = await res.text();
+    if (!res.ok) throw errorFromResponse(res.status, text, res.headers.get('retry-after'), what);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new SwarmError(res.status, 'invalid_response', 'not_json', `${what}: the server answered with non-JSON: ${text.slice(0, 200)}`);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new SwarmError(res.status, 'invalid_response', 'unexpected_shape', `${what}: unexpected answer: ${z.prettifyError(parsed.error)}`);
+    return parsed.data;
+  }
+}
