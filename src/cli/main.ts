@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
+import { parseExample, runTrain } from './train';
+import { trainHelp, TrainOptionsSchema } from './train-options';
 import { runWorker, workerHelp, WorkerOptionsSchema } from './worker';
 
 const usage = `usage: agentjet <command> [options]
@@ -9,6 +11,7 @@ const usage = `usage: agentjet <command> [options]
 commands:
 ${demoHelp}
 ${workerHelp}
+${trainHelp}
   agentjet help            this text
 
 benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart).`;
@@ -30,6 +33,19 @@ async function main(argv: string[]): Promise<void> {
       const parsed = WorkerOptionsSchema.safeParse(parseFlags(rest));
       if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${workerHelp}`);
       await runWorker(parsed.data);
+      return;
+    }
+    case 'train': {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(trainHelp);
+        return;
+      }
+      const [example, ...flags] = rest;
+      const parsed = TrainOptionsSchema.safeParse(parseFlags(flags));
+      if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${trainHelp}`);
+      await runTrain(parseExample(example), parsed.data);
+      // Stray handles (sockets of stopped clients) must not keep a finished run alive.
+      process.exit(0);
       return;
     }
     case undefined:

@@ -1,0 +1,46 @@
+// The example clients' main loop: forever pick a random task (seeded by AGENTJET_CLIENT_ID), play it
+// as a group of AGENTJET_GROUP_SIZE concurrent swarm episodes (the advantage group) with the given
+// policy, and end each with the env's score. Stops on SIGTERM.
+import { SwarmClient, installSignalHandlers, type EpisodeContext } from '../../src/sdk/index';
+import type { Policy } from '../../src/shared/episode';
+import { runEpisode } from '../../src/shared/episode';
+import { createPrng, fnv1a } from '../../src/shared/prng';
+import type { TaskEnv } from '../../src/shared/task';
+
+export interface LoopOptions<T extends { id: string }> {
+  env: TaskEnv<T>;
+  tasks: readonly T[];
+  /** Builds the episode's policy from its OpenAI credentials. */
+  policy: (ctx: EpisodeContext) => Policy;
+  /** Stop after this many episodes (default: AGENTJET_MAX_EPISODES, else forever). */
+  maxEpisodes?: number;
+  /** Episodes per task, played at once (default: AGENTJET_GROUP_SIZE, else 1). */
+  groupSize?: number;
+  log?: (line: string) => void;
+}
+
+export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>): Promise<void> {
+  const client = SwarmClient.fromEnv();
+  installSignalHandlers();
+  const log = o.log ?? ((line: string) => console.log(line));
+  const rng = createPrng(fnv1a(client.clientId));
+  const limit = o.maxEpisodes ?? (Number(process.env['AGENTJET_MAX_EPISODES']) || Infinity);
+  const group = Math.max(1, Math.floor(o.groupSize ?? (Number(process.env['AGENTJET_GROUP_SIZE'] ?? 1) || 1)));
+  for (let n = 0; n < limit; n += group) {
+    const task = rng.pick(o.tasks);
+    await Promise.all(Array.from({ length: Math.min(group, limit - n) }, () => playOne(client, o, task, log)));
+  }
+}
+
+async function playOne<T extends { id: string }>(client: SwarmClient, o: LoopOptions<T>, task: T, log: (line: string) => void): Promise<void> {
+  try {
+    const out = await client.episode(task, async (ctx) => {
+      const r = await runEpisode(o.env, task, o.policy(ctx));
+      return { reward: r.reward, success: r.success, metrics: { ...r.metrics, turns: r.turns } };
+    });
+    log(`${task.id}: reward ${out.result.reward} success ${String(out.result.success)}`);
+  } catch (err) {
+    log(`${task.id}: episode failed: ${err instanceof Error ? err.message : String(err)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}

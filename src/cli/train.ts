@@ -1,0 +1,133 @@
+// `agentjet train <example>`: headless training. Starts a local worker (built-in model) in this
+// process and N swarm clients, follows the worker's events to print batch progress and one line per
+// step (reward, success, merge ratio, step time), writes metrics.jsonl to the run dir, and after K
+// steps stops the clients and the worker and prints a summary table.
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startWorker } from '../../gpu-worker/src/worker';
+import { EXAMPLE_NAMES, type ExampleName } from '../../resources/examples/index';
+import type { SwarmEvent } from '../shared/swarm-events';
+import type { StepMetrics } from '../shared/swarm-protocol';
+import { startClients, type ClientsHandle } from './train-clients';
+import { runEval } from './train-eval';
+import { subscribeEvents, type EventsSubscription } from './train-events';
+import type { TrainOptions } from './train-options';
+import { evalTable, formatEval, formatProgress, formatStep, stepRow, summaryTable, type EvalRow, type StepRow } from './train-report';
+import { workerConfigFromOptions, type WorkerOptions } from './worker';
+
+export const EXAMPLES_DIR = resolve(import.meta.dirname, '../../resources/examples');
+
+export function parseExample(name: string | undefined): ExampleName {
+  const found = EXAMPLE_NAMES.find((n) => n === name);
+  if (!found) throw new Error(`name an example: ${EXAMPLE_NAMES.join(', ')}`);
+  return found;
+}
+
+function stamp(d = new Date()): string {
+  return d.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+export interface TrainIo {
+  out: (line: string) => void;
+  /** Rewrites the current terminal line (progress); default: nothing when stdout is not a TTY. */
+  progress?: (line: string) => void;
+}
+
+const defaultIo = (): TrainIo => ({
+  out: (line) => console.log(line),
+  ...(process.stdout.isTTY ? { progress: (line: string) => process.stdout.write(`\r\x1b[2K${line}`) } : {}),
+});
+
+export async function runTrain(example: ExampleName, o: TrainOptions, io: TrainIo = defaultIo()): Promise<StepRow[]> {
+  const runDir = resolve(o.runDir ?? join('runs', `train-${stamp()}`));
+  mkdirSync(runDir, { recursive: true });
+  const files = { metrics: join(runDir, 'metrics.jsonl'), eval: join(runDir, 'eval.jsonl'), workerLog: join(runDir, 'worker.log'), clientsLog: join(runDir, 'clients.log') };
+  const wo: WorkerOptions = { runDir, port: o.port, model: 'builtin' };
+  if (o.strategy) wo.strategy = o.strategy;
+  if (o.batch) wo.batch = o.batch;
+  if (o.groupSize) wo.groupSize = o.groupSize;
+  if (o.lr) wo.lr = o.lr;
+  if (o.maxTokens) wo.maxTokens = o.maxTokens;
+  if (o.threads) wo.threads = o.threads;
+  if (o.seed !== undefined) wo.seed = o.seed;
+  const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
+  const worker = await startWorker(workerConfigFromOptions(wo).config, { tokens, log: (line) => appendFileSync(files.workerLog, `${line}\n`) });
+  const t = worker.swarm.training;
+  io.out(`agentjet train ${example}: worker ${worker.url} · ${o.clients} ${o.client} client(s) · ${o.steps} steps · strategy ${t.strategy} batch ${t.batch} group ${t.groupSize} · lr ${t.lr}`);
+  io.out(`  run dir ${runDir} (metrics.jsonl, worker.log, clients.log)`);
+  const rows: StepRow[] = [];
+  const evals: EvalRow[] = [];
+  let evalChain: Promise<void> = Promise.resolve();
+  const evaluate = (afterStep: number): Promise<void> => {
+    evalChain = evalChain.then(async () => {
+      try {
+        const r = await runEval(worker.url, tokens.join, o.evalEpisodes);
+        const row = { afterStep, ...r };
+        evals.push(row);
+        appendFileSync(files.eval, `${JSON.stringify({ time: Date.now(), ...row })}\n`);
+        io.progress?.('');
+        io.out(formatEval(row));
+      } catch (err) {
+        io.out(`eval after step ${afterStep} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
+    return evalChain;
+  };
+  let events: EventsSubscription | null = null;
+  let clients: ClientsHandle | null = null;
+  let onSignal: (() => void) | null = null;
+  try {
+    let pending: StepMetrics | null = null;
+    let last = performance.now();
+    let finish: () => void = () => undefined;
+    const done = new Promise<void>((r) => (finish = r));
+    const record = (m: StepMetrics, mergeRatio: number | null): void => {
+      const now = performance.now();
+      const row = stepRow(m, mergeRatio, (now - last) / 1000);
+      last = now;
+      rows.push(row);
+      appendFileSync(files.metrics, `${JSON.stringify({ time: Date.now(), ...row })}\n`);
+      io.progress?.('');
+      io.out(formatStep(row, rows.length, o.steps));
+      if (o.evalEvery > 0 && rows.length % o.evalEvery === 0) void evaluate(rows.length);
+      if (rows.length >= o.steps) finish();
+    };
+    const onEvent = (e: SwarmEvent): void => {
+      if (rows.length >= o.steps) return;
+      if (e.type === 'batch_progress') io.progress?.(formatProgress(e.progress));
+      else if (e.type === 'step') {
+        if (pending) record(pending, null);
+        pending = e.metrics;
+      } else if (e.type === 'merge_stats' && pending) {
+        const m = pending;
+        pending = null;
+        record(m, e.compressionRatio);
+      } else if (e.type === 'log' && (e.level === 'error' || e.level === 'warn')) appendFileSync(files.workerLog, `[${e.level}] ${e.source}: ${e.message}\n`);
+    };
+    events = await subscribeEvents(worker.url, tokens.admin, { event: onEvent, error: (m) => appendFileSync(files.workerLog, `${m}\n`) });
+    if (o.evalEvery > 0) await evaluate(0);
+    clients = await startClients({
+      exampleDir: join(EXAMPLES_DIR, example), kind: o.client, count: o.clients, serverUrl: worker.url, joinToken: tokens.join, groupSize: t.groupSize,
+      log: (id, line) => appendFileSync(files.clientsLog, `[${id}] ${line}\n`),
+    });
+    const stopEarly = new Promise<void>((r) => (onSignal = r));
+    const handler = (): void => onSignal?.();
+    process.once('SIGINT', handler);
+    try {
+      await Promise.race([done, stopEarly]);
+    } finally {
+      process.off('SIGINT', handler);
+    }
+    await evalChain;
+    io.progress?.('');
+  } finally {
+    await clients?.dispose();
+    events?.close();
+    await worker.dispose();
+  }
+  io.out(rows.length < o.steps ? `stopped after ${rows.length} of ${o.steps} steps` : `done: ${rows.length} steps`);
+  io.out(summaryTable(rows));
+  if (evals.length > 0) io.out(evalTable(evals));
+  return rows;
+}
