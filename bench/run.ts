@@ -1,5 +1,6 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
 import { benchEngine } from './engine';
+import { benchHotswap } from './hotswap';
 import { benchMerge } from './merge';
 import { benchServer } from './server';
 import { benchWarmstart } from './warmstart';
@@ -8,6 +9,7 @@ type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 
 const benches: Record<string, { about: string; run: Bench }> = {
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
+  hotswap: { about: 'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched', run: benchHotswap },
   merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },
   server: { about: 'swarm server: overhead per call, tokens/s at 1–64 concurrent episodes vs unbatched, open episodes held', run: benchServer },
   warmstart: { about: 'held-out success of the warm-started built-in model on both example tasks', run: benchWarmstart },
