@@ -1,15 +1,17 @@
 // The example clients' main loop: forever pick a random task (seeded by AGENTJET_CLIENT_ID), play it
 // as a group of AGENTJET_GROUP_SIZE concurrent swarm episodes (the advantage group) with the given
-// policy, and end each with the env's score. Stops on SIGTERM.
+// policy, and end each with the env's score. Stops on SIGTERM. A client may instead choose its own
+// task (`pickTask`) and play it itself (`play`), e.g. a mix of envs.
 import { SwarmClient, installSignalHandlers, type EpisodeContext } from '../../src/sdk/index';
-import type { Policy } from '../../src/shared/episode';
+import type { EpisodeResult, Policy } from '../../src/shared/episode';
 import { runEpisode } from '../../src/shared/episode';
-import { createPrng, fnv1a } from '../../src/shared/prng';
+import { createPrng, fnv1a, type Prng } from '../../src/shared/prng';
 import type { TaskEnv } from '../../src/shared/task';
 
-export interface LoopOptions<T extends { id: string }> {
-  env: TaskEnv<T>;
+interface LoopCommon<T extends { id: string }> {
   tasks: readonly T[];
+  /** Chooses the next task (default: a uniform pick from `tasks`). */
+  pickTask?: (rng: Prng) => T;
   /** Builds the episode's policy from its OpenAI credentials. */
   policy: (ctx: EpisodeContext) => Policy;
   /** Stop after this many episodes (default: AGENTJET_MAX_EPISODES, else forever). */
@@ -19,6 +21,10 @@ export interface LoopOptions<T extends { id: string }> {
   log?: (line: string) => void;
 }
 
+/** Either one env for all tasks, or a `play` function that runs a task with a policy. */
+export type LoopOptions<T extends { id: string }> = LoopCommon<T> &
+  ({ env: TaskEnv<T> } | { play: (task: T, policy: Policy) => Promise<EpisodeResult> });
+
 export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>): Promise<void> {
   const client = SwarmClient.fromEnv();
   installSignalHandlers();
@@ -27,7 +33,7 @@ export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>):
   const limit = o.maxEpisodes ?? (Number(process.env['AGENTJET_MAX_EPISODES']) || Infinity);
   const group = Math.max(1, Math.floor(o.groupSize ?? (Number(process.env['AGENTJET_GROUP_SIZE'] ?? 1) || 1)));
   for (let n = 0; n < limit; n += group) {
-    const task = rng.pick(o.tasks);
+    const task = o.pickTask ? o.pickTask(rng) : rng.pick(o.tasks);
     await Promise.all(Array.from({ length: Math.min(group, limit - n) }, () => playOne(client, o, task, log)));
   }
 }
@@ -35,7 +41,8 @@ export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>):
 async function playOne<T extends { id: string }>(client: SwarmClient, o: LoopOptions<T>, task: T, log: (line: string) => void): Promise<void> {
   try {
     const out = await client.episode(task, async (ctx) => {
-      const r = await runEpisode(o.env, task, o.policy(ctx));
+      const policy = o.policy(ctx);
+      const r = 'play' in o ? await o.play(task, policy) : await runEpisode(o.env, task, policy);
       return { reward: r.reward, success: r.success, metrics: { ...r.metrics, turns: r.turns } };
     });
     log(`${task.id}: reward ${out.result.reward} success ${String(out.result.success)}`);

@@ -21,6 +21,8 @@ export interface StartClientsOptions {
   /** Episodes per task each client plays together (the worker's group size). */
   groupSize: number;
   log: (clientId: string, line: string) => void;
+  /** Extra environment for every client (e.g. the cocktail's AGENTJET_MIX). */
+  env?: Record<string, string>;
 }
 
 /** The client file of an example for a client kind. */
@@ -32,7 +34,7 @@ export async function startClients(o: StartClientsOptions): Promise<ClientsHandl
   const entry = clientEntry(o.exampleDir, o.kind);
   if (!existsSync(entry)) throw new Error(`this example has no ${o.kind} client (${entry})`);
   if (o.kind === 'python') return startPython(entry, o);
-  const runner = new ClientRunner({ name: `train-${o.kind}`, serverUrl: o.serverUrl, joinToken: o.joinToken, count: o.count, env: { AGENTJET_GROUP_SIZE: String(o.groupSize) } });
+  const runner = new ClientRunner({ name: `train-${o.kind}`, serverUrl: o.serverUrl, joinToken: o.joinToken, count: o.count, env: { ...o.env, AGENTJET_GROUP_SIZE: String(o.groupSize) } });
   runner.on('client:log', (l) => o.log(l.clientId, l.line));
   runner.on('client:exited', (e) => e.restartInMs !== null && o.log(e.clientId, `exited (code ${e.code}); restarting in ${e.restartInMs} ms`));
   const started = await runner.start({ entry });
@@ -44,7 +46,7 @@ export async function startClients(o: StartClientsOptions): Promise<ClientsHandl
 }
 
 function startPython(entry: string, o: StartClientsOptions): ClientsHandle {
-  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: '1', AGENTJET_GROUP_SIZE: String(o.groupSize), AGENTJET_SERVER_URL: o.serverUrl, AGENTJET_JOIN_TOKEN: o.joinToken };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...o.env, PYTHONUNBUFFERED: '1', AGENTJET_GROUP_SIZE: String(o.groupSize), AGENTJET_SERVER_URL: o.serverUrl, AGENTJET_JOIN_TOKEN: o.joinToken };
   delete env['AGENTJET_ADMIN_TOKEN'];
   const python = process.env['PYTHON'] ?? 'python3';
   const children: { id: string; child: ChildProcess; exited: Promise<void> }[] = [];

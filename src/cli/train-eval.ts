@@ -1,10 +1,22 @@
 // Eval for `agentjet train`: plays a fixed set of held-out tasks as `eval` episodes (never trained
-// on) through the openai package, a few at a time, and reports the success rate.
+// on) through the openai package, a few at a time, and reports the success rate; one task per call.
 import OpenAI from 'openai';
-import { loadTasks, calculatorEnv } from '../../resources/examples/index';
+import { calculatorEnv, guessNumberEnv, loadTasks } from '../../resources/examples/index';
 import { openaiPolicy } from '../../resources/examples/openai-policy';
 import { SwarmClient } from '../sdk/index';
-import { runEpisode } from '../shared/episode';
+import { runEpisode, type EpisodeResult, type Policy } from '../shared/episode';
+import type { TaskKey } from './train-tasks';
+
+interface EvalPlay {
+  task: { id: string };
+  play: (policy: Policy) => Promise<EpisodeResult>;
+}
+
+/** The first `n` held-out tasks of a task, each with how to play it. */
+function evalPlays(key: TaskKey, n: number): EvalPlay[] {
+  if (key === 'calc') return loadTasks('calculator-agent', 'eval').slice(0, n).map((task) => ({ task, play: (p) => runEpisode(calculatorEnv, task, p) }));
+  return loadTasks('guess-number', 'eval').slice(0, n).map((task) => ({ task, play: (p) => runEpisode(guessNumberEnv, task, p) }));
+}
 
 export interface EvalSummary {
   episodes: number;
@@ -17,20 +29,20 @@ export interface EvalSummary {
   seconds: number;
 }
 
-export async function runEval(url: string, joinToken: string, episodes: number, concurrency = 4): Promise<EvalSummary> {
+export async function runEval(url: string, joinToken: string, episodes: number, key: TaskKey = 'calc', concurrency = 4): Promise<EvalSummary> {
   const t0 = performance.now();
-  const tasks = loadTasks('calculator-agent', 'eval').slice(0, episodes);
+  const tasks = evalPlays(key, episodes);
   const client = new SwarmClient({ url, joinToken, clientId: 'train-eval' });
   const results: { reward: number; success: boolean; version: number }[] = [];
   let failed = 0;
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < tasks.length) {
-      const task = tasks[next++]!;
+      const { task, play } = tasks[next++]!;
       let version = -1;
       const out = await client.episode(task, async ({ baseUrl, apiKey, model, signal, weightVersion }) => {
         version = weightVersion;
-        const r = await runEpisode(calculatorEnv, task, openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }));
+        const r = await play(openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }));
         return { reward: r.reward, success: r.success, metrics: r.metrics };
       }, { kind: 'eval' }).catch(() => null);
       if (out) results.push({ reward: out.result.reward, success: out.result.success ?? false, version });

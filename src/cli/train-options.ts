@@ -19,6 +19,7 @@ export const TrainOptionsSchema = z
     maxTokens: num.int().positive().optional(),
     threads: num.int().positive().optional(),
     seed: num.int().optional(),
+    mix: num.min(0).max(1).optional(),
     evalEvery: num.int().min(0).default(0),
     evalEpisodes: num.int().positive().default(16),
     runDir: z.string().optional(),
@@ -28,7 +29,9 @@ export const TrainOptionsSchema = z
 export type TrainOptions = z.infer<typeof TrainOptionsSchema>;
 
 export const trainHelp = `agentjet train <example> [options]   headless training: a local worker (built-in model) + N clients
-  <example>                  calculator-agent (the example with swarm clients)
+  <example>                  calculator-agent, guess-number, or cocktail (one model on a mix of both)
+  --mix P                    cocktail only: share of calculator-agent tasks, the rest guess-number
+                             (default 0.5); step lines, metrics and evals then report each task
   --clients N                client processes (default 2)
   --steps K                  stop after K training steps (default 10)
   --client openai|fetch|python   which client implementation to run (default openai)

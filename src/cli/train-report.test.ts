@@ -20,6 +20,9 @@ describe('agentjet train output and options', () => {
     expect(TrainOptionsSchema.safeParse(parseFlags(['--client', 'rust'])).success).toBe(false);
     expect(TrainOptionsSchema.safeParse(parseFlags(['--bogus', '1'])).success).toBe(false);
     expect(parseExample('calculator-agent')).toBe('calculator-agent');
+    expect(parseExample('cocktail')).toBe('cocktail');
+    expect(TrainOptionsSchema.parse(parseFlags(['--mix', '0.25'])).mix).toBe(0.25);
+    expect(TrainOptionsSchema.safeParse(parseFlags(['--mix', '2'])).success).toBe(false);
     expect(() => parseExample('nope')).toThrow(/name an example/);
   });
 });

@@ -1,5 +1,6 @@
 // `agentjet train` end to end (the real engine and built-in model): two openai-SDK clients, two
-// C1 steps, metrics in the run dir; and the Python example client playing one episode.
+// C1 steps, metrics in the run dir; the cocktail (both tasks, per-task figures side by side); and the
+// Python example client playing one episode.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +46,27 @@ describe('agentjet train', () => {
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(MetricsLineSchema.parse(JSON.parse(line)).episodes).toBeGreaterThanOrEqual(4);
   }, 60_000);
+
+  it('trains the cocktail (mix 0.5) and reports calc | guess per step and in metrics.jsonl', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aj-train-'));
+    dirs.push(dir);
+    const runDir = join(dir, 'run');
+    const args = ['bin/agentjet.mjs', 'train', 'cocktail', '--mix', '0.5', '--clients', '2', '--steps', '2', '--strategy', 'C1', '--batch', '4',
+      '--run-dir', runDir, '--threads', '1', '--max-tokens', '48', '--seed', '1'];
+    const { code, out } = await run(process.execPath, args, process.env, 38_000);
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/agentjet train cocktail \(mix 0\.5 calc \/ 0\.5 guess\)/);
+    const figures = '(?:-|reward \\d+\\.\\d{3} success (?:-|\\d+\\.\\d%) \\(\\d+\\))';
+    const steps = [...out.matchAll(new RegExp(`^step (\\d+)/2 .* · calc ${figures} \\| guess ${figures}$`, 'gm'))];
+    expect(steps.map((m) => m[1]), out).toEqual(['1', '2']);
+    expect(out).toMatch(/calc reward +calc success +guess reward +guess success/);
+    const Figures = z.object({ episodes: z.number().int(), rewardMean: z.number().nullable(), successRate: z.number().nullable() });
+    const Line = MetricsLineSchema.extend({ tasks: z.object({ calc: Figures, guess: Figures }) });
+    const lines = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => Line.parse(JSON.parse(l)));
+    expect(lines).toHaveLength(2);
+    // A step whose episodes had not all been reported yet may show '-' for a task; the run as a whole has some.
+    expect(lines.reduce((s, l) => s + l.tasks.calc.episodes + l.tasks.guess.episodes, 0)).toBeGreaterThan(0);
+  }, 40_000);
 
   it('runs the Python calculator client for one episode against a real worker', async () => {
     const w = await startWorkerProcess(['--strategy', 'C1', '--batch', '1000', '--max-tokens', '48']);

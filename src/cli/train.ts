@@ -1,12 +1,13 @@
 // `agentjet train <example>`: headless training. Starts a local worker (built-in model) in this
 // process and N swarm clients, follows the worker's events to print batch progress and one line per
-// step (reward, success, merge ratio, step time), writes metrics.jsonl to the run dir, and after K
-// steps stops the clients and the worker and prints a summary table.
+// step (reward, success, merge ratio, step time, and per task — calc | guess — from the task ids of
+// the step's count of oldest ended train episodes), writes metrics.jsonl to the run dir, and after
+// K steps stops the clients and the worker and prints a summary table. `cocktail` mixes both tasks
+// (--mix: the calculator share).
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startWorker } from '../../gpu-worker/src/worker';
-import { EXAMPLE_NAMES, type ExampleName } from '../../resources/examples/index';
 import type { SwarmEvent } from '../shared/swarm-events';
 import type { StepMetrics } from '../shared/swarm-protocol';
 import { startClients, type ClientsHandle } from './train-clients';
@@ -14,13 +15,14 @@ import { runEval } from './train-eval';
 import { subscribeEvents, type EventsSubscription } from './train-events';
 import type { TrainOptions } from './train-options';
 import { evalTable, formatEval, formatProgress, formatStep, stepRow, summaryTable, type EvalRow, type StepRow } from './train-report';
+import { exampleTasks, TaskTally, TRAIN_EXAMPLES, type TaskBreakdown, type TrainExample } from './train-tasks';
 import { workerConfigFromOptions, type WorkerOptions } from './worker';
 
 export const EXAMPLES_DIR = resolve(import.meta.dirname, '../../resources/examples');
 
-export function parseExample(name: string | undefined): ExampleName {
-  const found = EXAMPLE_NAMES.find((n) => n === name);
-  if (!found) throw new Error(`name an example: ${EXAMPLE_NAMES.join(', ')}`);
+export function parseExample(name: string | undefined): TrainExample {
+  const found = TRAIN_EXAMPLES.find((n) => n === name);
+  if (!found) throw new Error(`name an example: ${TRAIN_EXAMPLES.join(', ')}`);
   return found;
 }
 
@@ -39,7 +41,10 @@ const defaultIo = (): TrainIo => ({
   ...(process.stdout.isTTY ? { progress: (line: string) => process.stdout.write(`\r\x1b[2K${line}`) } : {}),
 });
 
-export async function runTrain(example: ExampleName, o: TrainOptions, io: TrainIo = defaultIo()): Promise<StepRow[]> {
+export async function runTrain(example: TrainExample, o: TrainOptions, io: TrainIo = defaultIo()): Promise<StepRow[]> {
+  if (o.mix !== undefined && example !== 'cocktail') throw new Error('--mix applies to the cocktail example only');
+  const keys = exampleTasks(example);
+  const mix = example === 'cocktail' ? (o.mix ?? 0.5) : undefined;
   const runDir = resolve(o.runDir ?? join('runs', `train-${stamp()}`));
   mkdirSync(runDir, { recursive: true });
   const files = { metrics: join(runDir, 'metrics.jsonl'), eval: join(runDir, 'eval.jsonl'), workerLog: join(runDir, 'worker.log'), clientsLog: join(runDir, 'clients.log') };
@@ -54,7 +59,7 @@ export async function runTrain(example: ExampleName, o: TrainOptions, io: TrainI
   const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
   const worker = await startWorker(workerConfigFromOptions(wo).config, { tokens, log: (line) => appendFileSync(files.workerLog, `${line}\n`) });
   const t = worker.swarm.training;
-  io.out(`agentjet train ${example}: worker ${worker.url} · ${o.clients} ${o.client} client(s) · ${o.steps} steps · strategy ${t.strategy} batch ${t.batch} group ${t.groupSize} · lr ${t.lr}`);
+  io.out(`agentjet train ${example}${mix !== undefined ? ` (mix ${mix} calc / ${Number((1 - mix).toFixed(3))} guess)` : ''}: worker ${worker.url} · ${o.clients} ${o.client} client(s) · ${o.steps} steps · strategy ${t.strategy} batch ${t.batch} group ${t.groupSize} · lr ${t.lr}`);
   io.out(`  run dir ${runDir} (metrics.jsonl, worker.log, clients.log)`);
   const rows: StepRow[] = [];
   const evals: EvalRow[] = [];
@@ -62,12 +67,14 @@ export async function runTrain(example: ExampleName, o: TrainOptions, io: TrainI
   const evaluate = (afterStep: number): Promise<void> => {
     evalChain = evalChain.then(async () => {
       try {
-        const r = await runEval(worker.url, tokens.join, o.evalEpisodes);
-        const row = { afterStep, ...r };
-        evals.push(row);
-        appendFileSync(files.eval, `${JSON.stringify({ time: Date.now(), ...row })}\n`);
-        io.progress?.('');
-        io.out(formatEval(row));
+        for (const task of keys) {
+          const r = await runEval(worker.url, tokens.join, o.evalEpisodes, task);
+          const row = { afterStep, task, ...r };
+          evals.push(row);
+          appendFileSync(files.eval, `${JSON.stringify({ time: Date.now(), ...row })}\n`);
+          io.progress?.('');
+          io.out(formatEval(row));
+        }
       } catch (err) {
         io.out(`eval after step ${afterStep} failed: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -78,38 +85,40 @@ export async function runTrain(example: ExampleName, o: TrainOptions, io: TrainI
   let clients: ClientsHandle | null = null;
   let onSignal: (() => void) | null = null;
   try {
-    let pending: StepMetrics | null = null;
+    const tally = new TaskTally();
+    let pending: { m: StepMetrics; tasks: TaskBreakdown } | null = null;
     let last = performance.now();
     let finish: () => void = () => undefined;
     const done = new Promise<void>((r) => (finish = r));
-    const record = (m: StepMetrics, mergeRatio: number | null): void => {
+    const record = (p: { m: StepMetrics; tasks: TaskBreakdown }, mergeRatio: number | null): void => {
       const now = performance.now();
-      const row = stepRow(m, mergeRatio, (now - last) / 1000);
+      const row = stepRow(p.m, mergeRatio, (now - last) / 1000, p.tasks);
       last = now;
       rows.push(row);
       appendFileSync(files.metrics, `${JSON.stringify({ time: Date.now(), ...row })}\n`);
       io.progress?.('');
-      io.out(formatStep(row, rows.length, o.steps));
+      io.out(formatStep(row, rows.length, o.steps, keys));
       if (o.evalEvery > 0 && rows.length % o.evalEvery === 0) void evaluate(rows.length);
       if (rows.length >= o.steps) finish();
     };
     const onEvent = (e: SwarmEvent): void => {
       if (rows.length >= o.steps) return;
       if (e.type === 'batch_progress') io.progress?.(formatProgress(e.progress));
+      else if (e.type === 'episode_ended' && e.kind === 'train') tally.add(e.taskId, e.reward, e.success);
       else if (e.type === 'step') {
         if (pending) record(pending, null);
-        pending = e.metrics;
+        pending = { m: e.metrics, tasks: tally.take(keys, e.metrics.episodes) };
       } else if (e.type === 'merge_stats' && pending) {
-        const m = pending;
+        const p = pending;
         pending = null;
-        record(m, e.compressionRatio);
+        record(p, e.compressionRatio);
       } else if (e.type === 'log' && (e.level === 'error' || e.level === 'warn')) appendFileSync(files.workerLog, `[${e.level}] ${e.source}: ${e.message}\n`);
     };
     events = await subscribeEvents(worker.url, tokens.admin, { event: onEvent, error: (m) => appendFileSync(files.workerLog, `${m}\n`) });
     if (o.evalEvery > 0) await evaluate(0);
     clients = await startClients({
       exampleDir: join(EXAMPLES_DIR, example), kind: o.client, count: o.clients, serverUrl: worker.url, joinToken: tokens.join, groupSize: t.groupSize,
-      log: (id, line) => appendFileSync(files.clientsLog, `[${id}] ${line}\n`),
+      log: (id, line) => appendFileSync(files.clientsLog, `[${id}] ${line}\n`), env: mix !== undefined ? { AGENTJET_MIX: String(mix) } : {},
     });
     const stopEarly = new Promise<void>((r) => (onSignal = r));
     const handler = (): void => onSignal?.();
@@ -127,7 +136,7 @@ export async function runTrain(example: ExampleName, o: TrainOptions, io: TrainI
     await worker.dispose();
   }
   io.out(rows.length < o.steps ? `stopped after ${rows.length} of ${o.steps} steps` : `done: ${rows.length} steps`);
-  io.out(summaryTable(rows));
+  io.out(summaryTable(rows, keys));
   if (evals.length > 0) io.out(evalTable(evals));
   return rows;
 }

@@ -67,7 +67,7 @@ export const workerHelp = `agentjet worker [options]   run the swarm server: Ope
   --algo grpo|rloo|reinforce advantage estimator (default grpo)
   --merge none|linear|tree   timeline merging for training (default linear)
   --level token|text         match level of timeline merging (default token)
-  --lr LR                    learning rate (default 1e-5)
+  --lr LR                    learning rate (default 1e-4, tuned for the built-in model; ~1e-6 for large models)
   --clip-low X --clip-high Y PPO clip range (default 0.2 / 0.28)
   --kl-coef K                KL to the initial policy (default 0)
   --max-staleness K          drop episodes sampled more than K versions ago (default 2)

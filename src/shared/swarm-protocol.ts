@@ -278,7 +278,7 @@ export const TRAINING_DEFAULTS = {
   algo: 'grpo',
   merge: 'linear',
   level: 'token',
-  lr: 1e-5,
+  lr: 1e-4, // tuned for the built-in model (demo: held-out 27% → 38% in 30 steps); ~1e-6 suits billion-parameter models
   clipLow: 0.2,
   clipHigh: 0.28,
   klCoef: 0,
