@@ -1,26 +1,9 @@
 // SDK errors: SwarmError carries the server's `{type, code, message}` (or a connection failure),
 // and the helpers that decide which failures are worth retrying.
+import { SwarmError } from '../shared/swarm-error';
 import { ErrorBodySchema } from '../shared/swarm-protocol';
 
-export class SwarmError extends Error {
-  constructor(
-    /** HTTP status; 0 when no answer came (connection refused, reset, timed out). */
-    readonly status: number,
-    readonly type: string,
-    readonly code: string,
-    message: string,
-    /** Seconds the server asked us to wait (503 answers). */
-    readonly retryAfterS?: number,
-  ) {
-    super(message);
-    this.name = 'SwarmError';
-  }
-
-  /** 503 (updating, paused, engine restarting), 502/504 from a proxy, or no answer at all. */
-  get retryable(): boolean {
-    return this.status === 0 || this.status === 502 || this.status === 503 || this.status === 504;
-  }
-}
+export { SwarmError };
 
 function codeOf(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;

@@ -1,23 +1,9 @@
 // Errors the swarm services raise for a client: each carries its HTTP status and the wire error
 // `{type, code, message}` (plus a retry hint for 503s), so routes never invent their own shapes.
-import { ErrorTypes, type ErrorBody } from '../../../src/shared/swarm-protocol';
+import { SwarmError } from '../../../src/shared/swarm-error';
+import { ErrorTypes } from '../../../src/shared/swarm-protocol';
 
-export class SwarmError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    readonly code: string,
-    message: string,
-    readonly retryAfterS?: number,
-  ) {
-    super(message);
-    this.name = 'SwarmError';
-  }
-
-  toBody(): ErrorBody {
-    return { error: { type: this.type, code: this.code, message: this.message, ...(this.retryAfterS !== undefined ? { retry_after_s: this.retryAfterS } : {}) } };
-  }
-}
+export { SwarmError };
 
 export const badRequest = (code: string, message: string): SwarmError => new SwarmError(400, ErrorTypes.invalid, code, message);
 export const unauthorized = (code: string, message: string): SwarmError => new SwarmError(401, ErrorTypes.auth, code, message);
