@@ -194,6 +194,8 @@ class Episode:
         self.weight_version = claim.weight_version
         #: Set when the deadline passes or the episode is aborted; check it in long loops.
         self.cancelled = threading.Event()
+        #: Set once the server has answered (or failed to answer) this episode's abort.
+        self._abort_settled = threading.Event()
         self.finished: Optional[str] = None  # "ended" | "aborted"
         self.result: Optional[Dict[str, Any]] = None
         self.deadline_passed = False
@@ -223,7 +225,7 @@ class Episode:
 
     def _check_open(self) -> None:
         if self.deadline_passed:
-            raise SwarmError(408, "timeout_error", "episode_deadline", f"episode {self.episode_id} (task {self.task_id}) passed its deadline")
+            self._raise_deadline()
         if self.finished is not None:
             raise SwarmError(409, "conflict_error", f"episode_{self.finished}", f"episode {self.episode_id} is already {self.finished}")
 
@@ -244,15 +246,25 @@ class Episode:
     def abort(self, reason: Optional[str] = None) -> None:
         """Aborts the episode on the server (once, best effort: errors are swallowed)."""
         with self._lock:
-            self.cancelled.set()
             if self.finished is not None:
+                self.cancelled.set()
                 return
-            self.finished = "aborted"
+            self.finished = "aborted"  # before `cancelled`, so a waiter that wakes sees it
+            self.cancelled.set()
         self._stop_timer()
         try:
             self.client.abort(self.episode_id, reason, deadline_s=5.0)
         except SwarmError:
             pass
+        finally:
+            self._abort_settled.set()
+
+    def _raise_deadline(self) -> None:
+        # The deadline timer aborts on its own thread: let the server have that abort before the
+        # caller hears about the deadline, so what the caller sees and what the server counts agree.
+        if self.finished == "aborted":  # an abort was sent (its thread sets the event when answered)
+            self._abort_settled.wait(6.0)
+        raise SwarmError(408, "timeout_error", "episode_deadline", f"episode {self.episode_id} (task {self.task_id}) passed its deadline")
 
     def _stop_timer(self) -> None:
         if self._timer is not None:
@@ -270,7 +282,7 @@ class Episode:
         elif self.finished is None:
             self.abort("the episode block finished without end()")
         if exc is None and self.deadline_passed and self.result is None:
-            raise SwarmError(408, "timeout_error", "episode_deadline", f"episode {self.episode_id} (task {self.task_id}) passed its deadline")
+            self._raise_deadline()
         return False
 
 
