@@ -1,6 +1,7 @@
 // `agentjet train` output: one row per training step (terminal line + metrics JSONL record), the
 // batch progress line, eval lines, and the summary tables at the end; per-task figures side by side.
 import type { BatchProgress, StepMetrics } from '../shared/swarm-protocol';
+import type { EvalSummary } from './train-eval';
 import { formatTasks, taskCells, taskHeaders, type TaskBreakdown, type TaskKey } from './train-tasks';
 
 export interface StepRow {
@@ -52,15 +53,10 @@ export function summaryTable(rows: readonly StepRow[], keys: readonly TaskKey[] 
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
-export interface EvalRow {
+/** One evaluation's figures, with when and on which task it ran. */
+export interface EvalRow extends EvalSummary {
   afterStep: number;
   task: TaskKey;
-  episodes: number;
-  successRate: number;
-  rewardMean: number;
-  failed: number;
-  versions: number[];
-  seconds: number;
 }
 
 export function formatEval(r: EvalRow): string {

@@ -194,6 +194,16 @@ export const RegisterClientRequestSchema = z.object({
 });
 export const RegisterClientResponseSchema = z.object({ clientId: z.string(), heartbeatS: z.number() });
 
+/** Episode and call counts kept per client and for the whole worker. */
+export const EpisodeCountersSchema = z.object({
+  claimed: z.number().int(),
+  ended: z.number().int(),
+  aborted: z.number().int(),
+  expired: z.number().int(),
+  calls: z.number().int(),
+  completionTokens: z.number().int(),
+});
+
 export const ClientInfoSchema = z.object({
   clientId: z.string(),
   name: z.string().optional(),
@@ -201,15 +211,7 @@ export const ClientInfoSchema = z.object({
   agreedSync: z.boolean(),
   firstSeenAt: z.number(),
   lastSeenAt: z.number(),
-  counters: z.object({
-    claimed: z.number().int(),
-    ended: z.number().int(),
-    aborted: z.number().int(),
-    expired: z.number().int(),
-    calls: z.number().int(),
-    completionTokens: z.number().int(),
-    refused: z.number().int(),
-  }),
+  counters: EpisodeCountersSchema.extend({ refused: z.number().int() }),
   openEpisodes: z.number().int(),
 });
 export type ClientInfo = z.infer<typeof ClientInfoSchema>;
@@ -348,13 +350,7 @@ export const StepMetricsSchema = z.object({
 });
 export type StepMetrics = z.infer<typeof StepMetricsSchema>;
 
-export const CountersSchema = z.object({
-  claimed: z.number().int(),
-  ended: z.number().int(),
-  aborted: z.number().int(),
-  expired: z.number().int(),
-  calls: z.number().int(),
-  completionTokens: z.number().int(),
+export const CountersSchema = EpisodeCountersSchema.extend({
   malformedToolCalls: z.number().int(),
   trainedEpisodes: z.number().int(),
   droppedEpisodes: z.number().int(),
