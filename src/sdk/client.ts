@@ -17,6 +17,8 @@ export interface SwarmClientOptions {
   joinToken: string;
   /** Identifies this client to the server (default: `sdk-<pid>-<random>`). */
   clientId?: string;
+  /** The client code version every claim is tagged with (the runner sets AGENTJET_CODE_VERSION). */
+  codeVersion?: string;
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
   retry?: RetryOptions;
@@ -48,6 +50,7 @@ const LeaveResponseSchema = z.object({ clientId: z.string(), left: z.literal(tru
 export class SwarmClient {
   readonly url: string;
   readonly clientId: string;
+  readonly codeVersion: string | undefined;
   private readonly joinToken: string;
   private readonly fetchImpl: typeof fetch;
   private readonly retry: Required<RetryOptions>;
@@ -60,24 +63,26 @@ export class SwarmClient {
     this.url = o.url.replace(/\/+$/, '');
     this.joinToken = o.joinToken;
     this.clientId = o.clientId ?? `sdk-${process.pid}-${randomBytes(4).toString('hex')}`;
+    this.codeVersion = o.codeVersion;
     this.fetchImpl = o.fetch ?? globalThis.fetch;
     this.retry = { ...RETRY_DEFAULTS, ...o.retry };
     this.requestTimeoutMs = o.requestTimeoutMs ?? 60_000;
     this.onRetry = o.onRetry;
   }
 
-  /** A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and (optionally) AGENTJET_CLIENT_ID. */
+  /** A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and (optionally) AGENTJET_CLIENT_ID and AGENTJET_CODE_VERSION. */
   static fromEnv(env: NodeJS.ProcessEnv = process.env, o: Partial<SwarmClientOptions> = {}): SwarmClient {
     const url = o.url ?? env['AGENTJET_SERVER_URL'];
     const joinToken = o.joinToken ?? env['AGENTJET_JOIN_TOKEN'];
     if (!url || !joinToken) throw new SwarmError(0, 'invalid_request_error', 'missing_env', 'SwarmClient.fromEnv: set AGENTJET_SERVER_URL and AGENTJET_JOIN_TOKEN');
     const clientId = o.clientId ?? env['AGENTJET_CLIENT_ID'];
-    return new SwarmClient({ ...o, url, joinToken, ...(clientId ? { clientId } : {}) });
+    const codeVersion = o.codeVersion ?? env['AGENTJET_CODE_VERSION'];
+    return new SwarmClient({ ...o, url, joinToken, ...(clientId ? { clientId } : {}), ...(codeVersion ? { codeVersion } : {}) });
   }
 
   /** Claims an episode: the OpenAI base URL, the episode key and the model to call. */
   claim(o: ClaimOptions = {}): Promise<ClaimResponse> {
-    const body = { clientId: this.clientId, kind: o.kind ?? 'train', ...(o.taskId !== undefined ? { taskId: o.taskId } : {}), ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}) };
+    const body = { clientId: this.clientId, kind: o.kind ?? 'train', ...(this.codeVersion !== undefined ? { codeVersion: this.codeVersion } : {}), ...(o.taskId !== undefined ? { taskId: o.taskId } : {}), ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}) };
     return this.call('POST', '/swarm/v1/episodes', body, ClaimResponseSchema, 'claim', o);
   }
 

@@ -41,6 +41,14 @@ describe('SDK with a real worker', () => {
     expect(s.clients.find((c) => c.clientId === 'sdk-test')?.counters.ended).toBeGreaterThanOrEqual(1);
   });
 
+  it('tags every claim with the code version from AGENTJET_CODE_VERSION', async () => {
+    const c = SwarmClient.fromEnv({ AGENTJET_SERVER_URL: w.url, AGENTJET_JOIN_TOKEN: TOKENS.join, AGENTJET_CLIENT_ID: 'tagged', AGENTJET_CODE_VERSION: 'abc123' });
+    const claim = await c.claim({ taskId: 'tagged-1' });
+    const detail = z.object({ episode: z.object({ codeVersion: z.string().optional() }) }).parse(await admin(w.url, 'GET', `/swarm/v1/episodes/${claim.episodeId}`));
+    expect(detail.episode.codeVersion).toBe('abc123');
+    await c.abort(claim.episodeId, 'test done');
+  });
+
   it('keeps claiming while the worker is paused (503) and succeeds once it runs again', async () => {
     await admin(w.url, 'POST', '/swarm/v1/control/pause');
     const codes: string[] = [];

@@ -11,10 +11,10 @@ export const SwarmEventBodySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('state'), state: WorkerStateSchema, step: Int, weightVersion: Int, reason: z.string().optional() }),
   z.object({ type: z.literal('client_joined'), clientId: z.string(), name: z.string().optional() }),
   z.object({ type: z.literal('client_left'), clientId: z.string(), reason: z.enum(['left', 'timeout']) }),
-  z.object({ type: z.literal('episode_started'), episodeId: z.string(), clientId: z.string(), kind: EpisodeKindSchema, taskId: z.string().optional(), weightVersion: Int }),
+  z.object({ type: z.literal('episode_started'), episodeId: z.string(), clientId: z.string(), kind: EpisodeKindSchema, taskId: z.string().optional(), codeVersion: z.string().optional(), weightVersion: Int }),
   z.object({
     type: z.literal('episode_ended'), episodeId: z.string(), clientId: z.string(), kind: EpisodeKindSchema, taskId: z.string(),
-    reward: z.number(), success: z.boolean().optional(), calls: Int, pooled: z.boolean(),
+    reward: z.number(), success: z.boolean().optional(), calls: Int, pooled: z.boolean(), codeVersion: z.string().optional(),
   }),
   z.object({ type: z.literal('episode_aborted'), episodeId: z.string(), clientId: z.string(), reason: z.string(), calls: Int }),
   z.object({ type: z.literal('episode_expired'), episodeId: z.string(), clientId: z.string(), idleS: z.number(), calls: Int }),

@@ -144,6 +144,8 @@ export const ClaimRequestSchema = z.object({
   clientId: IdSchema,
   kind: EpisodeKindSchema.default('train'),
   taskId: IdSchema.optional(),
+  /** The client code version that plays it (the runner's content hash; AGENTJET_CODE_VERSION). */
+  codeVersion: IdSchema.optional(),
   /** Inactivity timeout of this episode (bounded by the server). */
   timeoutS: z.number().positive().max(86_400).optional(),
 });
@@ -222,6 +224,7 @@ export const EpisodeSummarySchema = z.object({
   kind: EpisodeKindSchema,
   status: EpisodeStatusSchema,
   taskId: z.string().optional(),
+  codeVersion: z.string().optional(),
   reward: z.number().optional(),
   success: z.boolean().optional(),
   reason: z.string().optional(),

@@ -16,6 +16,7 @@ export interface Episode {
   clientId: string;
   kind: EpisodeKind;
   taskId?: string;
+  codeVersion?: string;
   timeoutMs: number;
   createdAt: number;
   lastActivityAt: number;
@@ -39,6 +40,7 @@ export function summarize(ep: Episode): EpisodeSummary {
   return {
     episodeId: ep.id, clientId: ep.clientId, kind: ep.kind, status: ep.status,
     ...(ep.result?.taskId ?? ep.taskId ? { taskId: ep.result?.taskId ?? ep.taskId } : {}),
+    ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}),
     ...(ep.result ? { reward: ep.result.reward } : {}),
     ...(ep.result?.success !== undefined ? { success: ep.result.success } : {}),
     ...(ep.reason ? { reason: ep.reason } : {}),
@@ -55,11 +57,12 @@ export class EpisodeRegistry {
 
   constructor(private readonly retainFinished = 2000) {}
 
-  create(init: { id: string; clientId: string; kind: EpisodeKind; taskId?: string; timeoutMs: number; now: number }): Episode {
+  create(init: { id: string; clientId: string; kind: EpisodeKind; taskId?: string; codeVersion?: string; timeoutMs: number; now: number }): Episode {
     const ep: Episode = {
       id: init.id, clientId: init.clientId, kind: init.kind, timeoutMs: init.timeoutMs, createdAt: init.now, lastActivityAt: init.now,
       status: 'open', calls: [], inFlight: 0, nextCallIndex: 0, completionTokens: 0, malformedToolCalls: 0, idleWaiters: [],
       ...(init.taskId !== undefined ? { taskId: init.taskId } : {}),
+      ...(init.codeVersion !== undefined ? { codeVersion: init.codeVersion } : {}),
     };
     this.open.set(ep.id, ep);
     return ep;

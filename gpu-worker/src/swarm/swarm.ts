@@ -156,10 +156,10 @@ export class Swarm {
     }
     const timeoutS = Math.min(req.timeoutS ?? this.config.episodeTimeoutS, this.config.maxEpisodeTimeoutS);
     const id = newEpisodeId();
-    this.episodes.create({ id, clientId: req.clientId, kind: req.kind, timeoutMs: timeoutS * 1000, now, ...(req.taskId !== undefined ? { taskId: req.taskId } : {}) });
+    this.episodes.create({ id, clientId: req.clientId, kind: req.kind, timeoutMs: timeoutS * 1000, now, ...(req.taskId !== undefined ? { taskId: req.taskId } : {}), ...(req.codeVersion !== undefined ? { codeVersion: req.codeVersion } : {}) });
     this.counters.claimed += 1;
     this.clients.count(req.clientId, 'claimed');
-    this.emit({ type: 'episode_started', episodeId: id, clientId: req.clientId, kind: req.kind, weightVersion: this.weightVersion, ...(req.taskId !== undefined ? { taskId: req.taskId } : {}) });
+    this.emit({ type: 'episode_started', episodeId: id, clientId: req.clientId, kind: req.kind, weightVersion: this.weightVersion, ...(req.taskId !== undefined ? { taskId: req.taskId } : {}), ...(req.codeVersion !== undefined ? { codeVersion: req.codeVersion } : {}) });
     return { episodeId: id, baseUrl, apiKey: signEpisodeKey(this.deps.secret, id), model: this.modelName, weightVersion: this.weightVersion, kind: req.kind, timeoutS };
   }
 
@@ -229,7 +229,7 @@ export class Swarm {
     this.episodes.finish(ep, 'ended', this.now(), { result });
     this.counters.ended += 1;
     this.clients.count(ep.clientId, 'ended');
-    this.emit({ type: 'episode_ended', episodeId: ep.id, clientId: ep.clientId, kind: ep.kind, taskId: body.taskId, reward: body.reward, calls: ep.calls.length, pooled, ...(body.success !== undefined ? { success: body.success } : {}) });
+    this.emit({ type: 'episode_ended', episodeId: ep.id, clientId: ep.clientId, kind: ep.kind, taskId: body.taskId, reward: body.reward, calls: ep.calls.length, pooled, ...(body.success !== undefined ? { success: body.success } : {}), ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}) });
     if (ep.kind === 'eval') this.recordEval(ep, body.reward, body.success);
     if (pooled) this.trainer.poke();
     return { episodeId: ep.id, accepted: true, pooled, calls: ep.calls.length };

@@ -298,6 +298,7 @@ class SwarmClient:
         join_token: str,
         client_id: Optional[str] = None,
         deadline_s: float = 120.0,
+        code_version: Optional[str] = None,
         initial_delay_s: float = 0.2,
         max_delay_s: float = 10.0,
         request_timeout_s: float = 60.0,
@@ -310,6 +311,7 @@ class SwarmClient:
         self.url = url.rstrip("/")
         self.join_token = join_token
         self.client_id = client_id or f"py-{os.getpid()}-{random.getrandbits(32):08x}"
+        self.code_version = code_version
         self.deadline_s = deadline_s
         self.initial_delay_s = initial_delay_s
         self.max_delay_s = max_delay_s
@@ -323,6 +325,7 @@ class SwarmClient:
         if not url or not token:
             raise SwarmError(0, "invalid_request_error", "missing_env", "set AGENTJET_SERVER_URL and AGENTJET_JOIN_TOKEN")
         kwargs.setdefault("client_id", os.environ.get("AGENTJET_CLIENT_ID"))
+        kwargs.setdefault("code_version", os.environ.get("AGENTJET_CODE_VERSION"))
         return cls(url, token, **kwargs)
 
     def _call(self, method: str, path: str, body: Any, what: str, deadline_s: Optional[float] = None) -> Any:
@@ -347,6 +350,8 @@ class SwarmClient:
 
     def claim(self, kind: str = "train", task_id: Optional[str] = None, timeout_s: Optional[float] = None, deadline_s: Optional[float] = None) -> Claim:
         body: Dict[str, Any] = {"clientId": self.client_id, "kind": kind}
+        if self.code_version:
+            body["codeVersion"] = self.code_version
         if task_id is not None:
             body["taskId"] = task_id
         if timeout_s is not None:
