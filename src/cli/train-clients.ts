@@ -1,14 +1,18 @@
 // Starts `agentjet train`'s swarm clients: TypeScript ones through the client runner (compiled with
 // esbuild, N processes), the Python one as N plain `python3 client.py` processes with the same
-// AGENTJET_* environment. Every client log line goes to one sink.
+// AGENTJET_* environment, restarted with backoff when one dies (as the runner does). Every client log
+// line goes to one sink.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { attemptAfterCrash, backoffDelayMs, defaultBackoff } from '../main/runner/backoff';
 import { ClientRunner, formatCompileMessage } from '../main/runner/index';
 import type { ClientKind } from './train-options';
 
 export interface ClientsHandle {
+  /** The running client processes (a client between a crash and its restart is left out). */
+  processes(): { clientId: string; pid: number }[];
   dispose(): Promise<void>;
 }
 
@@ -42,30 +46,56 @@ export async function startClients(o: StartClientsOptions): Promise<ClientsHandl
     await runner.dispose();
     throw new Error(`client did not compile:\n${started.errors.map(formatCompileMessage).join('\n')}`);
   }
-  return { dispose: () => runner.dispose() };
+  return {
+    processes: () => runner.status().clients.flatMap((c) => (c.pid !== null && c.state === 'running' ? [{ clientId: c.clientId, pid: c.pid }] : [])),
+    dispose: () => runner.dispose(),
+  };
 }
 
 function startPython(entry: string, o: StartClientsOptions): ClientsHandle {
   const env: NodeJS.ProcessEnv = { ...process.env, ...o.env, PYTHONUNBUFFERED: '1', AGENTJET_GROUP_SIZE: String(o.groupSize), AGENTJET_SERVER_URL: o.serverUrl, AGENTJET_JOIN_TOKEN: o.joinToken };
   delete env['AGENTJET_ADMIN_TOKEN'];
   const python = process.env['PYTHON'] ?? 'python3';
-  const children: { id: string; child: ChildProcess; exited: Promise<void> }[] = [];
-  for (let i = 0; i < o.count; i++) {
-    const id = `train-python-${i}`;
-    const child = spawn(python, [entry], { cwd: dirname(entry), env: { ...env, AGENTJET_CLIENT_ID: id, AGENTJET_CLIENT_INDEX: String(i) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => o.log(id, line));
-    const exited = new Promise<void>((r) => child.once('exit', (code, signal) => {
-      o.log(id, `exited (code ${code}, signal ${signal})`);
+  let stopping = false;
+  const slots: { id: string; child: ChildProcess | null; exited: Promise<void>; attempt: number; timer: NodeJS.Timeout | null }[] = [];
+  const launch = (slot: (typeof slots)[number], index: number): void => {
+    const startedAt = Date.now();
+    const child = spawn(python, [entry], { cwd: dirname(entry), env: { ...env, AGENTJET_CLIENT_ID: slot.id, AGENTJET_CLIENT_INDEX: String(index) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    slot.child = child;
+    for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => o.log(slot.id, line));
+    slot.exited = new Promise<void>((r) => child.once('exit', (code, signal) => {
+      slot.child = null;
+      if (stopping || code === 0) o.log(slot.id, `exited (code ${code}, signal ${signal})`);
+      else {
+        // A crash: restart with backoff, like the runner does for the TypeScript clients.
+        const attempt = attemptAfterCrash(slot.attempt, Date.now() - startedAt, defaultBackoff);
+        const ms = backoffDelayMs(attempt, defaultBackoff);
+        slot.attempt = attempt + 1;
+        o.log(slot.id, `exited (code ${code}, signal ${signal}); restarting in ${ms} ms`);
+        slot.timer = setTimeout(() => {
+          slot.timer = null;
+          if (!stopping) launch(slot, index);
+        }, ms);
+      }
       r();
     }));
-    child.on('error', (err) => o.log(id, `could not start ${python}: ${err.message}`));
-    children.push({ id, child, exited });
+    child.on('error', (err) => o.log(slot.id, `could not start ${python}: ${err.message}`));
+  };
+  for (let i = 0; i < o.count; i++) {
+    const slot = { id: `train-python-${i}`, child: null, exited: Promise.resolve(), attempt: 0, timer: null };
+    slots.push(slot);
+    launch(slot, i);
   }
   return {
+    processes: () => slots.flatMap((s) => (s.child?.pid !== undefined && s.child.exitCode === null && s.child.signalCode === null ? [{ clientId: s.id, pid: s.child.pid }] : [])),
     dispose: async () => {
-      for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGTERM');
-      const timer = setTimeout(() => children.forEach((c) => c.child.exitCode === null && c.child.kill('SIGKILL')), 5000);
-      await Promise.all(children.map((c) => c.exited));
+      stopping = true;
+      for (const s of slots) {
+        if (s.timer) clearTimeout(s.timer);
+        if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGTERM');
+      }
+      const timer = setTimeout(() => slots.forEach((s) => s.child?.exitCode === null && s.child.kill('SIGKILL')), 5000);
+      await Promise.all(slots.map((s) => s.exited));
       clearTimeout(timer);
     },
   };

@@ -1,7 +1,7 @@
 // Electron main process: one window with the security defaults of STYLE.md habit 7.
 import { app, BrowserWindow, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
 import { join } from 'node:path';
-import { ipcChannels, type AppInfo } from '../shared/workbench-api';
+import { dispatchWorkbenchCall, ipcChannels, type WorkbenchBackend } from '../shared/workbench-api';
 
 let mainWindow: BrowserWindow | null = null;
 
@@ -35,9 +35,14 @@ function createWindow(): void {
   mainWindow.on('closed', () => (mainWindow = null));
 }
 
-ipcMain.handle(ipcChannels.appInfo, (event): AppInfo => {
-  if (!trustedSender(event)) throw new Error('untrusted sender');
-  return { name: 'AgentJet Workbench', version: app.getVersion(), platform: process.platform, transport: 'electron' };
+/** Set once the services are up; calls before that are refused. */
+let backend: WorkbenchBackend | null = null;
+export const setBackend = (b: WorkbenchBackend): void => void (backend = b);
+
+ipcMain.handle(ipcChannels.call, async (event, method: unknown, params: unknown) => {
+  if (!trustedSender(event)) return { ok: false, error: { code: 'untrusted_sender', message: 'untrusted sender' } };
+  if (!backend) return { ok: false, error: { code: 'not_ready', message: 'the workbench is starting' } };
+  return dispatchWorkbenchCall(backend, method, params);
 });
 
 void app.whenReady().then(() => {

@@ -3,15 +3,15 @@ import { useEffect, useState } from 'react';
 import type { AppInfo } from '../../shared/workbench-api';
 
 export function App() {
-  const [info, setInfo] = useState<AppInfo | null>(null);
+  const [info] = useState<AppInfo | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    const api = window.workbench;
+    const api = window.workbenchIpc;
     if (!api) {
       setError('No workbench API: open this page from the desktop app or `agentjet ui`.');
       return;
     }
-    api.appInfo().then(setInfo, (e: unknown) => setError(String(e)));
+    void api; setError('The workbench panels are being built.');
   }, []);
   return (
     <main style={{ fontFamily: 'system-ui, sans-serif', padding: 24 }}>
