@@ -75,6 +75,16 @@ def test_claim_chat_with_tools_end(worker):
     assert client.agree_sync()["agreed"] is True
 
 
+def test_claims_carry_the_code_version_from_the_environment(worker, monkeypatch):
+    monkeypatch.setenv("AGENTJET_SERVER_URL", worker)
+    monkeypatch.setenv("AGENTJET_JOIN_TOKEN", JOIN)
+    monkeypatch.setenv("AGENTJET_CODE_VERSION", "0123abcd4567")
+    client = aj.SwarmClient.from_env(initial_delay_s=0.05, max_delay_s=0.2, deadline_s=15)
+    c = client.claim(task_id="tagged")
+    assert admin(worker, "GET", f"/swarm/v1/episodes/{c.episode_id}")["episode"]["codeVersion"] == "0123abcd4567"
+    client.abort(c.episode_id, "test done")
+
+
 def test_episode_function_and_context_forms(worker):
     client = fast_client(worker)
     res = client.episode("t-fn", lambda ep: {"reward": 1.0, "success": True, "metrics": {"calls": len(ep.chat([{"role": "user", "content": "hi"}])["choices"])}})
