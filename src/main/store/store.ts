@@ -1,0 +1,53 @@
+// `openStore`: the workbench's SQLite store (DESIGN §6) on better-sqlite3 — WAL journal with
+// synchronous=NORMAL (a committed transaction survives an app crash), foreign keys on, the
+// migrations applied on open. The tables are served by parts: runs.ts, episodes.ts, logs.ts.
+import Database from 'better-sqlite3';
+import { createContext } from './context';
+import { episodesPart } from './episodes';
+import { logsPart } from './logs';
+import { migrate } from './migrations';
+import { runsPart } from './runs';
+import type { Store } from './types';
+
+export interface StoreOptions {
+  /** Log lines kept per run (default 50,000). */
+  logCap?: number;
+}
+
+export const DEFAULT_LOG_CAP = 50_000;
+
+export function openStore(path: string, options: StoreOptions = {}): Store {
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const ctx = createContext(db);
+  const runs = runsPart(ctx);
+  const { vocab: _vocab, ...runMethods } = runs;
+  return {
+    path,
+    transaction<T>(fn: () => T): T {
+      try {
+        return db.transaction(fn)();
+      } catch (err) {
+        ctx.forgetRunKeys();
+        throw err;
+      }
+    },
+    ...runMethods,
+    ...episodesPart(ctx, runs.vocab),
+    ...logsPart(ctx, options.logCap ?? DEFAULT_LOG_CAP),
+    close() {
+      if (!db.open) return;
+      db.pragma('optimize');
+      db.close();
+    },
+  };
+}
