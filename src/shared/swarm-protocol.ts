@@ -336,6 +336,9 @@ export const StepMetricsSchema = z.object({
   episodes: z.number().int(),
   tasks: z.number().int(),
   rewardMean: z.number(),
+  /** Lowest and highest reward of the step's episodes (absent from workers and state files older than these fields). */
+  rewardMin: z.number().optional(),
+  rewardMax: z.number().optional(),
   successRate: z.number().nullable(),
   samples: z.number().int(),
   droppedZeroAdvantage: z.number().int(),

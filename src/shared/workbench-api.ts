@@ -82,7 +82,7 @@ export const RemoteConnectSchema = z.object({
 export type RemoteConnect = z.input<typeof RemoteConnectSchema>;
 
 export const CodeFileSchema = z.object({
-  /** Relative to the client folder, '/'-separated. */
+  /** Relative to the workspace root ('/'-separated, never '..'): the repository root for the bundled examples, the folder itself for a user's client folder. */
   path: z.string().min(1).max(500),
   content: z.string().max(2_000_000),
 });

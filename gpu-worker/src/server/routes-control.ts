@@ -1,5 +1,5 @@
 // Control routes (admin token): training config, pause / start, checkpoint, episode listing and
-// inspection (timelines and their merged samples), evaluation results.
+// inspection (timelines and their merged samples), evaluation results, the vocabulary's pieces.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { EpisodeStatusSchema, TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
@@ -17,9 +17,26 @@ const ListQuery = z.object({
 });
 const IdParams = z.object({ id: z.string().max(300) });
 
+/** Token ids decoded per engine call when listing the vocabulary. */
+export const VOCAB_CHUNK = 4096;
+
+/** Every token id decoded alone (special tokens kept), in id order, a chunk of ids per call. */
+export async function decodeVocabulary(size: number, decode: (sequences: number[][]) => Promise<string[]>, chunk = VOCAB_CHUNK): Promise<string[]> {
+  const pieces: string[] = [];
+  for (let start = 0; start < size; start += chunk) {
+    const ids = Array.from({ length: Math.min(chunk, size - start) }, (_, i) => [start + i]);
+    const texts = await decode(ids);
+    if (texts.length !== ids.length) throw new Error(`decode returned ${texts.length} texts for ${ids.length} token ids`);
+    pieces.push(...texts);
+  }
+  return pieces;
+}
+
 export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm; matcher: TokenMatcher }): void {
   const { swarm, matcher } = deps;
   const admin = (headers: Parameters<typeof requireRole>[0]): void => void requireRole(headers, matcher, 'admin');
+  // The vocabulary never changes while the model is loaded: decoded once, on first request.
+  let vocab: Promise<string[]> | null = null;
 
   app.get('/swarm/v1/config', async (req) => {
     admin(req.headers);
@@ -75,6 +92,19 @@ export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm
     const taskId = ep.result?.taskId ?? ep.taskId;
     const merged = mergeTimelines(ep.calls, { mode: swarm.training.merge, level: swarm.training.level, ...(taskId ? { taskIds: { [ep.id]: taskId } } : {}) });
     return { samples: merged.samples, stats: merged.stats };
+  });
+
+  app.get('/swarm/v1/vocab', async (req) => {
+    admin(req.headers);
+    const size = swarm.engine.info?.vocabSize ?? 0;
+    vocab ??= decodeVocabulary(size, async (sequences) => (await swarm.engine.call('decode', { sequences, skipSpecialTokens: false })).texts);
+    const pending = vocab;
+    try {
+      return { pieces: await pending };
+    } catch (err) {
+      if (vocab === pending) vocab = null; // an engine restart or failure: try again next time
+      throw err;
+    }
   });
 
   app.get('/swarm/v1/eval', async (req) => {

@@ -130,7 +130,7 @@ describe('training', () => {
     expect(s.weightVersion).toBe(1);
     expect(s.pool.episodes).toBe(0);
     expect(s.counters.trainedEpisodes).toBe(2);
-    expect(s.lastStep).toMatchObject({ step: 1, episodes: 2, tasks: 1, rewardMean: 0.5, samples: 2, successRate: 0.5 });
+    expect(s.lastStep).toMatchObject({ step: 1, episodes: 2, tasks: 1, rewardMean: 0.5, rewardMin: 0, rewardMax: 1, samples: 2, successRate: 0.5 });
     const trained = t.engines[0]!.calls.filter((c) => c.method === 'train_step');
     expect(trained).toHaveLength(1);
     const samples = (trained[0]!.params as { samples: { advantages: number }[] }).samples;
@@ -228,6 +228,25 @@ describe('training', () => {
     expect(r.body).toMatchObject({ error: { code: 'paused' } });
     await http(t.worker.url, 'POST', '/swarm/v1/control/start', { token: admin });
     await claim(t);
+  });
+});
+
+describe('vocabulary', () => {
+  it('lists every token id decoded alone, in chunks, once; admin only', async () => {
+    const t = await start();
+    const engine = t.engines[0]!;
+    const decodes = (): number => engine.calls.filter((c) => c.method === 'decode').length;
+    const before = decodes();
+    const res = await http<{ pieces: string[] }>(t.worker.url, 'GET', '/swarm/v1/vocab', { token: admin });
+    expect(res.status).toBe(200);
+    expect(res.body.pieces).toHaveLength(70_000);
+    expect(res.body.pieces[75]).toBe('A');
+    expect(res.body.pieces).toContain('<|im_start|>'); // special tokens are kept
+    expect(decodes() - before).toBe(Math.ceil(70_000 / 4096));
+    const again = await http<{ pieces: string[] }>(t.worker.url, 'GET', '/swarm/v1/vocab', { token: admin });
+    expect(again.body.pieces).toEqual(res.body.pieces);
+    expect(decodes() - before).toBe(Math.ceil(70_000 / 4096));
+    expect((await http(t.worker.url, 'GET', '/swarm/v1/vocab', { token: join })).status).toBe(403);
   });
 });
 

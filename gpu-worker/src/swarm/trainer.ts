@@ -175,6 +175,8 @@ export class Trainer {
     return {
       step: this.swarm.step, weightVersion: current, episodes: entries.length, tasks: new Set(entries.map((e) => e.taskId)).size,
       rewardMean: entries.reduce((a, e) => a + e.reward, 0) / Math.max(1, entries.length),
+      rewardMin: entries.length > 0 ? Math.min(...entries.map((e) => e.reward)) : 0,
+      rewardMax: entries.length > 0 ? Math.max(...entries.map((e) => e.reward)) : 0,
       successRate: withSuccess.length > 0 ? withSuccess.filter((e) => e.success).length / withSuccess.length : null,
       samples: built.samples.length, droppedZeroAdvantage: built.droppedEpisodes, droppedStale,
       maxStaleness: entries.reduce((m, e) => Math.max(m, staleness(oldestWeightVersion(e.calls), stats ? current - 1 : current)), 0),

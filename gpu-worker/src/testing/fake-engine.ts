@@ -142,7 +142,7 @@ export class FakeEngine implements EngineHandle {
           }
           case 'decode': {
             const p = params as EngineParams['decode'];
-            return done({ texts: p.sequences.map((s) => decode(s)) });
+            return done({ texts: p.sequences.map((s) => decode(s, p.skipSpecialTokens ?? true)) });
           }
           case 'train_step': {
             const p = params as EngineParams['train_step'];

@@ -80,6 +80,28 @@ describe('ClientRunner', () => {
     expect(r.status().clients.every((c) => c.lastLogAt !== null)).toBe(true);
   });
 
+  it('restarts, stops and starts one client on request, leaving the others running', async () => {
+    const entry = await project.write('client.ts', clientSource());
+    const r = makeRunner({ count: 2 });
+    const result = await r.start(entry);
+    if (!result.ok) throw new Error('compile failed');
+    await waitFor('2 clients', () => started().length === 2);
+    const pidOf = (id: string): number | null => r.status().clients.find((c) => c.clientId === id)?.pid ?? null;
+    const [p0, p1] = [pidOf('calc-0')!, pidOf('calc-1')!];
+    await r.restartClient('calc-0');
+    await waitFor('calc-0 restarted', () => started().length === 3);
+    expect(isAlive(p0)).toBe(false);
+    expect(pidOf('calc-0')).not.toBe(p0);
+    expect(pidOf('calc-1')).toBe(p1);
+    await r.stopClient('calc-1');
+    expect(isAlive(p1)).toBe(false);
+    expect(r.status().clients.find((c) => c.clientId === 'calc-1')?.state).toBe('exited');
+    await r.startClient('calc-1');
+    await waitFor('calc-1 back', () => started().length === 4);
+    expect(r.status().clients.map((c) => c.state)).toEqual(['running', 'running']);
+    await expect(r.restartClient('calc-9')).rejects.toThrow(/no client calc-9/);
+  });
+
   it('restarts a crashing client with exponential backoff, capped', async () => {
     const entry = await project.write('client.ts', clientSource('process.exit(3);', false));
     const r = makeRunner({ count: 1, backoff: { initialMs: 100, factor: 2, maxMs: 400, resetAfterMs: 60_000 } });

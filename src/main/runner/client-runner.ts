@@ -4,7 +4,7 @@
 import { defaultBackoff, type BackoffPolicy } from './backoff';
 import { ClientSlot, type ClientStatus, type LaunchSpec, type LogLine, type LogStream, type RestartPolicy, type SlotHooks } from './client-process';
 import type { CodeStore } from './code-store';
-import { compileClient, defaultCacheDir, type ClientCode, type CompileMessage } from './compile';
+import { compileClient, defaultCacheDir, type ClientCode, type CompileMessage, type SourceFile } from './compile';
 import { TypedEmitter, type Disposable } from './typed-emitter';
 
 export interface ClientRunnerOptions {
@@ -51,7 +51,16 @@ export interface RunnerEvents {
 }
 
 export type SwapResult =
-  | { ok: true; codeVersion: string; compileMs: number; spawnMs: number; ms: number }
+  | {
+      ok: true;
+      codeVersion: string;
+      compileMs: number;
+      spawnMs: number;
+      ms: number;
+      /** The bundled sources (paths relative to `rootDir`, the entry's folder), as compiled. */
+      inputs: SourceFile[];
+      rootDir: string;
+    }
   | { ok: false; errors: CompileMessage[] };
 
 export interface RunnerStatus {
@@ -118,6 +127,32 @@ export class ClientRunner {
     });
   }
 
+  /** Restarts one client with the deployed code (SIGTERM, SIGKILL after the swap grace, then a fresh process). */
+  restartClient(clientId: string): Promise<void> {
+    return this.serialize(async () => {
+      const slot = this.slot(clientId);
+      const d = this.deployed;
+      if (!d) throw new Error(`client runner ${this.opts.name} has no code deployed`);
+      await slot.stop(this.opts.swapGraceMs ?? 2000);
+      await slot.launch(this.spec(slot, d));
+    });
+  }
+
+  /** Stops one client until startClient, restartClient or the next swap. */
+  stopClient(clientId: string): Promise<void> {
+    return this.serialize(() => this.slot(clientId).stop(this.opts.stopGraceMs ?? 5000));
+  }
+
+  /** Starts one stopped client with the deployed code (nothing when it runs already). */
+  startClient(clientId: string): Promise<void> {
+    return this.serialize(async () => {
+      const slot = this.slot(clientId);
+      const d = this.deployed;
+      if (!d) throw new Error(`client runner ${this.opts.name} has no code deployed`);
+      if (!slot.busy) await slot.launch(this.spec(slot, d));
+    });
+  }
+
   /** Stops every client (SIGTERM, SIGKILL after the stop grace); a later start() runs them again. */
   stop(): Promise<void> {
     return this.serialize(() => this.stopAll());
@@ -139,6 +174,12 @@ export class ClientRunner {
   /** The recent log lines of one client, oldest first. */
   logs(clientId: string): LogLine[] {
     return this.slots.find((s) => s.clientId === clientId)?.logs() ?? [];
+  }
+
+  private slot(clientId: string): ClientSlot {
+    const slot = this.slots.find((s) => s.clientId === clientId);
+    if (!slot) throw new Error(`no client ${clientId} in runner ${this.opts.name}`);
+    return slot;
   }
 
   private serialize<T>(op: () => Promise<T>): Promise<T> {
@@ -178,7 +219,7 @@ export class ClientRunner {
     await stored;
     const ms = Math.round(performance.now() - t0);
     this.emitter.emit('swap:done', { codeVersion: next.codeVersion, previousCodeVersion, ms, spawnMs });
-    return { ok: true, codeVersion: next.codeVersion, compileMs: compiled.ms, spawnMs, ms };
+    return { ok: true, codeVersion: next.codeVersion, compileMs: compiled.ms, spawnMs, ms, inputs: compiled.inputs, rootDir: compiled.rootDir };
   }
 
   private async stopAll(): Promise<void> {

@@ -89,6 +89,24 @@ describe('compileClient', () => {
     expect(bad.errors[0]).toMatchObject({ file: join(project.dir, 'edited.ts'), line: 2, column: 11 });
   });
 
+  it('compiles an overlay of edited files in place of the disk, hashing the edited contents, disk untouched', async () => {
+    const greetPath = join(project.dir, 'lib/greet.ts');
+    const onDisk = await readFile(greetPath, 'utf8');
+    const entry = join(project.dir, 'client.ts');
+    const plain = await compileClient({ entry }, { cacheDir, nodePaths: [REPO_NODE_MODULES] });
+    const edited = `export function greet(name: string): string {\n  return 'howdy ' + name;\n}\n`;
+    const r = await compileClient({ entry, overlay: { [greetPath]: edited } }, { cacheDir, nodePaths: [REPO_NODE_MODULES] });
+    if (!r.ok || !plain.ok) throw new Error('compile failed');
+    expect(r.codeVersion).not.toBe(plain.codeVersion);
+    expect(r.inputs.find((f) => f.path === 'lib/greet.ts')?.contents).toBe(edited);
+    const { stdout } = await run(process.execPath, [r.bundlePath], { cwd: project.dir });
+    expect(stdout.trim()).toBe(`howdy swarm ${project.dir}`);
+    expect(await readFile(greetPath, 'utf8')).toBe(onDisk);
+    const bad = await compileClient({ entry, overlay: { [greetPath]: `export const greet = (n: string) => ;\n` } }, { cacheDir, nodePaths: [REPO_NODE_MODULES] });
+    if (bad.ok) throw new Error('expected a compile error');
+    expect(bad.errors[0]).toMatchObject({ file: greetPath, line: 1 });
+  });
+
   it('source maps point stack traces at the original TypeScript lines', async () => {
     const entry = await project.write('boom.ts', `type T = { a: number };\nconst t: T = { a: 1 };\nfunction boom(): never {\n  throw new Error('boom ' + t.a);\n}\nboom();\n`);
     const r = await compileClient(entry, { cacheDir });

@@ -4,16 +4,20 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type BuildOptions, type Message } from 'esbuild';
+import { build, type BuildOptions, type Loader, type Message, type Plugin } from 'esbuild';
 import { z } from 'zod';
 import { externalizePackages } from './externalize-plugin';
 
-/** Client code: an entry file path, or source text compiled as if it were a file in `resolveDir`. */
+/**
+ * Client code: an entry file path, or source text compiled as if it were a file in `resolveDir`.
+ * `overlay` (absolute path → contents) serves edited files in place of what is on disk, so an
+ * edit can be compiled without touching the files; the code version covers the edited contents.
+ */
 export type ClientCode =
   | string
-  | { entry: string }
+  | { entry: string; overlay?: Readonly<Record<string, string>> }
   | { source: string; resolveDir: string; sourcefile?: string; loader?: 'ts' | 'js' };
 
 export interface CompileOptions {
@@ -86,17 +90,20 @@ interface Normalized {
   /** Absolute path of the entry (for stdin: the path the source pretends to have). */
   entryPath: string;
   stdin?: { contents: string; resolveDir: string; sourcefile: string; loader: 'ts' | 'js' };
+  /** Edited contents by absolute path. */
+  overlay: ReadonlyMap<string, string>;
 }
 
 function normalize(code: ClientCode): Normalized {
   if (typeof code === 'string' || 'entry' in code) {
     const entryPath = resolve(typeof code === 'string' ? code : code.entry);
-    return { rootDir: dirname(entryPath), entryPath };
+    const overlay = new Map(Object.entries(typeof code === 'string' ? {} : (code.overlay ?? {})).map(([path, text]) => [resolve(path), text]));
+    return { rootDir: dirname(entryPath), entryPath, overlay };
   }
   const rootDir = resolve(code.resolveDir);
   const sourcefile = code.sourcefile ?? 'client.ts';
   const loader = code.loader ?? (/\.[cm]?js$/.test(sourcefile) ? 'js' : 'ts');
-  return { rootDir, entryPath: join(rootDir, sourcefile), stdin: { contents: code.source, resolveDir: rootDir, sourcefile, loader } };
+  return { rootDir, entryPath: join(rootDir, sourcefile), stdin: { contents: code.source, resolveDir: rootDir, sourcefile, loader }, overlay: new Map() };
 }
 
 // esbuild's failure crosses its service process; parse the part we use instead of trusting a cast.
@@ -109,6 +116,22 @@ const FailureSchema = z.object({ errors: z.array(MessageSchema), warnings: z.arr
 function toMessage(m: z.infer<typeof MessageSchema> | Message, n: Normalized): CompileMessage {
   if (!m.location) return { file: n.entryPath, line: 0, column: 0, message: m.text };
   return { file: resolve(n.rootDir, m.location.file), line: m.location.line, column: m.location.column + 1, message: m.text };
+}
+
+const LOADERS: Record<string, Loader> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx', '.json': 'json' };
+
+/** Serves the overlay's contents for its paths; every other file loads from disk as usual. */
+function overlayPlugin(overlay: ReadonlyMap<string, string>): Plugin {
+  return {
+    name: 'agentjet-overlay',
+    setup(b) {
+      b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
+        const contents = overlay.get(args.path);
+        if (contents === undefined) return undefined;
+        return { contents, loader: LOADERS[extname(args.path)] ?? 'ts', resolveDir: dirname(args.path) };
+      });
+    },
+  };
 }
 
 function buildOptions(n: Normalized, outfile: string, opts: CompileOptions): BuildOptions {
@@ -135,7 +158,7 @@ function buildOptions(n: Normalized, outfile: string, opts: CompileOptions): Bui
       'import.meta.filename': JSON.stringify(n.entryPath),
       'import.meta.dirname': JSON.stringify(n.rootDir),
     },
-    plugins: [externalizePackages()],
+    plugins: [...(n.overlay.size > 0 ? [overlayPlugin(n.overlay)] : []), externalizePackages()],
   };
 }
 
@@ -147,7 +170,7 @@ async function readInputs(keys: string[], n: Normalized): Promise<{ hashed: Sour
     const path = key.split(sep).join('/');
     let contents: string;
     if (n.stdin && (key === '<stdin>' || abs === n.entryPath)) contents = n.stdin.contents;
-    else contents = await readFile(abs, 'utf8').catch(() => '');
+    else contents = n.overlay.get(abs) ?? (await readFile(abs, 'utf8').catch(() => ''));
     hashed.push({ path, contents });
     if (!abs.split(sep).includes('node_modules')) user.push({ path: n.stdin && key === '<stdin>' ? n.stdin.sourcefile : path, contents });
   }

@@ -1,0 +1,214 @@
+// ClientService: the run's swarm clients. Wraps the ClientRunner for the run's code (a bundled
+// example through an overlay, or a user folder), serves the editor (files, save → compile →
+// hot-swap, compile errors as values), records every deployed code version with a chart marker,
+// merges the runner's clients with the worker's counters (polled every second) into the clients
+// panel, and forwards client logs.
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { ClientInfoSchema } from '../../shared/swarm-protocol';
+import type { ClientRow, CodeFile, CodeFiles, CompileError, LogLine, SaveResult } from '../../shared/workbench-api';
+import { WorkbenchError } from '../../shared/workbench-api';
+import { ClientRunner, type CompileMessage, type SourceFile } from '../runner/index';
+import { mergeClientRows } from './client-rows';
+import type { CodeWorkspace } from './code-workspace';
+import type { RunContext } from './run-context';
+import type { WorkerHttp } from './worker-http';
+
+const ClientsAnswerSchema = z.object({ clients: z.array(ClientInfoSchema) });
+
+export interface ClientServiceOptions {
+  ctx: RunContext;
+  http: WorkerHttp;
+  /** The run's code; null when the run has no client code (a remote worker watched only). */
+  workspace: CodeWorkspace | null;
+  /** Runs local clients when given (the join token is needed to claim episodes). */
+  runner: { serverUrl: string; joinToken: string; count: number; groupSize: number; cacheDir: string; nodePaths: string[] } | null;
+  /** Training steps completed now (for code markers). */
+  currentStep: () => number;
+  pollMs?: number;
+}
+
+export class ClientService {
+  private readonly runner: ClientRunner | null;
+  private rows: ClientRow[] = [];
+  private remote: z.infer<typeof ClientInfoSchema>[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private polling = false;
+  private disposed = false;
+  private codeVersion: string | null = null;
+  /** The first compile failed: the session shows it until a save compiles. */
+  private startFailed = false;
+
+  constructor(private readonly o: ClientServiceOptions) {
+    const r = o.runner;
+    this.runner =
+      r && o.workspace
+        ? new ClientRunner({
+            name: 'wb', serverUrl: r.serverUrl, joinToken: r.joinToken, count: r.count, env: { AGENTJET_GROUP_SIZE: String(r.groupSize) },
+            cacheDir: r.cacheDir, nodePaths: r.nodePaths, cwd: o.workspace.spec.root,
+          })
+        : null;
+    if (this.runner) {
+      this.runner.on('client:log', (l) => this.log({ t: l.t, source: l.clientId, stream: l.stream === 'system' ? 'event' : l.stream, line: l.line }));
+      for (const ev of ['client:started', 'client:exited'] as const) this.runner.on(ev, () => this.refresh());
+    }
+    this.timer = setInterval(() => void this.poll(), o.pollMs ?? 1000);
+    this.timer.unref();
+  }
+
+  /**
+   * Compiles the code and starts the clients (none when count is 0). A compile error does not fail
+   * the connection: it is shown in the session and as `compile_failed`, and a save that compiles
+   * starts the clients.
+   */
+  async start(): Promise<void> {
+    if (!this.runner || !this.o.workspace) return;
+    const r = await this.runner.start(this.o.workspace.clientCode());
+    if (!r.ok) {
+      this.compileFailed(this.compileErrors(r.errors));
+      return;
+    }
+    this.record(r.codeVersion, r.rootDir, r.inputs, null);
+    this.refresh();
+  }
+
+  async codeFiles(): Promise<CodeFiles> {
+    const ws = this.requireWorkspace();
+    const listed = await this.sources();
+    const files = await Promise.all(listed.map(async (abs) => ({ path: ws.rel(abs)!, content: await ws.read(abs), editable: ws.editable(abs) })));
+    return { runId: this.o.ctx.runId, codeVersion: this.codeVersion, entry: ws.entryPath, files };
+  }
+
+  async saveCode(files: readonly CodeFile[]): Promise<SaveResult> {
+    const ws = this.requireWorkspace();
+    const { ctx } = this.o;
+    if (!this.runner) throw new WorkbenchError('no_clients', 'this run has no local clients to restart (connect with a join token and an example)');
+    await ws.save(files);
+    const previous = this.codeVersion;
+    const r = await this.runner.swap(ws.clientCode());
+    if (!r.ok) {
+      const errors = this.compileErrors(r.errors);
+      ctx.emit({ type: 'compile_failed', runId: ctx.runId, errors });
+      return { ok: false, errors };
+    }
+    if (this.startFailed) {
+      this.startFailed = false;
+      ctx.session.patch({ error: null });
+    }
+    this.record(r.codeVersion, r.rootDir, r.inputs, previous);
+    this.refresh();
+    return { ok: true, codeVersion: r.codeVersion, previousCodeVersion: previous, compileMs: r.compileMs, swapMs: r.spawnMs };
+  }
+
+  clients(): ClientRow[] {
+    return this.rows;
+  }
+
+  async clientAction(clientId: string, action: 'restart' | 'stop' | 'start'): Promise<void> {
+    const local = this.runner?.status().clients.some((c) => c.clientId === clientId) ?? false;
+    if (!this.runner || !local) {
+      throw new WorkbenchError(this.rows.some((c) => c.clientId === clientId) ? 'not_local' : 'not_found', `${clientId} is not a client this workbench runs`);
+    }
+    if (action === 'restart') await this.runner.restartClient(clientId);
+    else if (action === 'stop') await this.runner.stopClient(clientId);
+    else await this.runner.startClient(clientId);
+    this.refresh();
+  }
+
+  /** A local client's recent log lines (the runner's ring; the Store has older runs'). */
+  logs(clientId: string, limit: number): LogLine[] | null {
+    if (!this.runner?.status().clients.some((c) => c.clientId === clientId)) return null;
+    return this.runner.logs(clientId).slice(-limit).map((l) => ({ t: l.t, source: clientId, stream: l.stream === 'system' ? 'event' : l.stream, line: l.line }));
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    clearInterval(this.timer);
+    await this.runner?.dispose();
+  }
+
+  private requireWorkspace(): CodeWorkspace {
+    if (!this.o.workspace) throw new WorkbenchError('no_code', 'this run has no client code (attach with an example to edit and run clients)');
+    return this.o.workspace;
+  }
+
+  /** The entry and every local source it bundles (absolute paths inside the workspace). */
+  private async sources(): Promise<string[]> {
+    const ws = this.requireWorkspace();
+    // Before a successful compile, the folder's own sources stand in for the bundled ones.
+    const known = this.lastInputs.length > 0 ? this.lastInputs : await ws.ownSources();
+    const files = new Set<string>([ws.spec.entry, ...known]);
+    return [...files].filter((abs) => ws.rel(abs) !== null).sort((a, b) => (a === ws.spec.entry ? -1 : b === ws.spec.entry ? 1 : a.localeCompare(b)));
+  }
+
+  private lastInputs: string[] = [];
+
+  private record(codeVersion: string, rootDir: string, inputs: readonly SourceFile[], previous: string | null): void {
+    const ws = this.o.workspace!;
+    const { ctx } = this.o;
+    const abs = inputs.map((f) => ({ abs: resolve(rootDir, f.path), contents: f.contents }));
+    this.lastInputs = abs.map((f) => f.abs);
+    const files: CodeFile[] = abs.flatMap((f) => {
+      const rel = ws.rel(f.abs);
+      return rel ? [{ path: rel, content: f.contents }] : [];
+    });
+    const step = this.o.currentStep();
+    const time = Date.now();
+    this.codeVersion = codeVersion;
+    ctx.batcher.push((s) => {
+      s.putCodeVersion(ctx.runId, { codeVersion, createdAt: time, step, files });
+      s.setCodeVersionStep(ctx.runId, codeVersion, step);
+    });
+    if (previous !== null && previous !== codeVersion) {
+      const marker = { codeVersion, previousCodeVersion: previous, time, step };
+      ctx.batcher.push((s) => s.putMarker(ctx.runId, marker));
+      ctx.emit({ type: 'code', runId: ctx.runId, marker });
+    }
+  }
+
+  private compileFailed(errors: CompileError[]): void {
+    const { ctx } = this.o;
+    this.startFailed = true;
+    const first = errors[0];
+    ctx.session.patch({ error: `the client does not compile${first ? `: ${first.path}:${first.line}:${first.column}: ${first.message}` : ''}; fix it in the editor and save` });
+    ctx.emit({ type: 'compile_failed', runId: ctx.runId, errors });
+  }
+
+  private compileErrors(errors: readonly CompileMessage[]): CompileError[] {
+    const ws = this.o.workspace;
+    return errors.map((e) => ({ path: ws?.rel(e.file) ?? e.file, line: e.line, column: e.column, message: e.message }));
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling || this.disposed) return;
+    this.polling = true;
+    try {
+      this.remote = (await this.o.http.get('/swarm/v1/clients', ClientsAnswerSchema, 5000)).clients;
+    } catch {
+      // The worker is unreachable for now: the session shows it; local rows still update.
+    } finally {
+      this.polling = false;
+    }
+    if (!this.disposed) this.refresh();
+  }
+
+  private refresh(): void {
+    if (this.disposed) return;
+    const local = this.runner?.status().clients ?? [];
+    const rows = mergeClientRows(local, this.remote);
+    if (JSON.stringify(rows) === JSON.stringify(this.rows)) return;
+    const before = new Map(this.rows.map((r) => [r.clientId, JSON.stringify(r)]));
+    this.rows = rows;
+    const { ctx } = this.o;
+    const changed = rows.filter((r) => before.get(r.clientId) !== JSON.stringify(r));
+    if (changed.length > 0) ctx.batcher.push((s) => changed.forEach((r) => s.putClient(ctx.runId, r)));
+    ctx.emit({ type: 'clients', clients: rows });
+  }
+
+  private log(l: LogLine): void {
+    const { ctx } = this.o;
+    ctx.batcher.push((s) => s.appendLog(ctx.runId, l));
+    ctx.emit({ type: 'log', line: l });
+  }
+}

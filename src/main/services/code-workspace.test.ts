@@ -1,0 +1,52 @@
+// The code workspace: paths from the root, edits of a bundled example only in the overlay, a user folder in place.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CodeWorkspace } from './code-workspace';
+
+const dirs: string[] = [];
+const temp = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'aj-svc-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('CodeWorkspace', () => {
+  it('names files from the root, refuses paths leaving it, edits a bundled example only in the overlay', async () => {
+    const root = temp();
+    const ex = join(root, 'examples', 'calc');
+    await mkdir(ex, { recursive: true });
+    writeFileSync(join(ex, 'client.ts'), 'import "./reward";\n');
+    writeFileSync(join(ex, 'reward.ts'), 'export const r = 1;\n');
+    writeFileSync(join(root, 'shared.ts'), 'export {};\n');
+    const overlayDir = join(temp(), 'overlay');
+    const ws = await CodeWorkspace.open({ root, entry: join(ex, 'client.ts'), editableDir: ex, overlayDir });
+    expect(ws.entryPath).toBe('examples/calc/client.ts');
+    expect(ws.rel(join(root, 'shared.ts'))).toBe('shared.ts');
+    expect(ws.rel(join(root, '..', 'elsewhere.ts'))).toBeNull();
+    expect(() => ws.abs('../escape.ts')).toThrow(expect.objectContaining({ code: 'bad_path' }));
+    expect(ws.editable(join(ex, 'reward.ts'))).toBe(true);
+    expect(ws.editable(join(root, 'shared.ts'))).toBe(false);
+    await expect(ws.save([{ path: 'shared.ts', content: 'x' }])).rejects.toMatchObject({ code: 'not_editable' });
+    expect(ws.clientCode()).toEqual({ entry: join(ex, 'client.ts') });
+    await ws.save([{ path: 'examples/calc/reward.ts', content: 'export const r = 2;\n' }]);
+    expect(readFileSync(join(ex, 'reward.ts'), 'utf8')).toBe('export const r = 1;\n');
+    expect(await ws.read(join(ex, 'reward.ts'))).toBe('export const r = 2;\n');
+    expect(ws.clientCode()).toEqual({ entry: join(ex, 'client.ts'), overlay: { [join(ex, 'reward.ts')]: 'export const r = 2;\n' } });
+    // Reopened on the same run folder, the edit is still there.
+    const again = await CodeWorkspace.open({ root, entry: join(ex, 'client.ts'), editableDir: ex, overlayDir });
+    expect(await again.read(join(ex, 'reward.ts'))).toBe('export const r = 2;\n');
+  });
+
+  it('writes a user folder in place', async () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'client.ts'), 'console.log(1);\n');
+    const ws = await CodeWorkspace.open({ root: dir, entry: join(dir, 'client.ts'), editableDir: dir, overlayDir: null });
+    await ws.save([{ path: 'client.ts', content: 'console.log(2);\n' }]);
+    expect(readFileSync(join(dir, 'client.ts'), 'utf8')).toBe('console.log(2);\n');
+    expect(ws.clientCode()).toEqual({ entry: join(dir, 'client.ts') });
+  });
+});

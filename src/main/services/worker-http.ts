@@ -1,0 +1,97 @@
+// The workbench's HTTP client for a worker's admin endpoints: every answer parsed with the shared
+// zod schemas, and failures turned into clear, distinct WorkbenchErrors (unreachable, not an
+// AgentJet worker, token rejected, malformed URL, not found).
+import { z } from 'zod';
+import { HealthSchema, StatusSchema, type Health, type Status } from '../../shared/swarm-protocol';
+import { WorkbenchError } from '../../shared/workbench-api';
+
+/** A worker's base URL (`http(s)://host:port`, no trailing slash), or a `malformed_url` error. */
+export function normalizeWorkerUrl(raw: string): string {
+  const text = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+  } catch {
+    throw new WorkbenchError('malformed_url', `not a URL: ${JSON.stringify(raw)} (expected e.g. http://host:8321)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WorkbenchError('malformed_url', `${raw}: only http:// and https:// worker URLs are supported`);
+  if (!url.hostname) throw new WorkbenchError('malformed_url', `${raw}: the URL names no host`);
+  if (url.search || url.hash) throw new WorkbenchError('malformed_url', `${raw}: a worker URL has no query or fragment`);
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function networkReason(err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const code = cause instanceof Error && 'code' in cause ? String(cause.code) : '';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || (err instanceof Error && err.name === 'TimeoutError')) return 'timed out';
+  if (code === 'ECONNRESET') return 'connection reset';
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+export class WorkerHttp {
+  constructor(
+    readonly url: string,
+    private readonly adminToken: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  /** GET `path` with the admin token; the body parsed with `schema`. */
+  async get<T extends z.ZodType>(path: string, schema: T, timeoutMs = this.timeoutMs): Promise<z.output<T>> {
+    const res = await this.fetch(path, true, timeoutMs);
+    if (res.status === 401 || res.status === 403) {
+      throw new WorkbenchError('token_rejected', `${this.url}: the admin token was rejected (HTTP ${res.status})`);
+    }
+    if (res.status === 404) throw new WorkbenchError('not_found', `${this.url}${path}: not found`);
+    const text = await res.text();
+    if (!res.ok) throw new WorkbenchError('worker_error', `${this.url}${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new WorkbenchError('not_a_worker', `${this.url}${path}: the answer is not JSON; is this an AgentJet worker?`);
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw new WorkbenchError('bad_answer', `${this.url}${path}: unexpected answer (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    return parsed.data;
+  }
+
+  /** GET /health (no auth): a `not_a_worker` error unless it answers like an AgentJet worker. */
+  async health(timeoutMs = this.timeoutMs): Promise<Health> {
+    const res = await this.fetch('/health', false, timeoutMs);
+    const text = await res.text();
+    let raw: unknown = null;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      // handled below
+    }
+    const parsed = HealthSchema.safeParse(raw);
+    if (!parsed.success) throw new WorkbenchError('not_a_worker', `${this.url} is not an AgentJet worker (GET /health answered HTTP ${res.status} without a worker's health)`);
+    return parsed.data;
+  }
+
+  status(): Promise<Status> {
+    return this.get('/swarm/v1/status', StatusSchema);
+  }
+
+  /** Health, then the admin-only status: the checks of attaching, each with its own error. */
+  async probe(): Promise<{ health: Health; status: Status }> {
+    const health = await this.health();
+    // The events stream needs the admin token; /config needs it too, where /status only needs a join token.
+    await this.get('/swarm/v1/config', z.object({ strategy: z.string() }).loose());
+    return { health, status: await this.status() };
+  }
+
+  private async fetch(path: string, auth: boolean, timeoutMs: number): Promise<Response> {
+    try {
+      return await fetch(`${this.url}${path}`, {
+        headers: auth ? { authorization: `Bearer ${this.adminToken}` } : {},
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      throw new WorkbenchError('unreachable', `cannot reach ${this.url}: ${networkReason(err)}`);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+// The workbench's services behind the window, in plain Node (used by Electron main and by
+// `agentjet ui`): the SQLite Store in `<dataDir>/workbench.sqlite`, run folders in
+// `<dataDir>/runs/<runId>/`, and the backend implementing every WorkbenchApi method, with its
+// events fanned out to listeners.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { WorkbenchBackend, WorkbenchEvent } from '../shared/workbench-api';
+import { Backend } from './services/backend';
+import { openStore } from './store/store';
+
+export interface WorkbenchOptions {
+  dataDir: string;
+  /** The bundled examples (default `<repo>/resources/examples`). */
+  examplesDir?: string;
+  log?: (line: string) => void;
+  /** Extra `agentjet worker` flags for local workers (tests: `--threads 1 --seed 1`). */
+  workerArgs?: string[];
+  /** Held-out eval episodes per eval of a local run (default 16; 0 turns eval off) and the steps between evals (default 5). */
+  evalEpisodes?: number;
+  evalEvery?: number;
+}
+
+export interface Workbench {
+  backend: WorkbenchBackend;
+  onEvent(listener: (e: WorkbenchEvent) => void): () => void;
+  dispose(): Promise<void>;
+}
+
+/** The repository (or installed package) root: where bin/, resources/ and node_modules/ are. */
+export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+
+function packageVersion(root: string): string {
+  try {
+    return z.object({ version: z.string() }).parse(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench> {
+  const dataDir = resolve(opts.dataDir);
+  mkdirSync(join(dataDir, 'runs'), { recursive: true });
+  const log = opts.log ?? ((line: string) => console.error(line));
+  const store = openStore(join(dataDir, 'workbench.sqlite'));
+  const listeners = new Set<(e: WorkbenchEvent) => void>();
+  const emit = (e: WorkbenchEvent): void => {
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        log(`an event listener failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  };
+  const backend = new Backend({
+    store, dataDir, repoRoot: REPO_ROOT, examplesDir: opts.examplesDir ? resolve(opts.examplesDir) : join(REPO_ROOT, 'resources', 'examples'),
+    version: packageVersion(REPO_ROOT), emit, log,
+    ...(opts.workerArgs ? { workerArgs: opts.workerArgs } : {}),
+    ...(opts.evalEpisodes !== undefined ? { evalEpisodes: opts.evalEpisodes } : {}),
+    ...(opts.evalEvery !== undefined ? { evalEvery: opts.evalEvery } : {}),
+  });
+  let disposed: Promise<void> | null = null;
+  return {
+    backend,
+    onEvent: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    dispose: () => {
+      disposed ??= (async () => {
+        await backend.dispose();
+        listeners.clear();
+        store.close();
+      })();
+      return disposed;
+    },
+  };
+}
