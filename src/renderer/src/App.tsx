@@ -1,23 +1,100 @@
-// The workbench shell. Panels (editor, charts, clients, timelines, runs) arrive with the workbench issue.
-import { useEffect, useState } from 'react';
-import type { AppInfo } from '../../shared/workbench-api';
+// The workbench shell: nav rail, status bar, the six panels (kept mounted, hidden when not shown,
+// so the editor and charts keep their state) and the global error toasts.
+import { useCallback, useEffect, useState } from 'react';
+import type { WorkbenchApi } from '../../shared/workbench-api';
+import type { ConnectionResult } from './api/connection';
+import { ChartsPanel } from './panels/charts/ChartsPanel';
+import { ClientsPanel } from './panels/clients/ClientsPanel';
+import { ConnectPanel } from './panels/connect/ConnectPanel';
+import { EditorPanel } from './panels/editor/EditorPanel';
+import { InspectorPanel } from './panels/inspector/InspectorPanel';
+import { RunsPanel } from './panels/runs/RunsPanel';
+import { NavRail } from './shell/NavRail';
+import { StatusBar } from './shell/StatusBar';
+import { Toasts } from './shell/Toasts';
+import type { PanelId } from './shell/panels';
+import { isLive, latestEpisode, openRun } from './store/state';
+import { closeToast, pushToast, useApp, type AppStore } from './store/store';
+import { startSync } from './store/sync';
 
-export function App() {
-  const [info] = useState<AppInfo | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    const api = window.workbenchIpc;
-    if (!api) {
-      setError('No workbench API: open this page from the desktop app or `agentjet ui`.');
-      return;
-    }
-    void api; setError('The workbench panels are being built.');
-  }, []);
+export function App({ store, connection }: { store: AppStore; connection: ConnectionResult }) {
+  if (!connection.ok) {
+    return (
+      <div className="fatal" role="alert" data-testid="fatal-error">
+        <h1>AgentJet Workbench</h1>
+        <p>{connection.message}</p>
+      </div>
+    );
+  }
+  return <Workbench store={store} api={connection.connection.api} conn={connection.connection} />;
+}
+
+function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; conn: Extract<ConnectionResult, { ok: true }>['connection'] }) {
+  const [panel, setPanel] = useState<PanelId>('connect');
+  const [pending, setPending] = useState<string | null>(null);
+  const reportError = useCallback((m: string) => pushToast(store, m), [store]);
+
+  useEffect(() => startSync({ api, store, status: conn.status, onStatus: conn.onStatus, reportError }), [api, store, conn, reportError]);
+
+  const connection = useApp(store, (s) => s.connection);
+  const session = useApp(store, (s) => s.session);
+  const runId = useApp(store, (s) => s.runId);
+  const live = useApp(store, isLive);
+  const steps = useApp(store, (s) => s.steps);
+  const evals = useApp(store, (s) => s.evals);
+  const markers = useApp(store, (s) => s.markers);
+  const loaded = useApp(store, (s) => s.metricsLoaded);
+  const clients = useApp(store, (s) => s.clients);
+  const logs = useApp(store, (s) => s.logs);
+  const lastEpisode = useApp(store, latestEpisode);
+  const toasts = useApp(store, (s) => s.toasts);
+
+  const online = connection === 'open';
+  const openRunById = useCallback(
+    (id: string) => {
+      store.setState((s) => openRun(s, id));
+      setPanel('charts');
+    },
+    [store],
+  );
+  const backToLive = useCallback(() => {
+    const id = store.getState().session?.runId;
+    if (id) store.setState((s) => openRun(s, id));
+  }, [store]);
+  const onCloseToast = useCallback((id: number) => closeToast(store, id), [store]);
+
+  const crashed = clients.filter((c) => c.status === 'crashed').length;
+  const badges: Partial<Record<PanelId, string>> = {};
+  if (crashed) badges.clients = String(crashed);
+  const refreshKey = `${session?.runId ?? ''}:${session ? 'on' : 'off'}:${Math.floor((session?.step ?? 0) / 5)}`;
+
   return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', padding: 24 }}>
-      <h1>AgentJet Workbench</h1>
-      {info && <p>{info.name} {info.version} on {info.platform} via {info.transport}</p>}
-      {error && <p role="alert">{error}</p>}
-    </main>
+    <div className="app">
+      <NavRail active={panel} onSelect={setPanel} badges={badges} />
+      <div className="main">
+        <StatusBar connection={connection} session={session} pendingActivity={pending} viewedRunId={runId} live={live} onBackToLive={backToLive} />
+        <div className="panels">
+          <section className="panel" data-testid="panel-connect" hidden={panel !== 'connect'}>
+            <ConnectPanel api={api} store={store} session={session} online={online} onPending={setPending} />
+          </section>
+          <section className="panel panel-flush" data-testid="panel-editor" hidden={panel !== 'editor'}>
+            <EditorPanel api={api} session={session} markers={markers} />
+          </section>
+          <section className="panel" data-testid="panel-charts" hidden={panel !== 'charts'}>
+            <ChartsPanel active={panel === 'charts'} runId={runId} live={live} session={session} steps={steps} evals={evals} markers={markers} loaded={loaded} />
+          </section>
+          <section className="panel" data-testid="panel-clients" hidden={panel !== 'clients'}>
+            <ClientsPanel api={api} active={panel === 'clients'} connected={session !== null} clients={clients} liveLogs={logs} reportError={reportError} />
+          </section>
+          <section className="panel panel-flush" data-testid="panel-inspector" hidden={panel !== 'inspector'}>
+            <InspectorPanel api={api} runId={runId} live={live} lastEpisode={lastEpisode} />
+          </section>
+          <section className="panel" data-testid="panel-runs" hidden={panel !== 'runs'}>
+            <RunsPanel api={api} active={panel === 'runs'} online={online} runId={runId} refreshKey={refreshKey} onOpen={openRunById} />
+          </section>
+        </div>
+      </div>
+      <Toasts toasts={toasts} onClose={onCloseToast} />
+    </div>
   );
 }

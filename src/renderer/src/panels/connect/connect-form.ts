@@ -1,0 +1,92 @@
+// Turns the Connect forms' text fields into validated connect params (the contract's schemas), or
+// one readable error naming the field. Pure, so every branch is tested.
+import { LocalConnectSchema, RemoteConnectSchema, type LocalConnect, type RemoteConnect } from '../../../../shared/workbench-api';
+
+export interface LocalForm {
+  model: string;
+  example: string;
+  clients: string;
+  strategy: string;
+  batch: string;
+  groupSize: string;
+  lr: string;
+  maxTokens: string;
+}
+
+export interface RemoteForm {
+  url: string;
+  adminToken: string;
+  joinToken: string;
+  example: string;
+  clients: string;
+}
+
+export const DEFAULT_LOCAL: LocalForm = { model: 'builtin', example: 'calculator-agent', clients: '2', strategy: '', batch: '', groupSize: '', lr: '', maxTokens: '' };
+export const DEFAULT_REMOTE: RemoteForm = { url: '', adminToken: '', joinToken: '', example: '', clients: '0' };
+
+export type Built<T> = { ok: true; params: T } | { ok: false; error: string };
+
+const LABELS: Record<string, string> = {
+  model: 'Model',
+  example: 'Example',
+  clients: 'Clients',
+  strategy: 'Strategy',
+  batch: 'Batch',
+  groupSize: 'Group size',
+  lr: 'Learning rate',
+  maxTokens: 'Max tokens',
+  url: 'Worker URL',
+  adminToken: 'Admin token',
+  joinToken: 'Join token',
+};
+
+/** '' → undefined; otherwise a number or NaN (which the schema rejects with the field's name). */
+function num(s: string): number | undefined {
+  const t = s.trim();
+  return t === '' ? undefined : Number(t);
+}
+
+function text(s: string): string | undefined {
+  const t = s.trim();
+  return t === '' ? undefined : t;
+}
+
+function firstIssue(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  const i = error.issues[0];
+  if (!i) return 'invalid input';
+  const field = String(i.path[0] ?? '');
+  return `${LABELS[field] ?? field}: ${i.message}`;
+}
+
+function clean<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function buildLocalParams(f: LocalForm): Built<LocalConnect> {
+  const raw = clean({
+    model: text(f.model) ?? 'builtin',
+    example: text(f.example),
+    clients: num(f.clients),
+    strategy: text(f.strategy),
+    batch: num(f.batch),
+    groupSize: num(f.groupSize),
+    lr: num(f.lr),
+    maxTokens: num(f.maxTokens),
+  });
+  const parsed = LocalConnectSchema.strict().safeParse(raw);
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+  return { ok: true, params: parsed.data };
+}
+
+export function buildRemoteParams(f: RemoteForm): Built<RemoteConnect> {
+  const url = text(f.url);
+  if (!url) return { ok: false, error: 'Worker URL: enter the worker address, e.g. http://gpu-box:8400' };
+  if (!text(f.adminToken)) return { ok: false, error: 'Admin token: required (the worker prints it, or see <run-dir>/tokens.json)' };
+  const raw = clean({ url, adminToken: text(f.adminToken), joinToken: text(f.joinToken), example: text(f.example), clients: num(f.clients) });
+  const parsed = RemoteConnectSchema.strict().safeParse(raw);
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+  if ((parsed.data.clients ?? 0) > 0 && (!parsed.data.joinToken || !parsed.data.example)) {
+    return { ok: false, error: 'Clients: running local clients against a remote worker needs a join token and an example' };
+  }
+  return { ok: true, params: parsed.data };
+}

@@ -1,0 +1,135 @@
+// One episode: a summary header with the merge statistics, then its calls and its merged samples
+// side by side. Hovering a call highlights the sample that trains it, and the other way round.
+import { memo, useState } from 'react';
+import type { CallView, EpisodeDetail, SampleView } from '../../../../shared/workbench-api';
+import { breakCauseDetail, breakCauseLabel } from './break-cause';
+import { formatClock, formatDuration, formatReward, formatSuccess } from './episode-query';
+import { TokenStrip } from './TokenStrip';
+import { logprobColor, outputStart, stripStats } from './tokens';
+
+type Hover = { kind: 'call'; timelineId: string; sampleIndex: number | null } | { kind: 'sample'; index: number; timelineIds: string[] } | null;
+
+export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
+  const { episode, calls, samples, stats } = props.detail;
+  const [hover, setHover] = useState<Hover>(null);
+  const [showWhitespace, setShowWhitespace] = useState(true);
+  const [showPrompts, setShowPrompts] = useState(false);
+  const breaks = stats ? Object.entries(stats.breakCounts).filter(([, n]) => n > 0) : [];
+  const callLit = (c: CallView): boolean => (hover?.kind === 'call' && hover.timelineId === c.timelineId) || (hover?.kind === 'sample' && hover.timelineIds.includes(c.timelineId));
+  const sampleLit = (s: SampleView): boolean => (hover?.kind === 'sample' && hover.index === s.index) || (hover?.kind === 'call' && (hover.sampleIndex === s.index || s.timelineIds.includes(hover.timelineId)));
+
+  return (
+    <div className="in-detail" data-testid="episode-detail" data-episode-id={episode.episodeId}>
+      <header className="in-summary">
+        <div className="in-summary-title">
+          <code title={episode.episodeId}>{episode.episodeId}</code>
+          <span className={`in-status ${episode.status}`}>{episode.status}</span>
+          <span className="in-chip">{episode.kind}</span>
+        </div>
+        <dl className="in-facts">
+          <Fact label="task" value={episode.taskId ?? '—'} />
+          <Fact label="reward" value={formatReward(episode.reward)} />
+          <Fact label="success" value={formatSuccess(episode.success)} />
+          <Fact label="client" value={episode.clientId} />
+          <Fact label="code" value={episode.codeVersion ? episode.codeVersion.slice(0, 8) : '—'} title={episode.codeVersion ?? undefined} />
+          <Fact label="calls" value={String(episode.calls)} />
+          <Fact label="started" value={formatClock(episode.createdAt)} />
+          <Fact label="took" value={formatDuration(episode.createdAt, episode.finishedAt)} />
+          {stats && <Fact label="tokens" value={`${stats.tokensBefore.toLocaleString()} → ${stats.tokensAfter.toLocaleString()}`} title="Σ prompt+output over calls → Σ sample lengths" />}
+          {stats && <Fact label="compression" value={`${stats.compressionRatio.toFixed(2)}×`} />}
+          {stats && <Fact label="samples" value={String(samples.length)} />}
+          {breaks.length > 0 && <Fact label="chain breaks" value={breaks.map(([c, n]) => `${n} ${c.replaceAll('_', ' ')}`).join(', ')} />}
+        </dl>
+        <div className="in-view-options">
+          <label><input type="checkbox" checked={showWhitespace} onChange={(e) => setShowWhitespace(e.target.checked)} /> whitespace</label>
+          <label><input type="checkbox" checked={showPrompts} onChange={(e) => setShowPrompts(e.target.checked)} /> full prompts in calls</label>
+          <span className="in-legend">
+            <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(0) ?? undefined }}>trained, p≈1</span>
+            <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(-5) ?? undefined }}>trained, p≈0</span>
+            <span className="in-legend-item ctx">context</span>
+          </span>
+        </div>
+      </header>
+      {!episode.hasTimelines && <p className="in-note">The timelines of this episode are not stored yet (it is still running, or the worker has not sent them).</p>}
+      <div className="in-columns">
+        <section className="in-column">
+          <h3>Calls ({calls.length})</h3>
+          {calls.map((c) => (
+            <CallBlock key={c.timelineId} call={c} lit={callLit(c)} showWhitespace={showWhitespace} showPrompt={showPrompts} onHover={setHover} />
+          ))}
+        </section>
+        <section className="in-column">
+          <h3>Merged samples ({samples.length})</h3>
+          {samples.map((s) => (
+            <SampleBlock key={s.index} sample={s} calls={calls} lit={sampleLit(s)} showWhitespace={showWhitespace} onHover={setHover} />
+          ))}
+          {samples.length === 0 && <p className="in-note">No merged samples.</p>}
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function Fact(props: { label: string; value: string; title?: string | undefined }) {
+  return (
+    <div className="in-fact" title={props.title}>
+      <dt>{props.label}</dt>
+      <dd>{props.value}</dd>
+    </div>
+  );
+}
+
+const CallBlock = memo(function CallBlock(props: { call: CallView; lit: boolean; showWhitespace: boolean; showPrompt: boolean; onHover: (h: Hover) => void }) {
+  const { call } = props;
+  const st = stripStats(call.tokens);
+  return (
+    <article
+      className={`in-block${props.lit ? ' lit' : ''}${call.breakCause ? ' broke' : ''}`}
+      data-testid="call-view"
+      data-timeline-id={call.timelineId}
+      onMouseEnter={() => props.onHover({ kind: 'call', timelineId: call.timelineId, sampleIndex: call.sampleIndex })}
+      onMouseLeave={() => props.onHover(null)}
+    >
+      {call.breakCause && (
+        <div className="in-break" data-testid="break-cause" data-cause={call.breakCause} title={breakCauseDetail(call.breakCause)}>
+          <strong>chain split: {breakCauseLabel(call.breakCause)}</strong> — {breakCauseDetail(call.breakCause)}
+        </div>
+      )}
+      <div className="in-block-head">
+        <span>call #{call.callIndex}</span>
+        <span className="in-chip">{call.agent}</span>
+        <span className="in-muted">w{call.weightVersion}</span>
+        <span className="in-muted">{call.promptTokens} prompt + {call.tokens.length - call.promptTokens} out</span>
+        <span className="in-muted">finish: {call.finishReason}</span>
+        {st.meanLogprob !== null && <span className="in-muted">mean logprob {st.meanLogprob.toFixed(3)}</span>}
+        <span className="in-spacer" />
+        <span className={call.sampleIndex === null ? 'in-muted' : 'in-link-sample'}>{call.sampleIndex === null ? 'not trained' : `→ sample #${call.sampleIndex}`}</span>
+      </div>
+      <TokenStrip key={props.showPrompt ? 'full' : 'tail'} tokens={call.tokens} from={props.showPrompt ? 0 : outputStart(call.tokens, 48)} showWhitespace={props.showWhitespace} />
+    </article>
+  );
+});
+
+const SampleBlock = memo(function SampleBlock(props: { sample: SampleView; calls: CallView[]; lit: boolean; showWhitespace: boolean; onHover: (h: Hover) => void }) {
+  const { sample } = props;
+  const st = stripStats(sample.tokens);
+  const absorbed = props.calls.filter((c) => sample.timelineIds.includes(c.timelineId)).map((c) => `#${c.callIndex}`);
+  return (
+    <article
+      className={`in-block${props.lit ? ' lit' : ''}`}
+      data-testid="sample-view"
+      data-sample-index={sample.index}
+      onMouseEnter={() => props.onHover({ kind: 'sample', index: sample.index, timelineIds: sample.timelineIds })}
+      onMouseLeave={() => props.onHover(null)}
+    >
+      <div className="in-block-head">
+        <span>sample #{sample.index}</span>
+        <span className="in-chip">{sample.kind}</span>
+        <span className="in-muted">{st.total} tokens · {st.trained} trained in {st.trainedRuns} span{st.trainedRuns === 1 ? '' : 's'}</span>
+        <span className="in-spacer" />
+        <span className="in-muted">absorbs calls {absorbed.length > 0 ? absorbed.join(', ') : sample.timelineIds.length}</span>
+      </div>
+      <TokenStrip tokens={sample.tokens} showWhitespace={props.showWhitespace} />
+    </article>
+  );
+});
