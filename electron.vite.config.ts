@@ -19,6 +19,8 @@ export default defineConfig({
   renderer: {
     root: resolve(__dirname, 'src/renderer'),
     build: { rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } } },
+    // Monaco's `?worker` imports become separate ES-module files loaded from 'self' (CSP worker-src).
+    worker: { format: 'es' },
     plugins: [react()],
   },
 });

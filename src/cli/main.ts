@@ -4,6 +4,7 @@ import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
 import { parseExample, runTrain } from './train';
 import { trainHelp, TrainOptionsSchema } from './train-options';
+import { parseUiArgs, runUi, uiHelp } from './ui';
 import { runWorker, workerHelp, WorkerOptionsSchema } from './worker';
 
 const usage = `usage: agentjet <command> [options]
@@ -12,6 +13,7 @@ commands:
 ${demoHelp}
 ${workerHelp}
 ${trainHelp}
+${uiHelp}
   agentjet help            this text
 
 benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart).`;
@@ -46,6 +48,14 @@ async function main(argv: string[]): Promise<void> {
       await runTrain(parseExample(example), parsed.data);
       // Stray handles (sockets of stopped clients) must not keep a finished run alive.
       process.exit(0);
+      return;
+    }
+    case 'ui': {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(uiHelp);
+        return;
+      }
+      await runUi(parseUiArgs(rest));
       return;
     }
     case undefined:

@@ -1,7 +1,12 @@
-// Electron main process: one window with the security defaults of STYLE.md habit 7.
-import { app, BrowserWindow, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
+// Electron main process: one window with the security defaults of STYLE.md habit 7, the workbench
+// services (createWorkbench) behind the IPC `call` channel, their events pushed to the window, and
+// a clean dispose (clients, worker checkpoint, database) before the app quits.
+import { app, BrowserWindow, dialog, ipcMain, session, shell, type IpcMainInvokeEvent } from 'electron';
 import { join } from 'node:path';
-import { dispatchWorkbenchCall, ipcChannels, type WorkbenchBackend } from '../shared/workbench-api';
+import { dispatchWorkbenchCall, ipcChannels, type WorkbenchBackend, type WorkbenchEvent } from '../shared/workbench-api';
+import { BRIDGE_CSP } from './bridge/static-files';
+import { withTransport } from './bridge/backend-overrides';
+import { createWorkbench } from './workbench';
 
 let mainWindow: BrowserWindow | null = null;
 
@@ -21,6 +26,7 @@ function createWindow(): void {
       sandbox: true,
       nodeIntegration: false,
       webSecurity: true,
+      webviewTag: false,
     },
   });
   const contents = mainWindow.webContents;
@@ -29,7 +35,8 @@ function createWindow(): void {
     return { action: 'deny' };
   });
   contents.on('will-navigate', (event) => event.preventDefault());
-  const devUrl = process.env.ELECTRON_RENDERER_URL;
+  contents.on('will-redirect', (event) => event.preventDefault());
+  const devUrl = process.env['ELECTRON_RENDERER_URL'];
   if (devUrl) void mainWindow.loadURL(devUrl);
   else void mainWindow.loadFile(join(__dirname, '../renderer/index.html'));
   mainWindow.on('closed', () => (mainWindow = null));
@@ -37,7 +44,7 @@ function createWindow(): void {
 
 /** Set once the services are up; calls before that are refused. */
 let backend: WorkbenchBackend | null = null;
-export const setBackend = (b: WorkbenchBackend): void => void (backend = b);
+export const setBackend = (b: WorkbenchBackend | null): void => void (backend = b);
 
 ipcMain.handle(ipcChannels.call, async (event, method: unknown, params: unknown) => {
   if (!trustedSender(event)) return { ok: false, error: { code: 'untrusted_sender', message: 'untrusted sender' } };
@@ -45,13 +52,78 @@ ipcMain.handle(ipcChannels.call, async (event, method: unknown, params: unknown)
   return dispatchWorkbenchCall(backend, method, params);
 });
 
-void app.whenReady().then(() => {
+function pushEvent(event: WorkbenchEvent): void {
+  const contents = mainWindow?.webContents;
+  if (contents && !contents.isDestroyed()) contents.send(ipcChannels.event, event);
+}
+
+type Workbench = Awaited<ReturnType<typeof createWorkbench>>;
+let workbench: Workbench | null = null;
+let stopEvents: (() => void) | null = null;
+
+async function startServices(): Promise<void> {
+  // AGENTJET_HOME moves the data (the e2e spec uses a scratch folder); default: the app's userData.
+  const dataDir = process.env['AGENTJET_HOME'] ?? app.getPath('userData');
+  const wb = await createWorkbench({ dataDir, log: (line) => console.log(line) });
+  workbench = wb;
+  stopEvents = wb.onEvent(pushEvent);
+  setBackend(withTransport(wb.backend, 'electron'));
+}
+
+let disposed = false;
+async function disposeServices(): Promise<void> {
+  setBackend(null);
+  stopEvents?.();
+  stopEvents = null;
+  const wb = workbench;
+  workbench = null;
+  if (wb) await wb.dispose();
+}
+
+/** Defence in depth: no other web contents, no permissions, and a CSP header where one applies. */
+function lockDown(): void {
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  });
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  // The dev server (HMR) needs its own inline preamble; the built app gets the strict policy.
+  if (!process.env['ELECTRON_RENDERER_URL']) {
+    session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+      callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [BRIDGE_CSP] } });
+    });
+  }
+}
+
+void app.whenReady().then(async () => {
+  lockDown();
   createWindow();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
   });
+  try {
+    await startServices();
+  } catch (err) {
+    const text = err instanceof Error ? err.message : String(err);
+    // better-sqlite3 built for Node (npm install) cannot load in Electron until rebuilt for it.
+    const hint = /NODE_MODULE_VERSION/.test(text)
+      ? '\n\nNative modules are built for Node, not Electron: run `npx electron-builder install-app-deps` (and `npm rebuild better-sqlite3` to go back to Node for `agentjet ui` and the tests).'
+      : '';
+    dialog.showErrorBox('AgentJet Workbench could not start', `${text}${hint}`);
+    app.quit();
+  }
 });
 
 app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
+});
+
+// Quit waits for the services to stop (clients, worker checkpoint, database), once.
+app.on('before-quit', (event) => {
+  if (disposed) return;
+  event.preventDefault();
+  disposed = true;
+  disposeServices()
+    .catch((err: unknown) => console.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`))
+    .finally(() => app.quit());
 });

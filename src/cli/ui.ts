@@ -1,0 +1,144 @@
+// `agentjet ui`: the workbench in a plain browser. Builds the renderer for the browser when the
+// build is missing or stale, starts the workbench services (SQLite store, worker and client
+// services) in this process, serves the UI and its WebSocket bridge on 127.0.0.1, and prints the
+// URL with its session token. `--connect-local` connects a local worker straight away.
+import { spawn } from 'node:child_process';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { startUiSession, type LocalDefaults, type WorkbenchTuning } from '../main/bridge';
+import { StrategySchema } from '../shared/swarm-protocol';
+import { parseFlags } from './flags';
+
+const num = z.coerce.number();
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const UiOptionsSchema = z
+  .object({
+    port: num.int().min(0).max(65_535).default(8330),
+    host: z.string().min(1).default('127.0.0.1'),
+    dataDir: z.string().min(1).optional(),
+    connectLocal: bool.default(false),
+    model: z.string().min(1).default('builtin'),
+    example: z.string().min(1).default('calculator-agent'),
+    clients: num.int().min(0).max(64).default(2),
+    open: bool.default(false),
+    strategy: StrategySchema.optional(),
+    batch: num.int().positive().optional(),
+    groupSize: num.int().positive().optional(),
+    lr: num.positive().max(1).optional(),
+    maxTokens: num.int().positive().max(4096).optional(),
+    threads: num.int().positive().optional(),
+    evalEpisodes: num.int().min(0).optional(),
+    evalEvery: num.int().positive().optional(),
+  })
+  .strict();
+export type UiOptions = z.infer<typeof UiOptionsSchema>;
+
+export const uiHelp = `agentjet ui [options]       the workbench in a browser: UI + WebSocket bridge on 127.0.0.1
+  --port P                   HTTP port (default 8330; 0 picks a free one)
+  --host H                   bind address (default 127.0.0.1; the URL carries a session token)
+  --data-dir DIR             runs database and worker run dirs (default $AGENTJET_HOME or ~/.agentjet)
+  --connect-local            connect a local worker at once (with the three options below)
+  --model builtin|DIR        its model (default builtin)
+  --example NAME|DIR         its example (default calculator-agent)
+  --clients N                its local clients (default 2)
+  --strategy C1..C5 --batch N --group-size G --lr LR --max-tokens N
+                             training settings of local connects that leave them unset
+                             (default: the worker's, C2 / 8 / 4 / 1e-4 / 256)
+  --threads T                torch CPU threads of local workers
+  --eval-episodes N --eval-every M   held-out eval of local runs: N episodes every M steps
+                             (default 16 every 5; --eval-episodes 0 turns it off)
+  --open                     open the URL in the default browser
+  Ctrl-C stops the clients and the worker (checkpointing it) and exits.`;
+
+const BOOLEAN_FLAGS = new Set(['--connect-local', '--open']);
+
+/** `--connect-local` / `--open` may stand alone; they become `--flag=true` for parseFlags. */
+export function normalizeBooleanFlags(argv: readonly string[]): string[] {
+  return argv.map((arg, i) => {
+    const next = argv[i + 1];
+    return BOOLEAN_FLAGS.has(arg) && (next === undefined || next.startsWith('--')) ? `${arg}=true` : arg;
+  });
+}
+
+export function parseUiArgs(argv: readonly string[]): UiOptions {
+  const parsed = UiOptionsSchema.safeParse(parseFlags(normalizeBooleanFlags(argv)));
+  if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${uiHelp}`);
+  return parsed.data;
+}
+
+/** `--data-dir`, else $AGENTJET_HOME, else ~/.agentjet. */
+export function resolveDataDir(given: string | undefined, env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  if (given) return resolve(given);
+  const fromEnv = env['AGENTJET_HOME'];
+  return fromEnv ? resolve(fromEnv) : join(home, '.agentjet');
+}
+
+export function tuningOf(o: UiOptions): WorkbenchTuning {
+  const t: WorkbenchTuning = {};
+  if (o.threads !== undefined) t.workerArgs = ['--threads', String(o.threads)];
+  if (o.evalEpisodes !== undefined) t.evalEpisodes = o.evalEpisodes;
+  if (o.evalEvery !== undefined) t.evalEvery = o.evalEvery;
+  return t;
+}
+
+export function localDefaultsOf(o: UiOptions): LocalDefaults {
+  const d: LocalDefaults = {};
+  if (o.strategy !== undefined) d.strategy = o.strategy;
+  if (o.batch !== undefined) d.batch = o.batch;
+  if (o.groupSize !== undefined) d.groupSize = o.groupSize;
+  if (o.lr !== undefined) d.lr = o.lr;
+  if (o.maxTokens !== undefined) d.maxTokens = o.maxTokens;
+  return d;
+}
+
+function openInBrowser(url: string, out: (line: string) => void): void {
+  const [cmd, args]: [string, string[]] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const failed = (): void => out(`agentjet ui: could not open a browser (${cmd}); open the URL above yourself`);
+  try {
+    const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
+    child.on('error', failed);
+    child.unref();
+  } catch {
+    failed();
+  }
+}
+
+export async function runUi(o: UiOptions): Promise<void> {
+  const out = (line: string): void => console.log(line);
+  // Loaded here, not at the top: the other commands need none of the workbench services.
+  const { createWorkbench } = await import('../main/workbench');
+  const ui = await startUiSession({
+    host: o.host,
+    port: o.port,
+    dataDir: resolveDataDir(o.dataDir),
+    connectLocal: o.connectLocal ? { model: o.model, example: o.example, clients: o.clients } : null,
+    localDefaults: localDefaultsOf(o),
+    createWorkbench,
+    tuning: tuningOf(o),
+    repoRoot: resolve(import.meta.dirname, '../..'),
+    out,
+  });
+  if (o.open) openInBrowser(ui.bridge.pageUrl, out);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) {
+      console.error(`${signal} again: exiting without waiting`);
+      process.exit(130);
+    }
+    stopping = true;
+    out(`${signal}: stopping the clients and the worker…`);
+    ui.dispose().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  await new Promise<never>(() => undefined);
+}
