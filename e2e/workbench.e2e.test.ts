@@ -68,18 +68,7 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     await showPanel(page, 'editor');
     // The tab of resources/examples/calculator-agent/reward.ts ('/' → '_').
     const tab = byTestId(page, 'editor-file-resources_examples_calculator-agent_reward.ts').first();
-    try {
-      await tab.waitFor({ state: 'visible', timeout: 15_000 });
-    } catch {
-      // KNOWN ISSUE (renderer): the editor loads the run's files as soon as the session leaves
-      // 'connecting', before the backend's connect has finished (session.activity still set), gets
-      // "not connected", and does not reload when the connect completes. A user clicks "retry";
-      // so does this test, loudly, until the renderer waits for `activity === null`.
-      const retry = byTestId(page, 'panel-editor').getByRole('button', { name: 'retry' });
-      if ((await retry.count()) === 0) throw new Error('the reward file tab did not appear and the editor shows no load error to retry');
-      console.warn('KNOWN ISSUE: the editor showed "Could not load the client files" after connecting; clicked retry');
-      await retry.click();
-    }
+    await tab.waitFor({ state: 'visible', timeout: 60_000 });
     await tab.click({ timeout: 30_000 });
     versionBefore = await poll(async () => (await byTestId(page, 'editor-code-version').textContent())?.trim() || undefined, 30_000, 'the running code version');
     const editor = byTestId(page, 'editor-monaco');

@@ -112,7 +112,7 @@ export class Backend implements WorkbenchBackend {
 
   async codeVersions(p: P<'codeVersions'>): Promise<R<'codeVersions'>> {
     this.flush();
-    return { versions: this.o.store.listCodeVersions(p.runId) };
+    return { versions: this.whileStarting(p.runId, [], () => this.o.store.listCodeVersions(p.runId)) };
   }
 
   async codeVersionFiles(p: P<'codeVersionFiles'>): Promise<R<'codeVersionFiles'>> {
@@ -122,7 +122,7 @@ export class Backend implements WorkbenchBackend {
 
   async metrics(p: P<'metrics'>): Promise<R<'metrics'>> {
     this.flush();
-    return this.o.store.metrics(p.runId);
+    return this.whileStarting(p.runId, { runId: p.runId, steps: [], evals: [], markers: [] }, () => this.o.store.metrics(p.runId));
   }
 
   async clients(): Promise<R<'clients'>> {
@@ -155,7 +155,7 @@ export class Backend implements WorkbenchBackend {
 
   async episodes(p: P<'episodes'>): Promise<R<'episodes'>> {
     this.flush();
-    return this.o.store.episodesPage(p.runId, p.filter, p.offset, p.limit, p.order);
+    return this.whileStarting(p.runId, { total: 0, offset: p.offset, rows: [] }, () => this.o.store.episodesPage(p.runId, p.filter, p.offset, p.limit, p.order));
   }
 
   async episodeDetail(p: P<'episodeDetail'>): Promise<R<'episodeDetail'>> {
@@ -166,6 +166,19 @@ export class Backend implements WorkbenchBackend {
   async runs(): Promise<R<'runs'>> {
     this.flush();
     return { runs: this.o.store.listRuns(this.live?.ctx.runId ?? null) };
+  }
+
+  /**
+   * Reads of the run being connected: its row is stored once the worker serves, so until then it
+   * has no data yet rather than being unknown.
+   */
+  private whileStarting<T>(runId: string, empty: T, read: () => T): T {
+    try {
+      return read();
+    } catch (err) {
+      if (err instanceof WorkbenchError && err.code === 'not_found' && this.pending?.get().runId === runId) return empty;
+      throw err;
+    }
   }
 
   /** Disconnects (stopping a local worker with a checkpoint). */

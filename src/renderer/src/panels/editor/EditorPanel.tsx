@@ -34,7 +34,9 @@ function useWorkspaceRevision(): number {
 export function EditorPanel(props: { api: WorkbenchApi; session: Session | null; markers: CodeMarker[] }) {
   const { api, session, markers } = props;
   const runId = session?.runId ?? null;
-  const connecting = session?.state === 'connecting';
+  // A connect is finished only when its activity (starting the worker, compiling, starting the
+  // clients) has cleared: the client files exist from then on.
+  const connecting = session !== null && (session.state === 'connecting' || (session.activity !== null && session.activity.phase !== 'stopping'));
   const revision = useWorkspaceRevision();
 
   const [load, setLoad] = useState<Load>({ kind: 'idle' });
