@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { startUiSession, type LocalDefaults, type WorkbenchTuning } from '../main/bridge';
 import { StrategySchema } from '../shared/swarm-protocol';
 import { parseFlags } from './flags';
+import { exitOnSignals } from './signals';
 
 const num = z.coerce.number();
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -122,23 +123,5 @@ export async function runUi(o: UiOptions): Promise<void> {
     out,
   });
   if (o.open) openInBrowser(ui.bridge.pageUrl, out);
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) {
-      console.error(`${signal} again: exiting without waiting`);
-      process.exit(130);
-    }
-    stopping = true;
-    out(`${signal}: stopping the clients and the worker…`);
-    ui.dispose().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  await new Promise<never>(() => undefined);
+  await exitOnSignals(() => ui.dispose(), (signal) => out(`${signal}: stopping the clients and the worker…`));
 }

@@ -7,6 +7,7 @@ import { startWorker } from '../../gpu-worker/src/worker';
 import type { WorkerConfigInput } from '../../gpu-worker/src/worker-config';
 import { AlgoSchema, StrategySchema, type TrainingConfig } from '../shared/swarm-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../shared/timeline/types';
+import { exitOnSignals } from './signals';
 
 const num = z.coerce.number();
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -124,23 +125,5 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   console.log(`agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`);
   console.log(`  strategy ${s.training.strategy} · batch ${s.training.batch} · group ${s.training.groupSize} · ${s.training.algo} · merge ${s.training.merge}/${s.training.level} · lr ${s.training.lr}`);
   console.log(worker.tokensFile ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)` : '  tokens: from the environment / flags');
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) {
-      console.error(`${signal} again: exiting without waiting`);
-      process.exit(130);
-    }
-    stopping = true;
-    console.log(`${signal}: checkpointing and shutting down…`);
-    worker.shutdown(signal).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  await new Promise<never>(() => undefined);
+  await exitOnSignals((signal) => worker.shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
 }
