@@ -1,7 +1,7 @@
 // Follows a worker's events WebSocket (admin token) for as long as it is wanted: every message
 // parsed with the shared schemas, and after a lost connection it reconnects with backoff and
 // resumes with `?since=<last seq>&boot=<boot id>`, so no event is missed or seen twice.
-// (src/cli/train-events.ts subscribes once, without `since`; this is its long-lived sibling.)
+// `agentjet train` and the benchmarks use it too (src/cli/train-events.ts).
 import WebSocket from 'ws';
 import { HelloMessageSchema, SwarmEventSchema, type HelloMessage, type SwarmEvent } from '../../shared/swarm-events';
 
