@@ -3,6 +3,7 @@ import { benchEngine } from './engine';
 import { benchHotswap } from './hotswap';
 import { benchMerge } from './merge';
 import { benchServer } from './server';
+import { benchTrain } from './train';
 import { benchWarmstart } from './warmstart';
 
 type Bench = (args: string[]) => Promise<Record<string, unknown>>;
@@ -12,6 +13,7 @@ const benches: Record<string, { about: string; run: Bench }> = {
   hotswap: { about: 'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched', run: benchHotswap },
   merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },
   server: { about: 'swarm server: overhead per call, tokens/s at 1–64 concurrent episodes vs unbatched, open episodes held', run: benchServer },
+  train: { about: 'calculator-agent training: held-out success gain in --minutes, four client frameworks\' reward curves, chaos (clients SIGKILLed) with no lost episode', run: benchTrain },
   warmstart: { about: 'held-out success of the warm-started built-in model on both example tasks', run: benchWarmstart },
 };
 

@@ -1,0 +1,353 @@
+// Benchmark `train`: does headless training visibly learn, the same for every client framework, and
+// survive crashing clients? It measures, on this machine's CPU with the built-in model:
+//  1. success_warm / success_final: calculator-agent's held-out eval success (the eval split, sampled
+//     at the worker's temperature 1, as `agentjet train` measures it) before training and after
+//     --minutes of training (the target: +25 percentage points within 15 minutes), with its binomial
+//     standard error;
+//  2. framework_curve_mad: the calm run's clients are a mix of the four calculator clients at once
+//     (openai, vercel, fetch, python; --clients of each TypeScript one, --python-clients Python), so
+//     each framework's train-reward curve — mean reward per bin of weight versions, by the version
+//     that sampled the episode — is measured on the same policy; the figure is the largest, over frameworks, mean absolute difference of a
+//     framework's curve from the all-framework curve (the mean of the four), printed as a table;
+//  3. chaos: the same run again while a random client process is SIGKILLed every --kill-every-s
+//     seconds for the whole run (the runner / this bench restart it). Counted on both sides: every
+//     end a client saw acknowledged (a pass-through proxy between the clients and the worker
+//     records each 2xx answer to POST .../end delivered to the client) must be among the worker's
+//     ended episodes (its episode_ended events, else GET /swarm/v1/episodes/<id>): chaos_lost_episodes
+//     is the count that is not (plus any client whose logged acknowledged ends outnumber the server's
+//     ended episodes of that client); and chaos_success_final is compared with the calm run's within
+//     noise (2 standard errors of the difference).
+// The training settings (lr 3.5e-4 decaying to 1e-4, group 8, 8 tasks a step, one engine thread) are
+// the bench's own options for the built-in model, found by short runs on this 2-core CPU.
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startWorker, type Worker } from '../gpu-worker/src/worker';
+import { startClients, type ClientsHandle } from '../src/cli/train-clients';
+import { runEval, type EvalSummary } from '../src/cli/train-eval';
+import { subscribeEvents } from '../src/cli/train-events';
+import { CLIENT_KINDS, type ClientKind } from '../src/cli/train-options';
+import { workerConfigFromOptions, WorkerOptionsSchema, type WorkerOptions } from '../src/cli/worker';
+import { createPrng } from '../src/shared/prng';
+import type { SwarmEvent } from '../src/shared/swarm-events';
+import { EpisodeSummarySchema, StatusSchema, type StepMetrics } from '../src/shared/swarm-protocol';
+import { argValue, round } from './engine';
+import { startEndLedger } from './train-proxy';
+import { binomialSe, curvesTable, frameworkCurves, withinNoise, type EndedTrainEpisode, type FrameworkCurves } from './train-stats';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const EXAMPLE_DIR = join(ROOT, 'resources', 'examples', 'calculator-agent');
+
+/** Worker flags the bench passes through (as for `agentjet worker`), with the bench's defaults. */
+const WORKER_FLAGS = ['strategy', 'batch', 'group-size', 'algo', 'lr', 'clip-low', 'clip-high', 'kl-coef', 'max-staleness', 'max-tokens', 'micro-batch-tokens', 'threads', 'seed', 'merge', 'episode-timeout'] as const;
+export const TRAIN_BENCH_DEFAULTS: Record<string, string> = { strategy: 'C2', batch: '8', 'group-size': '8', lr: '3.5e-4', threads: '1', seed: '1' };
+/** With the default --lr, the learning rate decays linearly to this over the run (see --lr-end). */
+const DEFAULT_LR_END = 1e-4;
+
+export const trainBenchHelp = `npm run bench -- train [options]
+  --minutes M            training minutes of each run (default 15)
+  (defaults tuned on the 2-core CPU: --lr 3.5e-4 --lr-end 1e-4 --group-size 8 --batch 8 --threads 1)
+  --clients N            client processes per TypeScript framework (default 2)
+  --python-clients N     Python client processes (default 4 × --clients: it plays a group's episodes one
+                         at a time, the TypeScript clients all at once)
+  --frameworks LIST      comma-separated client kinds (default openai,vercel,fetch,python)
+  --eval-episodes E      held-out eval episodes per evaluation (default 200, the whole eval split)
+  --bins B               weight-version bins of the framework curves (default 4)
+  --lr-end LR           decay the learning rate linearly from --lr to LR over the run's minutes (set
+                         every 10 s through PATCH /swarm/v1/config; default 1e-4 with the default --lr,
+                         else a constant --lr)
+  --eval-every-min M     also evaluate every M minutes during training (default 0: only before and after;
+                         these evals share the CPU with training, so they slow it)
+  --kill-every-s S       chaos: SIGKILL a random client every S seconds (default 10)
+  --no-chaos             skip the chaos run
+  --run-dir DIR          where both runs' worker files and logs go (default runs/bench-train-<time>)
+  worker settings, as for \`agentjet worker\`: ${WORKER_FLAGS.map((f) => `--${f}`).join(' ')}
+  (bench defaults: ${Object.entries(TRAIN_BENCH_DEFAULTS).map(([k, v]) => `--${k} ${v}`).join(' ')})`;
+
+const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function workerOptions(args: string[], runDir: string): WorkerOptions {
+  const given: Record<string, string> = { runDir, port: '0', model: 'builtin' };
+  for (const f of WORKER_FLAGS) {
+    const v = argValue(args, `--${f}`) ?? TRAIN_BENCH_DEFAULTS[f];
+    if (v !== undefined) given[camel(f)] = v;
+  }
+  return WorkerOptionsSchema.parse(given);
+}
+
+interface RunSettings {
+  mode: 'calm' | 'chaos';
+  minutes: number;
+  /** Client processes per framework. */
+  counts: Record<string, number>;
+  frameworks: ClientKind[];
+  evalEpisodes: number;
+  killEveryS: number;
+  evalEveryMin: number;
+  lrEnd: number | null;
+  runDir: string;
+  args: string[];
+  out: (line: string) => void;
+  /** Evaluate the warm start first (the calm run). */
+  warmEval: boolean;
+}
+
+interface RunResult {
+  mode: string;
+  warm: EvalSummary | null;
+  final: EvalSummary;
+  trainSeconds: number;
+  steps: StepMetrics[];
+  episodes: EndedTrainEpisode[];
+  kills: number;
+  acked: number;
+  lost: string[];
+  unackedEnds: number;
+  logAckedByClient: Record<string, number>;
+  serverEndedByClient: Record<string, number>;
+  logCountShortfall: number;
+  config: Record<string, unknown>;
+}
+
+const frameworkOf = (clientId: string): string | null => /^train-([a-z]+)-\d+$/.exec(clientId)?.[1] ?? null;
+const pct = (p: number): string => `${(100 * p).toFixed(1)}%`;
+
+async function adminGet(w: Worker, path: string): Promise<unknown> {
+  const res = await fetch(`${w.url}${path}`, { headers: { authorization: `Bearer ${w.tokens.admin}` } });
+  if (!res.ok) throw new Error(`GET ${path}: HTTP ${res.status}`);
+  return res.json();
+}
+
+function evalLine(label: string, e: EvalSummary): string {
+  return `${label}: held-out success ${pct(e.successRate)} ± ${pct(binomialSe(e.successRate, e.episodes))} (1 s.e.) · ${e.episodes} episodes (${e.failed} failed) · weight versions ${e.versions.join(',')} · ${e.seconds.toFixed(0)} s`;
+}
+
+async function runOnce(s: RunSettings): Promise<RunResult> {
+  mkdirSync(s.runDir, { recursive: true });
+  const files = { workerLog: join(s.runDir, 'worker.log'), clientsLog: join(s.runDir, 'clients.log'), steps: join(s.runDir, 'steps.jsonl'), kills: join(s.runDir, 'kills.log') };
+  const wo = workerOptions(s.args, s.runDir);
+  const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
+  const worker = await startWorker(workerConfigFromOptions(wo).config, { tokens, log: (line) => appendFileSync(files.workerLog, `${line}\n`) });
+  const t = worker.swarm.training;
+  const config = { strategy: t.strategy, batch: t.batch, groupSize: t.groupSize, lr: t.lr, klCoef: t.klCoef, maxStaleness: t.maxStaleness, algo: t.algo, temperature: t.temperature };
+  s.out(`[${s.mode}] worker ${worker.url} · clients ${s.frameworks.map((k) => `${k}×${s.counts[k]}`).join(', ')} · ${s.minutes} min · ${JSON.stringify(config)} · run dir ${s.runDir}`);
+  const steps: StepMetrics[] = [];
+  const episodes: EndedTrainEpisode[] = [];
+  const startedVersion = new Map<string, number>();
+  const serverEnded = new Set<string>();
+  const serverEndedByClient: Record<string, number> = {};
+  let lastPrinted = 0;
+  const onEvent = (e: SwarmEvent): void => {
+    if (e.type === 'episode_started') startedVersion.set(e.episodeId, e.weightVersion);
+    else if (e.type === 'episode_ended') {
+      serverEnded.add(e.episodeId);
+      serverEndedByClient[e.clientId] = (serverEndedByClient[e.clientId] ?? 0) + 1;
+      const framework = frameworkOf(e.clientId);
+      if (e.kind === 'train' && framework) {
+        episodes.push({ episodeId: e.episodeId, framework, reward: e.reward, success: e.success ?? false, version: startedVersion.get(e.episodeId) ?? (steps.at(-1)?.weightVersion ?? 0) });
+      }
+      startedVersion.delete(e.episodeId);
+    } else if (e.type === 'step') {
+      steps.push(e.metrics);
+      appendFileSync(files.steps, `${JSON.stringify({ time: Date.now(), ...e.metrics })}\n`);
+    } else if (e.type === 'log' && (e.level === 'error' || e.level === 'warn')) appendFileSync(files.workerLog, `[${e.level}] ${e.source}: ${e.message}\n`);
+  };
+  const events = await subscribeEvents(worker.url, tokens.admin, { event: onEvent, error: (m) => appendFileSync(files.workerLog, `${m}\n`) });
+  const ledger = await startEndLedger(worker.url);
+  const handles: ClientsHandle[] = [];
+  const logAckedByClient: Record<string, number> = {};
+  let kills = 0;
+  let killTimer: NodeJS.Timeout | null = null;
+  let progressTimer: NodeJS.Timeout | null = null;
+  let evalTimer: NodeJS.Timeout | null = null;
+  let lrTimer: NodeJS.Timeout | null = null;
+  let lrNow = t.lr;
+  let midEval: Promise<void> = Promise.resolve();
+  try {
+    let warm: EvalSummary | null = null;
+    if (s.warmEval) {
+      warm = await runEval(worker.url, tokens.join, s.evalEpisodes, 'calc');
+      s.out(evalLine(`[${s.mode}] warm start (v0)`, warm));
+    }
+    const log = (id: string, line: string): void => {
+      appendFileSync(files.clientsLog, `[${id}] ${line}\n`);
+      // The example clients print `<task>: reward R ...` after each acknowledged end.
+      if (/^\S+: reward -?[\d.]+ /.test(line)) logAckedByClient[id] = (logAckedByClient[id] ?? 0) + 1;
+    };
+    handles.push(...(await Promise.all(s.frameworks.map((kind) =>
+      startClients({ exampleDir: EXAMPLE_DIR, kind, count: s.counts[kind]!, serverUrl: ledger.url, joinToken: tokens.join, groupSize: t.groupSize, log })))));
+    const t0 = performance.now();
+    if (s.mode === 'chaos') {
+      const rng = createPrng(Number(wo.seed ?? 1) + 77);
+      killTimer = setInterval(() => {
+        const running = handles.flatMap((h) => h.processes());
+        if (running.length === 0) return;
+        const victim = rng.pick(running);
+        try {
+          process.kill(victim.pid, 'SIGKILL');
+          kills++;
+          appendFileSync(files.kills, `${new Date().toISOString()} SIGKILL ${victim.clientId} pid ${victim.pid}\n`);
+        } catch (err) {
+          appendFileSync(files.kills, `${new Date().toISOString()} could not kill ${victim.clientId}: ${err instanceof Error ? err.message : String(err)}\n`);
+        }
+      }, s.killEveryS * 1000);
+    }
+    if (s.lrEnd !== null) {
+      const lr0 = t.lr;
+      const lrEnd = s.lrEnd;
+      lrTimer = setInterval(() => {
+        const frac = Math.min(1, (performance.now() - t0) / (s.minutes * 60_000));
+        lrNow = lr0 + (lrEnd - lr0) * frac;
+        void fetch(`${worker.url}/swarm/v1/config`, { method: 'PATCH', headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ lr: lrNow }) })
+          .then((r) => (r.ok ? undefined : appendFileSync(files.workerLog, `bench: PATCH lr failed: HTTP ${r.status}\n`)), (err: unknown) => appendFileSync(files.workerLog, `bench: PATCH lr failed: ${String(err)}\n`));
+      }, 10_000);
+    }
+    if (s.evalEveryMin > 0) {
+      evalTimer = setInterval(() => {
+        midEval = midEval.then(async () => {
+          const e = await runEval(worker.url, tokens.join, s.evalEpisodes, 'calc').catch(() => null);
+          if (e) s.out(evalLine(`[${s.mode}] during training, ${((performance.now() - t0) / 60_000).toFixed(1)} min`, e));
+        });
+      }, s.evalEveryMin * 60_000);
+    }
+    progressTimer = setInterval(() => {
+      const recent = episodes.slice(lastPrinted);
+      lastPrinted = episodes.length;
+      const ok = recent.filter((e) => e.success).length;
+      const last = steps.at(-1);
+      s.out(`[${s.mode}] ${((performance.now() - t0) / 60_000).toFixed(1)} min · step ${last?.step ?? 0} (v${last?.weightVersion ?? 0}) · ${episodes.length} train episodes · last minute's train success ${recent.length > 0 ? pct(ok / recent.length) : '–'} (${recent.length}) · lr ${lrNow.toExponential(2)}${s.mode === 'chaos' ? ` · ${kills} kills` : ''}`);
+    }, 60_000);
+    await new Promise((r) => setTimeout(r, s.minutes * 60_000));
+    const trainSeconds = (performance.now() - t0) / 1000;
+    if (killTimer) clearInterval(killTimer);
+    if (evalTimer) clearInterval(evalTimer);
+    if (lrTimer) clearInterval(lrTimer);
+    clearInterval(progressTimer);
+    await Promise.all(handles.splice(0).map((h) => h.dispose()));
+    await midEval;
+    // Let a running update finish before the final eval, so it measures one weight version.
+    for (let i = 0; i < 120; i++) {
+      const st = StatusSchema.parse(await adminGet(worker, '/swarm/v1/status'));
+      if (st.state !== 'updating') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    // Both sides of the ledger: every end acknowledged to a client must be an ended episode on the server.
+    const lost: string[] = [];
+    for (const id of ledger.acked) {
+      if (serverEnded.has(id)) continue;
+      const ep = EpisodeSummarySchema.safeParse(await adminGet(worker, `/swarm/v1/episodes/${encodeURIComponent(id)}`).catch(() => null));
+      if (!ep.success || ep.data.status !== 'ended') lost.push(id);
+    }
+    let logCountShortfall = 0;
+    for (const [id, n] of Object.entries(logAckedByClient)) logCountShortfall += Math.max(0, n - (serverEndedByClient[id] ?? 0));
+    const final = await runEval(worker.url, tokens.join, s.evalEpisodes, 'calc');
+    s.out(evalLine(`[${s.mode}] after ${(trainSeconds / 60).toFixed(1)} min, ${updates(steps)} updates (${steps.length} batches)`, final));
+    return {
+      mode: s.mode, warm, final, trainSeconds, steps, episodes, kills, acked: ledger.acked.size, lost, unackedEnds: ledger.unacked.length,
+      logAckedByClient, serverEndedByClient, logCountShortfall, config,
+    };
+  } finally {
+    if (killTimer) clearInterval(killTimer);
+    if (progressTimer) clearInterval(progressTimer);
+    if (evalTimer) clearInterval(evalTimer);
+    if (lrTimer) clearInterval(lrTimer);
+    await Promise.all(handles.map((h) => h.dispose()));
+    await ledger.close();
+    events.close();
+    await worker.dispose();
+  }
+}
+
+/** Weight updates made: a batch whose groups all had zero advantage is consumed without one. */
+const updates = (steps: StepMetrics[]): number => steps.at(-1)?.weightVersion ?? 0;
+
+function stamp(d = new Date()): string {
+  return d.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+function trainSuccessByQuarter(r: RunResult): string {
+  const n = r.episodes.length;
+  const q = [0, 1, 2, 3].map((i) => r.episodes.slice(Math.floor((i * n) / 4), Math.floor(((i + 1) * n) / 4)));
+  return q.map((xs) => pct(xs.filter((e) => e.success).length / Math.max(1, xs.length))).join(' → ');
+}
+
+export async function benchTrain(args: string[]): Promise<Record<string, unknown>> {
+  if (args.includes('--help')) {
+    console.log(trainBenchHelp);
+    process.exit(0);
+  }
+  const minutes = Number(argValue(args, '--minutes') ?? 15);
+  const clientsPer = Number(argValue(args, '--clients') ?? 2);
+  // The Python client plays a task group's episodes one after another (the TypeScript ones all at
+  // once), so it runs more processes to play about as many episodes.
+  const pythonClients = Number(argValue(args, '--python-clients') ?? 4 * clientsPer);
+  const frameworks = (argValue(args, '--frameworks') ?? CLIENT_KINDS.join(',')).split(',').map((k) => {
+    const kind = CLIENT_KINDS.find((c) => c === k.trim());
+    if (!kind) throw new Error(`--frameworks: unknown client kind "${k}" (${CLIENT_KINDS.join(', ')})`);
+    return kind;
+  });
+  const evalEpisodes = Number(argValue(args, '--eval-episodes') ?? 200);
+  const bins = Number(argValue(args, '--bins') ?? 4);
+  const killEveryS = Number(argValue(args, '--kill-every-s') ?? 10);
+  const evalEveryMin = Number(argValue(args, '--eval-every-min') ?? 0);
+  const lrEndArg = argValue(args, '--lr-end');
+  const lrEnd = lrEndArg === undefined ? (argValue(args, '--lr') === undefined ? DEFAULT_LR_END : null) : Number(lrEndArg);
+  if (lrEnd !== null && !(lrEnd > 0)) throw new Error('--lr-end: a positive learning rate');
+  const chaos = !args.includes('--no-chaos');
+  const runDir = resolve(argValue(args, '--run-dir') ?? join('runs', `bench-train-${stamp()}`));
+  const counts: Record<string, number> = Object.fromEntries(frameworks.map((k) => [k, k === 'python' ? pythonClients : clientsPer]));
+  if (!(minutes > 0) || !(clientsPer > 0) || !(pythonClients > 0) || !(evalEpisodes > 0) || !(bins > 0) || !(killEveryS > 0)) throw new Error(`bad options\n${trainBenchHelp}`);
+  const out = (line: string): void => console.log(line);
+  const wall0 = performance.now();
+  const common = { minutes, counts, frameworks, evalEpisodes, killEveryS, evalEveryMin, lrEnd, args, out };
+  const calm = await runOnce({ ...common, mode: 'calm', runDir: join(runDir, 'calm'), warmEval: true });
+  const warm = calm.warm!;
+  const curves: FrameworkCurves = frameworkCurves(calm.episodes, frameworks, bins);
+  out('');
+  out(`calm run: mean train reward per framework and weight-version bin (episodes in brackets; ${bins} equal bins of the ${updates(calm.steps)} updates' versions;`);
+  out('the all column is the mean of the framework means; MAD vs all = mean over bins of |framework − all|):');
+  out(curvesTable(curves));
+  out(`framework_curve_mad (largest MAD vs all) ${curves.maxMadVsAll.toFixed(3)} · largest pairwise MAD ${curves.maxPairwiseMad.toFixed(3)} · target < 0.05`);
+  out(`calm train success by quarter of its episodes: ${trainSuccessByQuarter(calm)}`);
+  const gainPp = 100 * (calm.final.successRate - warm.successRate);
+  const gainSe = 100 * Math.sqrt(binomialSe(calm.final.successRate, calm.final.episodes) ** 2 + binomialSe(warm.successRate, warm.episodes) ** 2);
+  out(`held-out success: warm ${pct(warm.successRate)} → ${pct(calm.final.successRate)} after ${(calm.trainSeconds / 60).toFixed(1)} min: ${gainPp >= 0 ? '+' : ''}${gainPp.toFixed(1)} pp ± ${gainSe.toFixed(1)} (1 s.e.) · target ≥ +25 pp`);
+  out(`calm ledger: ${calm.acked} ends acknowledged to clients, ${calm.lost.length} missing on the server`);
+  let chaosRun: RunResult | null = null;
+  if (chaos) {
+    out('');
+    chaosRun = await runOnce({ ...common, mode: 'chaos', runDir: join(runDir, 'chaos'), warmEval: false });
+    const agree = withinNoise({ p: calm.final.successRate, n: calm.final.episodes }, { p: chaosRun.final.successRate, n: chaosRun.final.episodes });
+    out(`chaos run: ${chaosRun.kills} clients SIGKILLed (one every ${killEveryS} s) · ${updates(chaosRun.steps)} updates · ${chaosRun.episodes.length} train episodes ended`);
+    out(`chaos ledger: ${chaosRun.acked} ends acknowledged to clients (proxy), ${chaosRun.lost.length} of them missing among the server's ended episodes; ${chaosRun.unackedEnds} end requests not acknowledged (client killed first, or refused)`);
+    out(`chaos client logs: ${Object.values(chaosRun.logAckedByClient).reduce((a, b) => a + b, 0)} acknowledged ends logged; clients whose logged count exceeds the server's ended count: ${chaosRun.logCountShortfall} episodes`);
+    out(`chaos final held-out success ${pct(chaosRun.final.successRate)} vs calm ${pct(calm.final.successRate)}: ${agree ? 'within' : 'NOT within'} noise (2 s.e. of the difference)`);
+  }
+  const wallMin = (performance.now() - wall0) / 60_000;
+  out(`wall time ${wallMin.toFixed(1)} min · run dir ${runDir}`);
+  return {
+    bench: 'train',
+    success_warm: round(warm.successRate, 3),
+    success_final: round(calm.final.successRate, 3),
+    minutes: round(calm.trainSeconds / 60, 2),
+    framework_curve_mad: round(curves.maxMadVsAll, 4),
+    chaos_lost_episodes: chaosRun ? chaosRun.lost.length + chaosRun.logCountShortfall : null,
+    chaos_success_final: chaosRun ? round(chaosRun.final.successRate, 3) : null,
+    gain_pp: round(gainPp, 1),
+    eval_episodes: evalEpisodes,
+    success_se: round(binomialSe(calm.final.successRate, calm.final.episodes), 3),
+    framework_curve_mad_pairwise: round(curves.maxPairwiseMad, 4),
+    steps: updates(calm.steps),
+    batches: calm.steps.length,
+    train_episodes: calm.episodes.length,
+    chaos_kills: chaosRun?.kills ?? null,
+    chaos_acked_ends: chaosRun?.acked ?? null,
+    chaos_steps: chaosRun ? updates(chaosRun.steps) : null,
+    chaos_minutes: chaosRun ? round(chaosRun.trainSeconds / 60, 2) : null,
+    clients: Object.values(counts).reduce((a, b) => a + b, 0),
+    ...calm.config,
+    lr_end: lrEnd ?? calm.config['lr'],
+    wall_minutes: round(wallMin, 1),
+  };
+}
