@@ -207,14 +207,16 @@ describe('training', () => {
     expect(during.body).toMatchObject({ error: { code: 'updating', type: 'service_unavailable' } });
     expect(Number(during.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect((await inflight).system_fingerprint).toBe('wv0');
-    await until(() => status(t), (s) => s.step === 1 && s.state === 'running');
+    const afterFirst = await until(() => status(t), (s) => s.step === 1 && s.state === 'running');
     // The slow episode now spans versions 0 and 1: with maxStaleness 0 its old call makes it stale.
     await chat(slow);
     const other = await claim(t, { taskId: 'o' });
     await chat(other);
     await http(t.worker.url, 'POST', `/swarm/v1/episodes/${slow.episodeId}/end`, { token: join, body: { taskId: 's', reward: 1 } });
     await http(t.worker.url, 'POST', `/swarm/v1/episodes/${other.episodeId}/end`, { token: join, body: { taskId: 'o', reward: 0 } });
-    const s = await until(() => status(t), (x) => x.pool.episodes === 0);
+    // The pool empties when the update takes the batch, before its step metrics are reported: wait for the new step's.
+    const firstStep = JSON.stringify(afterFirst.lastStep);
+    const s = await until(() => status(t), (x) => x.pool.episodes === 0 && x.state === 'running' && JSON.stringify(x.lastStep) !== firstStep);
     expect(s.lastStep?.droppedStale).toBe(1);
     const ep = await http<{ episode: { weightVersions: number[] } }>(t.worker.url, 'GET', `/swarm/v1/episodes/${slow.episodeId}`, { token: admin });
     expect(ep.body.episode.weightVersions).toEqual([0, 1]);
