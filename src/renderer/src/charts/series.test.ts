@@ -23,6 +23,14 @@ describe('chart rows', () => {
   it('eval rows are ordered by weight version', () => {
     expect(evalRows([evalPoint(3, 0.9), evalPoint(1, null)]).map((r) => [r.weightVersion, r.success])).toEqual([[1, null], [3, 0.9]]);
   });
+  it('pools consecutive eval versions with few episodes, episode-weighted', () => {
+    const few = (v: number, episodes: number, successRate: number) => ({ ...evalPoint(v, successRate), episodes, rewardMean: successRate });
+    const rows = evalRows([few(5, 1, 1), few(4, 3, 0), few(6, 4, 0.5), few(7, 2, 1)], 8);
+    expect(rows).toEqual([
+      { weightVersion: 6, success: 0.375, reward: 0.375, episodes: 8 },
+      { weightVersion: 7, success: 1, reward: 1, episodes: 2 },
+    ]);
+  });
   it('merge and step-time rows', () => {
     expect(mergeRows([stepPoint(4)])).toEqual([{ step: 4, tokensBefore: 1000, tokensAfter: 400, ratio: 2.5, samplesPerEpisode: 1.25 }]);
     expect(stepTimeRows([stepPoint(4, { rolloutS: 2.5, updateS: -1 })])).toEqual([{ step: 4, rollout: 2.5, update: 0 }]);

@@ -16,6 +16,8 @@ export interface EvalRow {
   weightVersion: number;
   success: number | null;
   reward: number;
+  /** Eval episodes behind the point (several weight versions pooled when each had few). */
+  episodes: number;
 }
 
 export interface MergeRow {
@@ -73,12 +75,33 @@ export function rewardRows(steps: readonly StepPoint[]): RewardRow[] {
   }));
 }
 
-export function evalRows(evals: readonly EvalPoint[]): EvalRow[] {
-  return downsample([...evals].sort((a, b) => a.weightVersion - b.weightVersion)).map((e) => ({
-    weightVersion: e.weightVersion,
-    success: finite(e.successRate),
-    reward: e.rewardMean,
-  }));
+/**
+ * Eval points in weight-version order. Training goes on while an eval round plays, so one round's
+ * episodes spread over several versions, a few episodes each; consecutive versions are pooled
+ * (episode-weighted) until a point stands for at least `minEpisodes`, so a lone lucky episode
+ * does not plot as 100%. A point sits at the last version it pools.
+ */
+export function evalRows(evals: readonly EvalPoint[], minEpisodes = 8): EvalRow[] {
+  const sorted = [...evals].sort((a, b) => a.weightVersion - b.weightVersion);
+  const rows: EvalRow[] = [];
+  let pool: EvalPoint[] = [];
+  const flush = (): void => {
+    const last = pool.at(-1);
+    if (!last) return;
+    const episodes = pool.reduce((n, e) => n + e.episodes, 0);
+    const scored = pool.filter((e) => finite(e.successRate) !== null);
+    const scoredEpisodes = scored.reduce((n, e) => n + e.episodes, 0);
+    const success = scoredEpisodes > 0 ? scored.reduce((n, e) => n + (e.successRate ?? 0) * e.episodes, 0) / scoredEpisodes : null;
+    const reward = episodes > 0 ? pool.reduce((n, e) => n + e.rewardMean * e.episodes, 0) / episodes : last.rewardMean;
+    rows.push({ weightVersion: last.weightVersion, success, reward, episodes });
+    pool = [];
+  };
+  for (const e of sorted) {
+    pool.push(e);
+    if (pool.reduce((n, p) => n + p.episodes, 0) >= minEpisodes) flush();
+  }
+  flush();
+  return downsample(rows);
 }
 
 export function mergeRows(steps: readonly StepPoint[]): MergeRow[] {

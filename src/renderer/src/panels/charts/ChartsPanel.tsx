@@ -123,7 +123,11 @@ export function ChartsPanel({ active, runId, live, session, steps, evals, marker
                   {GRID}
                   <XAxis dataKey="weightVersion" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} {...AXIS} />
                   <YAxis {...AXIS} width={44} domain={[0, 1]} tickFormatter={(v: number) => percent(v)} />
-                  <Tooltip {...TOOLTIP} labelFormatter={(v) => `weights v${String(v)}`} formatter={(v) => percent(Number(v))} />
+                  <Tooltip
+                    {...TOOLTIP}
+                    labelFormatter={(v) => `up to weights v${String(v)} · ${evalData.find((r) => r.weightVersion === Number(v))?.episodes ?? '?'} episodes`}
+                    formatter={(v) => percent(Number(v))}
+                  />
                   <Line dataKey="success" name="eval success" stroke="var(--ok)" strokeWidth={1.6} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
                 </LineChart>
               </ResponsiveContainer>
