@@ -1,31 +1,16 @@
 // `agentjet train` end to end (the real engine and built-in model): two openai-SDK clients, two
 // C1 steps, metrics in the run dir; the cocktail (both tasks, per-task figures side by side); and the
 // Python example client playing one episode.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { StatusSchema } from '../shared/swarm-protocol';
-import { admin, REPO_ROOT, startWorkerProcess, TOKENS } from '../sdk/testing/worker-process';
+import { admin, REPO_ROOT, runProcess, startWorkerProcess, TOKENS } from '../sdk/testing/worker-process';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
 
 const MetricsLineSchema = z.object({ rewardMean: z.number(), episodes: z.number().int(), stepSeconds: z.number() });
 
@@ -36,7 +21,7 @@ describe('agentjet train', () => {
     const runDir = join(dir, 'run');
     const args = ['bin/agentjet.mjs', 'train', 'calculator-agent', '--clients', '2', '--steps', '2', '--strategy', 'C1', '--batch', '4',
       '--run-dir', runDir, '--threads', '1', '--max-tokens', '48', '--seed', '1'];
-    const { code, out } = await run(process.execPath, args, process.env, 55_000);
+    const { code, out } = await runProcess(process.execPath, args, process.env, 55_000);
     expect(code, out).toBe(0);
     const steps = [...out.matchAll(/^step (\d+)\/2 .*· reward (\d+\.\d+) · success/gm)];
     expect(steps.map((m) => m[1])).toEqual(['1', '2']);
@@ -53,7 +38,7 @@ describe('agentjet train', () => {
     const runDir = join(dir, 'run');
     const args = ['bin/agentjet.mjs', 'train', 'cocktail', '--mix', '0.5', '--clients', '2', '--steps', '2', '--strategy', 'C1', '--batch', '4',
       '--run-dir', runDir, '--threads', '1', '--max-tokens', '48', '--seed', '1'];
-    const { code, out } = await run(process.execPath, args, process.env, 38_000);
+    const { code, out } = await runProcess(process.execPath, args, process.env, 38_000);
     expect(code, out).toBe(0);
     expect(out).toMatch(/agentjet train cocktail \(mix 0\.5 calc \/ 0\.5 guess\)/);
     const figures = '(?:-|reward \\d+\\.\\d{3} success (?:-|\\d+\\.\\d%) \\(\\d+\\))';
@@ -72,7 +57,7 @@ describe('agentjet train', () => {
     const w = await startWorkerProcess(['--strategy', 'C1', '--batch', '1000', '--max-tokens', '48']);
     try {
       const env = { ...process.env, AGENTJET_SERVER_URL: w.url, AGENTJET_JOIN_TOKEN: TOKENS.join, AGENTJET_CLIENT_ID: 'py-test', AGENTJET_MAX_EPISODES: '1', PYTHONUNBUFFERED: '1' };
-      const { code, out } = await run(process.env['PYTHON'] ?? 'python3', [join(REPO_ROOT, 'resources/examples/calculator-agent/client.py')], env, 30_000);
+      const { code, out } = await runProcess(process.env['PYTHON'] ?? 'python3', [join(REPO_ROOT, 'resources/examples/calculator-agent/client.py')], env, 30_000);
       expect(code, out).toBe(0);
       expect(out).toMatch(/calc-train-\d+: reward [01]\.0 pooled=True/);
       const status = StatusSchema.parse(await admin(w.url, 'GET', '/swarm/v1/status'));

@@ -1,10 +1,9 @@
 // The Vercel AI SDK calculator client against a real worker (the engine and built-in model): it
 // plays two episodes (one task group of two) through `generateText` with the calc tool, ends both,
 // and the server records them as ended by that client, with every call made through the API.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, REPO_ROOT, startWorkerProcess, TOKENS, type WorkerProcess } from '../../../src/sdk/testing/worker-process';
+import { admin, REPO_ROOT, runProcess, startWorkerProcess, TOKENS, type WorkerProcess } from '../../../src/sdk/testing/worker-process';
 import { StatusSchema } from '../../../src/shared/swarm-protocol';
 
 let w: WorkerProcess;
@@ -15,24 +14,10 @@ afterAll(async () => {
   await w?.stop();
 });
 
-function runClient(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'resources/examples/calculator-agent/client-vercel.ts')], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
-
 describe('calculator-agent client-vercel.ts', () => {
   it('plays two episodes through the Vercel AI SDK and the server records both as ended', async () => {
     const env = { ...process.env, AGENTJET_SERVER_URL: w.url, AGENTJET_JOIN_TOKEN: TOKENS.join, AGENTJET_CLIENT_ID: 'vercel-test', AGENTJET_MAX_EPISODES: '2', AGENTJET_GROUP_SIZE: '2' };
-    const { code, out } = await runClient(env, 50_000);
+    const { code, out } = await runProcess(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'resources/examples/calculator-agent/client-vercel.ts')], env, 50_000);
     expect(code, out).toBe(0);
     const lines = out.split('\n').filter((l) => /^calc-train-\d+: reward [01] success (true|false)$/.test(l));
     expect(lines, out).toHaveLength(2);

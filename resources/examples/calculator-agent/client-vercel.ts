@@ -8,10 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { ChatMessage, Tool, ToolCall } from '../../../src/shared/chat';
 import type { Policy } from '../../../src/shared/episode';
 import { calculatorExample, loadExampleTasks } from '../index';
+import { UNANSWERED_CALL_ID } from '../openai-policy';
 import { runSwarmLoop } from '../swarm-loop';
-
-/** The id sent for a tool message that answers no call (an unparseable one), as the openai client does. */
-const UNANSWERED_CALL_ID = 'call_unparsed';
 
 /** A tool call's arguments as the SDK's input: the parsed JSON, or the raw text when it is not JSON. */
 function parseInput(args: string): unknown {

@@ -69,16 +69,14 @@ const RUN_LIST_SQL = `
     (SELECT v.success_rate FROM evals v WHERE v.run = r.id ORDER BY v.time DESC LIMIT 1) AS last_eval_success
   FROM runs r`;
 
+/** The columns every run read shares, in the contract's names. */
+function runFields(r: Omit<z.infer<typeof RunBaseRowSchema>, 'config'>): Omit<StoredRun, 'config'> {
+  return { runId: r.run_id, name: r.name, mode: r.mode, workerUrl: r.worker_url, model: r.model, example: r.example, createdAt: r.created_at, endedAt: r.ended_at };
+}
+
 function toRunRow(r: z.infer<typeof RunListRowSchema>, liveRunId: string | null): RunRow {
   return {
-    runId: r.run_id,
-    name: r.name,
-    mode: r.mode,
-    workerUrl: r.worker_url,
-    model: r.model,
-    example: r.example,
-    createdAt: r.created_at,
-    endedAt: r.ended_at,
+    ...runFields(r),
     live: r.run_id === liveRunId,
     steps: r.steps,
     episodes: r.episodes,
@@ -130,17 +128,7 @@ export function runsPart(ctx: StoreContext): RunsPart {
 
     getRun(runId): StoredRun {
       const r = parseRow(RunBaseRowSchema, stmt('SELECT run_id, name, mode, worker_url, model, example, config, created_at, ended_at FROM runs WHERE id = ?').get(runKey(runId)), 'run');
-      return {
-        runId: r.run_id,
-        name: r.name,
-        mode: r.mode,
-        workerUrl: r.worker_url,
-        model: r.model,
-        example: r.example,
-        config: parseStoredJson(z.unknown(), r.config, `config of run ${runId}`),
-        createdAt: r.created_at,
-        endedAt: r.ended_at,
-      };
+      return { ...runFields(r), config: parseStoredJson(z.unknown(), r.config, `config of run ${runId}`) };
     },
 
     listRuns(liveRunId) {

@@ -34,15 +34,7 @@ export interface NewRun {
 }
 
 /** A run as stored, with its config snapshot (the contract's `RunRow` adds live/counters). */
-export interface StoredRun {
-  runId: string;
-  name: string;
-  mode: RunMode;
-  workerUrl: string;
-  model: string;
-  example: string | null;
-  config: unknown;
-  createdAt: number;
+export interface StoredRun extends NewRun {
   endedAt: number | null;
 }
 

@@ -58,3 +58,18 @@ export async function admin(url: string, method: string, path: string): Promise<
   if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
   return JSON.parse(text);
 }
+
+/** Runs a command from the repository root to its end (SIGKILL after `timeoutMs`), with its stdout and stderr together. */
+export function runProcess(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}

@@ -28,7 +28,7 @@ export function ClientsPanel({ api, active, connected, clients, liveLogs, report
   const [selected, setSelected] = useState<string | null>(null);
   const [busy, setBusy] = useState<Set<string>>(new Set());
 
-  const act = async (clientId: string, action: 'restart' | 'stop' | 'start'): Promise<void> => {
+  const act = async (clientId: string, action: ClientAction): Promise<void> => {
     setBusy((b) => new Set(b).add(clientId));
     try {
       await api.clientAction({ clientId, action });
@@ -105,49 +105,23 @@ export function ClientsPanel({ api, active, connected, clients, liveLogs, report
             <span className={`num mono${c.restarts ? ' warn' : ''}`}>{c.restarts}</span>
             <span className="muted">{relativeTime(now, c.lastActivityAt)}</span>
             <span className="row-actions">
-              {c.local ? (
-                <>
-                  <button
-                    type="button"
-                    className="btn btn-small"
-                    data-testid="client-restart"
-                    disabled={busy.has(c.clientId)}
-                    onClick={(e) => {
-                      e.stopPropagation();
-                      void act(c.clientId, 'restart');
-                    }}
-                  >
-                    Restart
-                  </button>
-                  {c.status === 'stopped' || c.status === 'crashed' ? (
+              {c.local
+                ? localActions(c.status).map((action) => (
                     <button
+                      key={action}
                       type="button"
                       className="btn btn-small"
-                      data-testid="client-start"
+                      data-testid={`client-${action}`}
                       disabled={busy.has(c.clientId)}
                       onClick={(e) => {
                         e.stopPropagation();
-                        void act(c.clientId, 'start');
+                        void act(c.clientId, action);
                       }}
                     >
-                      Start
+                      {ACTION_LABELS[action]}
                     </button>
-                  ) : (
-                    <button
-                      type="button"
-                      className="btn btn-small"
-                      data-testid="client-stop"
-                      disabled={busy.has(c.clientId)}
-                      onClick={(e) => {
-                        e.stopPropagation();
-                        void act(c.clientId, 'stop');
-                      }}
-                    >
-                      Stop
-                    </button>
-                  )}
-                </>
-              ) : null}
+                  ))
+                : null}
             </span>
           </div>
         )}
@@ -155,6 +129,14 @@ export function ClientsPanel({ api, active, connected, clients, liveLogs, report
       {selected ? <LogView api={api} source={selected} active={active} liveLogs={liveLogs} onClose={() => setSelected(null)} /> : null}
     </div>
   );
+}
+
+type ClientAction = 'restart' | 'stop' | 'start';
+const ACTION_LABELS: Record<ClientAction, string> = { restart: 'Restart', stop: 'Stop', start: 'Start' };
+
+/** Restart always; Start for a stopped or crashed client, Stop otherwise. */
+function localActions(status: ClientRow['status']): ClientAction[] {
+  return ['restart', status === 'stopped' || status === 'crashed' ? 'start' : 'stop'];
 }
 
 function LogView({ api, source, active, liveLogs, onClose }: { api: WorkbenchApi; source: string; active: boolean; liveLogs: readonly LogLine[]; onClose: () => void }) {
