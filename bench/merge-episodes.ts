@@ -6,7 +6,7 @@
 import type { ChatMessage, Tool } from '../src/shared/chat';
 import { createPrng, type Prng } from '../src/shared/prng';
 import { TimelineSchema, GENERATION_PROMPT_SPAN_INDEX, type PromptSpan, type Timeline } from '../src/shared/timeline/index';
-import type { EngineCaller } from '../gpu-worker/src/rollout/engine-policy';
+import type { EngineCaller } from '../gpu-worker/src/engine/engine-caller';
 import type { PlayedEpisode } from '../gpu-worker/src/rollout/evaluate';
 import type { ScoredEpisode } from '../gpu-worker/src/trainer/train-samples';
 

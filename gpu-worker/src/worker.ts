@@ -7,6 +7,7 @@ import { basename, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { DecodeScheduler } from './engine/decode-scheduler';
+import { schedulerGenerator } from './engine/generator';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
 import { EventsSocketServer } from './server/events-ws';
@@ -104,7 +105,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   );
   const s = new Swarm({ config, modelName, secret, files, engine, scheduler, pool, saved, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
   swarm = s;
-  const completions = new CompletionService(s, config.seed);
+  const generator = schedulerGenerator(scheduler);
+  const completions = new CompletionService(s, { engine, generator, contextLength: () => engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER }, config.seed);
   const matcher = new TokenMatcher(tokens);
   const app = buildApp({ swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
   let events: EventsSocketServer | null = null;

@@ -1,17 +1,12 @@
-// A chat policy backed by the engine: render the conversation with the model's own template,
-// generate (batched with other concurrent calls), parse Hermes tool calls, and record the call
-// token-exactly (prompt ids + spans, sampled ids + raw logprobs) for training and inspection.
+// A chat policy backed by the engine, for playing episodes in-process (eval, the demo, benchmarks):
+// each call goes through the one call-recording path (recordCall) and is handed on token-exactly
+// (prompt ids + spans, sampled ids + raw logprobs) for training and inspection.
 import type { ChatMessage, Tool } from '../../../src/shared/chat';
-import type { EngineMethod, EngineParams, EngineResult } from '../../../src/shared/engine-protocol';
 import type { Policy } from '../../../src/shared/episode';
 import type { Timeline } from '../../../src/shared/timeline/index';
-import { parseToolCalls } from '../../../src/shared/tool-calls';
-import type { GenerateBatcher } from '../engine/generate-batcher';
+import { recordCall, type RecordDeps } from './record-call';
 
-/** The part of EngineProcess a policy needs; tests may pass a fake. */
-export interface EngineCaller {
-  call<M extends EngineMethod>(method: M, params: EngineParams[M]): Promise<EngineResult<M>>;
-}
+export type { EngineCaller } from './record-call';
 
 export interface Sampling {
   maxTokens: number;
@@ -31,46 +26,20 @@ export interface EnginePolicyOptions {
   /** The episode the calls belong to (also the prefix of tool-call ids). */
   episodeId: string;
   agent?: string;
-  /** Timestamp source (ms); injected so recordings are reproducible in tests. */
-  now?: () => number;
   onCall: (call: CallRecord) => void;
 }
 
-export function enginePolicy(engine: EngineCaller, batcher: GenerateBatcher, opts: EnginePolicyOptions): Policy {
+export function enginePolicy(deps: RecordDeps, opts: EnginePolicyOptions): Policy {
   let calls = 0;
   return async (messages: ChatMessage[], tools: Tool[]): Promise<ChatMessage> => {
-    const toolList = tools.length > 0 ? tools : null;
-    const rendered = await engine.call('render', { messages, tools: toolList, addGenerationPrompt: true });
-    const { generation, weightVersion } = await batcher.submit({
-      promptIds: rendered.tokenIds,
-      maxTokens: opts.sampling.maxTokens,
-      temperature: opts.sampling.temperature,
-      topP: opts.sampling.topP ?? 1,
-      seed: opts.nextSeed(),
-    });
     const callIndex = calls++;
-    const parsed = parseToolCalls(generation.text, `${opts.episodeId}_${callIndex}`);
-    const output: ChatMessage =
-      parsed.toolCalls.length > 0
-        ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls }
-        : { role: 'assistant', content: parsed.content ?? '' };
-    opts.onCall({
-      id: `${opts.episodeId}/${callIndex}`,
-      episodeId: opts.episodeId,
-      agent: opts.agent ?? 'default',
-      callIndex,
-      createdAt: (opts.now ?? Date.now)(),
-      messages,
-      tools: toolList,
-      promptIds: rendered.tokenIds,
-      promptSpans: rendered.spans,
-      outputIds: generation.tokenIds,
-      outputLogprobs: generation.logprobs,
-      finishReason: generation.finishReason,
-      output,
-      malformedToolCalls: parsed.malformed,
-      weightVersion,
+    const seed = opts.nextSeed();
+    const rec = await recordCall(deps, {
+      episodeId: opts.episodeId, callIndex, agent: opts.agent ?? 'default', idPrefix: `${opts.episodeId}_${callIndex}`,
+      messages, tools: tools.length > 0 ? tools : null, toolChoice: { mode: 'auto' }, parseTools: true,
+      maxTokens: opts.sampling.maxTokens, temperature: opts.sampling.temperature, topP: opts.sampling.topP ?? 1, seedFor: () => seed,
     });
-    return output;
+    opts.onCall({ ...rec.timeline, malformedToolCalls: rec.malformedToolCalls });
+    return rec.message;
   };
 }

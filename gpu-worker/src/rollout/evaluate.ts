@@ -3,7 +3,8 @@
 import { runEpisode, type EpisodeResult } from '../../../src/shared/episode';
 import { createPrng } from '../../../src/shared/prng';
 import type { TaskEnv } from '../../../src/shared/task';
-import { GenerateBatcher } from '../engine/generate-batcher';
+import { DecodeScheduler } from '../engine/decode-scheduler';
+import { schedulerGenerator } from '../engine/generator';
 import { enginePolicy, type CallRecord, type EngineCaller, type Sampling } from './engine-policy';
 
 export interface PlayedEpisode<T> {
@@ -21,17 +22,23 @@ export interface PlayOptions {
   episodePrefix?: string;
   /** Largest generate batch. */
   maxBatch?: number;
+  /** The model's context length (prompt + output); default: unbounded. */
+  contextLength?: number;
 }
 
 /** Runs one episode per task, all concurrently; results come back in task order. */
 export async function playEpisodes<T>(engine: EngineCaller, env: TaskEnv<T>, tasks: readonly T[], opts: PlayOptions): Promise<PlayedEpisode<T>[]> {
-  const batcher = new GenerateBatcher((requests) => engine.call('generate', { requests }), opts.maxBatch ?? 64);
+  const scheduler = new DecodeScheduler(
+    { generate: (requests) => engine.call('generate', { requests }), decode: async (sequences) => (await engine.call('decode', { sequences })).texts },
+    { maxBatch: opts.maxBatch ?? 64 },
+  );
+  const deps = { engine, generator: schedulerGenerator(scheduler), contextLength: () => opts.contextLength ?? Number.MAX_SAFE_INTEGER };
   const prng = createPrng(opts.seed);
   return Promise.all(
     tasks.map(async (task, index) => {
       const calls: CallRecord[] = [];
       const episodeId = `${opts.episodePrefix ?? 'ep'}${index}`;
-      const policy = enginePolicy(engine, batcher, {
+      const policy = enginePolicy(deps, {
         sampling: opts.sampling,
         nextSeed: () => prng.int(0, 2 ** 31 - 1),
         episodeId,

@@ -6,7 +6,6 @@ import { ChatCompletionRequestSchema, IdSchema } from '../../../src/shared/swarm
 import type { StreamDelta } from '../../../src/shared/tool-call-stream';
 import { prepareRequest } from '../swarm/chat-request';
 import type { CompletionOutcome, CompletionService } from '../swarm/completions';
-import { DecodeCancelledError } from '../engine/decode-scheduler';
 import { badRequest, SwarmError } from '../swarm/errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
@@ -70,9 +69,9 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     const body = parseBody(ChatCompletionRequestSchema, req.body);
     const agent = agentOf(req);
     const prepared = prepareRequest(body, swarm.training, ep.kind);
-    let clientGone = false;
+    const clientGone = new AbortController();
     reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) clientGone = true;
+      if (!reply.raw.writableFinished) clientGone.abort();
     });
     // The fingerprint names the weight version that sampled the reply (streams: the current one
     // when the first chunk goes out, which is after sampling began).
@@ -81,7 +80,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     });
 
     if (!prepared.stream) {
-      const out = await completions.complete(ep, prepared, { cancelled: () => clientGone, ...(agent ? { agent } : {}) }).catch(rethrowCancelled);
+      const out = await completions.complete(ep, prepared, { signal: clientGone.signal, ...(agent ? { agent } : {}) });
       void reply.header('x-agentjet-engine-ms', out.engineMs.toFixed(2)).header('x-agentjet-weight-version', String(out.weightVersion));
       return {
         ...base(out), object: 'chat.completion',
@@ -104,9 +103,9 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     };
     let out: CompletionOutcome;
     try {
-      out = await completions.complete(ep, prepared, { onDelta, cancelled: () => clientGone, ...(agent ? { agent } : {}) });
+      out = await completions.complete(ep, prepared, { onDelta, signal: clientGone.signal, ...(agent ? { agent } : {}) });
     } catch (err) {
-      if (!sse.started) return rethrowCancelled(err);
+      if (!sse.started) throw err;
       sse.fail(err instanceof SwarmError ? err : new SwarmError(500, 'server_error', 'internal', err instanceof Error ? err.message : String(err)));
       return reply;
     }
@@ -116,9 +115,4 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     sse.done();
     return reply;
   });
-}
-
-function rethrowCancelled(err: unknown): never {
-  if (err instanceof DecodeCancelledError) throw new SwarmError(499, 'invalid_request_error', 'client_closed_request', 'the client closed the request');
-  throw err;
 }

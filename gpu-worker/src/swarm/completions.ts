@@ -1,25 +1,21 @@
-// One chat completion of an episode: render with the model's own template, generate through the
-// decode scheduler (batched with every other call in flight), parse Hermes tool calls, and record
-// the call token-exactly as a Timeline of the episode (prompt ids + spans, sampled ids + raw
-// logprobs, weight version). Streaming callers get content and tool-call deltas as text arrives.
+// One chat completion of an episode: the episode's bookkeeping (the call counts in flight, so the
+// episode cannot end or expire under it; recorded calls join its timelines and the counters) around
+// the one call-recording path (rollout/record-call.ts), with the server's seeds and its errors.
 import type { ChatMessage } from '../../../src/shared/chat';
 import { createPrng, deriveSeed, type Prng } from '../../../src/shared/prng';
-import { RemoteError } from '../../../src/shared/result';
 import type { ChatCompletionUsage } from '../../../src/shared/swarm-protocol';
-import type { Timeline } from '../../../src/shared/timeline/index';
-import { ToolCallStream, type StreamDelta } from '../../../src/shared/tool-call-stream';
-import { parseToolCalls, type ParsedAssistantText } from '../../../src/shared/tool-calls';
-import type { DecodeResult } from '../engine/decode-scheduler';
+import type { StreamDelta } from '../../../src/shared/tool-call-stream';
+import { GenerationCancelledError } from '../engine/generator';
+import { CallRefusedError, recordCall, type RecordDeps, type RecordedCall } from '../rollout/record-call';
 import type { PreparedRequest } from './chat-request';
-import { badRequest, SwarmError } from './errors';
+import { badRequest, clientClosed } from './errors';
 import type { Episode } from './episodes';
-import type { Swarm } from './swarm';
 
 export interface CompletionHooks {
   /** Streaming: receives each delta as it becomes sendable. */
   onDelta?: (delta: StreamDelta) => void;
-  /** Polled between decoding rounds; a cancelled call is neither finished nor recorded. */
-  cancelled?: () => boolean;
+  /** Aborted (the client went away): the call is neither finished nor recorded. */
+  signal?: AbortSignal;
   agent?: string;
 }
 
@@ -37,13 +33,20 @@ export interface CompletionOutcome {
   attempts: number;
 }
 
-/** Attempts for tool_choice "required" or a named function before the reply is returned as is. */
-export const TOOL_CHOICE_ATTEMPTS = 3;
+/** What a completion needs of the swarm: the episode's call bookkeeping. */
+export interface CallLedger {
+  /** A call starts: counted in flight; returns its index in the episode. */
+  beginCall(ep: Episode): number;
+  /** The call finished: recorded (`call`) or not (failed, cancelled). */
+  endCall(ep: Episode, call: RecordedCall | null): void;
+}
 
-function engineInputError(err: unknown): unknown {
-  if (err instanceof RemoteError && err.type !== 'internal' && err.type !== 'state') {
-    return badRequest(err.type === 'context_overflow' ? 'context_length_exceeded' : 'invalid_messages', `the engine refused the request: ${err.message}`);
-  }
+/** The completion's wire id (also the prefix of its tool-call ids). */
+export const completionIdPrefix = (episodeId: string, callIndex: number): string => `${episodeId.slice(3)}_${callIndex}`;
+
+function asClientError(err: unknown): unknown {
+  if (err instanceof CallRefusedError) return badRequest(err.code, err.message);
+  if (err instanceof GenerationCancelledError) return clientClosed();
   return err;
 }
 
@@ -51,83 +54,38 @@ export class CompletionService {
   private readonly prng: Prng;
 
   constructor(
-    private readonly swarm: Swarm,
+    private readonly ledger: CallLedger,
+    private readonly record: RecordDeps,
     seed = 0,
   ) {
     this.prng = createPrng(seed);
   }
 
   async complete(ep: Episode, req: PreparedRequest, hooks: CompletionHooks = {}): Promise<CompletionOutcome> {
-    const s = this.swarm;
-    const callIndex = s.episodes.beginCall(ep, s.now());
-    s.touchClient(ep.clientId);
-    let recorded = false;
-    const release = s.scheduler.reserve();
+    const callIndex = this.ledger.beginCall(ep);
+    let rec: RecordedCall | null = null;
     try {
-      const t0 = performance.now();
-      const rendered = await s.engine.call('render', { messages: req.messages, tools: req.tools, addGenerationPrompt: true }).catch((err: unknown) => {
-        throw engineInputError(err);
+      const idPrefix = completionIdPrefix(ep.id, callIndex);
+      const seedFor = (attempt: number): number =>
+        req.seed === null ? this.prng.int(0, 2 ** 31 - 1) : attempt === 0 ? req.seed : deriveSeed(req.seed, `attempt${attempt}`) & 0x7fffffff;
+      rec = await recordCall(
+        this.record,
+        {
+          episodeId: ep.id, callIndex, agent: hooks.agent ?? 'default', idPrefix, messages: req.messages, tools: req.tools, toolChoice: req.toolChoice,
+          parseTools: req.toolChoice.mode !== 'none' && req.tools !== null, maxTokens: req.maxTokens, temperature: req.temperature, topP: req.topP,
+          stop: req.stop, seedFor,
+        },
+        { ...(hooks.onDelta ? { onDelta: hooks.onDelta } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
+      ).catch((err: unknown) => {
+        throw asClientError(err);
       });
-      const renderMs = performance.now() - t0;
-      const context = s.engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER;
-      if (rendered.tokenIds.length >= context) {
-        throw badRequest('context_length_exceeded', `the prompt is ${rendered.tokenIds.length} tokens; the model's context is ${context} tokens`);
-      }
-      const maxTokens = Math.min(req.maxTokens, context - rendered.tokenIds.length);
-      const idPrefix = `${ep.id.slice(3)}_${callIndex}`;
-      const parseTools = req.toolChoice.mode !== 'none' && req.tools !== null;
-      const insist = req.toolChoice.mode === 'required';
-      const streamer = hooks.onDelta && !insist ? new ToolCallStream(idPrefix, parseTools) : null;
-
-      let result: DecodeResult | null = null;
-      let parsed: ParsedAssistantText = { content: null, toolCalls: [], malformed: 0 };
-      let attempts = 0;
-      while (attempts < (insist ? TOOL_CHOICE_ATTEMPTS : 1)) {
-        const seed = req.seed === null ? this.prng.int(0, 2 ** 31 - 1) : attempts === 0 ? req.seed : deriveSeed(req.seed, `attempt${attempts}`) & 0x7fffffff;
-        attempts += 1;
-        const pending = s.scheduler
-          .submit({
-            promptIds: rendered.tokenIds, maxTokens, temperature: req.temperature, topP: req.topP, seed, stop: req.stop,
-            ...(streamer ? { onText: (text: string) => hooks.onDelta!(streamer.push(text)) } : {}),
-            ...(hooks.cancelled ? { cancelled: hooks.cancelled } : {}),
-          })
-          .catch((err: unknown) => {
-            throw engineInputError(err);
-          });
-        release(); // queued: the round may start
-        result = await pending;
-        parsed = parseTools ? parseToolCalls(result.text, idPrefix) : { content: result.text === '' ? null : result.text, toolCalls: [], malformed: 0 };
-        const name = req.toolChoice.name;
-        if (!insist || parsed.toolCalls.some((c) => name === undefined || c.function.name === name)) break;
-      }
-      if (!result) throw new SwarmError(500, 'server_error', 'internal', 'no generation was made');
-      if (streamer) hooks.onDelta!(streamer.finish(result.text).delta);
-      else if (hooks.onDelta) hooks.onDelta({ content: parsed.content ?? '', toolCalls: parsed.toolCalls.map((call, index) => ({ index, call })) });
-
-      const message: ChatMessage =
-        parsed.toolCalls.length > 0 ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls } : { role: 'assistant', content: parsed.content ?? '' };
-      const created = Date.now();
-      const timeline: Timeline = {
-        id: `${ep.id}/${callIndex}`, episodeId: ep.id, agent: hooks.agent ?? 'default', callIndex, messages: req.messages, tools: req.tools,
-        promptIds: rendered.tokenIds, promptSpans: rendered.spans, outputIds: result.tokenIds, outputLogprobs: result.logprobs,
-        finishReason: result.finishReason, output: message, weightVersion: result.weightVersion, createdAt: created,
-      };
-      s.episodes.endCall(ep, s.now(), timeline, parsed.malformed);
-      recorded = true;
-      s.counters.calls += 1;
-      s.counters.completionTokens += result.tokenIds.length;
-      s.counters.malformedToolCalls += parsed.malformed;
-      s.clients.count(ep.clientId, 'calls');
-      s.clients.count(ep.clientId, 'completionTokens', result.tokenIds.length);
       return {
-        id: `chatcmpl-${idPrefix}`, created: Math.floor(created / 1000), message,
-        finishReason: parsed.toolCalls.length > 0 ? 'tool_calls' : result.finishReason,
-        usage: { prompt_tokens: rendered.tokenIds.length, completion_tokens: result.tokenIds.length, total_tokens: rendered.tokenIds.length + result.tokenIds.length },
-        engineMs: renderMs + result.engineMs, weightVersion: result.weightVersion, malformedToolCalls: parsed.malformed, attempts,
+        id: `chatcmpl-${idPrefix}`, created: Math.floor(rec.timeline.createdAt / 1000), message: rec.message, finishReason: rec.finishReason,
+        usage: { prompt_tokens: rec.promptTokens, completion_tokens: rec.completionTokens, total_tokens: rec.promptTokens + rec.completionTokens },
+        engineMs: rec.engineMs, weightVersion: rec.weightVersion, malformedToolCalls: rec.malformedToolCalls, attempts: rec.attempts,
       };
     } finally {
-      release();
-      if (!recorded) s.episodes.endCall(ep, s.now());
+      this.ledger.endCall(ep, rec);
     }
   }
 }

@@ -3,7 +3,7 @@
 // from the last checkpoint and reports back; calls while it is down get a 503 with a retry hint.
 import type { EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams } from '../../../src/shared/engine-protocol';
 import { EngineExitedError, EngineProcess } from '../engine/engine-process';
-import type { EngineCaller } from '../rollout/engine-policy';
+import type { EngineCaller } from '../engine/engine-caller';
 import { unavailable } from './errors';
 
 export interface EngineHandle extends EngineCaller {

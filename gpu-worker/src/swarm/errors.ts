@@ -12,3 +12,5 @@ export const notFound = (code: string, message: string): SwarmError => new Swarm
 export const conflict = (code: string, message: string): SwarmError => new SwarmError(409, ErrorTypes.conflict, code, message);
 export const unavailable = (code: string, message: string, retryAfterS: number): SwarmError =>
   new SwarmError(503, ErrorTypes.unavailable, code, message, Math.max(1, Math.ceil(retryAfterS)));
+/** The client closed the request before it was answered (nginx's 499; nobody reads the answer). */
+export const clientClosed = (): SwarmError => new SwarmError(499, ErrorTypes.invalid, 'client_closed_request', 'the client closed the request');

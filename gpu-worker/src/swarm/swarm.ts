@@ -8,6 +8,7 @@ import type {
   ClaimRequest, ClaimResponse, Counters, EndRequest, EndResponse, EvalResult, Status, StepMetrics, TrainingConfig, WorkerState,
 } from '../../../src/shared/swarm-protocol';
 import type { DecodeScheduler } from '../engine/decode-scheduler';
+import type { RecordedCall } from '../rollout/record-call';
 import type { WorkerConfig } from '../worker-config';
 import { ClientRegistry } from './clients';
 import type { EngineHost } from './engine-host';
@@ -202,6 +203,24 @@ export class Swarm {
     const ep = isEpisodeId(id) ? this.episodes.get(id) : undefined;
     if (!ep) throw notFound('episode_not_found', `no episode ${JSON.stringify(id.slice(0, 80))} on this server`);
     return ep;
+  }
+
+  /** A call of an open episode starts: it counts in flight (the episode waits for it to end). */
+  beginCall(ep: Episode): number {
+    const index = this.episodes.beginCall(ep, this.now());
+    this.touchClient(ep.clientId);
+    return index;
+  }
+
+  /** The call finished: recorded into the episode and the counters, or (failed, cancelled) not. */
+  endCall(ep: Episode, call: RecordedCall | null): void {
+    if (!call) return this.episodes.endCall(ep, this.now());
+    this.episodes.endCall(ep, this.now(), call.timeline, call.malformedToolCalls);
+    this.counters.calls += 1;
+    this.counters.completionTokens += call.completionTokens;
+    this.counters.malformedToolCalls += call.malformedToolCalls;
+    this.clients.count(ep.clientId, 'calls');
+    this.clients.count(ep.clientId, 'completionTokens', call.completionTokens);
   }
 
   touchClient(clientId: string): void {

@@ -1,0 +1,102 @@
+// The one narrow way the rest of the worker asks for a generation: `generate(request, hooks)` →
+// result, with an optional per-delta callback (streaming) and cancellation through an AbortSignal.
+// Everything that records a call (the server's completions path, the rollout policy of eval and the
+// demo) goes through a Generator, so the admission layer behind it can be swapped in one place.
+// Today `schedulerGenerator` backs it with the DecodeScheduler (rounds, chunked streaming).
+import { DecodeCancelledError, type DecodeScheduler } from './decode-scheduler';
+
+export interface GenerationRequest {
+  promptIds: number[];
+  maxTokens: number;
+  temperature: number;
+  topP: number;
+  seed: number;
+  /** Stop strings (OpenAI `stop`): output ends at the first one, which is not returned. */
+  stop?: readonly string[];
+}
+
+export interface GenerationDelta {
+  /** Visible text appended since the previous delta (stop strings and half characters held back). */
+  text: string;
+}
+
+export interface GenerationHooks {
+  /** Streaming: called as text becomes visible; the concatenated deltas are a prefix of the final `text`. */
+  onDelta?: (delta: GenerationDelta) => void;
+  /** Aborting drops the generation; its promise rejects with a GenerationCancelledError. */
+  signal?: AbortSignal;
+}
+
+/** Prefix-cache figures of one generation (filled in by admission layers that keep a KV cache). */
+export interface GenerationCacheStats {
+  promptTokens: number;
+  cachedTokens: number;
+}
+
+export interface GenerationResult {
+  /** The sampled token ids, exactly as sampled. */
+  tokenIds: number[];
+  /** Raw (temperature-1) log-probabilities of the sampled tokens. */
+  logprobs: number[];
+  finishReason: 'stop' | 'length';
+  /** The generated text (without a matched stop string and what follows it). */
+  text: string;
+  /** The weight version that sampled it (the oldest, should it span an update). */
+  weightVersion: number;
+  /** Engine time this generation took part in. */
+  engineMs: number;
+  cache?: GenerationCacheStats;
+}
+
+export interface Generator {
+  generate(request: GenerationRequest, hooks?: GenerationHooks): Promise<GenerationResult>;
+  /**
+   * Optional: announces a request that is still being rendered, so that it can share a batch with
+   * requests about to start; call the returned function once it was submitted (or never will be).
+   */
+  reserve?(): () => void;
+}
+
+export class GenerationCancelledError extends Error {
+  constructor() {
+    super('the generation was cancelled');
+    this.name = 'GenerationCancelledError';
+  }
+}
+
+/**
+ * Turns "the visible text so far" updates into deltas: only text that extends what was sent goes
+ * out, and a trailing U+FFFD (half a UTF-8 character at a chunk boundary) waits for the next update.
+ */
+export function deltaTracker(onDelta: (d: GenerationDelta) => void): (textSoFar: string) => void {
+  let sent = '';
+  return (textSoFar) => {
+    const clean = textSoFar.replace(/\uFFFD+$/, '');
+    if (clean.length <= sent.length || !clean.startsWith(sent)) return;
+    const text = clean.slice(sent.length);
+    sent = clean;
+    onDelta({ text });
+  };
+}
+
+/** A Generator backed by the DecodeScheduler. */
+export function schedulerGenerator(scheduler: DecodeScheduler): Generator {
+  return {
+    reserve: () => scheduler.reserve(),
+    async generate(request, hooks = {}) {
+      const { signal, onDelta } = hooks;
+      if (signal?.aborted) throw new GenerationCancelledError();
+      try {
+        const r = await scheduler.submit({
+          promptIds: request.promptIds, maxTokens: request.maxTokens, temperature: request.temperature, topP: request.topP, seed: request.seed,
+          ...(request.stop ? { stop: request.stop } : {}),
+          ...(onDelta ? { onText: deltaTracker(onDelta) } : {}),
+          ...(signal ? { cancelled: () => signal.aborted } : {}),
+        });
+        return { tokenIds: r.tokenIds, logprobs: r.logprobs, finishReason: r.finishReason, text: r.text, weightVersion: r.weightVersion, engineMs: r.engineMs };
+      } catch (err) {
+        throw err instanceof DecodeCancelledError ? new GenerationCancelledError() : err;
+      }
+    },
+  };
+}

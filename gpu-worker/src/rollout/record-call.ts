@@ -1,0 +1,153 @@
+// The one call-recording path: render a conversation with the model's own template, generate
+// through a Generator (batched with every other call in flight), parse Hermes tool calls (insisting
+// on one for tool_choice "required" / a named function), stream content and tool-call deltas, and
+// record the call token-exactly as a Timeline (prompt ids + spans, sampled ids + raw logprobs,
+// weight version). The server's completions and the rollout policy of eval and the demo both call it.
+import type { ChatMessage, Tool } from '../../../src/shared/chat';
+import type { RenderResult } from '../../../src/shared/engine-protocol';
+import { RemoteError } from '../../../src/shared/result';
+import type { Timeline } from '../../../src/shared/timeline/index';
+import { ToolCallStream, type StreamDelta } from '../../../src/shared/tool-call-stream';
+import { parseToolCalls, type ParsedAssistantText } from '../../../src/shared/tool-calls';
+import type { EngineCaller } from '../engine/engine-caller';
+import type { GenerationResult, Generator } from '../engine/generator';
+
+export type { EngineCaller };
+
+export interface RecordDeps {
+  /** Renders the conversation (the EngineHost, or a fake engine in tests). */
+  engine: EngineCaller;
+  generator: Generator;
+  /** The model's context length (prompt + output). */
+  contextLength: () => number;
+  /** Timestamp source (ms) of the recorded timeline. */
+  now?: () => number;
+}
+
+export type ToolChoiceMode = { mode: 'auto' | 'none' | 'required'; name?: string };
+
+export interface CallSpec {
+  episodeId: string;
+  callIndex: number;
+  agent: string;
+  /** Prefix of the parsed tool calls' ids. */
+  idPrefix: string;
+  messages: ChatMessage[];
+  tools: Tool[] | null;
+  toolChoice: ToolChoiceMode;
+  /** Whether `<tool_call>` blocks in the output become tool calls. */
+  parseTools: boolean;
+  maxTokens: number;
+  temperature: number;
+  topP: number;
+  stop?: readonly string[];
+  /** The sampling seed of attempt `n` (0-based). */
+  seedFor: (attempt: number) => number;
+}
+
+export interface RecordHooks {
+  /** Streaming: each delta as it becomes sendable (a single final delta for `required` tool choices). */
+  onDelta?: (delta: StreamDelta) => void;
+  signal?: AbortSignal;
+}
+
+export interface RecordedCall {
+  timeline: Timeline;
+  message: ChatMessage;
+  finishReason: 'stop' | 'length' | 'tool_calls';
+  promptTokens: number;
+  completionTokens: number;
+  /** Engine time of this call (render + its generation). */
+  engineMs: number;
+  weightVersion: number;
+  malformedToolCalls: number;
+  /** Attempts made to satisfy tool_choice "required" / a named function. */
+  attempts: number;
+}
+
+/** The engine refused the input (bad messages, prompt over the context): the caller's mistake. */
+export class CallRefusedError extends Error {
+  constructor(
+    readonly code: 'context_length_exceeded' | 'invalid_messages',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CallRefusedError';
+  }
+}
+
+/** Attempts for tool_choice "required" or a named function before the reply is returned as is. */
+export const TOOL_CHOICE_ATTEMPTS = 3;
+
+function refused(err: unknown): unknown {
+  if (err instanceof RemoteError && err.type !== 'internal' && err.type !== 'state') {
+    return new CallRefusedError(err.type === 'context_overflow' ? 'context_length_exceeded' : 'invalid_messages', `the engine refused the request: ${err.message}`);
+  }
+  return err;
+}
+
+interface Sampled {
+  result: GenerationResult;
+  parsed: ParsedAssistantText;
+  attempts: number;
+}
+
+async function sample(deps: RecordDeps, spec: CallSpec, prompt: RenderResult, maxTokens: number, hooks: RecordHooks, submitted: () => void): Promise<Sampled> {
+  const insist = spec.toolChoice.mode === 'required';
+  const streamer = hooks.onDelta && !insist ? new ToolCallStream(spec.idPrefix, spec.parseTools) : null;
+  let soFar = '';
+  const onDelta = streamer ? (d: { text: string }) => hooks.onDelta!(streamer.push((soFar += d.text))) : undefined;
+  let out: Sampled | null = null;
+  for (let attempt = 0; attempt < (insist ? TOOL_CHOICE_ATTEMPTS : 1); attempt++) {
+    const pending = deps.generator
+      .generate(
+        { promptIds: prompt.tokenIds, maxTokens, temperature: spec.temperature, topP: spec.topP, seed: spec.seedFor(attempt), ...(spec.stop ? { stop: spec.stop } : {}) },
+        { ...(onDelta ? { onDelta } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
+      )
+      .catch((err: unknown) => {
+        throw refused(err);
+      });
+    submitted(); // queued: the round may start
+    const result = await pending;
+    const parsed = spec.parseTools ? parseToolCalls(result.text, spec.idPrefix) : { content: result.text === '' ? null : result.text, toolCalls: [], malformed: 0 };
+    out = { result, parsed, attempts: attempt + 1 };
+    const name = spec.toolChoice.name;
+    if (!insist || parsed.toolCalls.some((c) => name === undefined || c.function.name === name)) break;
+  }
+  if (!out) throw new Error('no generation was made');
+  if (streamer) hooks.onDelta!(streamer.finish(out.result.text).delta);
+  else hooks.onDelta?.({ content: out.parsed.content ?? '', toolCalls: out.parsed.toolCalls.map((call, index) => ({ index, call })) });
+  return out;
+}
+
+/** Records one LLM call; throws CallRefusedError for input the engine refuses. */
+export async function recordCall(deps: RecordDeps, spec: CallSpec, hooks: RecordHooks = {}): Promise<RecordedCall> {
+  const release = deps.generator.reserve?.() ?? ((): void => undefined);
+  try {
+    const t0 = performance.now();
+    const rendered = await deps.engine.call('render', { messages: spec.messages, tools: spec.tools, addGenerationPrompt: true }).catch((err: unknown) => {
+      throw refused(err);
+    });
+    const renderMs = performance.now() - t0;
+    const context = deps.contextLength();
+    if (rendered.tokenIds.length >= context) {
+      throw new CallRefusedError('context_length_exceeded', `the prompt is ${rendered.tokenIds.length} tokens; the model's context is ${context} tokens`);
+    }
+    const maxTokens = Math.min(spec.maxTokens, context - rendered.tokenIds.length);
+    const { result, parsed, attempts } = await sample(deps, spec, rendered, maxTokens, hooks, release);
+    const message: ChatMessage =
+      parsed.toolCalls.length > 0 ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls } : { role: 'assistant', content: parsed.content ?? '' };
+    const timeline: Timeline = {
+      id: `${spec.episodeId}/${spec.callIndex}`, episodeId: spec.episodeId, agent: spec.agent, callIndex: spec.callIndex, messages: spec.messages, tools: spec.tools,
+      promptIds: rendered.tokenIds, promptSpans: rendered.spans, outputIds: result.tokenIds, outputLogprobs: result.logprobs,
+      finishReason: result.finishReason, output: message, weightVersion: result.weightVersion, createdAt: (deps.now ?? Date.now)(),
+    };
+    return {
+      timeline, message, finishReason: parsed.toolCalls.length > 0 ? 'tool_calls' : result.finishReason,
+      promptTokens: rendered.tokenIds.length, completionTokens: result.tokenIds.length, engineMs: renderMs + result.engineMs,
+      weightVersion: result.weightVersion, malformedToolCalls: parsed.malformed, attempts,
+    };
+  } finally {
+    release();
+  }
+}
