@@ -1,38 +1,17 @@
-// The worker's configuration: what `agentjet worker` flags set and `<run-dir>/config.json`
-// records (never the tokens). The training part can also be changed at run time by an admin.
+// The worker's configuration: what `agentjet worker` flags and `--config` files set and
+// `<run-dir>/config.json` records (never the tokens). Its options are declared once in
+// src/shared/options/declarations.ts; the training part can also be changed at run time by an admin.
 import { z } from 'zod';
 import { LoraOptionsSchema } from '../../src/shared/engine-protocol';
-import { TrainingConfigSchema } from '../../src/shared/swarm-protocol';
+import { TrainingConfigSchema, WorkerSettingsShape } from '../../src/shared/options/index';
 
 export const WorkerConfigSchema = z.object({
-  /** `builtin` or a Hugging Face model folder. */
-  model: z.string().min(1).default('builtin'),
-  /** The name served as the OpenAI `model` (default: the folder's name). */
-  modelName: z.string().min(1).optional(),
-  host: z.string().min(1).default('127.0.0.1'),
-  port: z.number().int().min(0).max(65_535).default(8321),
+  ...WorkerSettingsShape,
   runDir: z.string().min(1),
-  /** Base URL handed to clients in claims (default: from the request's Host header). */
-  publicUrl: z.string().url().optional(),
   training: TrainingConfigSchema.default(TrainingConfigSchema.parse({})),
-  /** Default and largest inactivity timeout of an episode. */
-  episodeTimeoutS: z.number().positive().default(300),
-  maxEpisodeTimeoutS: z.number().positive().default(3600),
-  /** A client silent for this long is considered gone and its open episodes are aborted. */
-  clientTimeoutS: z.number().positive().default(120),
-  /** Largest request body in bytes. */
-  bodyLimitBytes: z.number().int().positive().default(8 * 1024 * 1024),
-  /** Largest generate batch, and the chunk sizes of streamed generations. */
-  maxBatch: z.number().int().positive().default(64),
-  firstChunk: z.number().int().positive().default(8),
-  maxChunk: z.number().int().positive().default(64),
-  device: z.enum(['auto', 'cpu', 'cuda']).default('auto'),
-  dtype: z.enum(['auto', 'float32', 'bfloat16']).default('auto'),
-  threads: z.number().int().positive().optional(),
-  seed: z.number().int().default(0),
   lora: LoraOptionsSchema.optional(),
-  /** Finished episodes kept in memory for inspection. */
-  retainFinished: z.number().int().min(0).default(2000),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfigSchema>;
 export type WorkerConfigInput = z.input<typeof WorkerConfigSchema>;
+
+export { WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../src/shared/options/index';

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { DecodeScheduler } from './engine/decode-scheduler';
 import { schedulerGenerator } from './engine/generator';
+import type { WorkerFile } from '../../src/shared/swarm-protocol';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
 import { EventsSocketServer } from './server/events-ws';
@@ -121,7 +122,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const port = (app.server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
-  writeFileAtomic(files.worker, `${JSON.stringify({ pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() }, null, 2)}\n`);
+  const serving: WorkerFile = { pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() };
+  writeFileAtomic(files.worker, `${JSON.stringify(serving, null, 2)}\n`);
   s.log('info', 'worker', `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''})`);
   s.emitState('started');
   s.trainer.poke();

@@ -4,38 +4,44 @@ import { z } from 'zod';
 import { EngineProcess } from '../../gpu-worker/src/engine/engine-process';
 import { BUILTIN_MODEL_DIR } from '../../gpu-worker/src/resources';
 import { playEpisodes, summarize, type PlayedEpisode } from '../../gpu-worker/src/rollout/evaluate';
-import { buildTrainSamples } from '../../gpu-worker/src/trainer/train-samples';
+import { trainOnEpisodes } from '../../gpu-worker/src/trainer/train-step';
 import { calculatorExample, guessNumberExample, loadExampleTasks, type Example } from '../../resources/examples/index';
 import type { ChatMessage } from '../shared/chat';
+import { flagShape, fromFlags, helpLines, TRAINING_OPTIONS, TrainingConfigSchema, WORKER_OPTIONS, WorkerSettingsShape, type TrainingConfig } from '../shared/options/index';
 import { createPrng } from '../shared/prng';
 
-export const DemoOptionsSchema = z.object({
+const own = {
   task: z.enum(['calculator-agent', 'guess-number']).default('calculator-agent'),
   steps: z.coerce.number().int().min(0).default(30),
   tasksPerStep: z.coerce.number().int().positive().default(8),
-  groupSize: z.coerce.number().int().min(2).default(8),
-  lr: z.coerce.number().positive().default(1e-4),
   evalN: z.coerce.number().int().positive().default(100),
-  temperature: z.coerce.number().min(0).default(1),
-  maxTokens: z.coerce.number().int().positive().default(96),
-  seed: z.coerce.number().int().default(0),
-  threads: z.coerce.number().int().positive().default(2),
-  model: z.string().default(BUILTIN_MODEL_DIR),
-});
+};
+
+/** The training and worker options the demo takes (declared in src/shared/options/declarations.ts). */
+const DEMO_TRAINING_KEYS = ['groupSize', 'lr', 'temperature', 'defaultMaxTokens', 'algo', 'merge', 'level', 'clipLow', 'clipHigh', 'klCoef', 'maxGradNorm', 'microBatchTokens'] as const;
+const DEMO_WORKER_KEYS = ['model', 'seed', 'threads'] as const;
+/** Where the demo departs from the worker's defaults: bigger groups, short calls, two threads. */
+export const DEMO_PRESETS = { groupSize: 8, defaultMaxTokens: 96, threads: 2 } as const;
+
+export const DemoOptionsSchema = z.object({ ...own, ...flagShape(TRAINING_OPTIONS, DEMO_TRAINING_KEYS, DEMO_PRESETS), ...flagShape(WORKER_OPTIONS, DEMO_WORKER_KEYS, DEMO_PRESETS) }).strict();
 export type DemoOptions = z.infer<typeof DemoOptionsSchema>;
 
-export const demoHelp = `agentjet demo [options]   load the built-in model and train it on an example task with GRPO
-  --task calculator-agent|guess-number   example task (default calculator-agent)
-  --steps K            policy updates (default 30)
-  --tasks-per-step N   distinct tasks per update (default 8)
-  --group-size G       rollouts per task, the GRPO group (default 8)
-  --lr LR              learning rate (default 1e-4)
-  --eval-n N           held-out episodes before and after (default 100)
-  --temperature T      sampling temperature (default 1)
-  --max-tokens N       tokens per model call (default 96)
-  --seed S             seed for task order and sampling (default 0)
-  --threads T          torch CPU threads (default 2)
-  --model DIR          a Hugging Face model folder (default the built-in model)`;
+export const demoHelp = [
+  'agentjet demo [options]   load the built-in model and train it on an example task with GRPO',
+  '  --task calculator-agent|guess-number   example task (default calculator-agent)',
+  '  --steps K                  policy updates (default 30)',
+  '  --tasks-per-step N         distinct tasks per update (default 8)',
+  '  --eval-n N                 held-out episodes before and after (default 100)',
+  ...helpLines(TRAINING_OPTIONS, { keys: DEMO_TRAINING_KEYS, presets: DEMO_PRESETS }),
+  ...helpLines(WORKER_OPTIONS, { keys: DEMO_WORKER_KEYS, presets: DEMO_PRESETS }),
+].join('\n');
+
+/** The demo's training config and engine settings: presets, then the flags given. */
+export function demoSettings(o: DemoOptions): { training: TrainingConfig; model: string; seed: number; threads: number } {
+  const training = TrainingConfigSchema.parse(fromFlags(TRAINING_OPTIONS, o, DEMO_TRAINING_KEYS));
+  const worker = z.object(WorkerSettingsShape).parse(fromFlags(WORKER_OPTIONS, o, DEMO_WORKER_KEYS));
+  return { training, model: worker.model === 'builtin' ? BUILTIN_MODEL_DIR : worker.model, seed: worker.seed, threads: worker.threads ?? DEMO_PRESETS.threads };
+}
 
 function show(messages: readonly ChatMessage[]): string {
   return messages
@@ -47,17 +53,19 @@ function show(messages: readonly ChatMessage[]): string {
 }
 
 export async function runDemo(o: DemoOptions): Promise<void> {
+  const d = demoSettings(o);
+  const cfg = d.training;
   const example: Example<{ id: string }> = o.task === 'calculator-agent' ? calculatorExample : guessNumberExample;
   const engine = await EngineProcess.start({ onLog: (l) => process.stderr.write(`  engine: ${l}\n`) });
   try {
     const t0 = performance.now();
-    const info = await engine.call('load', { path: o.model, threads: o.threads, seed: o.seed });
+    const info = await engine.call('load', { path: d.model, threads: d.threads, seed: d.seed });
     console.log(`AgentJet demo · ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · loaded in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
-    const sampling = { maxTokens: o.maxTokens, temperature: o.temperature };
+    const sampling = { maxTokens: cfg.defaultMaxTokens, temperature: cfg.temperature, topP: cfg.topP };
     const evalTasks = loadExampleTasks(example, 'eval').slice(0, o.evalN);
     const evaluate = async (label: string): Promise<PlayedEpisode<{ id: string }>[]> => {
       const t = performance.now();
-      const played = await playEpisodes(engine, example.env, evalTasks, { sampling, seed: o.seed + 99 });
+      const played = await playEpisodes(engine, example.env, evalTasks, { sampling, seed: d.seed + 99, contextLength: info.contextLength });
       const s = summarize(played);
       console.log(`${label}: held-out success ${(s.success * 100).toFixed(1)}% · reward ${s.rewardMean.toFixed(3)} · n=${s.episodes} · ${((performance.now() - t) / 1000).toFixed(1)}s`);
       return played;
@@ -67,21 +75,18 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     if (first) console.log(`one ${example.name} episode (${first.task.id}, reward ${first.result.reward}):\n${show(first.result.messages)}`);
 
     const train = loadExampleTasks(example, 'train');
-    const prng = createPrng(o.seed);
+    const prng = createPrng(d.seed);
     for (let step = 1; step <= o.steps; step++) {
       const t = performance.now();
       const tasks = Array.from({ length: o.tasksPerStep }, () => prng.pick(train));
-      const group = tasks.flatMap((task) => Array.from({ length: o.groupSize }, () => task));
-      const played = await playEpisodes(engine, example.env, group, { sampling, seed: prng.int(0, 2 ** 31 - 1), episodePrefix: `s${step}-` });
+      const group = tasks.flatMap((task) => Array.from({ length: cfg.groupSize }, () => task));
+      const played = await playEpisodes(engine, example.env, group, { sampling, seed: prng.int(0, 2 ** 31 - 1), episodePrefix: `s${step}-`, contextLength: info.contextLength });
       const rollout = (performance.now() - t) / 1000;
       const s = summarize(played);
-      const { samples, droppedEpisodes, merge } = buildTrainSamples(
-        played.map((p) => ({ episodeId: p.episodeId, groupKey: p.task.id, reward: p.result.reward, timelines: p.calls })),
-        { estimator: 'grpo', merge: 'linear', dropZeroAdvantage: true },
-      );
+      const { built, stats: st } = await trainOnEpisodes(engine, played.map((p) => ({ episodeId: p.episodeId, groupKey: p.task.id, reward: p.result.reward, timelines: p.calls })), cfg);
+      const { samples, droppedEpisodes, merge } = built;
       let update = 'no signal (every group had equal rewards)';
-      if (samples.length > 0) {
-        const st = await engine.call('train_step', { samples, hyper: { lr: o.lr, clipLow: 0.2, clipHigh: 0.28, maxGradNorm: 1, microBatchTokens: 4096 } });
+      if (st) {
         update = `loss ${st.loss.toFixed(4)} · kl ${st.approxKl.toFixed(4)} · clip ${st.clipFraction.toFixed(3)} · ${st.trainedTokens} tokens trained · v${st.weightVersion}`;
       }
       console.log(

@@ -22,7 +22,11 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'demo': {
-      const parsed = DemoOptionsSchema.strict().safeParse(parseFlags(rest));
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(demoHelp);
+        return;
+      }
+      const parsed = DemoOptionsSchema.safeParse(parseFlags(rest));
       if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${demoHelp}`);
       await runDemo(parsed.data);
       return;

@@ -16,7 +16,7 @@ import { subscribeEvents, type EventsSubscription } from './train-events';
 import type { TrainOptions } from './train-options';
 import { evalTable, formatEval, formatProgress, formatStep, stepRow, summaryTable, type EvalRow, type StepRow } from './train-report';
 import { exampleTasks, TaskTally, TRAIN_EXAMPLES, type TaskBreakdown, type TrainExample } from './train-tasks';
-import { workerConfigFromOptions, type WorkerOptions } from './worker';
+import { configFromFlags } from './worker';
 
 export const EXAMPLES_DIR = resolve(import.meta.dirname, '../../resources/examples');
 
@@ -48,16 +48,9 @@ export async function runTrain(example: TrainExample, o: TrainOptions, io: Train
   const runDir = resolve(o.runDir ?? join('runs', `train-${stamp()}`));
   mkdirSync(runDir, { recursive: true });
   const files = { metrics: join(runDir, 'metrics.jsonl'), eval: join(runDir, 'eval.jsonl'), workerLog: join(runDir, 'worker.log'), clientsLog: join(runDir, 'clients.log') };
-  const wo: WorkerOptions = { runDir, port: o.port, model: 'builtin' };
-  if (o.strategy) wo.strategy = o.strategy;
-  if (o.batch) wo.batch = o.batch;
-  if (o.groupSize) wo.groupSize = o.groupSize;
-  if (o.lr) wo.lr = o.lr;
-  if (o.maxTokens) wo.maxTokens = o.maxTokens;
-  if (o.threads) wo.threads = o.threads;
-  if (o.seed !== undefined) wo.seed = o.seed;
+  const given = configFromFlags(o);
   const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
-  const worker = await startWorker(workerConfigFromOptions(wo).config, { tokens, log: (line) => appendFileSync(files.workerLog, `${line}\n`) });
+  const worker = await startWorker({ ...given, runDir, model: 'builtin', port: given.port ?? 0, training: given.training ?? {} }, { tokens, log: (line) => appendFileSync(files.workerLog, `${line}\n`) });
   const t = worker.swarm.training;
   io.out(`agentjet train ${example}${mix !== undefined ? ` (mix ${mix} calc / ${Number((1 - mix).toFixed(3))} guess)` : ''}: worker ${worker.url} · ${o.clients} ${o.client} client(s) · ${o.steps} steps · strategy ${t.strategy} batch ${t.batch} group ${t.groupSize} · lr ${t.lr}`);
   io.out(`  run dir ${runDir} (metrics.jsonl, worker.log, clients.log)`);

@@ -18,7 +18,7 @@ describe('agentjet ui options', () => {
     const o = parseUiArgs(['--batch', '2', '--group-size', '2', '--max-tokens', '64', '--strategy', 'C1']);
     expect(localDefaultsOf(o)).toEqual({ batch: 2, groupSize: 2, maxTokens: 64, strategy: 'C1' });
     expect(localDefaultsOf(parseUiArgs([]))).toEqual({});
-    expect(tuningOf(parseUiArgs(['--threads', '1', '--eval-episodes', '0']))).toEqual({ workerArgs: ['--threads', '1'], evalEpisodes: 0 });
+    expect(tuningOf(parseUiArgs(['--threads', '1', '--eval-episodes', '0']))).toEqual({ workerConfig: { threads: 1 }, evalEpisodes: 0 });
     expect(tuningOf(parseUiArgs([]))).toEqual({});
   });
 

@@ -7,51 +7,53 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { startUiSession, type LocalDefaults, type WorkbenchTuning } from '../main/bridge';
-import { StrategySchema } from '../shared/swarm-protocol';
+import { flagShape, formFields, fromFlags, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS, WorkerConfigPatchSchema } from '../shared/options/index';
 import { parseFlags } from './flags';
 import { exitOnSignals } from './signals';
 
 const num = z.coerce.number();
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-export const UiOptionsSchema = z
-  .object({
-    port: num.int().min(0).max(65_535).default(8330),
-    host: z.string().min(1).default('127.0.0.1'),
-    dataDir: z.string().min(1).optional(),
-    connectLocal: bool.default(false),
-    model: z.string().min(1).default('builtin'),
-    example: z.string().min(1).default('calculator-agent'),
-    clients: num.int().min(0).max(64).default(2),
-    open: bool.default(false),
-    strategy: StrategySchema.optional(),
-    batch: num.int().positive().optional(),
-    groupSize: num.int().positive().optional(),
-    lr: num.positive().max(1).optional(),
-    maxTokens: num.int().positive().max(4096).optional(),
-    threads: num.int().positive().optional(),
-    evalEpisodes: num.int().min(0).optional(),
-    evalEvery: num.int().positive().optional(),
-  })
-  .strict();
+/** The worker options `agentjet ui` passes to its local workers (declared in src/shared/options). */
+const UI_WORKER_KEYS = ['threads', 'seed'] as const;
+
+const own = {
+  port: num.int().min(0).max(65_535).default(8330),
+  host: z.string().min(1).default('127.0.0.1'),
+  dataDir: z.string().min(1).optional(),
+  connectLocal: bool.default(false),
+  model: z.string().min(1).default('builtin'),
+  example: z.string().min(1).default('calculator-agent'),
+  clients: num.int().min(0).max(64).default(2),
+  open: bool.default(false),
+  evalEpisodes: num.int().min(0).optional(),
+  evalEvery: num.int().positive().optional(),
+};
+
+/** The connect form's training fields double as flags: defaults of local connects that leave them unset. */
+const connectKeys = formFields(TRAINING_OPTIONS).map((f) => f.key as keyof typeof TRAINING_OPTIONS);
+
+export const UiOptionsSchema = z.object({ ...own, ...flagShape(TRAINING_OPTIONS, connectKeys), ...flagShape(WORKER_OPTIONS, UI_WORKER_KEYS) }).strict();
 export type UiOptions = z.infer<typeof UiOptionsSchema>;
 
-export const uiHelp = `agentjet ui [options]       the workbench in a browser: UI + WebSocket bridge on 127.0.0.1
-  --port P                   HTTP port (default 8330; 0 picks a free one)
-  --host H                   bind address (default 127.0.0.1; the URL carries a session token)
-  --data-dir DIR             runs database and worker run dirs (default $AGENTJET_HOME or ~/.agentjet)
-  --connect-local            connect a local worker at once (with the three options below)
-  --model builtin|DIR        its model (default builtin)
-  --example NAME|DIR         its example (default calculator-agent)
-  --clients N                its local clients (default 2)
-  --strategy C1..C5 --batch N --group-size G --lr LR --max-tokens N
-                             training settings of local connects that leave them unset
-                             (default: the worker's, C2 / 8 / 4 / 1e-4 / 256)
-  --threads T                torch CPU threads of local workers
-  --eval-episodes N --eval-every M   held-out eval of local runs: N episodes every M steps
-                             (default 16 every 5; --eval-episodes 0 turns it off)
-  --open                     open the URL in the default browser
-  Ctrl-C stops the clients and the worker (checkpointing it) and exits.`;
+export const uiHelp = [
+  'agentjet ui [options]       the workbench in a browser: UI + WebSocket bridge on 127.0.0.1',
+  '  --port P                   HTTP port (default 8330; 0 picks a free one)',
+  '  --host H                   bind address (default 127.0.0.1; the URL carries a session token)',
+  '  --data-dir DIR             runs database and worker run dirs (default $AGENTJET_HOME or ~/.agentjet)',
+  '  --connect-local            connect a local worker at once (with the three options below)',
+  '  --model builtin|DIR        its model (default builtin)',
+  '  --example NAME|DIR         its example (default calculator-agent)',
+  '  --clients N                its local clients (default 2)',
+  '  training settings of local connects that leave them unset (default: the worker\'s):',
+  ...helpLines(TRAINING_OPTIONS, { keys: connectKeys }),
+  '  settings of local workers:',
+  ...helpLines(WORKER_OPTIONS, { keys: UI_WORKER_KEYS }),
+  '  --eval-episodes N --eval-every M   held-out eval of local runs: N episodes every M steps',
+  '                             (default 16 every 5; --eval-episodes 0 turns it off)',
+  '  --open                     open the URL in the default browser',
+  '  Ctrl-C stops the clients and the worker (checkpointing it) and exits.',
+].join('\n');
 
 const BOOLEAN_FLAGS = new Set(['--connect-local', '--open']);
 
@@ -78,20 +80,16 @@ export function resolveDataDir(given: string | undefined, env: NodeJS.ProcessEnv
 
 export function tuningOf(o: UiOptions): WorkbenchTuning {
   const t: WorkbenchTuning = {};
-  if (o.threads !== undefined) t.workerArgs = ['--threads', String(o.threads)];
+  const worker = WorkerConfigPatchSchema.parse(fromFlags(WORKER_OPTIONS, o, UI_WORKER_KEYS));
+  if (Object.keys(worker).length > 0) t.workerConfig = worker;
   if (o.evalEpisodes !== undefined) t.evalEpisodes = o.evalEpisodes;
   if (o.evalEvery !== undefined) t.evalEvery = o.evalEvery;
   return t;
 }
 
 export function localDefaultsOf(o: UiOptions): LocalDefaults {
-  const d: LocalDefaults = {};
-  if (o.strategy !== undefined) d.strategy = o.strategy;
-  if (o.batch !== undefined) d.batch = o.batch;
-  if (o.groupSize !== undefined) d.groupSize = o.groupSize;
-  if (o.lr !== undefined) d.lr = o.lr;
-  if (o.maxTokens !== undefined) d.maxTokens = o.maxTokens;
-  return d;
+  const fields = new Set(formFields(TRAINING_OPTIONS).map((f) => f.name));
+  return Object.fromEntries(Object.entries(o).filter(([k, v]) => fields.has(k) && v !== undefined));
 }
 
 function openInBrowser(url: string, out: (line: string) => void): void {

@@ -1,120 +1,76 @@
 // `agentjet worker`: runs the swarm server — the OpenAI-compatible API, episodes, training —
-// until SIGTERM/SIGINT, which checkpoints before exiting. `--resume <run-dir>` continues a run.
-import { existsSync } from 'node:fs';
+// until SIGTERM/SIGINT, which checkpoints before exiting. `--resume <run-dir>` continues a run;
+// `--config FILE` reads settings from a JSON file (what the workbench passes its local workers).
+// Every option's flag, type, default and help come from src/shared/options/declarations.ts.
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { startWorker } from '../../gpu-worker/src/worker';
-import type { WorkerConfigInput } from '../../gpu-worker/src/worker-config';
-import { AlgoSchema, StrategySchema, type TrainingConfig } from '../shared/swarm-protocol';
-import { MatchLevelSchema, MergeModeSchema } from '../shared/timeline/types';
+import { WorkerConfigPatchSchema, type WorkerConfigInput, type WorkerConfigPatch } from '../../gpu-worker/src/worker-config';
+import { flagShape, fromFlags, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS } from '../shared/options/index';
 import { exitOnSignals } from './signals';
 
-const num = z.coerce.number();
-const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** Flags of `agentjet worker` that are not worker options. */
+const CommandFlags = z.object({
+  runDir: z.string().min(1).optional(),
+  resume: z.string().min(1).optional(),
+  config: z.string().min(1).optional(),
+  adminToken: z.string().min(8).optional(),
+  joinToken: z.string().min(8).optional(),
+});
 
-export const WorkerOptionsSchema = z
-  .object({
-    model: z.string().optional(),
-    modelName: z.string().optional(),
-    port: num.int().min(0).max(65_535).optional(),
-    host: z.string().optional(),
-    runDir: z.string().optional(),
-    resume: z.string().optional(),
-    publicUrl: z.string().url().optional(),
-    strategy: StrategySchema.optional(),
-    batch: num.int().positive().optional(),
-    groupSize: num.int().positive().optional(),
-    algo: AlgoSchema.optional(),
-    merge: MergeModeSchema.optional(),
-    level: MatchLevelSchema.optional(),
-    lr: num.positive().optional(),
-    clipLow: num.min(0).optional(),
-    clipHigh: num.min(0).optional(),
-    klCoef: num.min(0).optional(),
-    maxStaleness: num.int().min(0).optional(),
-    checkpointEvery: num.int().min(0).optional(),
-    temperature: num.min(0).max(2).optional(),
-    topP: num.gt(0).max(1).optional(),
-    maxTokens: num.int().positive().optional(),
-    maxTokensLimit: num.int().positive().optional(),
-    forceTrainSampling: bool.optional(),
-    microBatchTokens: num.int().positive().optional(),
-    episodeTimeout: num.positive().optional(),
-    clientTimeout: num.positive().optional(),
-    bodyLimit: num.int().positive().optional(),
-    maxBatch: num.int().positive().optional(),
-    device: z.enum(['auto', 'cpu', 'cuda']).optional(),
-    dtype: z.enum(['auto', 'float32', 'bfloat16']).optional(),
-    threads: num.int().positive().optional(),
-    seed: num.int().optional(),
-    adminToken: z.string().min(8).optional(),
-    joinToken: z.string().min(8).optional(),
-  })
-  .strict();
-export type WorkerOptions = z.infer<typeof WorkerOptionsSchema>;
+export const WorkerOptionsSchema = CommandFlags.extend({ ...flagShape(WORKER_OPTIONS), ...flagShape(TRAINING_OPTIONS) }).strict();
+export type WorkerOptions = z.input<typeof WorkerOptionsSchema>;
 
-export const workerHelp = `agentjet worker [options]   run the swarm server: OpenAI-compatible API + episodes + training
-  --model builtin|DIR        the policy: the built-in model or a Hugging Face folder (default builtin)
-  --model-name NAME          the name served as the OpenAI model (default the folder name)
-  --port P                   HTTP port (default 8321; 0 picks a free one)
-  --host H                   bind address (default 127.0.0.1; 0.0.0.0 to serve other machines)
-  --run-dir DIR              where config, tokens, pool and checkpoints live (default runs/<time>)
-  --resume DIR               continue the run in DIR at its last checkpoint, pool intact
-  --public-url URL           base URL handed to clients in claims (default from the Host header)
-  --strategy C1..C5          when to update: C1 episodes, C2 tasks×group, C3 as C2 without flat
-                             groups, C4 any client agrees to sync, C5 all agree (default C2)
-  --batch N                  C1: episodes per update; C2/C3: tasks per update (default 8)
-  --group-size G             C2/C3: episodes per task, the advantage group (default 4)
-  --algo grpo|rloo|reinforce advantage estimator (default grpo)
-  --merge none|linear|tree   timeline merging for training (default linear)
-  --level token|text         match level of timeline merging (default token)
-  --lr LR                    learning rate (default 1e-4, tuned for the built-in model; ~1e-6 for large models)
-  --clip-low X --clip-high Y PPO clip range (default 0.2 / 0.28)
-  --kl-coef K                KL to the initial policy (default 0)
-  --max-staleness K          drop episodes sampled more than K versions ago (default 2)
-  --checkpoint-every N       checkpoint every N steps; 0 only on SIGTERM/request (default 10)
-  --temperature T --top-p P  server sampling (default 1 / 1)
-  --force-train-sampling true|false   train episodes use the server's sampling (default true)
-  --max-tokens N             default max_tokens of a call (default 256)
-  --max-tokens-limit N       largest max_tokens a client may ask for (default 4096)
-  --micro-batch-tokens N     train_step micro-batch size in tokens (default 4096)
-  --episode-timeout S        default inactivity timeout of an episode (default 300)
-  --client-timeout S         a silent client is gone after S seconds (default 120)
-  --body-limit BYTES         largest request body (default 8388608)
-  --max-batch N              largest generate batch (default 64)
-  --device auto|cpu|cuda --dtype auto|float32|bfloat16 --threads T --seed S
-  --admin-token T --join-token T   tokens (prefer AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN;
-                             otherwise generated into <run-dir>/tokens.json, mode 0600)
-  SIGTERM / Ctrl-C checkpoints and exits.`;
+export const workerHelp = [
+  'agentjet worker [options]   run the swarm server: OpenAI-compatible API + episodes + training',
+  '  --run-dir DIR              where config, tokens, pool and checkpoints live (default runs/<time>)',
+  '  --resume DIR               continue the run in DIR at its last checkpoint, pool intact (flags given override its saved config)',
+  '  --config FILE              settings from a JSON file (worker options, `training: {…}`); flags given override it',
+  ...helpLines(WORKER_OPTIONS),
+  ...helpLines(TRAINING_OPTIONS),
+  '  --admin-token T --join-token T   tokens (prefer AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN;',
+  '                             otherwise generated into <run-dir>/tokens.json, mode 0600)',
+  '  SIGTERM / Ctrl-C checkpoints and exits.',
+].join('\n');
 
 function timestamp(d = new Date()): string {
   const p = (n: number): string => String(n).padStart(2, '0');
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-/** Flags → worker config (only the given fields, so a resumed run keeps its saved settings). */
-export function workerConfigFromOptions(o: WorkerOptions, cwd = process.cwd()): { config: WorkerConfigInput; resume: boolean } {
-  if (o.resume && o.runDir && resolve(cwd, o.resume) !== resolve(cwd, o.runDir)) throw new Error('--resume names the run dir; do not also give a different --run-dir');
-  const runDir = resolve(cwd, o.resume ?? o.runDir ?? join('runs', timestamp()));
-  if (o.model && o.model !== 'builtin' && !existsSync(resolve(cwd, o.model))) throw new Error(`--model ${o.model}: no such folder (use "builtin" or a Hugging Face model folder)`);
-  const training: Partial<TrainingConfig> = {};
-  const set = <K extends keyof TrainingConfig>(k: K, v: TrainingConfig[K] | undefined): void => {
-    if (v !== undefined) training[k] = v;
-  };
-  set('strategy', o.strategy); set('batch', o.batch); set('groupSize', o.groupSize); set('algo', o.algo); set('merge', o.merge);
-  set('level', o.level); set('lr', o.lr); set('clipLow', o.clipLow); set('clipHigh', o.clipHigh); set('klCoef', o.klCoef);
-  set('maxStaleness', o.maxStaleness); set('checkpointEvery', o.checkpointEvery); set('temperature', o.temperature); set('topP', o.topP);
-  set('defaultMaxTokens', o.maxTokens); set('maxTokensLimit', o.maxTokensLimit); set('forceTrainSampling', o.forceTrainSampling);
-  set('microBatchTokens', o.microBatchTokens);
-  const config: Record<string, unknown> = { runDir, training };
-  const copy: [keyof WorkerOptions, string][] = [
-    ['modelName', 'modelName'], ['port', 'port'], ['host', 'host'], ['publicUrl', 'publicUrl'], ['episodeTimeout', 'episodeTimeoutS'],
-    ['clientTimeout', 'clientTimeoutS'], ['bodyLimit', 'bodyLimitBytes'], ['maxBatch', 'maxBatch'], ['device', 'device'], ['dtype', 'dtype'],
-    ['threads', 'threads'], ['seed', 'seed'],
-  ];
-  for (const [from, to] of copy) if (o[from] !== undefined) config[to] = o[from];
-  if (o.model !== undefined) config['model'] = o.model === 'builtin' ? 'builtin' : resolve(cwd, o.model);
-  return { config: config as WorkerConfigInput, resume: o.resume !== undefined };
+/** A `--config` file: worker options and `training`, as JSON, checked against the declared schemas. */
+export function readConfigFile(path: string): WorkerConfigPatch {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`--config ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const parsed = WorkerConfigPatchSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`--config ${path}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** The declared options among parsed flags, as a worker config patch. */
+export function configFromFlags(flags: Readonly<Record<string, unknown>>): WorkerConfigPatch {
+  return WorkerConfigPatchSchema.parse({ ...fromFlags(WORKER_OPTIONS, flags), training: fromFlags(TRAINING_OPTIONS, flags) });
+}
+
+/** Flags (over a `--config` file) → worker config: only the given fields, so a resumed run keeps its saved settings. */
+export function workerConfigFromOptions(given: WorkerOptions, cwd = process.cwd()): { config: WorkerConfigInput; resume: boolean } {
+  const o = WorkerOptionsSchema.parse(given);
+  const cmd = o;
+  const file = cmd.config !== undefined ? readConfigFile(resolve(cwd, cmd.config)) : {};
+  const flagged = configFromFlags(o);
+  const runDirGiven = cmd.runDir ?? file.runDir;
+  if (cmd.resume && runDirGiven && resolve(cwd, cmd.resume) !== resolve(cwd, runDirGiven)) throw new Error('--resume names the run dir; do not also give a different --run-dir');
+  const runDir = resolve(cwd, cmd.resume ?? runDirGiven ?? join('runs', timestamp()));
+  const model = flagged.model ?? file.model;
+  if (model && model !== 'builtin' && !existsSync(resolve(cwd, model))) throw new Error(`--model ${model}: no such folder (use "builtin" or a Hugging Face model folder)`);
+  const config: WorkerConfigInput = { ...file, ...flagged, runDir, training: { ...file.training, ...flagged.training } };
+  if (model !== undefined) config.model = model === 'builtin' ? 'builtin' : resolve(cwd, model);
+  return { config, resume: cmd.resume !== undefined };
 }
 
 export async function runWorker(o: WorkerOptions): Promise<void> {
@@ -122,8 +78,9 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   const tokens = { admin: o.adminToken ?? process.env['AGENTJET_ADMIN_TOKEN'], join: o.joinToken ?? process.env['AGENTJET_JOIN_TOKEN'] };
   const worker = await startWorker(config, { resume, tokens: { ...(tokens.admin ? { admin: tokens.admin } : {}), ...(tokens.join ? { join: tokens.join } : {}) } });
   const s = worker.swarm;
+  const t = s.training;
   console.log(`agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`);
-  console.log(`  strategy ${s.training.strategy} · batch ${s.training.batch} · group ${s.training.groupSize} · ${s.training.algo} · merge ${s.training.merge}/${s.training.level} · lr ${s.training.lr}`);
+  console.log(`  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ${t.merge}/${t.level} · lr ${t.lr}`);
   console.log(worker.tokensFile ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)` : '  tokens: from the environment / flags');
   await exitOnSignals((signal) => worker.shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
 }

@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 async function open(): Promise<Workbench> {
-  const wb = await createWorkbench({ dataDir, log: () => undefined, workerArgs: ['--threads', '1', '--seed', '1'], evalEpisodes: 2, evalEvery: 1000 });
+  const wb = await createWorkbench({ dataDir, log: () => undefined, workerConfig: { threads: 1, seed: 1 }, evalEpisodes: 2, evalEvery: 1000 });
   workbenches.push(wb);
   return wb;
 }

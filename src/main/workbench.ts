@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import type { WorkerConfigPatch } from '../shared/options/index';
 import type { WorkbenchBackend, WorkbenchEvent } from '../shared/workbench-api';
 import { Backend } from './services/backend';
 import { openStore } from './store/store';
@@ -14,8 +15,8 @@ export interface WorkbenchOptions {
   /** The bundled examples (default `<repo>/resources/examples`). */
   examplesDir?: string;
   log?: (line: string) => void;
-  /** Extra `agentjet worker` flags for local workers (tests: `--threads 1 --seed 1`). */
-  workerArgs?: string[];
+  /** Worker settings of every local worker (tests: `{threads: 1, seed: 1}`). */
+  workerConfig?: WorkerConfigPatch;
   /** Held-out eval episodes per eval of a local run (default 16; 0 turns eval off) and the steps between evals (default 5). */
   evalEpisodes?: number;
   evalEvery?: number;
@@ -56,7 +57,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   const backend = new Backend({
     store, dataDir, repoRoot: REPO_ROOT, examplesDir: opts.examplesDir ? resolve(opts.examplesDir) : join(REPO_ROOT, 'resources', 'examples'),
     version: packageVersion(REPO_ROOT), emit, log,
-    ...(opts.workerArgs ? { workerArgs: opts.workerArgs } : {}),
+    ...(opts.workerConfig ? { workerConfig: opts.workerConfig } : {}),
     ...(opts.evalEpisodes !== undefined ? { evalEpisodes: opts.evalEpisodes } : {}),
     ...(opts.evalEvery !== undefined ? { evalEvery: opts.evalEvery } : {}),
   });

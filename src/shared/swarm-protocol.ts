@@ -2,7 +2,7 @@
 // request, the episode/client lifecycle, the runtime config and the status snapshot. Imported by
 // the server (gpu-worker), the SDKs and the workbench, so the two ends cannot drift.
 import { z } from 'zod';
-import { MatchLevelSchema, MergeModeSchema } from './timeline/types';
+import { StrategySchema, TrainingConfigSchema } from './options/index';
 
 // ---------------------------------------------------------------------------------------------
 // Strings a client may send
@@ -242,70 +242,8 @@ export type EpisodeSummary = z.infer<typeof EpisodeSummarySchema>;
 // Training config (runtime-changeable part) and status
 // ---------------------------------------------------------------------------------------------
 
-export const StrategySchema = z.enum(['C1', 'C2', 'C3', 'C4', 'C5']);
-export type Strategy = z.infer<typeof StrategySchema>;
-export const AlgoSchema = z.enum(['grpo', 'rloo', 'reinforce']);
-
-/** The training settings; every one has a default (TRAINING_DEFAULTS). */
-const trainingFields = {
-  /** When to update (DESIGN §5). */
-  strategy: StrategySchema,
-  /** C1: episodes per update; C2/C3: tasks per update. C4/C5 ignore it. */
-  batch: z.number().int().positive().max(100_000),
-  /** C2/C3: episodes per task (the advantage group). */
-  groupSize: z.number().int().positive().max(1024),
-  algo: AlgoSchema,
-  merge: MergeModeSchema,
-  level: MatchLevelSchema,
-  lr: z.number().positive().max(1),
-  clipLow: z.number().min(0).max(1),
-  clipHigh: z.number().min(0).max(10),
-  klCoef: z.number().min(0),
-  maxGradNorm: z.number().positive(),
-  microBatchTokens: z.number().int().positive(),
-  /** Episodes with a call sampled more than this many weight versions ago are dropped, not trained. */
-  maxStaleness: z.number().int().min(0),
-  /** Checkpoint every N steps (0: only on SIGTERM / request). */
-  checkpointEvery: z.number().int().min(0),
-  /** Server sampling for train episodes when `forceTrainSampling` (and the default for every call). */
-  temperature: z.number().min(0).max(2),
-  topP: z.number().gt(0).max(1),
-  /** Default max_tokens of a call, and the largest a client may ask for. */
-  defaultMaxTokens: z.number().int().positive(),
-  maxTokensLimit: z.number().int().positive(),
-  /** Train episodes ignore the client's temperature/top_p (their logprobs are only unbiased under the server's sampling). */
-  forceTrainSampling: z.boolean(),
-};
-export const TRAINING_DEFAULTS = {
-  strategy: 'C2',
-  batch: 8,
-  groupSize: 4,
-  algo: 'grpo',
-  merge: 'linear',
-  level: 'token',
-  lr: 1e-4, // tuned for the built-in model (demo: held-out 27% → 38% in 30 steps); ~1e-6 suits billion-parameter models
-  clipLow: 0.2,
-  clipHigh: 0.28,
-  klCoef: 0,
-  maxGradNorm: 1,
-  microBatchTokens: 4096,
-  maxStaleness: 2,
-  checkpointEvery: 10,
-  temperature: 1,
-  topP: 1,
-  defaultMaxTokens: 256,
-  maxTokensLimit: 4096,
-  forceTrainSampling: true,
-} as const satisfies { [K in keyof typeof trainingFields]: z.infer<(typeof trainingFields)[K]> };
-
-/** A patch of training settings (PATCH /swarm/v1/config): only the fields given change. */
-export const TrainingConfigPatchSchema = z.object(trainingFields).partial().strict();
-export const TrainingConfigSchema = z.object(trainingFields).partial().transform((given) => {
-  const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
-  return { ...TRAINING_DEFAULTS, ...set } as z.infer<z.ZodObject<typeof trainingFields>>;
-});
-export type TrainingConfig = z.output<typeof TrainingConfigSchema>;
-
+// Declared once in options/declarations.ts; re-exported here, where the protocol uses them.
+export { AlgoSchema, StrategySchema, TRAINING_DEFAULTS, TrainingConfigPatchSchema, TrainingConfigSchema, type Strategy, type TrainingConfig } from './options/index';
 
 export const WorkerStateSchema = z.enum(['starting', 'running', 'paused', 'updating', 'checkpointing', 'recovering', 'stopping', 'failed']);
 export type WorkerState = z.infer<typeof WorkerStateSchema>;
@@ -384,6 +322,10 @@ export const StatusSchema = z.object({
   eventSeq: z.number().int(),
 });
 export type Status = z.infer<typeof StatusSchema>;
+
+/** `<run-dir>/worker.json`, written once the worker serves: how to reach it (the workbench reads it). */
+export const WorkerFileSchema = z.object({ pid: z.number().int(), url: z.string(), port: z.number().int(), bootId: z.string(), startedAt: z.number() });
+export type WorkerFile = z.infer<typeof WorkerFileSchema>;
 
 export const HealthSchema = z.object({ ok: z.boolean(), state: WorkerStateSchema, step: z.number().int(), model: z.string() });
 export type Health = z.infer<typeof HealthSchema>;

@@ -5,6 +5,7 @@
 // validates results in `createWorkbenchClient`. Nothing that crosses a process is trusted unparsed.
 import { z } from 'zod';
 import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StrategySchema, WorkerStateSchema } from './swarm-protocol';
+import { ConnectTrainingShape } from './options/index';
 import { BreakCauseSchema } from './timeline/types';
 
 const Int = z.number().int();
@@ -63,11 +64,8 @@ export const LocalConnectSchema = z.object({
   /** An example name (`examples`) or a folder holding `client.ts` (+ `reward.ts`). */
   example: z.string().min(1).default('calculator-agent'),
   clients: Int.min(0).max(64).default(2),
-  strategy: StrategySchema.optional(),
-  batch: Int.positive().max(100_000).optional(),
-  groupSize: Int.positive().max(1024).optional(),
-  lr: z.number().positive().max(1).optional(),
-  maxTokens: Int.positive().max(4096).optional(),
+  /** Training settings of the form (declared in options/declarations.ts; unset: the worker's defaults). */
+  ...ConnectTrainingShape,
 });
 export type LocalConnect = z.input<typeof LocalConnectSchema>;
 

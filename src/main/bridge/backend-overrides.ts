@@ -1,6 +1,6 @@
 // Wrappers around a WorkbenchBackend that each transport applies: the transport it reports in
 // appInfo, and default training settings for local connects (`agentjet ui --batch …`).
-import { WORKBENCH_METHODS, type WorkbenchBackend, type WorkbenchParsedParams } from '../../shared/workbench-api';
+import { LocalConnectSchema, WORKBENCH_METHODS, type WorkbenchBackend } from '../../shared/workbench-api';
 
 /** A backend with some methods replaced; the others stay bound to the original. */
 export function overrideBackend(backend: WorkbenchBackend, overrides: Partial<WorkbenchBackend>): WorkbenchBackend {
@@ -17,21 +17,17 @@ export function withTransport(backend: WorkbenchBackend, transport: 'electron' |
   return overrideBackend(backend, { appInfo: async (p) => ({ ...(await backend.appInfo(p)), transport }) });
 }
 
-/** Training settings a local connect gets when the UI's form does not set them. */
-export type LocalDefaults = Partial<Pick<WorkbenchParsedParams<'connectLocal'>, 'strategy' | 'batch' | 'groupSize' | 'lr' | 'maxTokens'>>;
+/** Training settings a local connect gets when the UI's form does not set them (the form's fields, by name). */
+export type LocalDefaults = Readonly<Record<string, unknown>>;
 
 export function withLocalDefaults(backend: WorkbenchBackend, defaults: LocalDefaults): WorkbenchBackend {
   const set = Object.entries(defaults).filter(([, v]) => v !== undefined);
   if (set.length === 0) return backend;
   return overrideBackend(backend, {
     connectLocal: (p) => {
-      const filled = { ...p };
-      if (filled.strategy === undefined && defaults.strategy !== undefined) filled.strategy = defaults.strategy;
-      if (filled.batch === undefined && defaults.batch !== undefined) filled.batch = defaults.batch;
-      if (filled.groupSize === undefined && defaults.groupSize !== undefined) filled.groupSize = defaults.groupSize;
-      if (filled.lr === undefined && defaults.lr !== undefined) filled.lr = defaults.lr;
-      if (filled.maxTokens === undefined && defaults.maxTokens !== undefined) filled.maxTokens = defaults.maxTokens;
-      return backend.connectLocal(filled);
+      const given: Readonly<Record<string, unknown>> = p;
+      const unset = Object.fromEntries(set.filter(([k]) => given[k] === undefined));
+      return backend.connectLocal(LocalConnectSchema.parse({ ...p, ...unset }));
     },
   });
 }

@@ -1,6 +1,7 @@
 // One `agentjet ui` session: the workbench services behind the WebSocket bridge, the browser
 // build they serve, an optional immediate local connect, and one dispose for all of it.
 import { mkdirSync } from 'node:fs';
+import type { WorkerConfigPatch } from '../../shared/options/index';
 import { LocalConnectSchema, type Session, type WorkbenchBackend, type WorkbenchEvent } from '../../shared/workbench-api';
 import { withLocalDefaults, withTransport, type LocalDefaults } from './backend-overrides';
 import { startBridgeServer, type BridgeServer } from './bridge-server';
@@ -15,8 +16,8 @@ export interface WorkbenchHandle {
 
 /** Options of `createWorkbench` that `agentjet ui` passes through. */
 export interface WorkbenchTuning {
-  /** Extra `agentjet worker` flags for local workers (e.g. `--threads 2`). */
-  workerArgs?: string[];
+  /** Worker settings of local workers (e.g. `{threads: 2}`). */
+  workerConfig?: WorkerConfigPatch;
   /** Held-out eval episodes per eval of a local run (0: off) and the steps between evals. */
   evalEpisodes?: number;
   evalEvery?: number;

@@ -7,7 +7,6 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   WorkbenchError,
-  type LocalConnect,
   type LogLine,
   type Session,
   type WorkbenchBackend,
@@ -15,6 +14,7 @@ import {
   type WorkbenchParsedParams as P,
   type WorkbenchResult as R,
 } from '../../shared/workbench-api';
+import { trainingFromFields, WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
 import type { Store } from '../store/types';
 import { ClientService } from './client-service';
 import { CodeWorkspace } from './code-workspace';
@@ -33,8 +33,8 @@ export interface BackendOptions {
   version: string;
   emit: (e: WorkbenchEvent) => void;
   log: (line: string) => void;
-  /** Extra `agentjet worker` flags for local workers (e.g. `--threads 1 --seed 1`). */
-  workerArgs?: string[];
+  /** Worker settings of every local worker (e.g. `{threads: 1, seed: 1}`), under what a connect sets. */
+  workerConfig?: WorkerConfigPatch;
   /** Held-out eval episodes per eval of a local bundled-example run (default 16; 0: none), and how often (default every 5 steps). */
   evalEpisodes?: number;
   evalEvery?: number;
@@ -231,7 +231,8 @@ export class Backend implements WorkbenchBackend {
     mkdirSync(runDir, { recursive: true });
     const session = this.newSession(runId, 'local', example.label, model);
     const spec: LocalWorkerSpec = {
-      bin: join(this.o.repoRoot, 'bin', 'agentjet.mjs'), cwd: this.o.repoRoot, runDir: join(runDir, 'worker'), args: [...workerFlags(p, model), ...(this.o.workerArgs ?? [])],
+      bin: join(this.o.repoRoot, 'bin', 'agentjet.mjs'), cwd: this.o.repoRoot, runDir: join(runDir, 'worker'), configFile: join(runDir, 'worker-launch.json'),
+      config: localWorkerConfig(p, model, this.o.workerConfig),
       tokens: { admin: randomBytes(24).toString('hex'), join: randomBytes(24).toString('hex') },
       ...(this.o.workerStartTimeoutMs ? { startTimeoutMs: this.o.workerStartTimeoutMs } : {}),
     };
@@ -245,7 +246,7 @@ export class Backend implements WorkbenchBackend {
     }
     const port = Number(new URL(launched.url).port);
     try {
-      this.o.store.createRun({ runId, name: `${example.label} · ${model === 'builtin' ? 'built-in model' : model}`, mode: 'local', workerUrl: launched.url, model, example: example.label, config: { connect: p, workerArgs: spec.args }, createdAt: session.get().startedAt });
+      this.o.store.createRun({ runId, name: `${example.label} · ${model === 'builtin' ? 'built-in model' : model}`, mode: 'local', workerUrl: launched.url, model, example: example.label, config: { connect: p, worker: spec.config }, createdAt: session.get().startedAt });
     } catch (err) {
       await launched.proc.stop();
       this.pending = null;
@@ -329,13 +330,7 @@ export class Backend implements WorkbenchBackend {
   }
 }
 
-/** The worker flags of a local connect (only what was given: the worker's defaults apply otherwise). */
-export function workerFlags(p: Partial<LocalConnect>, model: string): string[] {
-  const flags = ['--model', model];
-  if (p.strategy) flags.push('--strategy', p.strategy);
-  if (p.batch !== undefined) flags.push('--batch', String(p.batch));
-  if (p.groupSize !== undefined) flags.push('--group-size', String(p.groupSize));
-  if (p.lr !== undefined) flags.push('--lr', String(p.lr));
-  if (p.maxTokens !== undefined) flags.push('--max-tokens', String(p.maxTokens));
-  return flags;
+/** The worker settings of a local connect: the workbench's, then what the connect set (the worker's defaults apply otherwise). */
+export function localWorkerConfig(p: Readonly<Record<string, unknown>>, model: string, base: WorkerConfigPatch = {}): WorkerConfigPatch {
+  return WorkerConfigPatchSchema.parse({ ...base, model, training: { ...base.training, ...trainingFromFields(p) } });
 }

@@ -1,17 +1,21 @@
-// A local worker as a child process: `agentjet worker --port 0 …` with the tokens in its
-// environment, its output captured line by line, its URL read from the "listening on" line, and
-// a stop that sends SIGTERM (the worker checkpoints) and SIGKILL after a grace period.
+// A local worker as a child process: `agentjet worker --config <file>` with the tokens in its
+// environment, its output captured line by line, its URL read from the `worker.json` it writes once
+// it serves, and a stop that sends SIGTERM (the worker checkpoints) and SIGKILL after a grace period.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { WorkerFileSchema } from '../../shared/swarm-protocol';
 import { PARENT_WATCHDOG } from '../runner/client-process';
 
 export interface WorkerProcessOptions {
   /** Path of `bin/agentjet.mjs`. */
   bin: string;
   cwd: string;
-  /** Flags after `worker` (the caller adds --port 0 and --run-dir). */
+  /** Flags after `worker` (`--config <file>`, `--resume <dir>`). */
   args: string[];
+  /** The `worker.json` the worker writes into its run dir once it serves. */
+  workerFile: string;
   tokens: { admin: string; join: string };
   /** Each output line (stdout/stderr). */
   onLine: (stream: 'stdout' | 'stderr', line: string) => void;
@@ -20,7 +24,20 @@ export interface WorkerProcessOptions {
   startTimeoutMs?: number;
 }
 
-const LISTENING = /listening on (https?:\/\/\S+)/;
+/** How often a starting worker's `worker.json` is looked for. */
+const POLL_MS = 100;
+
+/** The URL in `worker.json` when a worker started at or after `since` wrote it; null otherwise. */
+export function servingUrl(file: string, since: number): string | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null; // not written yet
+  }
+  const parsed = WorkerFileSchema.safeParse(raw);
+  return parsed.success && parsed.data.startedAt >= since ? parsed.data.url : null;
+}
 
 /** How to run a Node script from here: this Node, or Electron's binary acting as Node. */
 export function nodeCommand(): { execPath: string; env: NodeJS.ProcessEnv } {
@@ -63,25 +80,34 @@ export class WorkerProcess {
 
   /** Spawns the worker and resolves with its URL once it serves; rejects (and kills it) on failure. */
   static async start(o: WorkerProcessOptions, onLine?: (line: string) => void): Promise<{ proc: WorkerProcess; url: string }> {
+    const spawnedAt = Date.now();
     const proc = new WorkerProcess(o);
     const url = await new Promise<string>((resolve, reject) => {
       const timeoutMs = o.startTimeoutMs ?? 120_000;
-      const timer = setTimeout(() => reject(new Error(`the worker did not start within ${Math.round(timeoutMs / 1000)} s:\n${proc.recentOutput()}`)), timeoutMs);
+      const finish = (): void => {
+        clearTimeout(timer);
+        clearInterval(poll);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`the worker did not start within ${Math.round(timeoutMs / 1000)} s:\n${proc.recentOutput()}`));
+      }, timeoutMs);
+      const poll = setInterval(() => {
+        const found = servingUrl(o.workerFile, spawnedAt);
+        if (found === null) return;
+        finish();
+        resolve(found);
+      }, POLL_MS);
       const watch = (stream: 'stdout' | 'stderr', line: string): void => {
         proc.tail.push(line);
         if (proc.tail.length > 30) proc.tail.shift();
         o.onLine(stream, line);
         onLine?.(line);
-        const m = stream === 'stdout' ? LISTENING.exec(line) : null;
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
       };
       proc.capture(proc.child.stdout, 'stdout', watch);
       proc.capture(proc.child.stderr, 'stderr', watch);
       void proc.exited.then(() => {
-        clearTimeout(timer);
+        finish();
         const how = proc.exitInfo?.signal ? `signal ${proc.exitInfo.signal}` : `code ${proc.exitInfo?.code ?? '?'}`;
         reject(new Error(`the worker exited during start (${how}):\n${proc.recentOutput()}`));
       });

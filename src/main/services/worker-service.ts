@@ -3,7 +3,10 @@
 // stream, folds events into steps, evals, episodes and session changes, persists them through the
 // write batcher, pushes them to the renderer, fetches finished episodes' timelines, and stores the
 // vocabulary once.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
 import type { SwarmEvent } from '../../shared/swarm-events';
 import type { Status } from '../../shared/swarm-protocol';
 import type { LogLine } from '../../shared/workbench-api';
@@ -21,8 +24,10 @@ export interface LocalWorkerSpec {
   /** `bin/agentjet.mjs`. */
   bin: string;
   cwd: string;
-  /** Worker flags without --port, --run-dir and --resume. */
-  args: string[];
+  /** The worker's settings (parsed by the worker with the same schema); run dir and port are added per launch. */
+  config: WorkerConfigPatch;
+  /** Where the launch's config file is written (`agentjet worker --config <file>`). */
+  configFile: string;
   /** The worker's run folder. */
   runDir: string;
   tokens: { admin: string; join: string };
@@ -43,10 +48,11 @@ export async function launchLocalWorker(spec: LocalWorkerSpec, session: SessionS
   const startup: LogLine[] = [];
   let sink: ((l: LogLine) => void) | null = opts.onLine ?? null;
   session.activity('starting_worker', 'launching the worker process');
-  const where = opts.resume ? ['--resume', spec.runDir] : ['--run-dir', spec.runDir];
+  writeFileSync(spec.configFile, `${JSON.stringify(WorkerConfigPatchSchema.parse({ ...spec.config, runDir: spec.runDir, port: opts.port ?? 0 }), null, 2)}\n`);
   const { proc, url } = await WorkerProcess.start(
     {
-      bin: spec.bin, cwd: spec.cwd, tokens: spec.tokens, args: [...spec.args, '--port', String(opts.port ?? 0), ...where],
+      bin: spec.bin, cwd: spec.cwd, tokens: spec.tokens, args: ['--config', spec.configFile, ...(opts.resume ? ['--resume', spec.runDir] : [])],
+      workerFile: join(spec.runDir, 'worker.json'),
       onLine: (stream, line) => {
         const l: LogLine = { t: Date.now(), source: WORKER_LOG_SOURCE, stream, line };
         if (sink) sink(l);

@@ -31,7 +31,6 @@ export function App({ store, connection }: { store: AppStore; connection: Connec
 
 function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; conn: Extract<ConnectionResult, { ok: true }>['connection'] }) {
   const [panel, setPanel] = useState<PanelId>('connect');
-  const [pending, setPending] = useState<string | null>(null);
   const reportError = useCallback((m: string) => pushToast(store, m), [store]);
 
   useEffect(() => startSync({ api, store, status: conn.status, onStatus: conn.onStatus, reportError }), [api, store, conn, reportError]);
@@ -48,6 +47,7 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
   const logs = useApp(store, (s) => s.logs);
   const lastEpisode = useApp(store, latestEpisode);
   const toasts = useApp(store, (s) => s.toasts);
+  const pending = useApp(store, (s) => s.pending);
 
   const online = connection === 'open';
   const openRunById = useCallback(
@@ -75,7 +75,7 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
         <StatusBar connection={connection} session={session} pendingActivity={pending} viewedRunId={runId} live={live} onBackToLive={backToLive} />
         <div className="panels">
           <section className="panel" data-testid="panel-connect" hidden={panel !== 'connect'}>
-            <ConnectPanel api={api} store={store} session={session} online={online} onPending={setPending} />
+            <ConnectPanel api={api} store={store} session={session} online={online} />
           </section>
           <section className="panel panel-flush" data-testid="panel-editor" hidden={panel !== 'editor'}>
             <EditorPanel api={api} session={session} markers={markers} />

@@ -7,12 +7,14 @@ import { addToast, dismissToast, type Toast } from './toasts';
 
 export interface AppState extends WorkbenchState {
   toasts: Toast[];
+  /** The connect action in progress (shown in the status bar until the session reports its own activity). */
+  pending: string | null;
 }
 
 export type AppStore = StoreApi<AppState>;
 
 export function createAppStore(): AppStore {
-  return createStore<AppState>(() => ({ ...initialState, toasts: [] }));
+  return createStore<AppState>(() => ({ ...initialState, toasts: [], pending: null }));
 }
 
 let toastSeq = 0;
@@ -23,6 +25,10 @@ export function pushToast(store: AppStore, message: string, now: number = Date.n
 
 export function closeToast(store: AppStore, id: number): void {
   store.setState((s) => ({ toasts: dismissToast(s.toasts, id) }));
+}
+
+export function setPending(store: AppStore, pending: string | null): void {
+  store.setState({ pending });
 }
 
 export function useApp<U>(store: AppStore, selector: (s: AppState) => U): U {

@@ -1,17 +1,14 @@
 // Turns the Connect forms' text fields into validated connect params (the contract's schemas), or
-// one readable error naming the field. Pure, so every branch is tested.
+// one readable error naming the field. The training fields are the declared options with a form
+// label (src/shared/options/declarations.ts). Pure, so every branch is tested.
+import { formFields, TRAINING_OPTIONS, type FormField } from '../../../../shared/options/index';
 import { LocalConnectSchema, RemoteConnectSchema, type LocalConnect, type RemoteConnect } from '../../../../shared/workbench-api';
 
-export interface LocalForm {
-  model: string;
-  example: string;
-  clients: string;
-  strategy: string;
-  batch: string;
-  groupSize: string;
-  lr: string;
-  maxTokens: string;
-}
+/** The advanced training settings of the local form, in declaration order. */
+export const TRAINING_FIELDS: readonly FormField[] = formFields(TRAINING_OPTIONS);
+
+/** Model, example and clients, plus one text per training field (by its name; '' = the worker's default). */
+export type LocalForm = { model: string; example: string; clients: string } & Record<string, string>;
 
 export interface RemoteForm {
   url: string;
@@ -21,7 +18,7 @@ export interface RemoteForm {
   clients: string;
 }
 
-export const DEFAULT_LOCAL: LocalForm = { model: 'builtin', example: 'calculator-agent', clients: '2', strategy: '', batch: '', groupSize: '', lr: '', maxTokens: '' };
+export const DEFAULT_LOCAL: LocalForm = { model: 'builtin', example: 'calculator-agent', clients: '2', ...Object.fromEntries(TRAINING_FIELDS.map((f) => [f.name, ''])) };
 export const DEFAULT_REMOTE: RemoteForm = { url: '', adminToken: '', joinToken: '', example: '', clients: '0' };
 
 export type Built<T> = { ok: true; params: T } | { ok: false; error: string };
@@ -30,11 +27,7 @@ const LABELS: Record<string, string> = {
   model: 'Model',
   example: 'Example',
   clients: 'Clients',
-  strategy: 'Strategy',
-  batch: 'Batch',
-  groupSize: 'Group size',
-  lr: 'Learning rate',
-  maxTokens: 'Max tokens',
+  ...Object.fromEntries(TRAINING_FIELDS.map((f) => [f.name, f.label])),
   url: 'Worker URL',
   adminToken: 'Admin token',
   joinToken: 'Join token',
@@ -67,11 +60,7 @@ export function buildLocalParams(f: LocalForm): Built<LocalConnect> {
     model: text(f.model) ?? 'builtin',
     example: text(f.example),
     clients: num(f.clients),
-    strategy: text(f.strategy),
-    batch: num(f.batch),
-    groupSize: num(f.groupSize),
-    lr: num(f.lr),
-    maxTokens: num(f.maxTokens),
+    ...Object.fromEntries(TRAINING_FIELDS.map((t) => [t.name, t.kind === 'int' || t.kind === 'number' ? num(f[t.name] ?? '') : text(f[t.name] ?? '')])),
   });
   const parsed = LocalConnectSchema.strict().safeParse(raw);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
