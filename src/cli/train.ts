@@ -79,13 +79,12 @@ export async function runTrain(example: TrainExample, o: TrainOptions, io: Train
   let onSignal: (() => void) | null = null;
   try {
     const tally = new TaskTally();
-    let pending: { m: StepMetrics; tasks: TaskBreakdown } | null = null;
     let last = performance.now();
     let finish: () => void = () => undefined;
     const done = new Promise<void>((r) => (finish = r));
-    const record = (p: { m: StepMetrics; tasks: TaskBreakdown }, mergeRatio: number | null): void => {
+    const record = (m: StepMetrics, tasks: TaskBreakdown, mergeRatio: number | null): void => {
       const now = performance.now();
-      const row = stepRow(p.m, mergeRatio, (now - last) / 1000, p.tasks);
+      const row = stepRow(m, mergeRatio, (now - last) / 1000, tasks);
       last = now;
       rows.push(row);
       appendFileSync(files.metrics, `${JSON.stringify({ time: Date.now(), ...row })}\n`);
@@ -98,14 +97,8 @@ export async function runTrain(example: TrainExample, o: TrainOptions, io: Train
       if (rows.length >= o.steps) return;
       if (e.type === 'batch_progress') io.progress?.(formatProgress(e.progress));
       else if (e.type === 'episode_ended' && e.kind === 'train') tally.add(e.taskId, e.reward, e.success);
-      else if (e.type === 'step') {
-        if (pending) record(pending, null);
-        pending = { m: e.metrics, tasks: tally.take(keys, e.metrics.episodes) };
-      } else if (e.type === 'merge_stats' && pending) {
-        const p = pending;
-        pending = null;
-        record(p, e.compressionRatio);
-      } else if (e.type === 'log' && (e.level === 'error' || e.level === 'warn')) appendFileSync(files.workerLog, `[${e.level}] ${e.source}: ${e.message}\n`);
+      else if (e.type === 'step') record(e.metrics, tally.take(keys, e.metrics.episodes), e.merge?.compressionRatio ?? null);
+      else if (e.type === 'log' && (e.level === 'error' || e.level === 'warn')) appendFileSync(files.workerLog, `[${e.level}] ${e.source}: ${e.message}\n`);
     };
     events = await subscribeEvents(worker.url, tokens.admin, { event: onEvent, error: (m) => appendFileSync(files.workerLog, `${m}\n`) });
     if (o.evalEvery > 0) await evaluate(0);

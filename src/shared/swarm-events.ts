@@ -6,6 +6,16 @@ import { BatchProgressSchema, EpisodeKindSchema, EvalResultSchema, StepMetricsSc
 
 const Int = z.number().int();
 
+/** What timeline merging did to a step's episodes (tokens before/after, samples out, chain breaks by cause). */
+export const StepMergeSchema = z.object({
+  episodes: Int, callsIn: Int, samplesOut: Int, tokensBefore: Int, tokensAfter: Int, tokensTrained: Int, compressionRatio: z.number(),
+  breakCounts: z.record(z.string(), Int),
+});
+export type StepMerge = z.infer<typeof StepMergeSchema>;
+
+/** Prefix-cache figures of a step's rollouts (filled in by a serving layer that keeps a KV cache). */
+export const StepCacheSchema = z.record(z.string(), z.number());
+
 /** The payloads; `seq` and `time` are added by the event log. */
 export const SwarmEventBodySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('state'), state: WorkerStateSchema, step: Int, weightVersion: Int, reason: z.string().optional() }),
@@ -20,10 +30,11 @@ export const SwarmEventBodySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('episode_expired'), episodeId: z.string(), clientId: z.string(), idleS: z.number(), calls: Int }),
   z.object({ type: z.literal('batch_progress'), progress: BatchProgressSchema, poolEpisodes: Int }),
   z.object({ type: z.literal('episodes_dropped'), episodeIds: z.array(z.string()), reason: z.enum(['zero_variance', 'stale', 'train_error']) }),
-  z.object({ type: z.literal('step'), metrics: StepMetricsSchema }),
+  /** One policy update, with what merging did; `merge` is absent only from workers older than this field. */
   z.object({
-    type: z.literal('merge_stats'), step: Int, episodes: Int, callsIn: Int, samplesOut: Int, tokensBefore: Int, tokensAfter: Int,
-    tokensTrained: Int, compressionRatio: z.number(), breakCounts: z.record(z.string(), Int),
+    type: z.literal('step'), metrics: StepMetricsSchema, merge: StepMergeSchema.optional(), cache: StepCacheSchema.optional(),
+    /** The episodes the update consumed (trained, or without signal); their trained samples: GET /swarm/v1/episodes/:id/merged. */
+    episodeIds: z.array(z.string()).optional(),
   }),
   z.object({ type: z.literal('eval_result'), result: EvalResultSchema }),
   z.object({ type: z.literal('checkpoint'), step: Int, path: z.string(), reason: z.string(), seconds: z.number() }),

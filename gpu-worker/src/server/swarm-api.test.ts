@@ -274,7 +274,10 @@ describe('events', () => {
     expect(hello).toMatchObject({ type: 'hello', gap: false });
     const events = a.messages.slice(1) as unknown as SwarmEvent[];
     const types = new Set(events.map((e) => e.type));
-    for (const ty of ['client_joined', 'episode_started', 'episode_ended', 'batch_progress', 'state', 'step', 'merge_stats']) expect(types).toContain(ty);
+    for (const ty of ['client_joined', 'episode_started', 'episode_ended', 'batch_progress', 'state', 'step']) expect(types).toContain(ty);
+    // A step is one event carrying its merge statistics.
+    const step = events.find((e) => e.type === 'step');
+    expect(step?.type === 'step' && step.merge).toMatchObject({ episodes: 2, callsIn: 2 });
     events.forEach((e, i) => i > 0 && expect(e.seq).toBe(events[i - 1]!.seq + 1));
     const cut = events[3]!.seq;
     a.ws.close();

@@ -137,12 +137,12 @@ export class Trainer {
       }
       const metrics = this.metrics(fresh, built, stats, stale.length, (performance.now() - t0) / 1000);
       s.lastStep = metrics;
-      s.emit({ type: 'step', metrics });
       const m = built.merge;
-      s.emit({
-        type: 'merge_stats', step: s.step, episodes: m.episodes, callsIn: m.callsIn, samplesOut: m.samplesOut, tokensBefore: m.tokensBefore,
-        tokensAfter: m.tokensAfter, tokensTrained: m.tokensTrained, compressionRatio: m.compressionRatio, breakCounts: m.breakCounts,
-      });
+      const merge = {
+        episodes: m.episodes, callsIn: m.callsIn, samplesOut: m.samplesOut, tokensBefore: m.tokensBefore, tokensAfter: m.tokensAfter,
+        tokensTrained: m.tokensTrained, compressionRatio: m.compressionRatio, breakCounts: m.breakCounts,
+      };
+      s.emit({ type: 'step', metrics, merge, episodeIds: fresh.map((e) => e.episodeId) });
       if (stats && s.training.checkpointEvery > 0 && s.step % s.training.checkpointEvery === 0) await this.checkpointLocked('periodic');
     } catch (err) {
       if (err instanceof SwarmError && err.status === 503) {

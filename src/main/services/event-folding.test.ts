@@ -11,50 +11,42 @@ const metrics = (step: number, seconds: number): StepMetrics => ({
   droppedStale: 0, maxStaleness: 0, loss: 0.1, pgLoss: 0.1, klLoss: 0, clipFraction: 0, approxKl: 0.01, entropy: 1.2, gradNorm: 1, trainedTokens: 10, seconds,
 });
 
-const merge = (step: number): SwarmEventBody => ({
-  type: 'merge_stats', step, episodes: 4, callsIn: 8, samplesOut: 6, tokensBefore: 800, tokensAfter: 400, tokensTrained: 100, compressionRatio: 2, breakCounts: { token_drift: 1 },
-});
+const merge = { episodes: 4, callsIn: 8, samplesOut: 6, tokensBefore: 800, tokensAfter: 400, tokensTrained: 100, compressionRatio: 2, breakCounts: { token_drift: 1 } };
+const step = (m: StepMetrics): SwarmEventBody => ({ type: 'step', metrics: m, merge, episodeIds: ['e0', 'e1'] });
 
 describe('EventFolder', () => {
-  it('joins a step with its merge stats and splits the step time into rollout and update', () => {
+  it('charts a step with its merge stats, splits the step time into rollout and update, and names its episodes', () => {
     const f = new EventFolder();
     f.fold(ev(1000, { type: 'episode_started', episodeId: 'e0', clientId: 'c', kind: 'train', weightVersion: 0 }));
     f.fold(ev(2000, { type: 'episode_started', episodeId: 'e1', clientId: 'c', kind: 'train', weightVersion: 0 }));
-    const a = f.fold(ev(11_000, { type: 'step', metrics: metrics(1, 2) }));
-    expect(a.steps).toEqual([]);
-    expect(a.session).toEqual({ step: 1, weightVersion: 1 });
-    const b = f.fold(ev(11_010, merge(1)));
+    const b = f.fold(ev(11_000, step(metrics(1, 2))));
+    expect(b.session).toEqual({ step: 1, weightVersion: 1 });
     expect(b.steps).toHaveLength(1);
     expect(b.steps[0]).toMatchObject({ step: 1, rewardMin: 0, rewardMax: 1, tokensBefore: 800, tokensAfter: 400, compressionRatio: 2, samplesPerEpisode: 1.5, updateS: 2, breakCounts: { token_drift: 1 } });
     expect(b.steps[0]!.rolloutS).toBeCloseTo(8);
-    f.fold(ev(20_000, { type: 'step', metrics: metrics(2, 1) }));
-    const c = f.fold(ev(20_001, merge(2)));
+    expect(b.trained).toEqual(['e0', 'e1']);
+    const c = f.fold(ev(20_000, step(metrics(2, 1))));
     expect(c.steps[0]!.rolloutS).toBeCloseTo(8);
   });
 
   it('counts no rollout time for a first step without episode starts (attached mid-run)', () => {
     const f = new EventFolder();
-    f.fold(ev(5000, { type: 'step', metrics: metrics(4, 1) }));
-    expect(f.fold(ev(5001, merge(4))).steps[0]!.rolloutS).toBe(0);
+    expect(f.fold(ev(5000, step(metrics(4, 1)))).steps[0]!.rolloutS).toBe(0);
   });
 
   it('charts an update that trained nothing, unless a trained update holds its step number', () => {
     const f = new EventFolder();
-    const idle = (step: number): StepMetrics => ({ ...metrics(step, 1), weightVersion: step, loss: null, samples: 0 });
-    f.fold(ev(1000, { type: 'step', metrics: idle(0) }));
-    expect(f.fold(ev(1001, merge(0))).steps.map((s) => [s.step, s.loss])).toEqual([[0, null]]);
-    f.fold(ev(2000, { type: 'step', metrics: metrics(1, 1) }));
-    expect(f.fold(ev(2001, merge(1))).steps.map((s) => [s.step, s.loss])).toEqual([[1, 0.1]]);
-    f.fold(ev(3000, { type: 'step', metrics: idle(1) }));
-    expect(f.fold(ev(3001, merge(1))).steps).toEqual([]);
+    const idle = (n: number): StepMetrics => ({ ...metrics(n, 1), weightVersion: n, loss: null, samples: 0 });
+    expect(f.fold(ev(1000, step(idle(0)))).steps.map((s) => [s.step, s.loss])).toEqual([[0, null]]);
+    expect(f.fold(ev(2000, step(metrics(1, 1)))).steps.map((s) => [s.step, s.loss])).toEqual([[1, 0.1]]);
+    expect(f.fold(ev(3000, step(idle(1)))).steps).toEqual([]);
   });
 
-  it('charts a step whose merge stats never came when the next step arrives; ignores stats of another step', () => {
+  it('charts a step without merge stats (a worker older than the field) with neutral merge figures', () => {
     const f = new EventFolder();
-    f.fold(ev(5000, { type: 'step', metrics: metrics(1, 1) }));
-    expect(f.fold(ev(5001, merge(7))).steps).toEqual([]);
     const next = f.fold(ev(9000, { type: 'step', metrics: metrics(2, 1) }));
-    expect(next.steps.map((s) => [s.step, s.compressionRatio, s.tokensBefore])).toEqual([[1, 1, 0]]);
+    expect(next.steps.map((s) => [s.step, s.compressionRatio, s.tokensBefore])).toEqual([[2, 1, 0]]);
+    expect(next.trained).toEqual([]);
   });
 
   it('follows an episode from start to end, keeping what the start said', () => {

@@ -1,8 +1,8 @@
-// Turns the worker's event stream into what the workbench charts and lists: StepPoints (a `step`
-// event joined with the `merge_stats` of the same step), EvalPoints (one per weight version, the
+// Turns the worker's event stream into what the workbench charts and lists: StepPoints (one per
+// `step` event, which carries its merge statistics), EvalPoints (one per weight version, the
 // latest running figures), EpisodeRows (started → ended/aborted/expired) and session patches.
 // Pure: state in, outputs out; no clock, no I/O.
-import type { SwarmEvent } from '../../shared/swarm-events';
+import type { StepMerge, SwarmEvent } from '../../shared/swarm-events';
 import type { BatchProgress, StepMetrics, WorkerState } from '../../shared/swarm-protocol';
 import type { EvalPoint, StepPoint } from '../../shared/workbench-api';
 import type { EpisodeInput } from '../store/types';
@@ -22,21 +22,22 @@ export interface FoldOutput {
   /** Episodes that just finished (their timelines can be fetched now). */
   finished: string[];
   session: SessionPatch | null;
+  /** Episodes a step just consumed (their trained samples can be fetched now). */
+  trained: string[];
 }
 
-interface PendingStep {
+interface FoldedStep {
   metrics: StepMetrics;
   time: number;
   rolloutS: number;
 }
 
-const emptyOutput = (): FoldOutput => ({ steps: [], evals: [], episodes: [], finished: [], session: null });
+const emptyOutput = (): FoldOutput => ({ steps: [], evals: [], episodes: [], finished: [], session: null, trained: [] });
 
-/** Folds events one at a time; keeps the open episodes and the step waiting for its merge stats. */
+/** Folds events one at a time; keeps the open episodes and when the last step was. */
 export class EventFolder {
   private readonly open = new Map<string, EpisodeInput>();
   private readonly evalTimes = new Map<number, number>();
-  private pending: PendingStep | null = null;
   private lastTrainedStep: number | null = null;
   /** Time of the previous step event; before the first step, of the first episode's start. */
   private lastStepAt: number | null = null;
@@ -74,20 +75,14 @@ export class EventFolder {
         this.finish({ ...this.base(e.episodeId, e.clientId, e.time), status: e.type === 'episode_aborted' ? 'aborted' : 'expired', calls: e.calls, finishedAt: e.time }, out);
         break;
       case 'step': {
-        // A step without its merge stats (an older worker, or the stats were lost) is charted as is.
-        if (this.pending) this.chart(this.pending, null, out);
         const updateStart = e.time - e.metrics.seconds * 1000;
-        this.pending = { metrics: e.metrics, time: e.time, rolloutS: Math.max(0, (updateStart - (this.lastStepAt ?? updateStart)) / 1000) };
+        // A step without merge statistics (a worker older than the field) is charted as is.
+        this.chart({ metrics: e.metrics, time: e.time, rolloutS: Math.max(0, (updateStart - (this.lastStepAt ?? updateStart)) / 1000) }, e.merge ?? null, out);
         this.lastStepAt = e.time;
         out.session = { step: e.metrics.step, weightVersion: e.metrics.weightVersion };
+        out.trained.push(...(e.episodeIds ?? []));
         break;
       }
-      case 'merge_stats':
-        if (this.pending && this.pending.metrics.step === e.step) {
-          this.chart(this.pending, e, out);
-          this.pending = null;
-        }
-        break;
       case 'eval_result': {
         const r = e.result;
         // One point per weight version: the running figures, keyed by the time of its first result.
@@ -106,7 +101,7 @@ export class EventFolder {
    * An update that trained nothing (every group's rewards equal) keeps the step number; it is
    * charted only while no trained update holds that step, so it never hides a real one.
    */
-  private chart(p: PendingStep, merge: MergeStatsEvent | null, out: FoldOutput): void {
+  private chart(p: FoldedStep, merge: StepMerge | null, out: FoldOutput): void {
     const trained = p.metrics.loss !== null;
     if (!trained && this.lastTrainedStep === p.metrics.step) return;
     if (trained) this.lastTrainedStep = p.metrics.step;
@@ -124,9 +119,7 @@ export class EventFolder {
   }
 }
 
-type MergeStatsEvent = Extract<SwarmEvent, { type: 'merge_stats' }>;
-
-export function toStepPoint(p: PendingStep, merge: MergeStatsEvent | null): StepPoint {
+export function toStepPoint(p: FoldedStep, merge: StepMerge | null): StepPoint {
   const m = p.metrics;
   return {
     step: m.step,
