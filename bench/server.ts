@@ -105,7 +105,7 @@ async function openEpisodes(w: Worker, max: number): Promise<{ held: number; rss
     const batch = await Promise.all(Array.from({ length: Math.min(500, max - ids.length) }, (_, i) => claim(w, `bench-open-${i % 16}`)));
     ids.push(...batch.map((c) => c.episodeId));
   }
-  const open = w.swarm.episodes.openCount;
+  const open = w.swarm.status().episodes.open;
   const rss = rssMb();
   await new Promise((r) => setTimeout(r, 3000));
   const rssLater = rssMb();
@@ -137,10 +137,10 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     console.log(`one-at-a-time engine calls (render + generate): ${base.toFixed(0)} tokens/s`);
     const tps: Record<number, number> = {};
     for (const n of levels) {
-      const before = { ...w.swarm.scheduler.stats };
+      const before = { ...w.scheduler.stats };
       tps[n] = await throughput(w, n, calls, maxTokens);
-      const rounds = w.swarm.scheduler.stats.rounds - before.rounds;
-      const rows = w.swarm.scheduler.stats.rowRounds - before.rowRounds;
+      const rounds = w.scheduler.stats.rounds - before.rounds;
+      const rows = w.scheduler.stats.rowRounds - before.rowRounds;
       console.log(`${String(n).padStart(2)} concurrent episodes: ${tps[n]!.toFixed(0)} tokens/s (${(tps[n]! / base).toFixed(1)}× one-at-a-time; mean batch ${(rows / Math.max(1, rounds)).toFixed(1)})`);
     }
     const open = await openEpisodes(w, maxOpen);

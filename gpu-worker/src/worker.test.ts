@@ -86,10 +86,10 @@ describe('swarm worker with the real engine', () => {
 
   it('batches concurrent calls into shared engine generate calls', async () => {
     const { c, client } = await claim(w.url);
-    const before = { ...w.swarm.scheduler.stats };
+    const before = { ...w.scheduler.stats };
     await Promise.all(Array.from({ length: 8 }, (_, i) => client.chat.completions.create({ model: c.model, messages: [{ role: 'user', content: `Hello ${i}` }], max_tokens: 8 })));
-    const rounds = w.swarm.scheduler.stats.rounds - before.rounds;
-    expect(w.swarm.scheduler.stats.rowRounds - before.rowRounds).toBe(8);
+    const rounds = w.scheduler.stats.rounds - before.rounds;
+    expect(w.scheduler.stats.rowRounds - before.rowRounds).toBe(8);
     expect(rounds).toBeLessThan(8);
   });
 
@@ -131,13 +131,13 @@ describe('swarm worker with the real engine', () => {
     const { c, client } = await claim(w.url);
     const pid = w.engine.pid!;
     // Hold generation so the call is certainly in flight (rendered, queued) when the engine dies.
-    const paused = w.swarm.scheduler.pause();
+    const paused = w.scheduler.pause();
     const inflight = client.chat.completions.create({ model: c.model, messages: [{ role: 'user', content: 'Tell me a long story.' }], max_tokens: 200 }).catch((e: unknown) => e);
-    await until(async () => w.swarm.scheduler.pending, (n) => n > 0, 10_000);
+    await until(async () => w.scheduler.pending, (n) => n > 0, 10_000);
     await paused;
     process.kill(pid, 'SIGKILL');
     await until(async () => w.engine.status, (st) => st !== 'ready', 10_000);
-    w.swarm.scheduler.resume();
+    w.scheduler.resume();
     const err = (await inflight) as { status?: number; code?: string };
     expect(err.status).toBe(503);
     expect(err.code).toBe('engine_unavailable');

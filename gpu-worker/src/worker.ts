@@ -19,7 +19,7 @@ import { TokenMatcher, type Role } from './swarm/keys';
 import { DurablePool } from './swarm/pool';
 import { loadOrCreateSecret, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
 import { Swarm } from './swarm/swarm';
-import type { CheckpointInfo } from './swarm/trainer';
+import type { CheckpointInfo } from './swarm/checkpoints';
 import { WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
 
 export interface StartOptions {
@@ -44,6 +44,8 @@ export interface Worker {
   readonly files: RunFiles;
   readonly swarm: Swarm;
   readonly engine: EngineHost;
+  /** The decode scheduler behind the worker's Generator (its stats; tests pause it). */
+  readonly scheduler: DecodeScheduler;
   readonly app: FastifyInstance;
   checkpoint(reason: string): Promise<CheckpointInfo>;
   /** SIGTERM: stop taking work, finish running generations (bounded), checkpoint, dispose. */
@@ -104,7 +106,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     },
     { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
   );
-  const s = new Swarm({ config, modelName, secret, files, engine, scheduler, pool, saved, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
+  const s = new Swarm({ config, modelName, secret, files, engine, generation: scheduler, pool, saved, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
   swarm = s;
   const generator = schedulerGenerator(scheduler);
   const completions = new CompletionService(s, { engine, generator, contextLength: () => engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER }, config.seed);
@@ -131,7 +133,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   let disposed: Promise<void> | null = null;
   const dispose = (): Promise<void> => {
     disposed ??= (async () => {
-      s.stopping = true;
+      s.beginStop();
       scheduler.failAll(unavailable('stopping', 'the worker is shutting down', 30));
       await events?.dispose();
       s.dispose();
@@ -143,12 +145,11 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   };
 
   return {
-    url, port, tokens, tokensFile, config, files, swarm: s, engine, app,
+    url, port, tokens, tokensFile, config, files, swarm: s, engine, scheduler, app,
     checkpoint: (reason) => s.trainer.checkpoint(reason),
     shutdown: async (reason = 'shutdown') => {
       if (disposed) return disposed;
-      s.stopping = true;
-      s.emitState(reason);
+      s.beginStop(reason);
       await Promise.race([scheduler.pause(), new Promise((r) => setTimeout(r, 10_000).unref())]);
       if (engine.status === 'ready') {
         try {

@@ -6,7 +6,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HelloMessage } from '../../../src/shared/swarm-events';
-import { SwarmError } from '../swarm/errors';
+import { notFound, SwarmError, unauthorized } from '../swarm/errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { requireRole } from './auth';
@@ -33,11 +33,11 @@ export class EventsSocketServer {
     this.onUpgrade = (req, socket, head) => {
       socket.on('error', () => undefined);
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname !== EVENTS_PATH) return refuse(socket, 404, new SwarmError(404, 'not_found_error', 'route_not_found', `no WebSocket endpoint ${url.pathname}`));
+      if (url.pathname !== EVENTS_PATH) return refuse(socket, 404, notFound('route_not_found', `no WebSocket endpoint ${url.pathname}`));
       try {
         requireRole(req.headers, matcher, 'admin');
       } catch (err) {
-        const e = err instanceof SwarmError ? err : new SwarmError(401, 'authentication_error', 'invalid_credentials', 'unauthorized');
+        const e = err instanceof SwarmError ? err : unauthorized('invalid_credentials', 'unauthorized');
         return refuse(socket, e.status, e);
       }
       const since = Number(url.searchParams.get('since') ?? 'NaN');

@@ -45,26 +45,18 @@ export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm
 
   app.patch('/swarm/v1/config', async (req) => {
     admin(req.headers);
-    const patch = parseBody(TrainingConfigPatchSchema, req.body);
-    swarm.training = { ...swarm.training, ...patch };
-    swarm.log('info', 'control', `config changed: ${Object.keys(patch).join(', ') || 'nothing'}`);
-    swarm.emitState('config changed');
-    swarm.trainer.poke();
-    return swarm.training;
+    return swarm.updateTraining(parseBody(TrainingConfigPatchSchema, req.body));
   });
 
   app.post('/swarm/v1/control/pause', async (req) => {
     admin(req.headers);
-    swarm.paused = true;
-    swarm.emitState('paused by operator');
+    swarm.pause();
     return { state: swarm.state };
   });
 
   app.post('/swarm/v1/control/start', async (req) => {
     admin(req.headers);
-    swarm.paused = false;
-    swarm.emitState('started by operator');
-    swarm.trainer.poke();
+    swarm.resume();
     return { state: swarm.state };
   });
 

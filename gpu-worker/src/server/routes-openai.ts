@@ -6,7 +6,7 @@ import { ChatCompletionRequestSchema, IdSchema } from '../../../src/shared/swarm
 import type { StreamDelta } from '../../../src/shared/tool-call-stream';
 import { prepareRequest } from '../swarm/chat-request';
 import type { CompletionOutcome, CompletionService } from '../swarm/completions';
-import { badRequest, SwarmError } from '../swarm/errors';
+import { asSwarmError, badRequest, SwarmError, unauthorized } from '../swarm/errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf } from './auth';
@@ -64,7 +64,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
 
   app.post('/v1/chat/completions', async (req, reply) => {
     const caller = callerOf(req.headers, matcher);
-    if (caller.kind !== 'key') throw new SwarmError(401, 'authentication_error', 'episode_key_required', 'chat completions need an episode key (the apiKey of a claimed episode), not the admin or join token');
+    if (caller.kind !== 'key') throw unauthorized('episode_key_required', 'chat completions need an episode key (the apiKey of a claimed episode), not the admin or join token');
     const ep = swarm.episodeForKey(caller.key);
     const body = parseBody(ChatCompletionRequestSchema, req.body);
     const agent = agentOf(req);
@@ -106,7 +106,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
       out = await completions.complete(ep, prepared, { onDelta, signal: clientGone.signal, ...(agent ? { agent } : {}) });
     } catch (err) {
       if (!sse.started) throw err;
-      sse.fail(err instanceof SwarmError ? err : new SwarmError(500, 'server_error', 'internal', err instanceof Error ? err.message : String(err)));
+      sse.fail(asSwarmError(err));
       return reply;
     }
     if (!sse.started) sse.send(chunk({ role: 'assistant', content: '' }));

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import {
   AbortRequestSchema, ClaimRequestSchema, EndRequestSchema, IdSchema, RegisterClientRequestSchema, type Health,
 } from '../../../src/shared/swarm-protocol';
-import { notFound, SwarmError, unauthorized } from '../swarm/errors';
+import { notFound, unauthorized, upgradeRequired } from '../swarm/errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf, requireRole } from './auth';
@@ -104,7 +104,7 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
   });
 
   app.get('/swarm/v1/events', async () => {
-    throw new SwarmError(426, 'invalid_request_error', 'websocket_required', 'GET /swarm/v1/events is a WebSocket: connect with Upgrade: websocket and the admin token');
+    throw upgradeRequired('websocket_required', 'GET /swarm/v1/events is a WebSocket: connect with Upgrade: websocket and the admin token');
   });
 
   app.get('/swarm/v1/status', async (req) => {

@@ -1,6 +1,8 @@
 // Supervises the engine process: starts it, loads the model and restores the last checkpoint;
 // when the process dies it fails in-flight calls with a clear 503, restarts it (with backoff)
 // from the last checkpoint and reports back; calls while it is down get a 503 with a retry hint.
+// It is the one owner of the weight version: the answers of the calls that change the weights
+// (load, restore, train_step) set it; everyone else reads `weightVersion`.
 import type { EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams } from '../../../src/shared/engine-protocol';
 import { EngineExitedError, EngineProcess } from '../engine/engine-process';
 import type { EngineCaller } from '../engine/engine-caller';
@@ -40,11 +42,31 @@ export interface EngineHostOptions {
 
 const firstLine = (s: string): string => s.split('\n')[0] ?? s;
 
-export class EngineHost implements EngineCaller {
-  status: EngineStatus = 'starting';
-  info: EngineInfo | null = null;
-  restarts = 0;
-  lastError: string | null = null;
+/** The calls whose answer is the weight version of the weights they leave loaded. */
+const SETS_WEIGHTS: ReadonlySet<EngineMethod> = new Set<EngineMethod>(['load', 'restore', 'train_step']);
+
+/** The weight version an engine answer reports, if it carries one. */
+function reportedWeightVersion(result: unknown): number | null {
+  if (typeof result !== 'object' || result === null || !('weightVersion' in result)) return null;
+  const v = result.weightVersion;
+  return typeof v === 'number' && Number.isInteger(v) ? v : null;
+}
+
+/** What the swarm reads of its engine: its health, its facts and the weight version. */
+export interface EngineView extends EngineCaller {
+  readonly status: EngineStatus;
+  readonly info: EngineInfo | null;
+  readonly restarts: number;
+  readonly lastError: string | null;
+  readonly weightVersion: number;
+}
+
+export class EngineHost implements EngineView {
+  private state: EngineStatus = 'starting';
+  private facts: EngineInfo | null = null;
+  private restartCount = 0;
+  private error: string | null = null;
+  private version = 0;
   private engine: EngineHandle | null = null;
   private timer: NodeJS.Timeout | null = null;
 
@@ -54,23 +76,51 @@ export class EngineHost implements EngineCaller {
     return this.engine?.pid;
   }
 
+  get status(): EngineStatus {
+    return this.state;
+  }
+
+  /** What the engine reported at its last (re)start. */
+  get info(): EngineInfo | null {
+    return this.facts;
+  }
+
+  get restarts(): number {
+    return this.restartCount;
+  }
+
+  get lastError(): string | null {
+    return this.error;
+  }
+
+  /** The weight version of the loaded weights, as the engine last reported it. */
+  get weightVersion(): number {
+    return this.version;
+  }
+
   /** First start: throws when the engine cannot start or load (the worker cannot run). */
   async start(): Promise<EngineInfo> {
     const info = await this.boot();
-    this.status = 'ready';
+    this.state = 'ready';
     return info;
   }
 
   call<M extends EngineMethod>(method: M, params: EngineParams[M]): Promise<EngineResult<M>> {
     const engine = this.engine;
-    if (this.status !== 'ready' || !engine) return Promise.reject(this.unavailableError());
-    return engine.call(method, params).catch((err: unknown) => {
-      throw err instanceof EngineExitedError ? this.unavailableError(err.message) : err;
-    });
+    if (this.state !== 'ready' || !engine) return Promise.reject(this.unavailableError());
+    return engine.call(method, params).then(
+      (result) => {
+        if (engine === this.engine && SETS_WEIGHTS.has(method)) this.version = reportedWeightVersion(result) ?? this.version;
+        return result;
+      },
+      (err: unknown) => {
+        throw err instanceof EngineExitedError ? this.unavailableError(err.message) : err;
+      },
+    );
   }
 
   async dispose(): Promise<void> {
-    this.status = 'disposed';
+    this.state = 'disposed';
     if (this.timer) clearTimeout(this.timer);
     const engine = this.engine;
     this.engine = null;
@@ -78,8 +128,8 @@ export class EngineHost implements EngineCaller {
   }
 
   private unavailableError(reason?: string): Error {
-    const why = reason ?? this.lastError ?? `engine is ${this.status}`;
-    if (this.status === 'failed') return unavailable('engine_failed', `the engine could not be restarted (${firstLine(why)}); the worker needs attention`, 30);
+    const why = reason ?? this.error ?? `engine is ${this.state}`;
+    if (this.state === 'failed') return unavailable('engine_failed', `the engine could not be restarted (${firstLine(why)}); the worker needs attention`, 30);
     return unavailable('engine_unavailable', `the engine is not available (${firstLine(why)}); it is being restarted from the last checkpoint — retry shortly`, 5);
   }
 
@@ -92,7 +142,8 @@ export class EngineHost implements EngineCaller {
       let info = await engine.call('load', this.opts.load);
       const checkpoint = this.opts.checkpoint();
       if (checkpoint) info = await engine.call('restore', { path: checkpoint });
-      this.info = info;
+      this.facts = info;
+      this.version = info.weightVersion;
       return info;
     } catch (err) {
       this.engine = null;
@@ -102,18 +153,18 @@ export class EngineHost implements EngineCaller {
   }
 
   private onExit(engine: EngineHandle | undefined, reason: string): void {
-    if (this.status === 'disposed' || (engine !== undefined && engine !== this.engine)) return;
-    this.lastError = reason;
+    if (this.state === 'disposed' || (engine !== undefined && engine !== this.engine)) return;
+    this.error = reason;
     this.engine = null;
-    if (this.status !== 'ready') return; // a failing (re)start is handled by its caller
-    this.status = 'restarting';
+    if (this.state !== 'ready') return; // a failing (re)start is handled by its caller
+    this.state = 'restarting';
     this.opts.onLog?.(`[worker] engine exited: ${firstLine(reason)}; restarting from the last checkpoint`);
     this.opts.onCrash?.(reason);
     void this.restart(0);
   }
 
   private get disposed(): boolean {
-    return this.status === 'disposed';
+    return this.state === 'disposed';
   }
 
   private async restart(attempt: number): Promise<void> {
@@ -121,16 +172,16 @@ export class EngineHost implements EngineCaller {
     try {
       const info = await this.boot();
       if (this.disposed) return;
-      this.restarts += 1;
-      this.status = 'ready';
+      this.restartCount += 1;
+      this.state = 'ready';
       this.opts.onRecovered?.(info, this.opts.checkpoint());
     } catch (err) {
       if (this.disposed) return;
-      this.lastError = err instanceof Error ? err.message : String(err);
+      this.error = err instanceof Error ? err.message : String(err);
       const max = this.opts.restartAttempts ?? 5;
       if (attempt + 1 >= max) {
-        this.status = 'failed';
-        this.opts.onFailed?.(this.lastError);
+        this.state = 'failed';
+        this.opts.onFailed?.(this.error);
         return;
       }
       const delay = (this.opts.backoffMs ?? 1000) * 2 ** attempt;

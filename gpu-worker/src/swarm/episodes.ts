@@ -102,6 +102,16 @@ export class EpisodeRegistry {
     }
   }
 
+  /** An open episode starts ending: no new calls; its result becomes durable next. */
+  beginEnd(ep: Episode): void {
+    ep.status = 'ending';
+  }
+
+  /** Ending failed (the pool could not take it): the episode is open again. */
+  reopen(ep: Episode): void {
+    if (ep.status === 'ending') ep.status = 'open';
+  }
+
   /** Resolves when the episode has no call in flight. */
   whenIdle(ep: Episode): Promise<void> {
     if (ep.inFlight === 0) return Promise.resolve();

@@ -1,99 +1,122 @@
 // The swarm service: the worker's state machine and everything clients do besides inference —
 // claiming episodes (signed keys), ending and aborting them, client liveness and sync
 // agreements, inactivity expiry, counters, evaluation results, the event stream and the status
-// snapshot. Training itself lives in the Trainer; inference in the CompletionService.
+// snapshot. Its state changes only through the methods below, each named for what happens. The
+// step and the last step's metrics are the Trainer's, the weight version is the engine's.
 import type { EngineInfo } from '../../../src/shared/engine-protocol';
+import type { TrainingConfig, TrainingConfigPatch } from '../../../src/shared/options/index';
 import type { SwarmEvent, SwarmEventBody } from '../../../src/shared/swarm-events';
 import type {
-  ClaimRequest, ClaimResponse, Counters, EndRequest, EndResponse, EvalResult, Status, StepMetrics, TrainingConfig, WorkerState,
+  ClaimRequest, ClaimResponse, Counters, EndRequest, EndResponse, EvalResult, Status, StepMetrics, WorkerState,
 } from '../../../src/shared/swarm-protocol';
-import type { DecodeScheduler } from '../engine/decode-scheduler';
 import type { RecordedCall } from '../rollout/record-call';
 import type { WorkerConfig } from '../worker-config';
 import { ClientRegistry } from './clients';
-import type { EngineHost } from './engine-host';
+import type { CallLedger } from './completions';
+import type { EngineView } from './engine-host';
 import { conflict, notFound, unauthorized, unavailable } from './errors';
+import { EventBus, type LogLevel } from './event-bus';
+import type { EventLog } from './event-log';
 import { EpisodeRegistry, summarize, type Episode } from './episodes';
-import { EventLog } from './event-log';
+import { EvalResults } from './eval-results';
 import { isEpisodeId, newEpisodeId, signEpisodeKey, verifyEpisodeKey } from './keys';
 import { oldestWeightVersion, type DurablePool } from './pool';
 import { emptyCounters, type RunFiles, type SavedState } from './run-dir';
-import { Trainer } from './trainer';
+import { Trainer, type CommittedStep, type GenerationGate, type TrainerHost } from './trainer';
 
 export interface SwarmDeps {
   config: WorkerConfig;
   modelName: string;
   secret: Buffer;
   files: RunFiles;
-  engine: EngineHost;
-  scheduler: DecodeScheduler;
+  engine: EngineView;
+  /** Paused by the trainer around every update. */
+  generation: GenerationGate;
   pool: DurablePool;
   saved: SavedState | null;
   now?: () => number;
   /** One log sink: lines also go out as `log` events. */
   log?: (line: string) => void;
   sweepIntervalMs?: number;
+  /** Each committed training step (the worker records its trained samples). */
+  onStep?: (step: CommittedStep) => void;
 }
 
-interface EvalAccumulator {
-  episodes: number;
-  rewardSum: number;
-  successes: number;
-  withSuccess: number;
+/** Why a claim is refused in each state but `running`: code, message, seconds to wait. */
+function refusal(state: Exclude<WorkerState, 'running'>, updateS: number): [string, string, number] {
+  const hints: Record<Exclude<WorkerState, 'running'>, [string, string, number]> = {
+    updating: ['updating', 'the policy is being updated; claim again after the update', updateS],
+    paused: ['paused', 'training is paused by the operator; claim again later', 5],
+    recovering: ['recovering', 'the engine is restarting from the last checkpoint; claim again shortly', 5],
+    starting: ['starting', 'the worker is starting', 5],
+    checkpointing: ['checkpointing', 'a checkpoint is being written', 2],
+    stopping: ['stopping', 'the worker is shutting down', 30],
+    failed: ['engine_failed', 'the engine could not be restarted; the worker needs attention', 30],
+  };
+  return hints[state];
 }
 
-export class Swarm {
+export class Swarm implements CallLedger, TrainerHost {
   readonly config: WorkerConfig;
-  training: TrainingConfig;
   readonly modelName: string;
-  readonly episodes: EpisodeRegistry;
-  readonly clients: ClientRegistry;
-  readonly events = new EventLog();
   readonly trainer: Trainer;
   readonly bootId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  counters: Counters;
-  step: number;
-  weightVersion: number;
-  lastStep: StepMetrics | null;
-  paused = false;
-  updating = false;
-  stopping = false;
-  private readonly evalByVersion = new Map<number, EvalAccumulator>();
-  private readonly listeners = new Set<(e: SwarmEvent) => void>();
+  readonly now: () => number;
+  private trainingConfig: TrainingConfig;
+  private paused = false;
+  private stopping = false;
+  private readonly bus: EventBus;
+  private readonly episodes: EpisodeRegistry;
+  private readonly clients: ClientRegistry;
+  private readonly counters: Counters;
+  private readonly evals: EvalResults;
   private readonly sweepTimer: NodeJS.Timeout;
   private readonly startedAt: number;
-  readonly now: () => number;
 
-  constructor(readonly deps: SwarmDeps) {
+  constructor(private readonly deps: SwarmDeps) {
     this.config = deps.config;
-    this.training = { ...deps.config.training };
+    this.trainingConfig = { ...deps.config.training };
     this.modelName = deps.modelName;
     this.now = deps.now ?? Date.now;
     this.startedAt = this.now();
+    this.bus = new EventBus(deps.log);
     this.episodes = new EpisodeRegistry(deps.config.retainFinished);
     this.clients = new ClientRegistry(deps.config.clientTimeoutS * 1000);
     this.counters = deps.saved ? { ...deps.saved.counters } : emptyCounters();
-    this.step = deps.saved?.step ?? 0;
-    this.weightVersion = deps.engine.info?.weightVersion ?? deps.saved?.weightVersion ?? 0;
-    this.lastStep = deps.saved?.lastStep ?? null;
-    for (const r of deps.saved?.eval ?? []) {
-      this.evalByVersion.set(r.weightVersion, { episodes: r.episodes, rewardSum: r.rewardMean * r.episodes, successes: (r.successRate ?? 0) * r.episodes, withSuccess: r.successRate === null ? 0 : r.episodes });
-    }
-    this.trainer = new Trainer(this, deps.saved);
+    this.evals = new EvalResults(deps.saved?.eval ?? []);
+    this.trainer = new Trainer({
+      config: () => this.trainingConfig, pool: deps.pool, engine: deps.engine, generation: deps.generation, sync: this.clients, host: this,
+      events: this.bus, files: deps.files, saved: deps.saved, now: this.now, ...(deps.onStep ? { onStep: deps.onStep } : {}),
+    });
     this.sweepTimer = setInterval(() => this.sweep(), deps.sweepIntervalMs ?? 1000);
     this.sweepTimer.unref();
   }
 
-  get engine(): EngineHost {
+  get engine(): EngineView {
     return this.deps.engine;
   }
 
-  get scheduler(): DecodeScheduler {
-    return this.deps.scheduler;
+  /** The training settings in force (change them with `updateTraining`). */
+  get training(): Readonly<TrainingConfig> {
+    return this.trainingConfig;
   }
 
-  get pool(): DurablePool {
-    return this.deps.pool;
+  get step(): number {
+    return this.trainer.step;
+  }
+
+  /** The weight version of the engine's loaded weights (the engine owns it). */
+  get weightVersion(): number {
+    return this.deps.engine.weightVersion;
+  }
+
+  get lastStep(): StepMetrics | null {
+    return this.trainer.lastStep;
+  }
+
+  /** The event log viewers replay from. */
+  get events(): EventLog {
+    return this.bus.events;
   }
 
   get state(): WorkerState {
@@ -101,66 +124,94 @@ export class Swarm {
     const engine = this.deps.engine.status;
     if (engine === 'failed') return 'failed';
     if (engine === 'restarting' || engine === 'starting') return 'recovering';
-    if (this.updating) return 'updating';
+    if (this.trainer.updating) return 'updating';
     if (this.paused) return 'paused';
     return 'running';
   }
 
   // ----- events and logs -----
 
-  emit(body: SwarmEventBody): void {
-    const event = this.events.append(body);
-    for (const listener of this.listeners) listener(event);
+  private emit(body: SwarmEventBody): void {
+    this.bus.emit(body);
   }
 
   onEvent(listener: (e: SwarmEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.bus.onEvent(listener);
   }
 
-  log(level: 'debug' | 'info' | 'warn' | 'error', source: string, message: string): void {
-    this.deps.log?.(`[${level}] ${source}: ${message}`);
-    this.emit({ type: 'log', level, source, message });
+  log(level: LogLevel, source: string, message: string): void {
+    this.bus.log(level, source, message);
   }
 
+  /** Announces the current state (with why it changed). */
   emitState(reason?: string): void {
     this.emit({ type: 'state', state: this.state, step: this.step, weightVersion: this.weightVersion, ...(reason ? { reason } : {}) });
   }
 
-  // ----- episodes -----
+  // ----- lifecycle and settings -----
 
-  /** Refuses new work unless running, with a retry hint. */
-  private assertAcceptingClaims(): void {
-    const state = this.state;
-    if (state === 'running') return;
-    const hints: Record<Exclude<WorkerState, 'running'>, [string, string, number]> = {
-      updating: ['updating', 'the policy is being updated; claim again after the update', this.trainer.expectedUpdateS()],
-      paused: ['paused', 'training is paused by the operator; claim again later', 5],
-      recovering: ['recovering', 'the engine is restarting from the last checkpoint; claim again shortly', 5],
-      starting: ['starting', 'the worker is starting', 5],
-      checkpointing: ['checkpointing', 'a checkpoint is being written', 2],
-      stopping: ['stopping', 'the worker is shutting down', 30],
-      failed: ['engine_failed', 'the engine could not be restarted; the worker needs attention', 30],
-    };
-    const [code, message, retry] = hints[state];
-    throw unavailable(code, message, retry);
+  /** The operator pauses training: claims are refused until `resume`. */
+  pause(): void {
+    this.paused = true;
+    this.emitState('paused by operator');
   }
+
+  resume(): void {
+    this.paused = false;
+    this.emitState('started by operator');
+    this.trainer.poke();
+  }
+
+  /** The worker is shutting down: no new work from now on. */
+  beginStop(reason?: string): void {
+    this.stopping = true;
+    if (reason !== undefined) this.emitState(reason);
+  }
+
+  /** An admin changes training settings (only the fields given). */
+  updateTraining(patch: TrainingConfigPatch): Readonly<TrainingConfig> {
+    this.trainingConfig = { ...this.trainingConfig, ...patch };
+    this.log('info', 'control', `config changed: ${Object.keys(patch).join(', ') || 'nothing'}`);
+    this.emitState('config changed');
+    this.trainer.poke();
+    return this.trainingConfig;
+  }
+
+  // ----- TrainerHost -----
+
+  canUpdate(): boolean {
+    return this.state === 'running';
+  }
+
+  stateChanged(reason: string): void {
+    this.emitState(reason);
+  }
+
+  count(key: 'trainedEpisodes' | 'droppedEpisodes', n: number): void {
+    this.counters[key] += n;
+  }
+
+  snapshot(): { counters: Counters; eval: EvalResult[] } {
+    return { counters: { ...this.counters }, eval: this.evals.list() };
+  }
+
+  // ----- episodes -----
 
   claim(req: ClaimRequest & { kind: 'train' | 'eval' }, baseUrl: string): ClaimResponse {
     const now = this.now();
     this.touchClient(req.clientId);
-    try {
-      this.assertAcceptingClaims();
-    } catch (err) {
+    const state = this.state;
+    if (state !== 'running') {
       this.clients.count(req.clientId, 'refused');
-      throw err;
+      throw unavailable(...refusal(state, this.trainer.expectedUpdateS()));
     }
     const timeoutS = Math.min(req.timeoutS ?? this.config.episodeTimeoutS, this.config.maxEpisodeTimeoutS);
     const id = newEpisodeId();
-    this.episodes.create({ id, clientId: req.clientId, kind: req.kind, timeoutMs: timeoutS * 1000, now, ...(req.taskId !== undefined ? { taskId: req.taskId } : {}), ...(req.codeVersion !== undefined ? { codeVersion: req.codeVersion } : {}) });
+    const tags = { ...(req.taskId !== undefined ? { taskId: req.taskId } : {}), ...(req.codeVersion !== undefined ? { codeVersion: req.codeVersion } : {}) };
+    this.episodes.create({ id, clientId: req.clientId, kind: req.kind, timeoutMs: timeoutS * 1000, now, ...tags });
     this.counters.claimed += 1;
     this.clients.count(req.clientId, 'claimed');
-    this.emit({ type: 'episode_started', episodeId: id, clientId: req.clientId, kind: req.kind, weightVersion: this.weightVersion, ...(req.taskId !== undefined ? { taskId: req.taskId } : {}), ...(req.codeVersion !== undefined ? { codeVersion: req.codeVersion } : {}) });
+    this.emit({ type: 'episode_started', episodeId: id, clientId: req.clientId, kind: req.kind, weightVersion: this.weightVersion, ...tags });
     return { episodeId: id, baseUrl, apiKey: signEpisodeKey(this.deps.secret, id), model: this.modelName, weightVersion: this.weightVersion, kind: req.kind, timeoutS };
   }
 
@@ -185,7 +236,7 @@ export class Swarm {
     return check.ok && check.episodeId === episodeId;
   }
 
-  assertOpen(ep: Episode): void {
+  private assertOpen(ep: Episode): void {
     switch (ep.status) {
       case 'open':
         return;
@@ -203,6 +254,10 @@ export class Swarm {
     const ep = isEpisodeId(id) ? this.episodes.get(id) : undefined;
     if (!ep) throw notFound('episode_not_found', `no episode ${JSON.stringify(id.slice(0, 80))} on this server`);
     return ep;
+  }
+
+  episodeSummaries(filter: Parameters<EpisodeRegistry['list']>[0]): ReturnType<typeof summarize>[] {
+    return this.episodes.list(filter).map(summarize);
   }
 
   /** A call of an open episode starts: it counts in flight (the episode waits for it to end). */
@@ -223,32 +278,30 @@ export class Swarm {
     this.clients.count(ep.clientId, 'completionTokens', call.completionTokens);
   }
 
-  touchClient(clientId: string): void {
-    const { joined } = this.clients.seen(clientId, this.now());
-    if (joined) this.emit({ type: 'client_joined', clientId });
-  }
-
   /** Ends an episode: waits for its in-flight calls, makes it durable in the pool, then answers. */
   async end(id: string, body: EndRequest): Promise<EndResponse> {
     const ep = this.getEpisode(id);
     this.assertOpen(ep);
-    ep.status = 'ending';
+    this.episodes.beginEnd(ep);
     this.touchClient(ep.clientId);
     await this.episodes.whenIdle(ep);
-    const result = { taskId: body.taskId, reward: body.reward, ...(body.success !== undefined ? { success: body.success } : {}), ...(body.metrics ? { metrics: body.metrics } : {}) };
+    const outcome = { reward: body.reward, ...(body.success !== undefined ? { success: body.success } : {}), ...(body.metrics ? { metrics: body.metrics } : {}) };
     const pooled = ep.kind === 'train' && ep.calls.length > 0;
     if (pooled) {
       try {
-        await this.pool.add({ episodeId: ep.id, clientId: ep.clientId, taskId: body.taskId, reward: body.reward, endedAt: this.now(), calls: ep.calls, ...(body.success !== undefined ? { success: body.success } : {}), ...(body.metrics ? { metrics: body.metrics } : {}) });
+        await this.deps.pool.add({ episodeId: ep.id, clientId: ep.clientId, taskId: body.taskId, endedAt: this.now(), calls: ep.calls, ...outcome });
       } catch (err) {
-        ep.status = 'open';
+        this.episodes.reopen(ep);
         throw err;
       }
     }
-    this.episodes.finish(ep, 'ended', this.now(), { result });
+    this.episodes.finish(ep, 'ended', this.now(), { result: { taskId: body.taskId, ...outcome } });
     this.counters.ended += 1;
     this.clients.count(ep.clientId, 'ended');
-    this.emit({ type: 'episode_ended', episodeId: ep.id, clientId: ep.clientId, kind: ep.kind, taskId: body.taskId, reward: body.reward, calls: ep.calls.length, pooled, ...(body.success !== undefined ? { success: body.success } : {}), ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}) });
+    this.emit({
+      type: 'episode_ended', episodeId: ep.id, clientId: ep.clientId, kind: ep.kind, taskId: body.taskId, reward: body.reward, calls: ep.calls.length, pooled,
+      ...(body.success !== undefined ? { success: body.success } : {}), ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}),
+    });
     if (ep.kind === 'eval') this.recordEval(ep, body.reward, body.success);
     if (pooled) this.trainer.poke();
     return { episodeId: ep.id, accepted: true, pooled, calls: ep.calls.length };
@@ -270,26 +323,19 @@ export class Swarm {
 
   private recordEval(ep: Episode, reward: number, success: boolean | undefined): void {
     const version = ep.calls.length > 0 ? oldestWeightVersion(ep.calls) : this.weightVersion;
-    const acc = this.evalByVersion.get(version) ?? { episodes: 0, rewardSum: 0, successes: 0, withSuccess: 0 };
-    acc.episodes += 1;
-    acc.rewardSum += reward;
-    if (success !== undefined) {
-      acc.withSuccess += 1;
-      acc.successes += success ? 1 : 0;
-    }
-    this.evalByVersion.set(version, acc);
-    this.emit({ type: 'eval_result', result: this.evalResult(version, acc) });
-  }
-
-  private evalResult(weightVersion: number, a: EvalAccumulator): EvalResult {
-    return { weightVersion, episodes: a.episodes, rewardMean: a.rewardSum / Math.max(1, a.episodes), successRate: a.withSuccess > 0 ? a.successes / a.withSuccess : null };
+    this.emit({ type: 'eval_result', result: this.evals.add(version, reward, success) });
   }
 
   evalResults(): EvalResult[] {
-    return [...this.evalByVersion.entries()].sort(([a], [b]) => a - b).map(([v, a]) => this.evalResult(v, a));
+    return this.evals.list();
   }
 
   // ----- clients -----
+
+  touchClient(clientId: string): void {
+    const { joined } = this.clients.seen(clientId, this.now());
+    if (joined) this.emit({ type: 'client_joined', clientId });
+  }
 
   registerClient(clientId: string, name?: string): void {
     const { joined } = this.clients.seen(clientId, this.now(), name);
@@ -314,7 +360,8 @@ export class Swarm {
     this.trainer.poke();
   }
 
-  private sweep(): void {
+  /** Expires idle episodes and marks silent clients gone (every `sweepIntervalMs`). */
+  sweep(): void {
     const now = this.now();
     for (const ep of this.episodes.expired(now)) {
       this.episodes.finish(ep, 'expired', now, { reason: 'inactivity' });
@@ -334,7 +381,7 @@ export class Swarm {
 
   onEngineRecovered(info: EngineInfo): void {
     this.counters.engineRestarts += 1;
-    this.trainer.rollbackTo(info.weightVersion);
+    this.trainer.rollbackToCheckpoint();
     this.log('info', 'engine', `engine restarted at step ${this.step} (weight version ${info.weightVersion})`);
     this.emitState('engine restarted');
     this.trainer.poke();
@@ -349,26 +396,24 @@ export class Swarm {
 
   status(): Status {
     const openPerClient = (clientId: string): number => this.episodes.openEpisodes().filter((e) => e.clientId === clientId).length;
-    const pool = this.pool.list();
+    const pool = this.deps.pool.list();
+    const engine = this.deps.engine;
+    const checkpoint = this.trainer.lastCheckpoint;
     return {
       state: this.state, step: this.step, weightVersion: this.weightVersion, model: this.modelName, runDir: this.deps.files.dir,
-      uptimeS: (this.now() - this.startedAt) / 1000, config: this.training, progress: this.trainer.progress(),
+      uptimeS: (this.now() - this.startedAt) / 1000, config: this.trainingConfig, progress: this.trainer.progress(),
       pool: { episodes: pool.length, tasks: new Set(pool.map((e) => e.taskId)).size },
       episodes: { open: this.episodes.openCount }, counters: { ...this.counters }, clients: this.clients.list(openPerClient),
-      lastStep: this.lastStep, eval: this.evalResults(),
-      engine: { alive: this.engine.status === 'ready', device: this.engine.info?.device ?? 'unknown', restarts: this.engine.restarts, lastError: this.engine.lastError?.split('\n')[0] ?? null },
-      lastCheckpoint: this.trainer.lastCheckpoint ? { step: this.trainer.lastCheckpoint.step, at: this.trainer.lastCheckpoint.at } : null,
-      eventSeq: this.events.lastSeq,
+      lastStep: this.lastStep, eval: this.evals.list(),
+      engine: { alive: engine.status === 'ready', device: engine.info?.device ?? 'unknown', restarts: engine.restarts, lastError: engine.lastError?.split('\n')[0] ?? null },
+      lastCheckpoint: checkpoint ? { step: checkpoint.step, at: checkpoint.at } : null,
+      eventSeq: this.bus.events.lastSeq,
     };
-  }
-
-  episodeSummaries(filter: Parameters<EpisodeRegistry['list']>[0]): ReturnType<typeof summarize>[] {
-    return this.episodes.list(filter).map(summarize);
   }
 
   dispose(): void {
     clearInterval(this.sweepTimer);
     this.trainer.dispose();
-    this.listeners.clear();
+    this.bus.dispose();
   }
 }

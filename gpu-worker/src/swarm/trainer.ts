@@ -1,7 +1,9 @@
 // The training loop of the swarm server: after every change to the pool (or a sync agreement)
 // it asks the batching strategy whether to update; an update merges the selected episodes'
-// timelines, computes advantages per task, runs the engine's PPO-clip `train_step` and bumps the
-// weight version; every `checkpointEvery` steps (and on request / SIGTERM) it checkpoints.
+// timelines, computes advantages per task and runs the engine's PPO-clip `train_step` (the one
+// training-step path, trainer/train-step.ts), and commits the step; every `checkpointEvery` steps
+// (and on request / SIGTERM) it checkpoints. It owns the step counter, the last step's metrics and
+// whether an update is running; the weight version is the engine's.
 //
 // Episodes in flight during an update: generation pauses for the update (running generations
 // finish first; new calls wait, they are not refused), and the episode continues afterwards on
@@ -10,49 +12,131 @@
 // sampling (PPO's ratio against the rollout logprobs, clipped). An episode whose oldest call is
 // more than `maxStaleness` versions behind the current weights is dropped instead of trained.
 // Claims during an update get a 503 with a retry hint.
-import { rmSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { decideBatch, staleness, type BatchDecision } from '../../../src/shared/batching';
 import type { TrainStats } from '../../../src/shared/engine-protocol';
+import type { TrainingConfig } from '../../../src/shared/options/index';
 import { RemoteError } from '../../../src/shared/result';
-import type { BatchProgress, StepMetrics } from '../../../src/shared/swarm-protocol';
-import { buildTrainSamples, type BuiltSamples } from '../trainer/train-samples';
+import type { StepMerge } from '../../../src/shared/swarm-events';
+import type { BatchProgress, Counters, EvalResult, StepMetrics } from '../../../src/shared/swarm-protocol';
+import type { EngineCaller } from '../engine/engine-caller';
+import type { BuiltSamples } from '../trainer/train-samples';
+import { trainOnEpisodes } from '../trainer/train-step';
+import { Checkpoints, type CheckpointInfo } from './checkpoints';
 import { SwarmError } from './errors';
+import type { EventSink } from './event-bus';
 import { oldestWeightVersion, type PoolEntry, type RemoveReason } from './pool';
-import { writeState, type SavedState } from './run-dir';
-import type { Swarm } from './swarm';
+import type { RunFiles, SavedState } from './run-dir';
+import { stepMetrics } from './step-metrics';
 
-export interface CheckpointInfo {
-  step: number;
-  weightVersion: number;
-  path: string;
-  at: number;
+export type { CheckpointInfo } from './checkpoints';
+
+/** The pool as the trainer uses it. */
+export interface TrainingPool {
+  readonly size: number;
+  list(): PoolEntry[];
+  get(episodeId: string): PoolEntry | undefined;
+  remove(ids: readonly string[], reason: RemoveReason, step: number): Promise<PoolEntry[]>;
+  rollback(step: number): PoolEntry[];
+  compact(): Promise<void>;
 }
 
-const KEEP_CHECKPOINTS = 2;
+/** The engine as the trainer uses it: train_step and save, and the weight version it reports. */
+export interface TrainingEngine extends EngineCaller {
+  readonly weightVersion: number;
+}
+
+/** Pauses generation around an update, so every call is sampled by exactly one weight version. */
+export interface GenerationGate {
+  pause(): Promise<void>;
+  resume(): void;
+}
+
+/** The clients' sync agreements (strategies C4/C5). */
+export interface SyncAgreements {
+  activeIds(): string[];
+  agreedIds(): string[];
+  clearAgreements(): void;
+}
+
+/** What the trainer asks of the swarm it serves. */
+export interface TrainerHost {
+  /** Whether the worker takes work now (running: not paused, stopping or recovering). */
+  canUpdate(): boolean;
+  /** The trainer's part of the worker state changed (an update began or ended). */
+  stateChanged(reason: string): void;
+  count(key: 'trainedEpisodes' | 'droppedEpisodes', n: number): void;
+  /** Counters and eval results, for the checkpoint's state. */
+  snapshot(): { counters: Counters; eval: EvalResult[] };
+}
+
+export interface TrainerDeps {
+  config: () => Readonly<TrainingConfig>;
+  pool: TrainingPool;
+  engine: TrainingEngine;
+  generation: GenerationGate;
+  sync: SyncAgreements;
+  host: TrainerHost;
+  events: EventSink;
+  files: RunFiles;
+  saved: SavedState | null;
+  now: () => number;
+  /** Called with each committed step's episodes and what was trained from them. */
+  onStep?: (step: CommittedStep) => void;
+}
+
+export interface CommittedStep {
+  step: number;
+  /** The weight version the step left (unchanged when nothing was trained). */
+  weightVersion: number;
+  episodes: readonly PoolEntry[];
+  built: BuiltSamples;
+  trained: boolean;
+}
+
+const mergeOf = (m: BuiltSamples['merge']): StepMerge => ({
+  episodes: m.episodes, callsIn: m.callsIn, samplesOut: m.samplesOut, tokensBefore: m.tokensBefore, tokensAfter: m.tokensAfter,
+  tokensTrained: m.tokensTrained, compressionRatio: m.compressionRatio, breakCounts: m.breakCounts,
+});
 
 export class Trainer {
-  lastCheckpoint: CheckpointInfo | null = null;
+  private stepCount: number;
+  private last: StepMetrics | null;
+  private running = false;
   private busy = false;
   private pokeScheduled = false;
   private disposed = false;
   private lastProgressKey = '';
   private lastUpdateMs = 5000;
   private lockChain: Promise<void> = Promise.resolve();
+  private readonly checkpoints: Checkpoints;
 
-  constructor(
-    private readonly swarm: Swarm,
-    saved: SavedState | null,
-  ) {
-    if (saved?.checkpoint) {
-      this.lastCheckpoint = { step: saved.step, weightVersion: saved.weightVersion, path: join(swarm.deps.files.dir, saved.checkpoint), at: saved.savedAt };
-    }
+  constructor(private readonly deps: TrainerDeps) {
+    this.stepCount = deps.saved?.step ?? 0;
+    this.last = deps.saved?.lastStep ?? null;
+    this.checkpoints = new Checkpoints({ engine: deps.engine, pool: deps.pool, files: deps.files, now: deps.now }, deps.saved);
+  }
+
+  /** Steps trained so far (an update that trained nothing keeps it). */
+  get step(): number {
+    return this.stepCount;
+  }
+
+  get lastStep(): StepMetrics | null {
+    return this.last;
+  }
+
+  /** Whether an update is running (claims are refused meanwhile). */
+  get updating(): boolean {
+    return this.running;
+  }
+
+  get lastCheckpoint(): CheckpointInfo | null {
+    return this.checkpoints.last;
   }
 
   private decide(): BatchDecision {
-    const s = this.swarm;
-    const items = s.pool.list().map((e) => ({ episodeId: e.episodeId, taskId: e.taskId, reward: e.reward }));
-    return decideBatch(items, s.training, { activeClients: s.clients.activeIds(), agreed: s.clients.agreedIds() });
+    const items = this.deps.pool.list().map((e) => ({ episodeId: e.episodeId, taskId: e.taskId, reward: e.reward }));
+    return decideBatch(items, this.deps.config(), { activeClients: this.deps.sync.activeIds(), agreed: this.deps.sync.agreedIds() });
   }
 
   progress(): BatchProgress {
@@ -74,15 +158,14 @@ export class Trainer {
   }
 
   private async maybeUpdate(): Promise<void> {
-    const s = this.swarm;
     if (this.busy || this.disposed) return;
     const decision = this.decide();
-    const key = JSON.stringify([decision.progress, s.pool.size]);
+    const key = JSON.stringify([decision.progress, this.deps.pool.size]);
     if (key !== this.lastProgressKey) {
       this.lastProgressKey = key;
-      s.emit({ type: 'batch_progress', progress: decision.progress, poolEpisodes: s.pool.size });
+      this.deps.events.emit({ type: 'batch_progress', progress: decision.progress, poolEpisodes: this.deps.pool.size });
     }
-    if (decision.drop.length === 0 && (!decision.progress.ready || s.state !== 'running')) return;
+    if (decision.drop.length === 0 && (!decision.progress.ready || !this.deps.host.canUpdate())) return;
     // Decide again under the lock: the pool may have changed while waiting for it.
     const acted = await this.withLock(async () => {
       const d = this.decide();
@@ -90,7 +173,7 @@ export class Trainer {
         await this.drop(d.drop, 'zero_variance');
         return true;
       }
-      if (!d.progress.ready || s.state !== 'running') return false;
+      if (!d.progress.ready || !this.deps.host.canUpdate()) return false;
       await this.update(d.selected);
       return true;
     });
@@ -98,92 +181,70 @@ export class Trainer {
   }
 
   private async drop(ids: readonly string[], reason: RemoveReason & ('zero_variance' | 'stale' | 'train_error')): Promise<void> {
-    const removed = await this.swarm.pool.remove(ids, reason, this.swarm.step + 1);
+    const removed = await this.deps.pool.remove(ids, reason, this.stepCount + 1);
     if (removed.length === 0) return;
-    this.swarm.counters.droppedEpisodes += removed.length;
-    this.swarm.emit({ type: 'episodes_dropped', episodeIds: removed.map((e) => e.episodeId), reason });
+    this.deps.host.count('droppedEpisodes', removed.length);
+    this.deps.events.emit({ type: 'episodes_dropped', episodeIds: removed.map((e) => e.episodeId), reason });
+  }
+
+  private beginUpdate(): void {
+    this.running = true;
+    this.deps.host.stateChanged('update');
+  }
+
+  private endUpdate(t0: number): void {
+    this.lastUpdateMs = performance.now() - t0;
+    this.deps.sync.clearAgreements();
+    this.running = false;
+    this.deps.generation.resume();
+    this.deps.host.stateChanged('update finished');
   }
 
   private async update(selected: readonly string[]): Promise<void> {
-    const s = this.swarm;
     const t0 = performance.now();
-    s.updating = true;
-    s.emitState('update');
+    this.beginUpdate();
     try {
-      await s.scheduler.pause();
-      const entries = selected.map((id) => s.pool.get(id)).filter((e): e is PoolEntry => e !== undefined);
-      const max = s.training.maxStaleness;
-      const stale = entries.filter((e) => staleness(oldestWeightVersion(e.calls), s.weightVersion) > max);
+      await this.deps.generation.pause();
+      const entries = selected.map((id) => this.deps.pool.get(id)).filter((e): e is PoolEntry => e !== undefined);
+      const max = this.deps.config().maxStaleness;
+      const stale = entries.filter((e) => staleness(oldestWeightVersion(e.calls), this.deps.engine.weightVersion) > max);
       const fresh = entries.filter((e) => !stale.includes(e));
       if (stale.length > 0) await this.drop(stale.map((e) => e.episodeId), 'stale');
       if (fresh.length === 0) return;
-      const built = this.build(fresh);
-      let stats: TrainStats | null = null;
-      if (built.samples.length > 0) {
-        const t = s.training;
-        stats = await s.engine.call('train_step', {
-          samples: built.samples,
-          hyper: { lr: t.lr, clipLow: t.clipLow, clipHigh: t.clipHigh, klCoef: t.klCoef, maxGradNorm: t.maxGradNorm, microBatchTokens: t.microBatchTokens },
-        });
-      }
-      const step = s.step + 1;
-      await s.pool.remove(fresh.map((e) => e.episodeId), stats ? 'trained' : 'no_signal', step);
-      if (stats) {
-        s.step = step;
-        s.weightVersion = stats.weightVersion;
-        s.counters.trainedEpisodes += fresh.length;
-      } else {
-        s.counters.droppedEpisodes += fresh.length;
-      }
-      const metrics = this.metrics(fresh, built, stats, stale.length, (performance.now() - t0) / 1000);
-      s.lastStep = metrics;
-      const m = built.merge;
-      const merge = {
-        episodes: m.episodes, callsIn: m.callsIn, samplesOut: m.samplesOut, tokensBefore: m.tokensBefore, tokensAfter: m.tokensAfter,
-        tokensTrained: m.tokensTrained, compressionRatio: m.compressionRatio, breakCounts: m.breakCounts,
-      };
-      s.emit({ type: 'step', metrics, merge, episodeIds: fresh.map((e) => e.episodeId) });
-      if (stats && s.training.checkpointEvery > 0 && s.step % s.training.checkpointEvery === 0) await this.checkpointLocked('periodic');
+      const { built, stats } = await trainOnEpisodes(this.deps.engine, fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })), this.deps.config());
+      await this.commitStep(fresh, built, stats, stale.length, (performance.now() - t0) / 1000);
+      const every = this.deps.config().checkpointEvery;
+      if (stats && every > 0 && this.stepCount % every === 0) await this.checkpointLocked('periodic');
     } catch (err) {
-      if (err instanceof SwarmError && err.status === 503) {
-        s.log('warn', 'trainer', `update interrupted, its episodes stay pooled: ${err.message}`);
-      } else {
-        const message = err instanceof Error ? err.message : String(err);
-        s.log('error', 'trainer', `update failed; its episodes are dropped: ${message}`);
-        if (err instanceof RemoteError || err instanceof Error) await this.drop(selected, 'train_error').catch(() => undefined);
-      }
+      await this.failed(err, selected);
     } finally {
-      this.lastUpdateMs = performance.now() - t0;
-      s.clients.clearAgreements();
-      s.updating = false;
-      s.scheduler.resume();
-      s.emitState('update finished');
+      this.endUpdate(t0);
     }
   }
 
-  private build(entries: readonly PoolEntry[]): BuiltSamples {
-    const t = this.swarm.training;
-    return buildTrainSamples(
-      entries.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })),
-      { estimator: t.algo, merge: t.merge, level: t.level, dropZeroAdvantage: true },
-    );
+  /** The update is done: its episodes leave the pool, the step counts (if it trained) and is reported. */
+  private async commitStep(fresh: readonly PoolEntry[], built: BuiltSamples, stats: TrainStats | null, droppedStale: number, seconds: number): Promise<void> {
+    const step = this.stepCount + 1;
+    await this.deps.pool.remove(fresh.map((e) => e.episodeId), stats ? 'trained' : 'no_signal', step);
+    if (stats) {
+      this.stepCount = step;
+      this.deps.host.count('trainedEpisodes', fresh.length);
+    } else {
+      this.deps.host.count('droppedEpisodes', fresh.length);
+    }
+    const metrics = stepMetrics({ step: this.stepCount, weightVersion: this.deps.engine.weightVersion, entries: fresh, built, stats, droppedStale, seconds });
+    this.last = metrics;
+    this.deps.onStep?.({ step: this.stepCount, weightVersion: metrics.weightVersion, episodes: fresh, built, trained: stats !== null });
+    this.deps.events.emit({ type: 'step', metrics, merge: mergeOf(built.merge), episodeIds: fresh.map((e) => e.episodeId) });
   }
 
-  private metrics(entries: readonly PoolEntry[], built: BuiltSamples, stats: TrainStats | null, droppedStale: number, seconds: number): StepMetrics {
-    const withSuccess = entries.filter((e) => e.success !== undefined);
-    const current = this.swarm.weightVersion;
-    return {
-      step: this.swarm.step, weightVersion: current, episodes: entries.length, tasks: new Set(entries.map((e) => e.taskId)).size,
-      rewardMean: entries.reduce((a, e) => a + e.reward, 0) / Math.max(1, entries.length),
-      rewardMin: entries.length > 0 ? Math.min(...entries.map((e) => e.reward)) : 0,
-      rewardMax: entries.length > 0 ? Math.max(...entries.map((e) => e.reward)) : 0,
-      successRate: withSuccess.length > 0 ? withSuccess.filter((e) => e.success).length / withSuccess.length : null,
-      samples: built.samples.length, droppedZeroAdvantage: built.droppedEpisodes, droppedStale,
-      maxStaleness: entries.reduce((m, e) => Math.max(m, staleness(oldestWeightVersion(e.calls), stats ? current - 1 : current)), 0),
-      loss: stats?.loss ?? null, pgLoss: stats?.pgLoss ?? null, klLoss: stats?.klLoss ?? null, clipFraction: stats?.clipFraction ?? null,
-      approxKl: stats?.approxKl ?? null, entropy: stats?.entropy ?? null, gradNorm: stats?.gradNorm ?? null,
-      trainedTokens: stats?.trainedTokens ?? 0, seconds,
-    };
+  private async failed(err: unknown, selected: readonly string[]): Promise<void> {
+    if (err instanceof SwarmError && err.status === 503) {
+      this.deps.events.log('warn', 'trainer', `update interrupted, its episodes stay pooled: ${err.message}`);
+      return;
+    }
+    this.deps.events.log('error', 'trainer', `update failed; its episodes are dropped: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof RemoteError || err instanceof Error) await this.drop(selected, 'train_error').catch(() => undefined);
   }
 
   /** Writes a checkpoint (waits for a running update). */
@@ -192,44 +253,18 @@ export class Trainer {
   }
 
   private async checkpointLocked(reason: string): Promise<CheckpointInfo> {
-    const s = this.swarm;
     const t0 = performance.now();
-    const files = s.deps.files;
-    const path = join(files.checkpoints, `step-${String(s.step).padStart(6, '0')}`);
-    const same = this.lastCheckpoint && this.lastCheckpoint.step === s.step && this.lastCheckpoint.weightVersion === s.weightVersion && this.lastCheckpoint.path === path;
-    if (!same) await s.engine.call('save', { path });
-    const info: CheckpointInfo = { step: s.step, weightVersion: s.weightVersion, path, at: s.now() };
-    writeState(files, {
-      version: 1, step: s.step, weightVersion: s.weightVersion, checkpoint: relative(files.dir, path), counters: s.counters,
-      eval: s.evalResults(), lastStep: s.lastStep, savedAt: info.at,
-    });
-    this.lastCheckpoint = info;
-    await s.pool.compact();
-    this.prune(path);
-    s.emit({ type: 'checkpoint', step: s.step, path, reason, seconds: (performance.now() - t0) / 1000 });
+    const info = await this.checkpoints.write({ step: this.stepCount, lastStep: this.last, ...this.deps.host.snapshot() });
+    this.deps.events.emit({ type: 'checkpoint', step: info.step, path: info.path, reason, seconds: (performance.now() - t0) / 1000 });
     return info;
   }
 
-  private prune(keep: string): void {
-    const dir = this.swarm.deps.files.checkpoints;
-    let names: string[];
-    try {
-      names = readdirSync(dir).filter((n) => /^step-\d+$/.test(n)).sort();
-    } catch {
-      return;
-    }
-    const old = names.filter((n) => join(dir, n) !== keep).slice(0, Math.max(0, names.length - KEEP_CHECKPOINTS));
-    for (const n of old) rmSync(join(dir, n), { recursive: true, force: true });
-  }
-
-  /** After an engine restart from the last checkpoint: step and pool go back to it. */
-  rollbackTo(weightVersion: number): void {
-    const s = this.swarm;
-    const step = this.lastCheckpoint?.step ?? 0;
-    const back = s.pool.rollback(step);
-    if (back.length > 0) s.log('info', 'trainer', `${back.length} episode(s) trained after the checkpoint are back in the pool`);
-    s.step = step;
-    s.weightVersion = weightVersion;
+  /** After an engine restart from the last checkpoint: the step and the pool go back to it. */
+  rollbackToCheckpoint(): void {
+    const step = this.checkpoints.last?.step ?? 0;
+    const back = this.deps.pool.rollback(step);
+    if (back.length > 0) this.deps.events.log('info', 'trainer', `${back.length} episode(s) trained after the checkpoint are back in the pool`);
+    this.stepCount = step;
   }
 
   private withLock<T>(fn: () => Promise<T>): Promise<T> {
