@@ -119,11 +119,11 @@ describe('workbench with a real local worker', () => {
     expect((await b.clients({})).clients.find((c) => c.clientId === 'wb-1')?.status).toBe('stopped');
     await b.clientAction({ clientId: 'wb-1', action: 'start' });
     expect((await b.clients({})).clients.find((c) => c.clientId === 'wb-1')?.status).toMatch(/starting|running/);
-    const workerLines = (await b.logs({ clientId: 'worker', limit: 5000 })).lines;
+    const workerLines = (await b.logs({ source: { kind: 'worker' }, limit: 5000 })).lines;
     expect(workerLines.some((l) => /listening on/.test(l.line))).toBe(true);
     expect(workerLines.some((l) => l.stream === 'stdout' && /strategy C2 · batch 2 · group 2/.test(l.line))).toBe(true);
     expect(workerLines.some((l) => l.stream === 'event')).toBe(true);
-    expect((await b.logs({ clientId: 'wb-0', limit: 500 })).lines.length).toBeGreaterThan(0);
+    expect((await b.logs({ source: { kind: 'client', clientId: 'wb-0' }, limit: 500 })).lines.length).toBeGreaterThan(0);
 
     // Timelines of a finished episode are fetched and shown merged, with trained tokens.
     const withTimelines = await until('an episode with timelines', () => b.episodes({ runId, filter: { status: 'ended', kind: 'train' }, offset: 0, limit: 200, order: 'oldest' }), (p) => p.rows.some((r) => r.hasTimelines));
@@ -136,10 +136,10 @@ describe('workbench with a real local worker', () => {
     await until('an eval point', () => b.metrics({ runId }), (m) => m.evals.length >= 1, 30_000);
 
     // The worker restarts on request from its checkpoint, on the same URL; the events resume.
-    await b.clientAction({ clientId: 'worker', action: 'restart' });
+    await b.restartWorker({});
     const seen = events.length;
     expect((await b.session({}))?.workerUrl).toBe(session.workerUrl);
-    expect((await b.logs({ clientId: 'worker', limit: 5000 })).lines.filter((l) => /listening on/.test(l.line))).toHaveLength(2);
+    expect((await b.logs({ source: { kind: 'worker' }, limit: 5000 })).lines.filter((l) => /listening on/.test(l.line))).toHaveLength(2);
     await until('events after the restart', () => events.slice(seen), (e) => e.some((x) => x.type === 'episode' && x.row.status === 'ended'), 60_000);
 
     await b.disconnect({});

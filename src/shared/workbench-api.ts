@@ -33,6 +33,12 @@ export const ActivitySchema = z.object({
 });
 export type Activity = z.infer<typeof ActivitySchema>;
 
+/** What is wrong with the session, by cause: each is set and cleared by the part that owns it. */
+export const SessionErrorCodeSchema = z.enum(['unreachable', 'unhealthy', 'events_lost', 'worker_exited', 'compile_failed']);
+export type SessionErrorCode = z.infer<typeof SessionErrorCodeSchema>;
+export const SessionErrorSchema = z.object({ code: SessionErrorCodeSchema, message: z.string() });
+export type SessionError = z.infer<typeof SessionErrorSchema>;
+
 /** The current connection: a local worker the workbench launched, or a remote one it attached to. */
 export const SessionSchema = z.object({
   runId: Id,
@@ -49,8 +55,8 @@ export const SessionSchema = z.object({
   progress: BatchProgressSchema.nullable(),
   poolEpisodes: Count,
   activity: ActivitySchema.nullable(),
-  /** The last problem (worker exited, events stream lost, …); null when healthy. */
-  error: z.string().nullable(),
+  /** The last problem (worker exited, events stream lost, …) with its cause; null when healthy. */
+  error: SessionErrorSchema.nullable(),
   startedAt: z.number(),
 });
 export type Session = z.infer<typeof SessionSchema>;
@@ -171,7 +177,17 @@ export const ClientRowSchema = z.object({
 });
 export type ClientRow = z.infer<typeof ClientRowSchema>;
 
-export const LogLineSchema = z.object({ t: z.number(), source: z.string(), stream: z.enum(['stdout', 'stderr', 'event']), line: z.string() });
+/** Whose log line: the worker's, or one local client's (no client id stands for the worker). */
+export const LogSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('worker') }),
+  z.object({ kind: z.literal('client'), clientId: z.string().min(1).max(300) }),
+]);
+export type LogSource = z.infer<typeof LogSourceSchema>;
+export const WORKER_SOURCE: LogSource = { kind: 'worker' };
+export const clientSource = (clientId: string): LogSource => ({ kind: 'client', clientId });
+export const sameSource = (a: LogSource, b: LogSource): boolean => a.kind === b.kind && (a.kind === 'worker' || (b.kind === 'client' && a.clientId === b.clientId));
+
+export const LogLineSchema = z.object({ t: z.number(), source: LogSourceSchema, stream: z.enum(['stdout', 'stderr', 'event']), line: z.string() });
 export type LogLine = z.infer<typeof LogLineSchema>;
 
 export const EpisodeRowSchema = z.object({
@@ -298,9 +314,12 @@ export const workbenchMethods = {
   codeVersionFiles: { params: z.object({ runId: Id, codeVersion: z.string().min(1).max(100) }).strict(), result: z.object({ files: z.array(CodeFileSchema) }) },
   metrics: { params: RunRef, result: RunMetricsSchema },
   clients: { params: None, result: z.object({ clients: z.array(ClientRowSchema) }) },
+  /** Restarts, stops or starts one local client. */
   clientAction: { params: z.object({ clientId: z.string().min(1).max(300), action: z.enum(['restart', 'stop', 'start']) }).strict(), result: Ok },
-  /** Recent log lines of a local client, or of the worker (`clientId: 'worker'`). */
-  logs: { params: z.object({ clientId: z.string().min(1).max(300), limit: Int.positive().max(5000).default(500) }).strict(), result: z.object({ lines: z.array(LogLineSchema) }) },
+  /** Restarts a local worker from its last checkpoint (the events stream resumes). */
+  restartWorker: { params: None, result: Ok },
+  /** Recent log lines of the worker or of a local client. */
+  logs: { params: z.object({ source: LogSourceSchema, limit: Int.positive().max(5000).default(500) }).strict(), result: z.object({ lines: z.array(LogLineSchema) }) },
   episodes: {
     params: z.object({ runId: Id, filter: EpisodeFilterSchema.default({}), offset: Count.default(0), limit: Int.positive().max(1000).default(200), order: z.enum(['newest', 'oldest', 'reward_desc', 'reward_asc']).default('newest') }).strict(),
     result: EpisodePageSchema,

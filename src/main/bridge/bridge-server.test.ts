@@ -216,7 +216,7 @@ describe('frames', () => {
   it('pushes every event to every connected socket', async () => {
     const a = await open();
     const b = await open();
-    const event: WorkbenchEvent = { type: 'log', line: { t: 1, source: 'worker', stream: 'stdout', line: 'hello' } };
+    const event: WorkbenchEvent = { type: 'log', line: { t: 1, source: { kind: 'worker' }, stream: 'stdout', line: 'hello' } };
     events.emit(event);
     expect(await a.inbox.next()).toEqual({ type: 'event', event });
     expect(await b.inbox.next()).toEqual({ type: 'event', event });

@@ -29,6 +29,7 @@ export class FakeBackend implements WorkbenchBackend {
   metrics = async (p: { runId: string }) => ({ runId: p.runId, steps: [], evals: [], markers: [] });
   clients = async () => ({ clients: [] });
   clientAction = async () => ({ ok: true as const });
+  restartWorker = async () => ({ ok: true as const });
   logs = async () => ({ lines: [] });
   episodes = async () => ({ total: 0, offset: 0, rows: [] });
   episodeDetail = async (): Promise<never> => {

@@ -22,7 +22,7 @@ import { EvalLoop } from './eval-loop';
 import { listExamples, resolveExample, type ResolvedExample } from './examples';
 import { SessionState, type RunContext } from './run-context';
 import { WorkerHttp, normalizeWorkerUrl } from './worker-http';
-import { launchLocalWorker, WorkerService, WORKER_LOG_SOURCE, type Launched, type LocalWorkerSpec } from './worker-service';
+import { launchLocalWorker, WorkerService, type Launched, type LocalWorkerSpec } from './worker-service';
 import { WriteBatcher } from './write-batcher';
 
 export interface BackendOptions {
@@ -129,26 +129,24 @@ export class Backend implements WorkbenchBackend {
     return { clients: this.live?.clients.clients() ?? [] };
   }
 
-  /** A local client's restart/stop/start; `clientId: 'worker'` with `restart` restarts a local worker from its last checkpoint. */
   async clientAction(p: P<'clientAction'>): Promise<R<'clientAction'>> {
+    await this.requireLive().clients.clientAction(p.clientId, p.action);
+    return { ok: true };
+  }
+
+  async restartWorker(): Promise<R<'restartWorker'>> {
     const live = this.requireLive();
-    if (p.clientId === WORKER_LOG_SOURCE) {
-      if (p.action !== 'restart' || !live.worker.isLocal) throw new WorkbenchError('unsupported', 'only a local worker can be restarted (action "restart")');
-      await live.worker.restart();
-    } else {
-      await live.clients.clientAction(p.clientId, p.action);
-    }
+    if (!live.worker.isLocal) throw new WorkbenchError('unsupported', 'only a local worker can be restarted');
+    await live.worker.restart();
     return { ok: true };
   }
 
   async logs(p: P<'logs'>): Promise<R<'logs'>> {
     const live = this.requireLive();
-    let lines: LogLine[] | null;
-    if (p.clientId === WORKER_LOG_SOURCE) lines = live.worker.logs(p.limit);
-    else lines = live.clients.logs(p.clientId, p.limit);
+    let lines = p.source.kind === 'worker' ? live.worker.logs(p.limit) : live.clients.logs(p.source.clientId, p.limit);
     if (lines === null) {
       this.flush();
-      lines = this.o.store.recentLogs(live.ctx.runId, p.clientId, p.limit);
+      lines = this.o.store.recentLogs(live.ctx.runId, p.source, p.limit);
     }
     return { lines };
   }

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ClientInfoSchema } from '../../shared/swarm-protocol';
 import type { ClientRow, CodeFile, CodeFiles, CompileError, LogLine, SaveResult } from '../../shared/workbench-api';
-import { WorkbenchError } from '../../shared/workbench-api';
+import { clientSource, WorkbenchError } from '../../shared/workbench-api';
 import { ClientRunner, type CompileMessage, type SourceFile } from '../runner/index';
 import { mergeClientRows } from './client-rows';
 import type { CodeWorkspace } from './code-workspace';
@@ -49,7 +49,7 @@ export class ClientService {
           })
         : null;
     if (this.runner) {
-      this.runner.on('client:log', (l) => this.log({ t: l.t, source: l.clientId, stream: l.stream === 'system' ? 'event' : l.stream, line: l.line }));
+      this.runner.on('client:log', (l) => this.log({ t: l.t, source: clientSource(l.clientId), stream: l.stream === 'system' ? 'event' : l.stream, line: l.line }));
       for (const ev of ['client:started', 'client:exited'] as const) this.runner.on(ev, () => this.refresh());
     }
     this.timer = setInterval(() => void this.poll(), o.pollMs ?? 1000);
@@ -93,7 +93,7 @@ export class ClientService {
     }
     if (this.startFailed) {
       this.startFailed = false;
-      ctx.session.patch({ error: null });
+      ctx.session.recover('compile_failed');
     }
     this.record(r.codeVersion, r.rootDir, r.inputs, previous);
     this.refresh();
@@ -118,7 +118,7 @@ export class ClientService {
   /** A local client's recent log lines (the runner's ring; the Store has older runs'). */
   logs(clientId: string, limit: number): LogLine[] | null {
     if (!this.runner?.status().clients.some((c) => c.clientId === clientId)) return null;
-    return this.runner.logs(clientId).slice(-limit).map((l) => ({ t: l.t, source: clientId, stream: l.stream === 'system' ? 'event' : l.stream, line: l.line }));
+    return this.runner.logs(clientId).slice(-limit).map((l) => ({ t: l.t, source: clientSource(clientId), stream: l.stream === 'system' ? 'event' : l.stream, line: l.line }));
   }
 
   async dispose(): Promise<void> {
@@ -171,7 +171,7 @@ export class ClientService {
     const { ctx } = this.o;
     this.startFailed = true;
     const first = errors[0];
-    ctx.session.patch({ error: `the client does not compile${first ? `: ${first.path}:${first.line}:${first.column}: ${first.message}` : ''}; fix it in the editor and save` });
+    ctx.session.fail('compile_failed', `the client does not compile${first ? `: ${first.path}:${first.line}:${first.column}: ${first.message}` : ''}; fix it in the editor and save`);
     ctx.emit({ type: 'compile_failed', runId: ctx.runId, errors });
   }
 

@@ -133,13 +133,14 @@ describe('connectRemote', () => {
     const evals = await until('an eval point', () => wb.backend.metrics({ runId }), (m) => m.evals.length === 1);
     expect(evals.evals[0]).toMatchObject({ weightVersion: 1, episodes: 1, rewardMean: 1, successRate: 1 });
 
-    const clients = await until('the remote client listed', () => wb.backend.clients({}), (c) => c.clients.some((x) => x.clientId === 'laptop'));
+    // The rows refresh from the worker's status now and then: wait for one taken after the eval's end.
+    const clients = await until('the remote client listed', () => wb.backend.clients({}), (c) => c.clients.some((x) => x.clientId === 'laptop' && x.ended === 3));
     expect(clients.clients.find((x) => x.clientId === 'laptop')).toMatchObject({ local: false, status: 'connected', ended: 3 });
 
     const unknown = await errorOf(wb.backend.episodeDetail({ runId, episodeId: 'no-such-episode' }));
     expect(unknown.code).toBe('not_found');
     expect((await errorOf(wb.backend.codeFiles({}))).code).toBe('no_code');
-    expect((await wb.backend.logs({ clientId: 'worker', limit: 500 })).lines.some((l) => l.stream === 'event')).toBe(true);
+    expect((await wb.backend.logs({ source: { kind: 'worker' }, limit: 500 })).lines.some((l) => l.stream === 'event')).toBe(true);
 
     await wb.backend.disconnect({});
     expect(await wb.backend.session({})).toBeNull();
@@ -160,12 +161,12 @@ describe('connectRemote', () => {
       const code = await wb.backend.codeFiles({});
       expect(code.entry).toBe('client.ts');
       expect(code.files.map((f) => [f.path, f.editable])).toEqual([['client.ts', true], ['reward.ts', true]]);
-      await until('the client says hello', () => wb.backend.logs({ clientId: 'wb-0', limit: 100 }), (l) => l.lines.some((x) => x.line === 'one from wb-0'));
+      await until('the client says hello', () => wb.backend.logs({ source: { kind: 'client', clientId: 'wb-0' }, limit: 100 }), (l) => l.lines.some((x) => x.line === 'one from wb-0'));
       const saved = await wb.backend.saveCode({ files: [{ path: 'reward.ts', content: 'export const GREETING: string = "two";\n' }] });
       if (!saved.ok) throw new Error(JSON.stringify(saved.errors));
       expect(saved.previousCodeVersion).toBe(code.codeVersion);
       expect(readFileSync(join(folder, 'reward.ts'), 'utf8')).toContain('"two"');
-      await until('the new version says hello', () => wb.backend.logs({ clientId: 'wb-0', limit: 100 }), (l) => l.lines.some((x) => x.line === 'two from wb-0'));
+      await until('the new version says hello', () => wb.backend.logs({ source: { kind: 'client', clientId: 'wb-0' }, limit: 100 }), (l) => l.lines.some((x) => x.line === 'two from wb-0'));
       const rows = (await wb.backend.clients({})).clients;
       expect(rows.find((c) => c.clientId === 'wb-0')).toMatchObject({ local: true, status: 'running', codeVersion: saved.codeVersion });
       const bad = await wb.backend.saveCode({ files: [{ path: 'client.ts', content: 'const x: number = ;\n' }] });
@@ -186,7 +187,7 @@ describe('connectRemote', () => {
       writeFileSync(join(folder, 'client.ts'), 'import { GREETING } from "./reward";\nconsole.log(GREETING + );\n');
       const seen = events.length;
       const session = await wb.backend.connectRemote({ url: t.worker.url, adminToken: TEST_TOKENS.admin, joinToken: TEST_TOKENS.join, example: folder, clients: 1 });
-      expect(session.error).toMatch(/^the client does not compile: client\.ts:2:/);
+      expect(session.error).toMatchObject({ code: 'compile_failed', message: expect.stringMatching(/^the client does not compile: client\.ts:2:/) });
       expect(events.slice(seen).some((e) => e.type === 'compile_failed' && e.errors[0]?.path === 'client.ts')).toBe(true);
       const code = await wb.backend.codeFiles({});
       expect(code.codeVersion).toBeNull();
@@ -194,7 +195,7 @@ describe('connectRemote', () => {
       const fixed = await wb.backend.saveCode({ files: [{ path: 'client.ts', content: 'import { GREETING } from "./reward";\nconsole.log(GREETING);\nsetInterval(() => undefined, 1000);\n' }] });
       expect(fixed).toMatchObject({ ok: true, previousCodeVersion: null });
       expect((await wb.backend.session({}))?.error).toBeNull();
-      await until('the fixed client runs', () => wb.backend.logs({ clientId: 'wb-0', limit: 100 }), (l) => l.lines.some((x) => x.line === 'fixed'));
+      await until('the fixed client runs', () => wb.backend.logs({ source: { kind: 'client', clientId: 'wb-0' }, limit: 100 }), (l) => l.lines.some((x) => x.line === 'fixed'));
     } finally {
       await wb.backend.disconnect({});
       rmSync(folder, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 // What the services of one live run share: the run's id and folder, the Store with its write
 // batcher, the event sink, and the Session object (every change pushed as a `session` event).
-import type { Activity, Session, WorkbenchEvent } from '../../shared/workbench-api';
+import type { Activity, Session, SessionErrorCode, WorkbenchEvent } from '../../shared/workbench-api';
 import type { Store } from '../store/types';
 import type { WriteBatcher } from './write-batcher';
 
@@ -34,6 +34,16 @@ export class SessionState {
     if (JSON.stringify(next) === JSON.stringify(this.current)) return;
     this.current = next;
     this.emit({ type: 'session', session: next });
+  }
+
+  /** Something went wrong, for this cause. */
+  fail(code: SessionErrorCode, message: string, extra: Partial<Session> = {}): void {
+    this.patch({ ...extra, error: { code, message } });
+  }
+
+  /** The problem of this cause (if it is the current one) is over. */
+  recover(code: SessionErrorCode, extra: Partial<Session> = {}): void {
+    this.patch(this.current.error?.code === code ? { ...extra, error: null } : extra);
   }
 
   activity(phase: Activity['phase'] | null, detail = '', fraction: number | null = null): void {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
 import type { SwarmEvent } from '../../shared/swarm-events';
 import type { Status } from '../../shared/swarm-protocol';
-import type { LogLine } from '../../shared/workbench-api';
+import { WorkbenchError, WORKER_SOURCE, type LogLine } from '../../shared/workbench-api';
 import { EpisodeFetcher, type FetchedEpisode } from './episode-fetcher';
 import { EventFeed } from './event-feed';
 import { EventFolder, type FoldOutput } from './event-folding';
@@ -17,7 +17,6 @@ import type { RunContext, SessionState } from './run-context';
 import { WorkerHttp } from './worker-http';
 import { WorkerProcess } from './worker-process';
 
-export const WORKER_LOG_SOURCE = 'worker';
 const LOG_CAPACITY = 2000;
 
 export interface LocalWorkerSpec {
@@ -54,7 +53,7 @@ export async function launchLocalWorker(spec: LocalWorkerSpec, session: SessionS
       bin: spec.bin, cwd: spec.cwd, tokens: spec.tokens, args: ['--config', spec.configFile, ...(opts.resume ? ['--resume', spec.runDir] : [])],
       workerFile: join(spec.runDir, 'worker.json'),
       onLine: (stream, line) => {
-        const l: LogLine = { t: Date.now(), source: WORKER_LOG_SOURCE, stream, line };
+        const l: LogLine = { t: Date.now(), source: WORKER_SOURCE, stream, line };
         if (sink) sink(l);
         else startup.push(l);
       },
@@ -164,7 +163,7 @@ export class WorkerService {
     this.stopping = false;
     const launched = await launchLocalWorker(local.spec, session, { resume: true, port: local.port, onLine: (l) => this.addLog(l), onExit: (c, s) => this.exited(c, s) });
     this.conn = { ...this.conn, local: { ...local, proc: launched.proc } };
-    session.patch({ activity: null, error: null });
+    session.recover('worker_exited', { activity: null });
   }
 
   /** Stops following; a local worker gets SIGTERM (it checkpoints), SIGKILL after the grace. */
@@ -186,7 +185,7 @@ export class WorkerService {
     this.ctx.session.patch({ ...sessionFromStatus(status), workerUrl: this.conn.url });
     this.feed = await EventFeed.open(this.conn.url, this.conn.adminToken, {
       event: (e) => this.onEvent(e),
-      connection: (problem) => this.ctx.session.patch({ error: problem }),
+      connection: (problem) => (problem === null ? this.ctx.session.recover('events_lost') : this.ctx.session.fail('events_lost', problem)),
       error: (m) => this.note(m, 'stderr'),
     });
     this.healthTimer = setInterval(() => void this.checkHealth(), 3000);
@@ -198,10 +197,11 @@ export class WorkerService {
     if (this.stopping) return;
     try {
       const h = await this.http.health(2500);
-      const s = this.ctx.session.get();
-      if (s.error?.startsWith('cannot reach')) this.ctx.session.patch({ error: null, state: h.state });
+      if (this.ctx.session.get().error?.code === 'unreachable') this.ctx.session.recover('unreachable', { state: h.state });
     } catch (err) {
-      if (!this.stopping && !this.disposed) this.ctx.session.patch({ error: err instanceof Error ? err.message : String(err) });
+      if (this.stopping || this.disposed) return;
+      const unreachable = err instanceof WorkbenchError && err.code === 'unreachable';
+      this.ctx.session.fail(unreachable ? 'unreachable' : 'unhealthy', err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -224,12 +224,12 @@ export class WorkerService {
     if (this.stopping || this.disposed) return;
     const how = signal ? `signal ${signal}` : `code ${code ?? '?'}`;
     this.note(`the worker exited (${how})`, 'stderr');
-    this.ctx.session.patch({ state: 'failed', error: `the local worker exited (${how}); restart it or disconnect` });
+    this.ctx.session.fail('worker_exited', `the local worker exited (${how}); restart it or disconnect`, { state: 'failed' });
   }
 
   private onEvent(e: SwarmEvent): void {
     if (this.disposed) return;
-    if (e.type === 'log') this.addLog({ t: e.time, source: WORKER_LOG_SOURCE, stream: 'event', line: `[${e.level}] ${e.source}: ${e.message}` });
+    if (e.type === 'log') this.addLog({ t: e.time, source: WORKER_SOURCE, stream: 'event', line: `[${e.level}] ${e.source}: ${e.message}` });
     this.apply(this.folder.fold(e));
     if (e.type === 'step') for (const l of this.stepListeners) l(e.metrics.step);
   }
@@ -262,7 +262,7 @@ export class WorkerService {
   }
 
   private note(line: string, stream: LogLine['stream']): void {
-    this.addLog({ t: Date.now(), source: WORKER_LOG_SOURCE, stream, line });
+    this.addLog({ t: Date.now(), source: WORKER_SOURCE, stream, line });
   }
 
   private addLog(l: LogLine): void {

@@ -38,9 +38,9 @@ describe('migrations', () => {
       // Version 2's tables work on the migrated file.
       expect(store.hasVocab('r1')).toBe(false);
       store.putVocab('r1', ['a', 'b']);
-      store.appendLog('r1', { t: 1, source: 'worker', stream: 'stdout', line: 'hello' });
+      store.appendLog('r1', { t: 1, source: { kind: 'worker' }, stream: 'stdout', line: 'hello' });
       expect(store.hasVocab('r1')).toBe(true);
-      expect(store.recentLogs('r1', 'worker', 10).map((l) => l.line)).toEqual(['hello']);
+      expect(store.recentLogs('r1', { kind: 'worker' }, 10).map((l) => l.line)).toEqual(['hello']);
     } finally {
       store.close();
     }

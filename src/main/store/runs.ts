@@ -1,5 +1,6 @@
 // The store's run-level tables: runs (with config snapshots), step/eval metrics, code-version
 // markers, code versions (file contents deduplicated by hash), clients and vocabularies.
+import Database from 'better-sqlite3';
 import { z } from 'zod';
 import {
   ClientRowSchema,
@@ -115,7 +116,8 @@ export function runsPart(ctx: StoreContext): RunsPart {
           run.createdAt,
         );
       } catch (err) {
-        if (err instanceof Error && /UNIQUE constraint failed: runs\.run_id/.test(err.message)) {
+        // run_id is the table's one UNIQUE column besides the key.
+        if (err instanceof Database.SqliteError && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
           throw new WorkbenchError('conflict', `run ${JSON.stringify(run.runId)} already exists in the store`);
         }
         throw err;

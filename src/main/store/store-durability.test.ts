@@ -42,7 +42,7 @@ describe('store durability', () => {
       const page = store.episodesPage('crash', {}, 0, 100, 'oldest');
       expect(page.total).toBe(50);
       expect(page.rows.some((r) => r.episodeId === 'uncommitted')).toBe(false);
-      expect(store.recentLogs('crash', 'worker', 10).map((l) => l.line)).toEqual(['committed']);
+      expect(store.recentLogs('crash', { kind: 'worker' }, 10).map((l) => l.line)).toEqual(['committed']);
       expect(store.listRuns('crash')[0]).toMatchObject({ runId: 'crash', live: true, steps: 3, episodes: 50 });
     } finally {
       store.close();

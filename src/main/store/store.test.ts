@@ -131,16 +131,16 @@ describe('store: runs, metrics, code, clients, vocab, logs', () => {
     const { store } = temp;
     store.createRun(newRun('r'));
     store.transaction(() => {
-      for (let i = 0; i < 500; i++) store.appendLog('r', { t: i, source: i % 2 === 0 ? 'worker' : 'c1', stream: 'stdout', line: `line ${i}` });
+      for (let i = 0; i < 500; i++) store.appendLog('r', { t: i, source: i % 2 === 0 ? { kind: 'worker' } : { kind: 'client', clientId: 'c1' }, stream: 'stdout', line: `line ${i}` });
     });
-    expect(store.recentLogs('r', 'worker', 3).map((l) => l.line)).toEqual(['line 494', 'line 496', 'line 498']);
-    expect(store.recentLogs('r', 'c1', 1)).toEqual([{ t: 499, source: 'c1', stream: 'stdout', line: 'line 499' }]);
+    expect(store.recentLogs('r', { kind: 'worker' }, 3).map((l) => l.line)).toEqual(['line 494', 'line 496', 'line 498']);
+    expect(store.recentLogs('r', { kind: 'client', clientId: 'c1' }, 1)).toEqual([{ t: 499, source: { kind: 'client', clientId: 'c1' }, stream: 'stdout', line: 'line 499' }]);
     // Cap 100 (+10% slack before a trim): the oldest went, the newest stayed.
-    const kept = store.recentLogs('r', 'worker', 1000).length + store.recentLogs('r', 'c1', 1000).length;
+    const kept = store.recentLogs('r', { kind: 'worker' }, 1000).length + store.recentLogs('r', { kind: 'client', clientId: 'c1' }, 1000).length;
     expect(kept).toBeGreaterThanOrEqual(100);
     expect(kept).toBeLessThanOrEqual(110);
-    expect(store.recentLogs('r', 'worker', 1000)[0]?.t).toBeGreaterThan(300);
-    expect(() => store.appendLog('r', { t: 1, source: 'x', stream: 'stdout', line: 5 as unknown as string })).toThrow(/log line/);
+    expect(store.recentLogs('r', { kind: 'worker' }, 1000)[0]?.t).toBeGreaterThan(300);
+    expect(() => store.appendLog('r', { t: 1, source: { kind: 'client', clientId: 'x' }, stream: 'stdout', line: 5 as unknown as string })).toThrow(/log line/);
   });
 
   it('throws not_found for unknown runs', () => {

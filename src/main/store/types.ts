@@ -13,6 +13,7 @@ import type {
   EpisodeRow,
   EvalPoint,
   LogLine,
+  LogSource,
   RunMetrics,
   RunRow,
   StepPoint,
@@ -123,7 +124,7 @@ export interface Store {
   // Logs (capped per run, `openStore(path, {logCap})`, default 50,000; the oldest are dropped)
   appendLog(runId: string, line: LogLine): void;
   /** The last `limit` lines of a source, oldest first. */
-  recentLogs(runId: string, source: string, limit: number): LogLine[];
+  recentLogs(runId: string, source: LogSource, limit: number): LogLine[];
 
   close(): void;
 }

@@ -11,7 +11,7 @@ store.createRun(newRun('crash'));
 store.transaction(() => {
   for (let s = 1; s <= 3; s++) store.putStep('crash', stepPoint(s));
   for (let i = 0; i < 50; i++) store.putEpisode('crash', episodeInput(`e${i}`, { createdAt: 1000 + i }));
-  store.appendLog('crash', { t: 1, source: 'worker', stream: 'stdout', line: 'committed' });
+  store.appendLog('crash', { t: 1, source: { kind: 'worker' }, stream: 'stdout', line: 'committed' });
 });
 console.log('committed');
 store.transaction(() => {

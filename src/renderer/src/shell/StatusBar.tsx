@@ -89,8 +89,8 @@ export function StatusBar({ connection, session, pendingActivity, viewedRunId, l
         </span>
       ) : null}
       {session?.error ? (
-        <span className="sb-item sb-error" title={session.error} data-testid="session-error">
-          ⚠ {session.error}
+        <span className="sb-item sb-error" title={session.error.message} data-testid="session-error" data-code={session.error.code}>
+          ⚠ {session.error.message}
         </span>
       ) : null}
     </header>

@@ -117,7 +117,7 @@ describe('episodes, clients, logs', () => {
   it('replaces the client table and caps logs', () => {
     let s = applyEvent(live('r1'), { type: 'clients', clients: [clientRow('a'), clientRow('b')] });
     expect(s.clients.map((c) => c.clientId)).toEqual(['a', 'b']);
-    for (let i = 0; i < LIMITS.logs + 5; i++) s = applyEvent(s, { type: 'log', line: { t: i, source: 'a', stream: 'stdout', line: `l${i}` } });
+    for (let i = 0; i < LIMITS.logs + 5; i++) s = applyEvent(s, { type: 'log', line: { t: i, source: { kind: 'client', clientId: 'a' }, stream: 'stdout', line: `l${i}` } });
     expect(s.logs).toHaveLength(LIMITS.logs);
     expect(s.logs.at(-1)?.line).toBe(`l${LIMITS.logs + 4}`);
   });

@@ -1,10 +1,10 @@
 // The log view of one client: lines fetched with `api.logs`, then the live `log` events of the same
 // source that are newer than the last fetched line. Pure.
-import type { ClientRow, LogLine } from '../../../../shared/workbench-api';
+import { sameSource, type ClientRow, type LogLine, type LogSource } from '../../../../shared/workbench-api';
 
-export function clientLogLines(fetched: readonly LogLine[], live: readonly LogLine[], source: string, cap = 5000): LogLine[] {
+export function clientLogLines(fetched: readonly LogLine[], live: readonly LogLine[], source: LogSource, cap = 5000): LogLine[] {
   const lastT = fetched.at(-1)?.t ?? -Infinity;
-  const tail = live.filter((l) => l.source === source && l.t > lastT);
+  const tail = live.filter((l) => sameSource(l.source, source) && l.t > lastT);
   const all = tail.length ? [...fetched, ...tail] : fetched.slice();
   return all.length > cap ? all.slice(all.length - cap) : all;
 }
