@@ -2,7 +2,8 @@
 // request, the episode/client lifecycle, the runtime config and the status snapshot. Imported by
 // the server (gpu-worker), the SDKs and the workbench, so the two ends cannot drift.
 import { z } from 'zod';
-import { StrategySchema, TrainingConfigSchema } from './options/index';
+import { AlgoSchema, StrategySchema, TrainingConfigSchema } from './options/index';
+import { MatchLevelSchema, MergedSampleSchema, MergeModeSchema, MergeStatsSchema } from './timeline/types';
 
 // ---------------------------------------------------------------------------------------------
 // Strings a client may send
@@ -322,6 +323,29 @@ export const StatusSchema = z.object({
   eventSeq: z.number().int(),
 });
 export type Status = z.infer<typeof StatusSchema>;
+
+/** How an episode was trained: the step, the weights it produced, its advantage and the merge settings used. */
+export const TrainedInfoSchema = z.object({
+  step: z.number().int(),
+  weightVersion: z.number().int(),
+  advantage: z.number(),
+  algo: AlgoSchema,
+  merge: MergeModeSchema,
+  level: MatchLevelSchema,
+});
+export type TrainedInfo = z.infer<typeof TrainedInfoSchema>;
+
+/**
+ * `GET /swarm/v1/episodes/:id/merged`: the samples an update trained of the episode (`trained` says
+ * how), or — not trained (yet) — a preview merged with the worker's current settings (`trained: null`).
+ */
+export const MergedEpisodeAnswerSchema = z.object({
+  samples: z.array(MergedSampleSchema),
+  stats: MergeStatsSchema,
+  /** Absent from workers older than this field (their samples are previews). */
+  trained: TrainedInfoSchema.nullable().optional(),
+});
+export type MergedEpisodeAnswer = z.infer<typeof MergedEpisodeAnswerSchema>;
 
 /** `<run-dir>/worker.json`, written once the worker serves: how to reach it (the workbench reads it). */
 export const WorkerFileSchema = z.object({ pid: z.number().int(), url: z.string(), port: z.number().int(), bootId: z.string(), startedAt: z.number() });

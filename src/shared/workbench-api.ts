@@ -4,7 +4,7 @@
 // this table: the main side validates params with `dispatchWorkbenchCall`, the renderer side
 // validates results in `createWorkbenchClient`. Nothing that crosses a process is trusted unparsed.
 import { z } from 'zod';
-import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StrategySchema, WorkerStateSchema } from './swarm-protocol';
+import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StrategySchema, TrainedInfoSchema, WorkerStateSchema } from './swarm-protocol';
 import { ConnectTrainingShape } from './options/index';
 import { BreakCauseSchema } from './timeline/types';
 
@@ -266,6 +266,8 @@ export const EpisodeDetailSchema = z.object({
   calls: z.array(CallViewSchema),
   samples: z.array(SampleViewSchema),
   stats: z.object({ tokensBefore: Count, tokensAfter: Count, compressionRatio: z.number(), breakCounts: z.record(z.string(), Count) }).nullable(),
+  /** How an update trained `samples`; null: they are a preview merged with the worker's settings of the time (not trained, or not yet). */
+  trained: TrainedInfoSchema.nullable(),
 });
 export type EpisodeDetail = z.infer<typeof EpisodeDetailSchema>;
 

@@ -3,7 +3,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { EpisodeStatusSchema, TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
-import { mergeTimelines } from '../../../src/shared/timeline/index';
 import { summarize } from '../swarm/episodes';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
@@ -80,10 +79,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm
 
   app.get('/swarm/v1/episodes/:id/merged', async (req) => {
     admin(req.headers);
-    const ep = swarm.getEpisode(parseBody(IdParams, req.params).id);
-    const taskId = ep.result?.taskId ?? ep.taskId;
-    const merged = mergeTimelines(ep.calls, { mode: swarm.training.merge, level: swarm.training.level, ...(taskId ? { taskIds: { [ep.id]: taskId } } : {}) });
-    return { samples: merged.samples, stats: merged.stats };
+    return swarm.mergedSamples(parseBody(IdParams, req.params).id);
   });
 
   app.get('/swarm/v1/vocab', async (req) => {

@@ -124,6 +124,28 @@ describe('Swarm', () => {
     expect(swarm.status().counters).toMatchObject({ expired: 1, aborted: 1 });
   });
 
+  it('answers the samples an update trained of an episode, unchanged by later settings; a preview before', async () => {
+    const { swarm, events } = await setup({ training: { strategy: 'C1', batch: 2, algo: 'reinforce', merge: 'linear' } });
+    const ids: string[] = [];
+    for (const reward of [1, 0]) {
+      const c = claim(swarm);
+      const ep = swarm.episodeForKey(c.apiKey);
+      swarm.endCall(ep, recorded(c.episodeId, swarm.beginCall(ep)));
+      expect(swarm.mergedSamples(c.episodeId).trained).toBeNull();
+      await swarm.end(c.episodeId, { taskId: 'task-1', reward });
+      ids.push(c.episodeId);
+    }
+    for (let i = 0; i < 500 && !events.some((e) => e.type === 'step'); i++) await new Promise((r) => setTimeout(r, 10));
+    const step = events.find((e) => e.type === 'step');
+    expect(step?.type === 'step' && step.episodeIds).toEqual(ids);
+    const before = swarm.mergedSamples(ids[0]!);
+    expect(before.trained).toEqual({ step: 1, weightVersion: 1, advantage: 0.5, algo: 'reinforce', merge: 'linear', level: 'token' });
+    expect(before.samples).toHaveLength(1);
+    expect(before.samples[0]!.lossMask).toContain(1);
+    swarm.updateTraining({ merge: 'none', level: 'text' });
+    expect(swarm.mergedSamples(ids[0]!)).toEqual(before);
+  });
+
   it('changes training settings at run time and reads the weight version from the engine', async () => {
     const { swarm, engine, events } = await setup();
     expect(swarm.updateTraining({ batch: 3, lr: 1e-5 })).toMatchObject({ batch: 3, lr: 1e-5, strategy: 'C2' });

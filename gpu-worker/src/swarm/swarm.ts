@@ -7,8 +7,9 @@ import type { EngineInfo } from '../../../src/shared/engine-protocol';
 import type { TrainingConfig, TrainingConfigPatch } from '../../../src/shared/options/index';
 import type { SwarmEvent, SwarmEventBody } from '../../../src/shared/swarm-events';
 import type {
-  ClaimRequest, ClaimResponse, Counters, EndRequest, EndResponse, EvalResult, Status, StepMetrics, WorkerState,
+  ClaimRequest, ClaimResponse, Counters, EndRequest, EndResponse, EvalResult, MergedEpisodeAnswer, Status, StepMetrics, WorkerState,
 } from '../../../src/shared/swarm-protocol';
+import { mergeTimelines } from '../../../src/shared/timeline/index';
 import type { RecordedCall } from '../rollout/record-call';
 import type { WorkerConfig } from '../worker-config';
 import { ClientRegistry } from './clients';
@@ -22,7 +23,8 @@ import { EvalResults } from './eval-results';
 import { isEpisodeId, newEpisodeId, signEpisodeKey, verifyEpisodeKey } from './keys';
 import { oldestWeightVersion, type DurablePool } from './pool';
 import { emptyCounters, type RunFiles, type SavedState } from './run-dir';
-import { Trainer, type CommittedStep, type GenerationGate, type TrainerHost } from './trainer';
+import { TrainedSamples } from './trained-samples';
+import { Trainer, type GenerationGate, type TrainerHost } from './trainer';
 
 export interface SwarmDeps {
   config: WorkerConfig;
@@ -38,8 +40,6 @@ export interface SwarmDeps {
   /** One log sink: lines also go out as `log` events. */
   log?: (line: string) => void;
   sweepIntervalMs?: number;
-  /** Each committed training step (the worker records its trained samples). */
-  onStep?: (step: CommittedStep) => void;
 }
 
 /** Why a claim is refused in each state but `running`: code, message, seconds to wait. */
@@ -70,6 +70,7 @@ export class Swarm implements CallLedger, TrainerHost {
   private readonly clients: ClientRegistry;
   private readonly counters: Counters;
   private readonly evals: EvalResults;
+  private readonly trained: TrainedSamples;
   private readonly sweepTimer: NodeJS.Timeout;
   private readonly startedAt: number;
 
@@ -84,9 +85,10 @@ export class Swarm implements CallLedger, TrainerHost {
     this.clients = new ClientRegistry(deps.config.clientTimeoutS * 1000);
     this.counters = deps.saved ? { ...deps.saved.counters } : emptyCounters();
     this.evals = new EvalResults(deps.saved?.eval ?? []);
+    this.trained = new TrainedSamples(deps.config.retainFinished);
     this.trainer = new Trainer({
       config: () => this.trainingConfig, pool: deps.pool, engine: deps.engine, generation: deps.generation, sync: this.clients, host: this,
-      events: this.bus, files: deps.files, saved: deps.saved, now: this.now, ...(deps.onStep ? { onStep: deps.onStep } : {}),
+      events: this.bus, files: deps.files, saved: deps.saved, now: this.now, onStep: (step) => this.trained.record(step),
     });
     this.sweepTimer = setInterval(() => this.sweep(), deps.sweepIntervalMs ?? 1000);
     this.sweepTimer.unref();
@@ -254,6 +256,19 @@ export class Swarm implements CallLedger, TrainerHost {
     const ep = isEpisodeId(id) ? this.episodes.get(id) : undefined;
     if (!ep) throw notFound('episode_not_found', `no episode ${JSON.stringify(id.slice(0, 80))} on this server`);
     return ep;
+  }
+
+  /**
+   * An episode's merged samples: what an update trained of it, or — not trained (yet) — a preview
+   * merged with the current settings. A trained episode the registry has forgotten still answers.
+   */
+  mergedSamples(id: string): MergedEpisodeAnswer {
+    const trained = this.trained.get(id);
+    if (trained) return { samples: trained.samples, stats: trained.stats, trained: trained.info };
+    const ep = this.getEpisode(id);
+    const taskId = ep.result?.taskId ?? ep.taskId;
+    const merged = mergeTimelines(ep.calls, { mode: this.trainingConfig.merge, level: this.trainingConfig.level, ...(taskId ? { taskIds: { [ep.id]: taskId } } : {}) });
+    return { samples: merged.samples, stats: merged.stats, trained: null };
   }
 
   episodeSummaries(filter: Parameters<EpisodeRegistry['list']>[0]): ReturnType<typeof summarize>[] {

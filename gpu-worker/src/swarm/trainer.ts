@@ -20,7 +20,7 @@ import type { StepMerge } from '../../../src/shared/swarm-events';
 import type { BatchProgress, Counters, EvalResult, StepMetrics } from '../../../src/shared/swarm-protocol';
 import type { EngineCaller } from '../engine/engine-caller';
 import type { BuiltSamples } from '../trainer/train-samples';
-import { trainOnEpisodes } from '../trainer/train-step';
+import { trainOnEpisodes, type TrainSettings } from '../trainer/train-step';
 import { Checkpoints, type CheckpointInfo } from './checkpoints';
 import { SwarmError } from './errors';
 import type { EventSink } from './event-bus';
@@ -88,9 +88,12 @@ export interface CommittedStep {
   step: number;
   /** The weight version the step left (unchanged when nothing was trained). */
   weightVersion: number;
+  /** The step's episodes, in the order of `built.advantages`. */
   episodes: readonly PoolEntry[];
   built: BuiltSamples;
   trained: boolean;
+  /** The settings it trained with. */
+  settings: TrainSettings;
 }
 
 const mergeOf = (m: BuiltSamples['merge']): StepMerge => ({
@@ -211,8 +214,9 @@ export class Trainer {
       const fresh = entries.filter((e) => !stale.includes(e));
       if (stale.length > 0) await this.drop(stale.map((e) => e.episodeId), 'stale');
       if (fresh.length === 0) return;
-      const { built, stats } = await trainOnEpisodes(this.deps.engine, fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })), this.deps.config());
-      await this.commitStep(fresh, built, stats, stale.length, (performance.now() - t0) / 1000);
+      const settings = { ...this.deps.config() };
+      const { built, stats } = await trainOnEpisodes(this.deps.engine, fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })), settings);
+      await this.commitStep({ fresh, built, stats, settings, droppedStale: stale.length, seconds: (performance.now() - t0) / 1000 });
       const every = this.deps.config().checkpointEvery;
       if (stats && every > 0 && this.stepCount % every === 0) await this.checkpointLocked('periodic');
     } catch (err) {
@@ -223,7 +227,8 @@ export class Trainer {
   }
 
   /** The update is done: its episodes leave the pool, the step counts (if it trained) and is reported. */
-  private async commitStep(fresh: readonly PoolEntry[], built: BuiltSamples, stats: TrainStats | null, droppedStale: number, seconds: number): Promise<void> {
+  private async commitStep(u: { fresh: readonly PoolEntry[]; built: BuiltSamples; stats: TrainStats | null; settings: TrainSettings; droppedStale: number; seconds: number }): Promise<void> {
+    const { fresh, built, stats } = u;
     const step = this.stepCount + 1;
     await this.deps.pool.remove(fresh.map((e) => e.episodeId), stats ? 'trained' : 'no_signal', step);
     if (stats) {
@@ -232,9 +237,9 @@ export class Trainer {
     } else {
       this.deps.host.count('droppedEpisodes', fresh.length);
     }
-    const metrics = stepMetrics({ step: this.stepCount, weightVersion: this.deps.engine.weightVersion, entries: fresh, built, stats, droppedStale, seconds });
+    const metrics = stepMetrics({ step: this.stepCount, weightVersion: this.deps.engine.weightVersion, entries: fresh, built, stats, droppedStale: u.droppedStale, seconds: u.seconds });
     this.last = metrics;
-    this.deps.onStep?.({ step: this.stepCount, weightVersion: metrics.weightVersion, episodes: fresh, built, trained: stats !== null });
+    this.deps.onStep?.({ step: this.stepCount, weightVersion: metrics.weightVersion, episodes: fresh, built, trained: stats !== null, settings: u.settings });
     this.deps.events.emit({ type: 'step', metrics, merge: mergeOf(built.merge), episodeIds: fresh.map((e) => e.episodeId) });
   }
 

@@ -7,6 +7,7 @@ import { computeAdvantages, type AdvantageEstimator } from '../../../src/shared/
 import type { TrainSample } from '../../../src/shared/engine-protocol';
 import {
   computeStats,
+  type EpisodeMergeStats,
   mergeTimelines,
   packGroup,
   tokenAdvantages,
@@ -54,10 +55,14 @@ export function sequenceCost(n: number, attentionTokens: number): number {
 
 export interface BuiltSamples {
   samples: TrainSample[];
+  /** The merged form of `samples` (same order): what the inspector shows as trained. */
+  trained: MergedSample[];
   /** One per input episode, in input order. */
   advantages: number[];
   droppedEpisodes: number;
   merge: MergeStats;
+  /** Per kept episode: its calls' merge (chain breaks by cause), before tree packing. */
+  episodeStats: EpisodeMergeStats[];
 }
 
 /** The engine's form of a merged sample: tree samples keep their layout and weights. */
@@ -120,6 +125,15 @@ export function buildTrainSamples(episodes: readonly ScoredEpisode[], opts: Samp
     mergedSamples = packByGroup(merged.samples, groupOf, opts.treeAttentionTokens);
     stats = computeStats(kept, mergedSamples, merged.stats.breaks, merged.stats.episodes);
   }
-  const samples = mergedSamples.filter((s) => s.lossMask.includes(1)).map((s) => toTrainSample(s, advantageOf));
-  return { samples, advantages, droppedEpisodes, merge: stats };
+  const trained = mergedSamples.filter((s) => s.lossMask.includes(1));
+  return { samples: trained.map((s) => toTrainSample(s, advantageOf)), trained, advantages, droppedEpisodes, merge: stats, episodeStats: merged.episodes };
+}
+
+const holds = (s: MergedSample, episodeId: string): boolean => (s.kind === 'linear' ? s.episodeId === episodeId : s.episodeIds.includes(episodeId));
+
+/** What an update trained of one episode: the trained samples holding its tokens and their merge statistics. */
+export function trainedOfEpisode(built: BuiltSamples, episodeId: string, calls: readonly Timeline[]): { samples: MergedSample[]; stats: MergeStats } {
+  const samples = built.trained.filter((s) => holds(s, episodeId));
+  const breaks = built.episodeStats.find((e) => e.episodeId === episodeId)?.breaks ?? [];
+  return { samples, stats: computeStats(calls, samples, breaks, 1) };
 }

@@ -1,20 +1,29 @@
 // After an episode finishes, fetches its summary, timelines and merged samples from the worker
-// (a few at a time) and hands them on for storing; an episode the worker no longer has is skipped.
+// (a preview unless it was trained already), and after a step the samples it trained of each of
+// its episodes; a few at a time, handed on for storing. An episode the worker no longer has is skipped.
 import { z } from 'zod';
-import { EpisodeSummarySchema, type EpisodeSummary } from '../../shared/swarm-protocol';
-import { MergedSampleSchema, MergeStatsSchema, TimelineSchema, type MergedSample, type MergeStats, type Timeline } from '../../shared/timeline';
+import { EpisodeSummarySchema, MergedEpisodeAnswerSchema, type EpisodeSummary } from '../../shared/swarm-protocol';
+import { TimelineSchema, type Timeline } from '../../shared/timeline';
 import { WorkbenchError } from '../../shared/workbench-api';
-import type { EpisodeInput } from '../store/types';
+import type { EpisodeInput, MergedEpisode } from '../store/types';
 import type { WorkerHttp } from './worker-http';
 
 export const EpisodeDetailAnswerSchema = z.object({ episode: EpisodeSummarySchema, result: z.unknown(), timelines: z.array(TimelineSchema) });
-export const MergedAnswerSchema = z.object({ samples: z.array(MergedSampleSchema), stats: MergeStatsSchema });
 
 export interface FetchedEpisode {
   row: EpisodeInput;
   timelines: Timeline[];
-  merged: { samples: MergedSample[]; stats: MergeStats } | null;
+  merged: MergedEpisode | null;
 }
+
+/** What an update trained of an episode (fetched after the step that names it). */
+export interface FetchedSamples {
+  episodeId: string;
+  merged: MergedEpisode;
+}
+
+type Job = { what: 'episode' | 'samples'; episodeId: string };
+const jobKey = (j: Job): string => `${j.what}:${j.episodeId}`;
 
 /** The episode row as the worker's summary tells it. */
 export function rowFromSummary(s: EpisodeSummary): EpisodeInput {
@@ -25,7 +34,7 @@ export function rowFromSummary(s: EpisodeSummary): EpisodeInput {
 }
 
 export class EpisodeFetcher {
-  private readonly queue: string[] = [];
+  private readonly queue: Job[] = [];
   private readonly queued = new Set<string>();
   private active = 0;
   private closed = false;
@@ -34,19 +43,31 @@ export class EpisodeFetcher {
   constructor(
     private readonly http: WorkerHttp,
     private readonly onFetched: (e: FetchedEpisode) => void,
+    private readonly onSamples: (s: FetchedSamples) => void,
     private readonly onError: (message: string) => void,
     private readonly concurrency = 2,
     private readonly maxQueued = 2000,
   ) {}
 
+  /** A finished episode: its summary, timelines and (preview or trained) samples. */
   add(episodeId: string): void {
-    if (this.closed || this.queued.has(episodeId)) return;
+    this.enqueue({ what: 'episode', episodeId });
+  }
+
+  /** An episode a step trained: the samples it trained of it. */
+  addTrained(episodeId: string): void {
+    this.enqueue({ what: 'samples', episodeId });
+  }
+
+  private enqueue(job: Job): void {
+    const key = jobKey(job);
+    if (this.closed || this.queued.has(key)) return;
     if (this.queue.length >= this.maxQueued) {
       // Far behind (a replay of a long run): the oldest pending fetch is given up.
-      this.queued.delete(this.queue.shift()!);
+      this.queued.delete(jobKey(this.queue.shift()!));
     }
-    this.queue.push(episodeId);
-    this.queued.add(episodeId);
+    this.queue.push(job);
+    this.queued.add(key);
     this.pump();
   }
 
@@ -65,10 +86,10 @@ export class EpisodeFetcher {
 
   private pump(): void {
     while (!this.closed && this.active < this.concurrency && this.queue.length > 0) {
-      const id = this.queue.shift()!;
-      this.queued.delete(id);
+      const job = this.queue.shift()!;
+      this.queued.delete(jobKey(job));
       this.active++;
-      void this.fetchOne(id).finally(() => {
+      void (job.what === 'episode' ? this.fetchEpisode(job.episodeId) : this.fetchSamples(job.episodeId)).finally(() => {
         this.active--;
         this.pump();
         this.settle();
@@ -83,12 +104,25 @@ export class EpisodeFetcher {
     for (const w of waiters) w();
   }
 
-  private async fetchOne(episodeId: string): Promise<void> {
+  private async fetchEpisode(episodeId: string): Promise<void> {
     const path = `/swarm/v1/episodes/${encodeURIComponent(episodeId)}`;
-    try {
+    await this.guard(episodeId, async () => {
       const detail = await this.http.get(path, EpisodeDetailAnswerSchema, 30_000);
-      const merged = detail.timelines.length > 0 ? await this.http.get(`${path}/merged`, MergedAnswerSchema, 30_000) : null;
+      const merged = detail.timelines.length > 0 ? await this.http.get(`${path}/merged`, MergedEpisodeAnswerSchema, 30_000) : null;
       if (!this.closed) this.onFetched({ row: rowFromSummary(detail.episode), timelines: detail.timelines, merged });
+    });
+  }
+
+  private async fetchSamples(episodeId: string): Promise<void> {
+    await this.guard(episodeId, async () => {
+      const merged = await this.http.get(`/swarm/v1/episodes/${encodeURIComponent(episodeId)}/merged`, MergedEpisodeAnswerSchema, 30_000);
+      if (!this.closed && merged.trained) this.onSamples({ episodeId, merged });
+    });
+  }
+
+  private async guard(episodeId: string, fetch: () => Promise<void>): Promise<void> {
+    try {
+      await fetch();
     } catch (err) {
       if (err instanceof WorkbenchError && err.code === 'not_found') return; // the worker forgot it: nothing to store
       if (!this.closed) this.onError(`episode ${episodeId}: ${err instanceof Error ? err.message : String(err)}`);

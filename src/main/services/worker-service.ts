@@ -10,7 +10,7 @@ import { WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/op
 import type { SwarmEvent } from '../../shared/swarm-events';
 import type { Status } from '../../shared/swarm-protocol';
 import { WorkbenchError, WORKER_SOURCE, type LogLine } from '../../shared/workbench-api';
-import { EpisodeFetcher, type FetchedEpisode } from './episode-fetcher';
+import { EpisodeFetcher, type FetchedEpisode, type FetchedSamples } from './episode-fetcher';
 import { EventFeed } from './event-feed';
 import { EventFolder, type FoldOutput } from './event-folding';
 import type { RunContext, SessionState } from './run-context';
@@ -102,7 +102,7 @@ export class WorkerService {
   ) {
     this.http = new WorkerHttp(conn.url, conn.adminToken);
     this.folder = new EventFolder();
-    this.fetcher = new EpisodeFetcher(this.http, (e) => this.storeFetched(e), (m) => this.note(m, 'stderr'));
+    this.fetcher = new EpisodeFetcher(this.http, (e) => this.storeFetched(e), (s) => this.storeTrained(s), (m) => this.note(m, 'stderr'));
   }
 
   /** Follows a serving worker: status into the session, the events stream, the vocabulary. */
@@ -241,6 +241,7 @@ export class WorkerService {
       emit({ type: 'episode', runId, row: { ...row, hasTimelines: false } });
     }
     for (const id of out.finished) this.fetcher.add(id);
+    for (const id of out.trained) this.fetcher.addTrained(id);
     for (const point of out.evals) {
       batcher.push((s) => s.putEval(runId, point));
       emit({ type: 'eval', runId, point });
@@ -259,6 +260,11 @@ export class WorkerService {
       if (e.timelines.length > 0) s.putEpisodeTimelines(runId, e.row.episodeId, e.timelines, e.merged);
     });
     emit({ type: 'episode', runId, row: { ...e.row, hasTimelines: e.timelines.length > 0 } });
+  }
+
+  private storeTrained(s: FetchedSamples): void {
+    const { runId, batcher } = this.ctx;
+    batcher.push((store) => void store.putEpisodeSamples(runId, s.episodeId, s.merged));
   }
 
   private note(line: string, stream: LogLine['stream']): void {

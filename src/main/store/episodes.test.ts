@@ -57,6 +57,27 @@ describe('store: episodes', () => {
     expect(first?.text).toBe(`p${first?.id}`);
   });
 
+  it('keeps the samples an update trained: a later preview never replaces them', () => {
+    const { store } = temp;
+    const calls = episodeCalls('e1');
+    const preview = mergeTimelines(calls, { mode: 'none', level: 'token' });
+    const trained = mergeTimelines(calls, { mode: 'linear', level: 'token' });
+    const info = { step: 3, weightVersion: 3, advantage: 0.5, algo: 'grpo' as const, merge: 'linear' as const, level: 'token' as const };
+    store.putEpisode('r', episodeInput('e1', { calls: 3 }));
+    expect(store.putEpisodeSamples('r', 'nope', { samples: trained.samples, stats: trained.stats, trained: info })).toBe(false);
+    store.putEpisodeTimelines('r', 'e1', calls, { samples: preview.samples, stats: preview.stats, trained: null });
+    expect(store.episodeDetail('r', 'e1')).toMatchObject({ trained: null, samples: { length: preview.samples.length } });
+    expect(store.putEpisodeSamples('r', 'e1', { samples: trained.samples, stats: trained.stats, trained: info })).toBe(true);
+    const detail = store.episodeDetail('r', 'e1');
+    expect(detail.trained).toEqual(info);
+    expect(detail.samples).toHaveLength(trained.samples.length);
+    // A preview arriving late (the episode fetch racing the step's) leaves the trained samples.
+    store.putEpisodeTimelines('r', 'e1', calls, { samples: preview.samples, stats: preview.stats, trained: null });
+    store.putEpisodeSamples('r', 'e1', { samples: preview.samples, stats: preview.stats });
+    expect(store.episodeDetail('r', 'e1')).toMatchObject({ trained: info, samples: { length: trained.samples.length } });
+    expect(store.episodeTimelines('r', 'e1')).toHaveLength(3);
+  });
+
   it('replaces timelines on a second put, and stores tree samples', () => {
     const { store } = temp;
     const calls = episodeCalls('e1');

@@ -3,7 +3,7 @@
 // episode detail.
 import { z } from 'zod';
 import { MergeStatsSchema, type MergeStats, type Timeline } from '../../shared/timeline';
-import { EpisodeKindSchema, EpisodeStatusSchema } from '../../shared/swarm-protocol';
+import { EpisodeKindSchema, EpisodeStatusSchema, TrainedInfoSchema } from '../../shared/swarm-protocol';
 import { EpisodeRowSchema, WorkbenchError, type EpisodeRow } from '../../shared/workbench-api';
 import { checked, parseRow, parseStoredJson, type StoreContext } from './context';
 import { EPISODE_COLUMNS, episodePageSql } from './episode-query';
@@ -11,7 +11,9 @@ import { recordsToTimelines, recordToSample, sampleToRecord, timelinesToRecords 
 import type { EpisodeInput, MergedEpisode, Store } from './types';
 import { episodeDetailView } from './views';
 
-type EpisodesPart = Pick<Store, 'putEpisode' | 'putEpisodeTimelines' | 'getEpisode' | 'episodesPage' | 'episodeTimelines' | 'episodeDetail'>;
+const MergedRowSchema = z.object({ merge_stats: z.string().nullable(), trained: z.string().nullable() });
+
+type EpisodesPart = Pick<Store, 'putEpisode' | 'putEpisodeTimelines' | 'putEpisodeSamples' | 'getEpisode' | 'episodesPage' | 'episodeTimelines' | 'episodeDetail'>;
 
 
 const EpisodeDbRowSchema = z.object({
@@ -88,10 +90,24 @@ export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readon
   const timelinesOf = (episode: number): Timeline[] => recordsToTimelines(stmt('SELECT * FROM timelines WHERE episode = ? ORDER BY seq').all(episode));
 
   const mergedOf = (episode: number, runId: string, episodeId: string): MergedEpisode | null => {
-    const stats: unknown = stmt('SELECT merge_stats FROM episodes WHERE id = ?').pluck().get(episode);
-    if (typeof stats !== 'string') return null;
-    const parsed: MergeStats = parseStoredJson(MergeStatsSchema, stats, `merge stats of episode ${episodeId} (run ${runId})`);
-    return { stats: parsed, samples: stmt('SELECT * FROM samples WHERE episode = ? ORDER BY seq').all(episode).map(recordToSample) };
+    const row = parseRow(MergedRowSchema, stmt('SELECT merge_stats, trained FROM episodes WHERE id = ?').get(episode), 'episode');
+    if (row.merge_stats === null) return null;
+    const what = `episode ${episodeId} (run ${runId})`;
+    const stats: MergeStats = parseStoredJson(MergeStatsSchema, row.merge_stats, `merge stats of ${what}`);
+    const trained = row.trained === null ? null : parseStoredJson(TrainedInfoSchema, row.trained, `training of ${what}`);
+    return { stats, trained, samples: stmt('SELECT * FROM samples WHERE episode = ? ORDER BY seq').all(episode).map(recordToSample) };
+  };
+
+  /** Whether the stored samples are trained ones (which a preview must not replace). */
+  const holdsTrained = (episode: number): boolean => typeof stmt('SELECT trained FROM episodes WHERE id = ?').pluck().get(episode) === 'string';
+
+  /** Writes samples, stats and training of an episode (inside a transaction). */
+  const writeMerged = (episode: number, merged: MergedEpisode | null, sampleRows: readonly Record<string, unknown>[]): void => {
+    const stats = merged === null ? null : JSON.stringify(checked(MergeStatsSchema, merged.stats, 'merge stats'));
+    const trained = merged?.trained ? JSON.stringify(checked(TrainedInfoSchema, merged.trained, 'training')) : null;
+    stmt('DELETE FROM samples WHERE episode = ?').run(episode);
+    for (const row of sampleRows) stmt(SAMPLE_INSERT_SQL).run(row);
+    stmt('UPDATE episodes SET merge_stats = ?, trained = ? WHERE id = ?').run(stats, trained, episode);
   };
 
   return {
@@ -117,17 +133,25 @@ export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readon
       const episode = episodeKey(runId, episodeId);
       const stranger = timelines.find((t) => t.episodeId !== episodeId);
       if (stranger !== undefined) throw new WorkbenchError('invalid_input', `timeline ${stranger.id} belongs to episode ${stranger.episodeId}, not ${episodeId}`);
-      const stats = merged === null ? null : JSON.stringify(checked(MergeStatsSchema, merged.stats, 'merge stats'));
       // Encode everything before writing, so a bad timeline writes nothing.
       const timelineRows = timelinesToRecords(timelines).map((r, seq) => ({ episode, seq, ...r }));
       const sampleRows = (merged?.samples ?? []).map((s, seq) => ({ episode, seq, ...sampleToRecord(s) }));
       ctx.db.transaction(() => {
         stmt('DELETE FROM timelines WHERE episode = ?').run(episode);
-        stmt('DELETE FROM samples WHERE episode = ?').run(episode);
         for (const row of timelineRows) stmt(TIMELINE_INSERT_SQL).run(row);
-        for (const row of sampleRows) stmt(SAMPLE_INSERT_SQL).run(row);
-        stmt('UPDATE episodes SET has_timelines = 1, merge_stats = ? WHERE id = ?').run(stats, episode);
+        stmt('UPDATE episodes SET has_timelines = 1 WHERE id = ?').run(episode);
+        if (merged?.trained || !holdsTrained(episode)) writeMerged(episode, merged, sampleRows);
       })();
+    },
+
+    putEpisodeSamples(runId, episodeId, merged) {
+      const key: unknown = stmt('SELECT id FROM episodes WHERE run = ? AND episode_id = ?').pluck().get(runKey(runId), episodeId);
+      if (typeof key !== 'number') return false;
+      const sampleRows = merged.samples.map((s, seq) => ({ episode: key, seq, ...sampleToRecord(s) }));
+      ctx.db.transaction(() => {
+        if (merged.trained || !holdsTrained(key)) writeMerged(key, merged, sampleRows);
+      })();
+      return true;
     },
 
     getEpisode(runId, episodeId) {

@@ -185,6 +185,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE timelines ADD COLUMN spans_shared INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 4,
+    name: 'how an episode was trained (step, weight version, advantage, merge settings), beside its samples',
+    sql: `
+      -- JSON TrainedInfo; NULL: the stored samples are a preview (not trained, or an older run).
+      ALTER TABLE episodes ADD COLUMN trained TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

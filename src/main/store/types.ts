@@ -18,6 +18,7 @@ import type {
   RunRow,
   StepPoint,
 } from '../../shared/workbench-api';
+import type { TrainedInfo } from '../../shared/swarm-protocol';
 import type { MergedSample, MergeStats, Timeline } from '../../shared/timeline';
 
 export type RunMode = 'local' | 'remote';
@@ -58,6 +59,8 @@ export type EpisodeInput = Omit<EpisodeRow, 'hasTimelines'>;
 export interface MergedEpisode {
   samples: readonly MergedSample[];
   stats: MergeStats;
+  /** How an update trained them; null or absent: a preview merged with the worker's settings of the time. */
+  trained?: TrainedInfo | null;
 }
 
 export type EpisodeOrder = 'newest' | 'oldest' | 'reward_desc' | 'reward_asc';
@@ -112,6 +115,11 @@ export interface Store {
    * (`putEpisode` first). Atomic: an invalid timeline throws and changes nothing.
    */
   putEpisodeTimelines(runId: string, episodeId: string, timelines: readonly Timeline[], merged: MergedEpisode | null): void;
+  /**
+   * Replaces an episode's merged samples (what an update trained of it); a preview never replaces
+   * trained samples, here or in `putEpisodeTimelines`. False when the store has no such episode.
+   */
+  putEpisodeSamples(runId: string, episodeId: string, merged: MergedEpisode): boolean;
   getEpisode(runId: string, episodeId: string): EpisodeRow;
   episodesPage(runId: string, filter: EpisodeFilter, offset: number, limit: number, order: EpisodeOrder): EpisodePage;
   episodeTimelines(runId: string, episodeId: string): Timeline[];

@@ -2,6 +2,7 @@
 // one CallView per timeline (prompt tokens as context, output tokens as trained, with logprobs),
 // the chain break each call caused and the sample that trains it, and one SampleView per merged
 // sample. Pure: data in, data out.
+import type { TrainedInfo } from '../../shared/swarm-protocol';
 import { compareCalls, type MergedSample, type MergeStats, type Timeline } from '../../shared/timeline';
 import type { CallView, EpisodeDetail, EpisodeRow, SampleView, TokenView } from '../../shared/workbench-api';
 
@@ -43,7 +44,7 @@ export function sampleView(s: MergedSample, index: number, vocab: readonly strin
 export interface EpisodeDetailInput {
   episode: EpisodeRow;
   timelines: readonly Timeline[];
-  merged: { samples: readonly MergedSample[]; stats: MergeStats } | null;
+  merged: { samples: readonly MergedSample[]; stats: MergeStats; trained?: TrainedInfo | null } | null;
   vocab: readonly string[] | null;
 }
 
@@ -55,5 +56,6 @@ export function episodeDetailView({ episode, timelines, merged, vocab }: Episode
     calls: [...timelines].sort(compareCalls).map((t) => callView(t, vocab, stats, samples)),
     samples: samples.map((s, i) => sampleView(s, i, vocab)),
     stats: stats === null ? null : { tokensBefore: stats.tokensBefore, tokensAfter: stats.tokensAfter, compressionRatio: stats.compressionRatio, breakCounts: { ...stats.breakCounts } },
+    trained: merged?.trained ?? null,
   };
 }

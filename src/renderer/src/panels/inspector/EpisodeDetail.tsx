@@ -1,5 +1,6 @@
 // One episode: a summary header with the merge statistics, then its calls and its merged samples
-// side by side. Hovering a call highlights the sample that trains it, and the other way round.
+// side by side — the samples an update trained (with its step and settings), or a preview of an
+// episode not trained (yet). Hovering a call highlights the sample that trains it, and the other way round.
 import { memo, useState } from 'react';
 import type { CallView, EpisodeDetail, SampleView } from '../../../../shared/workbench-api';
 import { breakCauseDetail, breakCauseLabel } from './break-cause';
@@ -10,7 +11,7 @@ import { logprobColor, outputStart, stripStats } from './tokens';
 type Hover = { kind: 'call'; timelineId: string; sampleIndex: number | null } | { kind: 'sample'; index: number; timelineIds: string[] } | null;
 
 export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
-  const { episode, calls, samples, stats } = props.detail;
+  const { episode, calls, samples, stats, trained } = props.detail;
   const [hover, setHover] = useState<Hover>(null);
   const [showWhitespace, setShowWhitespace] = useState(true);
   const [showPrompts, setShowPrompts] = useState(false);
@@ -60,6 +61,7 @@ export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
         </section>
         <section className="in-column">
           <h3>Merged samples ({samples.length})</h3>
+          <Provenance trained={trained} hasSamples={samples.length > 0} />
           {samples.map((s) => (
             <SampleBlock key={s.index} sample={s} calls={calls} lit={sampleLit(s)} showWhitespace={showWhitespace} onHover={setHover} />
           ))}
@@ -67,6 +69,24 @@ export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
         </section>
       </div>
     </div>
+  );
+}
+
+/** Where the samples come from: the update that trained them, or a preview. */
+function Provenance({ trained, hasSamples }: { trained: EpisodeDetail['trained']; hasSamples: boolean }) {
+  if (trained) {
+    const adv = `${trained.advantage >= 0 ? '+' : ''}${trained.advantage.toFixed(3)}`;
+    return (
+      <p className="in-note" data-testid="samples-provenance" data-trained-step={trained.step}>
+        {hasSamples ? 'Trained' : 'Not trained (no signal)'} at step {trained.step} → w{trained.weightVersion} · {trained.algo} advantage {adv} · merge {trained.merge}/{trained.level}
+      </p>
+    );
+  }
+  if (!hasSamples) return null;
+  return (
+    <p className="in-note" data-testid="samples-provenance">
+      Preview: not trained (yet); merged with the worker&apos;s settings at the episode&apos;s end.
+    </p>
   );
 }
 
