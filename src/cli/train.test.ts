@@ -21,7 +21,7 @@ describe('agentjet train', () => {
     const runDir = join(dir, 'run');
     const args = ['bin/agentjet.mjs', 'train', 'calculator-agent', '--clients', '2', '--steps', '2', '--strategy', 'C1', '--batch', '4',
       '--run-dir', runDir, '--threads', '1', '--max-tokens', '48', '--seed', '1'];
-    const { code, out } = await runProcess(process.execPath, args, process.env, 55_000);
+    const { code, out } = await runProcess(process.execPath, args, process.env, 150_000);
     expect(code, out).toBe(0);
     const steps = [...out.matchAll(/^step (\d+)\/2 .*· reward (\d+\.\d+) · success/gm)];
     expect(steps.map((m) => m[1])).toEqual(['1', '2']);
@@ -30,7 +30,7 @@ describe('agentjet train', () => {
     const lines = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n');
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(MetricsLineSchema.parse(JSON.parse(line)).episodes).toBeGreaterThanOrEqual(4);
-  }, 60_000);
+  }, 160_000);
 
   it('trains the cocktail (mix 0.5) and reports calc | guess per step and in metrics.jsonl', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aj-train-'));
@@ -38,7 +38,7 @@ describe('agentjet train', () => {
     const runDir = join(dir, 'run');
     const args = ['bin/agentjet.mjs', 'train', 'cocktail', '--mix', '0.5', '--clients', '2', '--steps', '2', '--strategy', 'C1', '--batch', '4',
       '--run-dir', runDir, '--threads', '1', '--max-tokens', '48', '--seed', '1'];
-    const { code, out } = await runProcess(process.execPath, args, process.env, 38_000);
+    const { code, out } = await runProcess(process.execPath, args, process.env, 150_000);
     expect(code, out).toBe(0);
     expect(out).toMatch(/agentjet train cocktail \(mix 0\.5 calc \/ 0\.5 guess\)/);
     const figures = '(?:-|reward \\d+\\.\\d{3} success (?:-|\\d+\\.\\d%) \\(\\d+\\))';
@@ -51,7 +51,7 @@ describe('agentjet train', () => {
     expect(lines).toHaveLength(2);
     // A step whose episodes had not all been reported yet may show '-' for a task; the run as a whole has some.
     expect(lines.reduce((s, l) => s + l.tasks.calc.episodes + l.tasks.guess.episodes, 0)).toBeGreaterThan(0);
-  }, 40_000);
+  }, 160_000);
 
   it('runs the Python calculator client for one episode against a real worker', async () => {
     const w = await startWorkerProcess(['--strategy', 'C1', '--batch', '1000', '--max-tokens', '48']);

@@ -1,4 +1,6 @@
-// Exponential backoff with jitter, honouring a server's Retry-After, bounded by an overall deadline.
+// Exponential backoff with jitter (the shared backoff), honouring a server's Retry-After, bounded by an overall deadline.
+import { backoffDelay } from '../shared/backoff';
+
 export interface RetryOptions {
   /** Give up retrying after this long overall (default 120 s). */
   deadlineMs?: number;
@@ -12,8 +14,7 @@ export const RETRY_DEFAULTS: Required<RetryOptions> = { deadlineMs: 120_000, ini
 
 /** The wait before attempt `attempt + 1` (attempt counts from 0). */
 export function backoffMs(attempt: number, retryAfterS: number | undefined, o: Required<RetryOptions>, random: () => number = Math.random): number {
-  const exp = o.initialDelayMs * 2 ** Math.min(attempt, 20);
-  const jittered = exp * (0.75 + 0.5 * random());
+  const jittered = backoffDelay(attempt, { initialMs: o.initialDelayMs, maxMs: Infinity, maxExponent: 20, jitter: [0.75, 1.25] }, random());
   const wanted = retryAfterS !== undefined ? Math.max(retryAfterS * 1000, jittered) : jittered;
   return Math.min(wanted, o.maxDelayMs);
 }

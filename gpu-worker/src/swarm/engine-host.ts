@@ -4,6 +4,7 @@
 // It is the one owner of the weight version: the answers of the calls that change the weights
 // (load, restore, train_step) set it; everyone else reads `weightVersion`.
 import type { EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams } from '../../../src/shared/engine-protocol';
+import { backoffDelay } from '../../../src/shared/backoff';
 import { EngineExitedError, EngineProcess } from '../engine/engine-process';
 import type { EngineCaller } from '../engine/engine-caller';
 import { unavailable } from './errors';
@@ -184,7 +185,7 @@ export class EngineHost implements EngineView {
         this.opts.onFailed?.(this.error);
         return;
       }
-      const delay = (this.opts.backoffMs ?? 1000) * 2 ** attempt;
+      const delay = backoffDelay(attempt, { initialMs: this.opts.backoffMs ?? 1000, maxMs: Infinity });
       this.timer = setTimeout(() => void this.restart(attempt + 1), delay);
     }
   }

@@ -1,10 +1,11 @@
-// One supervised client slot: spawns `node bundle.mjs` in its own process group, captures its
-// output line by line into a bounded ring, restarts it with backoff when it crashes, and stops it
-// with SIGTERM, then SIGKILL after a grace period.
+// One supervised client slot: spawns a client process (`node bundle.mjs` for a compiled TypeScript
+// client, `python3 client.py` for a Python one) in its own process group, captures its output
+// line by line into a bounded ring, restarts it with backoff when it crashes, and stops it with
+// SIGTERM, then SIGKILL after a grace period.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { attemptAfterCrash, backoffDelayMs, type BackoffPolicy } from './backoff';
+import { attemptAfterCrash, backoffDelay, type BackoffPolicy } from '../../shared/backoff';
 import { LogRing } from './log-ring';
 import { groupAlive } from './process-group';
 
@@ -35,15 +36,15 @@ export interface ClientStatus {
 }
 
 export interface LaunchSpec {
-  bundlePath: string;
-  codeVersion: string;
+  command: string;
+  args: readonly string[];
+  /** The code version it runs (null: not a compiled bundle). */
+  codeVersion: string | null;
   cwd: string;
   env: NodeJS.ProcessEnv;
 }
 
 export interface SlotConfig {
-  execPath: string;
-  execArgv: string[];
   backoff: BackoffPolicy;
   restart: RestartPolicy;
   logCapacity: number;
@@ -168,8 +169,7 @@ export class ClientSlot {
   }
 
   private spawnChild(spec: LaunchSpec): Promise<void> {
-    const { execPath, execArgv } = this.cfg;
-    const child = spawn(execPath, [...execArgv, '--enable-source-maps', '--import', PARENT_WATCHDOG, spec.bundlePath], {
+    const child = spawn(spec.command, [...spec.args], {
       cwd: spec.cwd,
       env: { ...spec.env, AGENTJET_PARENT_PID: String(process.pid) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -199,7 +199,7 @@ export class ClientSlot {
     });
   }
 
-  private capture(stream: Readable | null, name: 'stdout' | 'stderr', pid: number | null, codeVersion: string): void {
+  private capture(stream: Readable | null, name: 'stdout' | 'stderr', pid: number | null, codeVersion: string | null): void {
     if (!stream) return;
     const rl = createInterface({ input: stream, crlfDelay: Infinity });
     rl.on('line', (raw) => {
@@ -225,7 +225,7 @@ export class ClientSlot {
     let restartInMs: number | null = null;
     if (!stopping && (this.cfg.restart === 'always' || (this.cfg.restart === 'on-failure' && failed))) {
       this.attempt = attemptAfterCrash(this.attempt, now - (this.startedAt ?? now), this.cfg.backoff);
-      restartInMs = backoffDelayMs(this.attempt, this.cfg.backoff);
+      restartInMs = backoffDelay(this.attempt, this.cfg.backoff);
       this.attempt++;
       this.state = 'backoff';
       this.backoffTimer = setTimeout(() => {

@@ -1,11 +1,16 @@
-// Runs N copies of a compiled swarm client as separate processes and hot-swaps their code: compile
-// first (an error leaves the running clients untouched), then stop each old process (SIGTERM, a
-// short grace to abort in-flight episodes, SIGKILL) and start the new one in its place.
-import { defaultBackoff, type BackoffPolicy } from './backoff';
-import { ClientSlot, type ClientStatus, type LaunchSpec, type LogLine, type LogStream, type RestartPolicy, type SlotHooks } from './client-process';
+// Runs N copies of a swarm client as separate supervised processes (the one supervisor for
+// TypeScript and Python clients) and hot-swaps TypeScript code: compile first (an error leaves the
+// running clients untouched), then stop each old process (SIGTERM, a short grace to abort in-flight
+// episodes, SIGKILL) and start the new one in its place. `startCommand` runs a fixed command instead
+// (a Python client), with the same restarts, logs and identity environment.
+import type { BackoffPolicy } from '../../shared/backoff';
+import { ClientSlot, PARENT_WATCHDOG, type ClientStatus, type LaunchSpec, type LogLine, type LogStream, type RestartPolicy, type SlotHooks } from './client-process';
 import type { CodeStore } from './code-store';
 import { compileClient, defaultCacheDir, type ClientCode, type CompileMessage, type SourceFile } from './compile';
 import { TypedEmitter, type Disposable } from './typed-emitter';
+
+/** Restarts of crashed clients: 250 ms doubling to 10 s; a client up for 10 s starts over. */
+export const defaultBackoff: BackoffPolicy = { initialMs: 250, factor: 2, maxMs: 10_000, resetAfterMs: 10_000 };
 
 export interface ClientRunnerOptions {
   /** Prefix of the client ids: slot i runs as `<name>-<i>`. */
@@ -70,8 +75,16 @@ export interface RunnerStatus {
 }
 
 interface Deployed {
-  bundlePath: string;
-  codeVersion: string;
+  command: string;
+  args: readonly string[];
+  codeVersion: string | null;
+  cwd: string;
+}
+
+/** A client that is not compiled: a command (and its arguments) run as is in every slot. */
+export interface ClientCommand {
+  command: string;
+  args: readonly string[];
   cwd: string;
 }
 
@@ -114,6 +127,19 @@ export class ClientRunner {
   /** Compiles `code`; on success replaces every running client with one running the new version. */
   swap(code: ClientCode): Promise<SwapResult> {
     return this.serialize(() => this.doSwap(code));
+  }
+
+  /** Runs `cmd` in every slot (no compile, no code version); a later start/swap replaces it. */
+  startCommand(cmd: ClientCommand): Promise<void> {
+    return this.serialize(async () => {
+      if (this.disposed) throw new Error(`client runner ${this.opts.name} is disposed`);
+      const next: Deployed = { command: cmd.command, args: cmd.args, codeVersion: null, cwd: cmd.cwd };
+      this.deployed = next;
+      await Promise.all(this.ensureSlots().map(async (slot) => {
+        await slot.stop(this.opts.swapGraceMs ?? 2000);
+        await slot.launch(this.spec(slot, next));
+      }));
+    });
   }
 
   /** Changes how many clients run; new slots start with the current code, removed ones are stopped. */
@@ -203,7 +229,8 @@ export class ClientRunner {
       console.error(`[runner] could not store code version ${compiled.codeVersion}:`, err);
     });
     const previousCodeVersion = this.deployed?.codeVersion ?? null;
-    const next: Deployed = { bundlePath: compiled.bundlePath, codeVersion: compiled.codeVersion, cwd: this.opts.cwd ?? compiled.rootDir };
+    const node = [...(this.opts.execArgv ?? []), '--enable-source-maps', '--import', PARENT_WATCHDOG, compiled.bundlePath];
+    const next: Deployed = { command: this.opts.execPath ?? process.execPath, args: node, codeVersion: compiled.codeVersion, cwd: this.opts.cwd ?? compiled.rootDir };
     this.deployed = next;
     const grace = this.opts.swapGraceMs ?? 2000;
     // Each slot is replaced on its own, so a fast-exiting client's successor starts at once and a
@@ -218,8 +245,8 @@ export class ClientRunner {
     const spawnMs = Math.round(Math.max(t0, ...spawned) - t0);
     await stored;
     const ms = Math.round(performance.now() - t0);
-    this.emitter.emit('swap:done', { codeVersion: next.codeVersion, previousCodeVersion, ms, spawnMs });
-    return { ok: true, codeVersion: next.codeVersion, compileMs: compiled.ms, spawnMs, ms, inputs: compiled.inputs, rootDir: compiled.rootDir };
+    this.emitter.emit('swap:done', { codeVersion: compiled.codeVersion, previousCodeVersion, ms, spawnMs });
+    return { ok: true, codeVersion: compiled.codeVersion, compileMs: compiled.ms, spawnMs, ms, inputs: compiled.inputs, rootDir: compiled.rootDir };
   }
 
   private async stopAll(): Promise<void> {
@@ -233,8 +260,6 @@ export class ClientRunner {
     while (this.slots.length < this.count) {
       const i = this.slots.length;
       const cfg = {
-        execPath: o.execPath ?? process.execPath,
-        execArgv: o.execArgv ?? [],
         backoff,
         restart: o.restart ?? 'on-failure',
         logCapacity: o.logCapacity ?? 1000,
@@ -247,7 +272,8 @@ export class ClientRunner {
 
   private spec(slot: ClientSlot, d: Deployed): LaunchSpec {
     return {
-      bundlePath: d.bundlePath,
+      command: d.command,
+      args: d.args,
       codeVersion: d.codeVersion,
       cwd: d.cwd,
       env: {
@@ -257,7 +283,7 @@ export class ClientRunner {
         AGENTJET_JOIN_TOKEN: this.opts.joinToken,
         AGENTJET_CLIENT_ID: slot.clientId,
         AGENTJET_CLIENT_INDEX: String(slot.slot),
-        AGENTJET_CODE_VERSION: d.codeVersion,
+        ...(d.codeVersion !== null ? { AGENTJET_CODE_VERSION: d.codeVersion } : {}),
       },
     };
   }

@@ -1,5 +1,5 @@
 // The client runner's public surface, shared by the CLI and the Electron main process (Node only).
-export { ClientRunner, type ClientRunnerOptions, type RunnerEvents, type RunnerStatus, type SwapResult } from './client-runner';
+export { ClientRunner, type ClientCommand, type ClientRunnerOptions, type RunnerEvents, type RunnerStatus, type SwapResult } from './client-runner';
 export type { ClientState, ClientStatus, LogLine, LogStream, RestartPolicy } from './client-process';
 export { CodeStore, type CodeVersionManifest, type StoredVersion } from './code-store';
 export {
@@ -12,5 +12,6 @@ export {
   type CompileResult,
   type SourceFile,
 } from './compile';
-export { defaultBackoff, type BackoffPolicy } from './backoff';
+export { defaultBackoff } from './client-runner';
+export type { BackoffPolicy } from '../../shared/backoff';
 export type { Disposable } from './typed-emitter';

@@ -3,6 +3,7 @@
 // resumes with `?since=<last seq>&boot=<boot id>`, so no event is missed or seen twice.
 // `agentjet train` and the benchmarks use it too (src/cli/train-events.ts).
 import WebSocket from 'ws';
+import { backoffDelay } from '../../shared/backoff';
 import { HelloMessageSchema, SwarmEventSchema, type HelloMessage, type SwarmEvent } from '../../shared/swarm-events';
 
 export interface EventFeedHandlers {
@@ -125,8 +126,7 @@ export class EventFeed {
     if (this.closed || this.timer) return;
     this.ws = null;
     this.h.connection?.(problem);
-    const min = this.opts.reconnectMinMs ?? 250;
-    const delay = Math.min(this.opts.reconnectMaxMs ?? 5000, min * 2 ** Math.min(this.attempt, 10));
+    const delay = backoffDelay(this.attempt, { initialMs: this.opts.reconnectMinMs ?? 250, maxMs: this.opts.reconnectMaxMs ?? 5000, maxExponent: 10 });
     this.attempt++;
     this.timer = setTimeout(() => {
       this.timer = null;

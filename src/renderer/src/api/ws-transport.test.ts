@@ -66,7 +66,7 @@ function setup(queueTimeoutMs = 1000) {
       return s;
     },
     clock,
-    backoff: { baseMs: 100, maxMs: 1000 },
+    backoff: { initialMs: 100, maxMs: 1000, jitter: [0.5, 1] },
     queueTimeoutMs,
     onProblem: (m) => problems.push(m),
   });

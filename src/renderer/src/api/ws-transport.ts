@@ -4,9 +4,12 @@
 // have run), and the socket reconnects with backoff; calls made while it is down wait for it
 // (up to `queueTimeoutMs`). The socket and the clock are injected, so tests drive it with fakes.
 import { WorkbenchError, type WorkbenchMethod, type WorkbenchTransport } from '../../../shared/workbench-api';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
+import { backoffDelay, type BackoffPolicy } from '../../../shared/backoff';
 import { decodeFrame, encodeCall } from './bridge-frames';
 import { PendingCalls } from './pending-calls';
+
+/** Reconnect delays of the bridge socket: exponential, capped, in the upper half of the window (jitter). */
+export const RECONNECT_BACKOFF: BackoffPolicy = { initialMs: 250, maxMs: 10_000, jitter: [0.5, 1] };
 
 export interface BridgeSocket {
   send(text: string): void;
@@ -33,7 +36,7 @@ export interface WsTransportOptions {
   url: string;
   openSocket: OpenSocket;
   clock: Clock;
-  backoff?: BackoffOptions;
+  backoff?: BackoffPolicy;
   queueTimeoutMs?: number;
   /** A problem that belongs to no call (a malformed frame, a bridge-level error). */
   onProblem?: (message: string) => void;
@@ -163,7 +166,7 @@ export class WsTransport implements WorkbenchTransport {
     this.pending.failAll('disconnected', `the connection to the workbench was lost before the reply came${why}; reconnecting`);
     if (this.disposed) return;
     this.setStatus('reconnecting');
-    const delay = backoffDelay(this.attempt++, this.opts.clock.random(), this.opts.backoff ?? DEFAULT_BACKOFF);
+    const delay = Math.round(backoffDelay(this.attempt++, this.opts.backoff ?? RECONNECT_BACKOFF, this.opts.clock.random()));
     this.reconnectTimer = this.opts.clock.setTimeout(() => {
       this.reconnectTimer = null;
       if (!this.disposed) this.connect();
