@@ -1,12 +1,27 @@
 // ESLint flat config: strict TypeScript everywhere, and import rules that keep the layers apart
 // (DESIGN §3, STYLE habit 1): shared imports nothing platform-specific; gpu-worker imports only
-// src/shared; the renderer is browser code; the preload only bridges.
+// src/shared, and inside it worker.ts → server → swarm → rollout/trainer → engine, never back;
+// src/node is the Node layer main and the CLI share; main never imports the CLI (the CLI may start
+// the workbench: `agentjet ui`); the renderer is browser code; the preload only bridges.
+// (Flat config replaces, not merges, a rule's options per file: each block lists all its patterns.)
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'child_process', 'net', 'http', 'https', 'crypto', 'stream', 'worker_threads', 'url', 'util', 'events', 'zlib', 'readline', 'process', 'buffer'];
 const restrict = (patterns, message) => ({ group: patterns, message });
+const gpuWorkerBase = [
+  restrict(['electron', 'react', 'react-dom'], 'gpu-worker is a headless server.'),
+  restrict(['**/src/main/**', '**/src/node/**', '**/src/renderer/**', '**/src/preload/**', '**/src/cli/**', '**/src/sdk/**'], 'gpu-worker imports only from src/shared.'),
+];
+/** A gpu-worker layer: may import the layers below it, never the ones above. */
+const gpuLayer = (files, above, name) => ({
+  files,
+  ignores: ['gpu-worker/src/**/*.test.ts'],
+  rules: {
+    'no-restricted-imports': ['error', { patterns: [...gpuWorkerBase, restrict(above, `gpu-worker layers: ${name} never imports the layers above it (worker.ts → server → swarm → rollout/trainer → engine).`)] }],
+  },
+});
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'out/**', 'dist/**', '**/.venv/**', 'gpu-worker/engine/**', 'resources/models/**', 'e2e-results/**', '**/*.d.ts.map'] },
@@ -34,10 +49,35 @@ export default tseslint.config(
   },
   {
     files: ['gpu-worker/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: gpuWorkerBase }] },
+  },
+  gpuLayer(['gpu-worker/src/engine/**/*.ts'], ['**/swarm/**', '**/server/**', '**/rollout/**', '**/trainer/**', '**/worker', '**/worker-config', '**/testing/**'], 'engine'),
+  gpuLayer(['gpu-worker/src/rollout/**/*.ts', 'gpu-worker/src/trainer/**/*.ts'], ['**/swarm/**', '**/server/**', '**/worker', '**/worker-config', '**/testing/**'], 'rollout/trainer'),
+  gpuLayer(['gpu-worker/src/swarm/**/*.ts'], ['**/server/**', '**/worker', '**/testing/**'], 'swarm'),
+  gpuLayer(['gpu-worker/src/server/**/*.ts'], ['**/worker', '**/testing/**'], 'server'),
+  {
+    files: ['src/node/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [
-        restrict(['electron', 'react', 'react-dom'], 'gpu-worker is a headless server.'),
-        restrict(['**/src/main/**', '**/src/renderer/**', '**/src/preload/**', '**/src/cli/**', '**/src/sdk/**'], 'gpu-worker imports only from src/shared.'),
+        restrict(['electron', 'react', 'react-dom'], 'src/node is plain Node code shared by main and the CLI.'),
+        restrict(['**/main/**', '**/cli/**', '**/renderer/**', '**/preload/**', '**/gpu-worker/**'], 'src/node sits below main and the CLI: it imports only src/shared, the SDK and the examples.'),
+      ] }],
+    },
+  },
+  {
+    files: ['src/main/**/*.ts'],
+    ignores: ['src/main/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        restrict(['**/cli/**', '**/renderer/**', '**/gpu-worker/**'], 'src/main never imports the CLI (the CLI starts the workbench, not the other way round), the renderer or the worker; share Node code through src/node.'),
+      ] }],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        restrict(['electron', 'react', 'react-dom', '**/renderer/**', '**/preload/**'], 'The CLI is plain Node: the workbench through src/main, shared Node code through src/node.'),
       ] }],
     },
   },

@@ -10,7 +10,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
-import { ClientRunner, formatCompileMessage } from '../src/main/runner/index';
+import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
 import { StatusSchema, type Status } from '../src/shared/swarm-protocol';
 import { argValue, round } from './engine';
 

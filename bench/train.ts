@@ -24,7 +24,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import { startClients, type ClientsHandle } from '../src/cli/train-clients';
-import { runEval, type EvalSummary } from '../src/cli/train-eval';
+import { runEval, type EvalSummary } from '../src/node/eval';
 import { subscribeEvents } from '../src/cli/train-events';
 import { CLIENT_KINDS, type ClientKind } from '../src/cli/train-options';
 import { workerConfigFromOptions, WorkerOptionsSchema, type WorkerOptions } from '../src/cli/worker';

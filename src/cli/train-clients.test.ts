@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileClient } from '../main/runner/index';
+import { compileClient } from '../node/runner/index';
 import { EXAMPLES_DIR } from './train';
 import { clientEntry } from './train-clients';
 import { CLIENT_KINDS } from './train-options';

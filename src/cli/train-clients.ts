@@ -4,7 +4,7 @@
 // line (the runner's notes included) goes to one sink.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ClientRunner, formatCompileMessage } from '../main/runner/index';
+import { ClientRunner, formatCompileMessage } from '../node/runner/index';
 import type { ClientKind } from './train-options';
 
 export interface ClientsHandle {

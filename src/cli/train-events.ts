@@ -1,7 +1,7 @@
 // `agentjet train` and the benchmarks follow a worker's events through the workbench's EventFeed:
 // every message parsed with the shared zod schemas (unparseable ones reported, never trusted), and
 // a lost connection resumed with `?since=` so no step is missed.
-import { EventFeed, type EventFeedHandlers } from '../main/services/event-feed';
+import { EventFeed, type EventFeedHandlers } from '../node/event-feed';
 
 export interface EventsSubscription {
   close(): void;

@@ -1,7 +1,7 @@
 // `agentjet train` output: one row per training step (terminal line + metrics JSONL record), the
 // batch progress line, eval lines, and the summary tables at the end; per-task figures side by side.
 import type { BatchProgress, StepMetrics } from '../shared/swarm-protocol';
-import type { EvalSummary } from './train-eval';
+import type { EvalSummary } from '../node/eval';
 import { formatTasks, taskCells, taskHeaders, type TaskBreakdown, type TaskKey } from './train-tasks';
 
 export interface StepRow {

@@ -1,27 +1,9 @@
-// Per-task figures for `agentjet train`: which tasks an example trains on (the cocktail mixes
-// calculator-agent and guess-number), task ids mapped to their task by prefix (`calc-…`,
-// `guess-…`), and a queue of ended train episodes from which each step takes its episode count,
-// oldest first (the step metrics carry no episode ids, so this is the attribution we can make).
-import { EXAMPLE_NAMES } from '../../resources/examples/index';
+// Per-task figures for `agentjet train`: a queue of ended train episodes from which each step takes
+// its episode count, oldest first, and their formatting (which tasks an example trains on and how a
+// task id names its task are in src/node/tasks.ts, which the workbench's eval uses too).
+import { taskOf, type TaskKey } from '../node/tasks';
 
-export const TRAIN_EXAMPLES = [...EXAMPLE_NAMES, 'cocktail'] as const;
-export type TrainExample = (typeof TRAIN_EXAMPLES)[number];
-
-export const TASK_KEYS = ['calc', 'guess'] as const;
-export type TaskKey = (typeof TASK_KEYS)[number];
-
-/** The tasks an example's clients play, in display order. */
-export function exampleTasks(example: TrainExample): readonly TaskKey[] {
-  if (example === 'calculator-agent') return ['calc'];
-  if (example === 'guess-number') return ['guess'];
-  return TASK_KEYS;
-}
-
-/** The task of a task id (`calc-train-12` → calc); null for any other id. */
-export function taskOf(taskId: string): TaskKey | null {
-  const prefix = taskId.split('-', 1)[0];
-  return TASK_KEYS.find((k) => k === prefix) ?? null;
-}
+export { exampleTasks, TASK_KEYS, taskOf, TRAIN_EXAMPLES, type TaskKey, type TrainExample } from '../node/tasks';
 
 export interface TaskFigures {
   episodes: number;

@@ -11,7 +11,7 @@ import { startWorker } from '../../gpu-worker/src/worker';
 import type { SwarmEvent } from '../shared/swarm-events';
 import type { StepMetrics } from '../shared/swarm-protocol';
 import { startClients, type ClientsHandle } from './train-clients';
-import { runEval } from './train-eval';
+import { runEval } from '../node/eval';
 import { subscribeEvents, type EventsSubscription } from './train-events';
 import type { TrainOptions } from './train-options';
 import { evalTable, formatEval, formatProgress, formatStep, stepRow, summaryTable, type EvalRow, type StepRow } from './train-report';

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ClientInfoSchema } from '../../shared/swarm-protocol';
 import type { ClientRow, CodeFile, CodeFiles, CompileError, LogLine, SaveResult } from '../../shared/workbench-api';
 import { clientSource, WorkbenchError } from '../../shared/workbench-api';
-import { ClientRunner, type CompileMessage, type SourceFile } from '../runner/index';
+import { ClientRunner, type CompileMessage, type SourceFile } from '../../node/runner/index';
 import { mergeClientRows } from './client-rows';
 import type { CodeWorkspace } from './code-workspace';
 import type { RunContext } from './run-context';

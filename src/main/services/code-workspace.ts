@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/workbench-api';
-import type { ClientCode } from '../runner/index';
+import type { ClientCode } from '../../node/runner/index';
 
 export interface WorkspaceSpec {
   /** Paths are shown relative to it (the repository root for the bundled examples). */

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { SwarmEvent } from '../../shared/swarm-events';
+import type { SwarmEvent } from '../shared/swarm-events';
 import { EventFeed } from './event-feed';
 
 interface FakeEventsServer {

@@ -5,7 +5,7 @@ import { calculatorEnv, guessNumberEnv, loadTasks } from '../../resources/exampl
 import { openaiPolicy } from '../../resources/examples/openai-policy';
 import { SwarmClient } from '../sdk/index';
 import { runEpisode, type EpisodeResult, type Policy } from '../shared/episode';
-import type { TaskKey } from './train-tasks';
+import type { TaskKey } from './tasks';
 
 interface EvalPlay {
   task: { id: string };

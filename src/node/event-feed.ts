@@ -3,8 +3,8 @@
 // resumes with `?since=<last seq>&boot=<boot id>`, so no event is missed or seen twice.
 // `agentjet train` and the benchmarks use it too (src/cli/train-events.ts).
 import WebSocket from 'ws';
-import { backoffDelay } from '../../shared/backoff';
-import { HelloMessageSchema, SwarmEventSchema, type HelloMessage, type SwarmEvent } from '../../shared/swarm-events';
+import { backoffDelay } from '../shared/backoff';
+import { HelloMessageSchema, SwarmEventSchema, type HelloMessage, type SwarmEvent } from '../shared/swarm-events';
 
 export interface EventFeedHandlers {
   event: (e: SwarmEvent) => void;
