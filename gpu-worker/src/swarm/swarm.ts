@@ -5,7 +5,7 @@
 // step and the last step's metrics are the Trainer's, the weight version is the engine's.
 import type { EngineInfo } from '../../../src/shared/engine-protocol';
 import type { TrainingConfig, TrainingConfigPatch } from '../../../src/shared/options/index';
-import type { SwarmEvent, SwarmEventBody } from '../../../src/shared/swarm-events';
+import type { SwarmEvent } from '../../../src/shared/swarm-events';
 import type {
   ClaimRequest, ClaimResponse, Counters, EndRequest, EndResponse, EvalResult, MergedEpisodeAnswer, Status, StepMetrics, WorkerState,
 } from '../../../src/shared/swarm-protocol';
@@ -15,7 +15,8 @@ import type { WorkerConfig } from '../worker-config';
 import { ClientRegistry } from './clients';
 import type { CallLedger } from './completions';
 import type { EngineView } from './engine-host';
-import { conflict, notFound, unauthorized, unavailable } from './errors';
+import { assertOpen, claimRefusal, episodeIdOfKey } from './episode-rules';
+import { notFound } from './errors';
 import { EventBus, type LogLevel } from './event-bus';
 import type { EventLog } from './event-log';
 import { EpisodeRegistry, summarize, type Episode } from './episodes';
@@ -40,20 +41,6 @@ export interface SwarmDeps {
   /** One log sink: lines also go out as `log` events. */
   log?: (line: string) => void;
   sweepIntervalMs?: number;
-}
-
-/** Why a claim is refused in each state but `running`: code, message, seconds to wait. */
-function refusal(state: Exclude<WorkerState, 'running'>, updateS: number): [string, string, number] {
-  const hints: Record<Exclude<WorkerState, 'running'>, [string, string, number]> = {
-    updating: ['updating', 'the policy is being updated; claim again after the update', updateS],
-    paused: ['paused', 'training is paused by the operator; claim again later', 5],
-    recovering: ['recovering', 'the engine is restarting from the last checkpoint; claim again shortly', 5],
-    starting: ['starting', 'the worker is starting', 5],
-    checkpointing: ['checkpointing', 'a checkpoint is being written', 2],
-    stopping: ['stopping', 'the worker is shutting down', 30],
-    failed: ['engine_failed', 'the engine could not be restarted; the worker needs attention', 30],
-  };
-  return hints[state];
 }
 
 export class Swarm implements CallLedger, TrainerHost {
@@ -133,10 +120,6 @@ export class Swarm implements CallLedger, TrainerHost {
 
   // ----- events and logs -----
 
-  private emit(body: SwarmEventBody): void {
-    this.bus.emit(body);
-  }
-
   onEvent(listener: (e: SwarmEvent) => void): () => void {
     return this.bus.onEvent(listener);
   }
@@ -147,7 +130,7 @@ export class Swarm implements CallLedger, TrainerHost {
 
   /** Announces the current state (with why it changed). */
   emitState(reason?: string): void {
-    this.emit({ type: 'state', state: this.state, step: this.step, weightVersion: this.weightVersion, ...(reason ? { reason } : {}) });
+    this.bus.emit({ type: 'state', state: this.state, step: this.step, weightVersion: this.weightVersion, ...(reason ? { reason } : {}) });
   }
 
   // ----- lifecycle and settings -----
@@ -205,7 +188,7 @@ export class Swarm implements CallLedger, TrainerHost {
     const state = this.state;
     if (state !== 'running') {
       this.clients.count(req.clientId, 'refused');
-      throw unavailable(...refusal(state, this.trainer.expectedUpdateS()));
+      throw claimRefusal(state, this.trainer.expectedUpdateS());
     }
     const timeoutS = Math.min(req.timeoutS ?? this.config.episodeTimeoutS, this.config.maxEpisodeTimeoutS);
     const id = newEpisodeId();
@@ -213,22 +196,16 @@ export class Swarm implements CallLedger, TrainerHost {
     this.episodes.create({ id, clientId: req.clientId, kind: req.kind, timeoutMs: timeoutS * 1000, now, ...tags });
     this.counters.claimed += 1;
     this.clients.count(req.clientId, 'claimed');
-    this.emit({ type: 'episode_started', episodeId: id, clientId: req.clientId, kind: req.kind, weightVersion: this.weightVersion, ...tags });
+    this.bus.emit({ type: 'episode_started', episodeId: id, clientId: req.clientId, kind: req.kind, weightVersion: this.weightVersion, ...tags });
     return { episodeId: id, baseUrl, apiKey: signEpisodeKey(this.deps.secret, id), model: this.modelName, weightVersion: this.weightVersion, kind: req.kind, timeoutS };
   }
 
   /** The open episode an episode key names, or a 401/404/409 that says why not. */
   episodeForKey(key: string): Episode {
-    const check = verifyEpisodeKey(this.deps.secret, key);
-    if (!check.ok) {
-      throw unauthorized(
-        check.reason === 'malformed' ? 'invalid_api_key' : 'invalid_episode_key',
-        check.reason === 'malformed' ? 'the API key is not an episode key of this server; claim an episode first (POST /swarm/v1/episodes)' : 'the episode key is not valid (bad signature)',
-      );
-    }
-    const ep = this.episodes.get(check.episodeId);
-    if (!ep) throw notFound('episode_not_found', `episode ${check.episodeId} is unknown to this server (it may predate a restart); claim a new one`);
-    this.assertOpen(ep);
+    const id = episodeIdOfKey(this.deps.secret, key);
+    const ep = this.episodes.get(id);
+    if (!ep) throw notFound('episode_not_found', `episode ${id} is unknown to this server (it may predate a restart); claim a new one`);
+    assertOpen(ep);
     return ep;
   }
 
@@ -236,20 +213,6 @@ export class Swarm implements CallLedger, TrainerHost {
   keyNamesEpisode(key: string, episodeId: string): boolean {
     const check = verifyEpisodeKey(this.deps.secret, key);
     return check.ok && check.episodeId === episodeId;
-  }
-
-  private assertOpen(ep: Episode): void {
-    switch (ep.status) {
-      case 'open':
-        return;
-      case 'ending':
-      case 'ended':
-        throw conflict('episode_ended', `episode ${ep.id} has ended; claim a new episode`);
-      case 'aborted':
-        throw conflict('episode_aborted', `episode ${ep.id} was aborted${ep.reason ? ` (${ep.reason})` : ''}; claim a new episode`);
-      case 'expired':
-        throw conflict('episode_expired', `episode ${ep.id} expired after ${Math.round(ep.timeoutMs / 1000)} s without activity; claim a new episode`);
-    }
   }
 
   getEpisode(id: string): Episode {
@@ -296,7 +259,7 @@ export class Swarm implements CallLedger, TrainerHost {
   /** Ends an episode: waits for its in-flight calls, makes it durable in the pool, then answers. */
   async end(id: string, body: EndRequest): Promise<EndResponse> {
     const ep = this.getEpisode(id);
-    this.assertOpen(ep);
+    assertOpen(ep);
     this.episodes.beginEnd(ep);
     this.touchClient(ep.clientId);
     await this.episodes.whenIdle(ep);
@@ -313,7 +276,7 @@ export class Swarm implements CallLedger, TrainerHost {
     this.episodes.finish(ep, 'ended', this.now(), { result: { taskId: body.taskId, ...outcome } });
     this.counters.ended += 1;
     this.clients.count(ep.clientId, 'ended');
-    this.emit({
+    this.bus.emit({
       type: 'episode_ended', episodeId: ep.id, clientId: ep.clientId, kind: ep.kind, taskId: body.taskId, reward: body.reward, calls: ep.calls.length, pooled,
       ...(body.success !== undefined ? { success: body.success } : {}), ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}),
     });
@@ -324,7 +287,7 @@ export class Swarm implements CallLedger, TrainerHost {
 
   abort(id: string, reason: string): { episodeId: string; aborted: true } {
     const ep = this.getEpisode(id);
-    this.assertOpen(ep);
+    assertOpen(ep);
     this.abortEpisode(ep, reason);
     return { episodeId: ep.id, aborted: true };
   }
@@ -333,12 +296,12 @@ export class Swarm implements CallLedger, TrainerHost {
     this.episodes.finish(ep, 'aborted', this.now(), { reason });
     this.counters.aborted += 1;
     this.clients.count(ep.clientId, 'aborted');
-    this.emit({ type: 'episode_aborted', episodeId: ep.id, clientId: ep.clientId, reason, calls: ep.calls.length });
+    this.bus.emit({ type: 'episode_aborted', episodeId: ep.id, clientId: ep.clientId, reason, calls: ep.calls.length });
   }
 
   private recordEval(ep: Episode, reward: number, success: boolean | undefined): void {
     const version = ep.calls.length > 0 ? oldestWeightVersion(ep.calls) : this.weightVersion;
-    this.emit({ type: 'eval_result', result: this.evals.add(version, reward, success) });
+    this.bus.emit({ type: 'eval_result', result: this.evals.add(version, reward, success) });
   }
 
   evalResults(): EvalResult[] {
@@ -349,12 +312,12 @@ export class Swarm implements CallLedger, TrainerHost {
 
   touchClient(clientId: string): void {
     const { joined } = this.clients.seen(clientId, this.now());
-    if (joined) this.emit({ type: 'client_joined', clientId });
+    if (joined) this.bus.emit({ type: 'client_joined', clientId });
   }
 
   registerClient(clientId: string, name?: string): void {
     const { joined } = this.clients.seen(clientId, this.now(), name);
-    if (joined) this.emit({ type: 'client_joined', clientId, ...(name ? { name } : {}) });
+    if (joined) this.bus.emit({ type: 'client_joined', clientId, ...(name ? { name } : {}) });
   }
 
   leaveClient(clientId: string): void {
@@ -368,7 +331,7 @@ export class Swarm implements CallLedger, TrainerHost {
   }
 
   private clientGone(clientId: string, reason: 'left' | 'timeout'): void {
-    this.emit({ type: 'client_left', clientId, reason });
+    this.bus.emit({ type: 'client_left', clientId, reason });
     for (const ep of this.episodes.openEpisodes()) {
       if (ep.clientId === clientId && ep.status === 'open') this.abortEpisode(ep, reason === 'left' ? 'client_left' : 'client_timeout');
     }
@@ -382,7 +345,7 @@ export class Swarm implements CallLedger, TrainerHost {
       this.episodes.finish(ep, 'expired', now, { reason: 'inactivity' });
       this.counters.expired += 1;
       this.clients.count(ep.clientId, 'expired');
-      this.emit({ type: 'episode_expired', episodeId: ep.id, clientId: ep.clientId, idleS: (now - ep.lastActivityAt) / 1000, calls: ep.calls.length });
+      this.bus.emit({ type: 'episode_expired', episodeId: ep.id, clientId: ep.clientId, idleS: (now - ep.lastActivityAt) / 1000, calls: ep.calls.length });
     }
     for (const clientId of this.clients.sweep(now)) this.clientGone(clientId, 'timeout');
   }

@@ -91,6 +91,98 @@ function rawLength(data: RawData): number {
   return data instanceof ArrayBuffer ? data.byteLength : data.length;
 }
 
+/** Sends a reply; a result that cannot be serialised (a cycle, a BigInt) is the backend's bug, answered as one. */
+function sendReply(ws: WebSocket, reply: BridgeReply): void {
+  if (ws.readyState !== WebSocket.OPEN) return;
+  let text: string;
+  try {
+    text = JSON.stringify(reply);
+  } catch (err) {
+    const id = reply.type === 'event' ? null : reply.id;
+    text = JSON.stringify({ type: 'error', id, error: { code: 'internal', message: `unserialisable reply: ${err instanceof Error ? err.message : String(err)}` } } satisfies BridgeReply);
+  }
+  ws.send(text);
+}
+
+/** Answers one socket's frames: JSON text within the size limit, each dispatched to the backend. */
+function serveSocket(ws: WebSocket, backend: WorkbenchBackend, maxFrameBytes: number): void {
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) {
+      sendReply(ws, { type: 'error', id: null, error: { code: 'bad_frame', message: 'binary frames are not supported; send JSON text' } });
+      return;
+    }
+    const size = rawLength(data);
+    if (size > maxFrameBytes) {
+      sendReply(ws, { type: 'error', id: null, error: { code: 'frame_too_large', message: `frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit; closing` } });
+      ws.close(1009, 'frame too large');
+      return;
+    }
+    void handleBridgeFrame(backend, rawText(data)).then((reply) => sendReply(ws, reply));
+  });
+}
+
+/** Why an upgrade request is refused (status, reason, what to log), or null when it may connect. */
+export function upgradeRefusal(req: IncomingMessage, host: string, token: string): { status: 400 | 401 | 403 | 404; reason: string; logged?: string } | null {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://bridge.invalid');
+  } catch {
+    return { status: 400, reason: 'bad request URL' };
+  }
+  if (url.pathname !== BRIDGE_PATH) return { status: 404, reason: `no WebSocket at ${url.pathname}; the bridge is ${BRIDGE_PATH}` };
+  if (!hostAllowed(req.headers.host, host)) return { status: 403, reason: 'unexpected Host header', logged: 'unexpected Host header' };
+  if (!originAllowed(req.headers.origin, req.headers.host)) return { status: 403, reason: 'foreign Origin', logged: `foreign Origin ${JSON.stringify(req.headers.origin)}` };
+  if (!tokensEqual(url.searchParams.get('token'), token)) return { status: 401, reason: 'missing or wrong token', logged: 'missing or wrong token' };
+  return null;
+}
+
+/** Pushes each event to every open socket; a socket that stopped reading is dropped. */
+function broadcast(wss: WebSocketServer, event: WorkbenchEvent, log: (line: string) => void): void {
+  if (wss.clients.size === 0) return;
+  let text: string;
+  try {
+    text = JSON.stringify({ type: 'event', event } satisfies BridgeReply);
+  } catch (err) {
+    log(`bridge: dropped an unserialisable ${event.type} event: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
+  for (const ws of wss.clients) {
+    if (ws.readyState !== WebSocket.OPEN) continue;
+    if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      log('bridge: dropping a socket that stopped reading events');
+      ws.terminate();
+      continue;
+    }
+    ws.send(text);
+  }
+}
+
+/** Pings every socket each interval; one that did not answer the last ping is terminated. */
+function startPinger(wss: WebSocketServer, alive: WeakMap<WebSocket, boolean>): NodeJS.Timeout {
+  const pinger = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (alive.get(ws) === false) {
+        ws.terminate();
+        continue;
+      }
+      alive.set(ws, false);
+      ws.ping();
+    }
+  }, PING_INTERVAL_MS);
+  pinger.unref();
+  return pinger;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolvePromise();
+    });
+  });
+}
+
 export async function startBridgeServer(opts: BridgeOptions): Promise<BridgeServer> {
   const host = opts.host ?? '127.0.0.1';
   const token = opts.token ?? newBridgeToken();
@@ -109,106 +201,27 @@ export async function startBridgeServer(opts: BridgeOptions): Promise<BridgeServ
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxFrameBytes * 2 + 1024, perMessageDeflate: false });
   const alive = new WeakMap<WebSocket, boolean>();
 
-  const send = (ws: WebSocket, reply: BridgeReply): void => {
-    if (ws.readyState !== WebSocket.OPEN) return;
-    let text: string;
-    try {
-      text = JSON.stringify(reply);
-    } catch (err) {
-      // A result that cannot be serialised (a cycle, a BigInt) is the backend's bug: answer it as one.
-      const id = reply.type === 'event' ? null : reply.id;
-      text = JSON.stringify({ type: 'error', id, error: { code: 'internal', message: `unserialisable reply: ${err instanceof Error ? err.message : String(err)}` } } satisfies BridgeReply);
-    }
-    ws.send(text);
-  };
-
-  const onConnection = (ws: WebSocket, remote: string): void => {
-    alive.set(ws, true);
-    log(`bridge: ${remote} connected (${wss.clients.size} open)`);
-    ws.on('pong', () => alive.set(ws, true));
-    ws.on('error', (err) => log(`bridge: ${remote} socket error: ${err.message}`));
-    ws.on('close', (code) => log(`bridge: ${remote} disconnected (${code}; ${wss.clients.size} open)`));
-    ws.on('message', (data, isBinary) => {
-      if (isBinary) {
-        send(ws, { type: 'error', id: null, error: { code: 'bad_frame', message: 'binary frames are not supported; send JSON text' } });
-        return;
-      }
-      const size = rawLength(data);
-      if (size > maxFrameBytes) {
-        const message = `frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit; closing`;
-        send(ws, { type: 'error', id: null, error: { code: 'frame_too_large', message } });
-        ws.close(1009, 'frame too large');
-        return;
-      }
-      void handleBridgeFrame(opts.backend, rawText(data)).then((reply) => send(ws, reply));
-    });
-  };
-
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const remote = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`;
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://bridge.invalid');
-    } catch {
-      rejectUpgrade(socket, 400, 'bad request URL');
-      return;
+    const refused = upgradeRefusal(req, host, token);
+    if (refused) {
+      if (refused.logged) log(`bridge: refused ${remote}: ${refused.logged}`);
+      return rejectUpgrade(socket, refused.status, refused.reason);
     }
-    if (url.pathname !== BRIDGE_PATH) return rejectUpgrade(socket, 404, `no WebSocket at ${url.pathname}; the bridge is ${BRIDGE_PATH}`);
-    if (!hostAllowed(req.headers.host, host)) {
-      log(`bridge: refused ${remote}: unexpected Host header`);
-      return rejectUpgrade(socket, 403, 'unexpected Host header');
-    }
-    if (!originAllowed(req.headers.origin, req.headers.host)) {
-      log(`bridge: refused ${remote}: foreign Origin ${JSON.stringify(req.headers.origin)}`);
-      return rejectUpgrade(socket, 403, 'foreign Origin');
-    }
-    if (!tokensEqual(url.searchParams.get('token'), token)) {
-      log(`bridge: refused ${remote}: missing or wrong token`);
-      return rejectUpgrade(socket, 401, 'missing or wrong token');
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, remote));
-  });
-
-  const unsubscribe = opts.onEvent((event) => {
-    if (wss.clients.size === 0) return;
-    let text: string;
-    try {
-      text = JSON.stringify({ type: 'event', event } satisfies BridgeReply);
-    } catch (err) {
-      log(`bridge: dropped an unserialisable ${event.type} event: ${err instanceof Error ? err.message : String(err)}`);
-      return;
-    }
-    for (const ws of wss.clients) {
-      if (ws.readyState !== WebSocket.OPEN) continue;
-      if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
-        log('bridge: dropping a socket that stopped reading events');
-        ws.terminate();
-        continue;
-      }
-      ws.send(text);
-    }
-  });
-
-  const pinger = setInterval(() => {
-    for (const ws of wss.clients) {
-      if (alive.get(ws) === false) {
-        ws.terminate();
-        continue;
-      }
-      alive.set(ws, false);
-      ws.ping();
-    }
-  }, PING_INTERVAL_MS);
-  pinger.unref();
-
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolvePromise();
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      alive.set(ws, true);
+      log(`bridge: ${remote} connected (${wss.clients.size} open)`);
+      ws.on('pong', () => alive.set(ws, true));
+      ws.on('error', (err) => log(`bridge: ${remote} socket error: ${err.message}`));
+      ws.on('close', (code) => log(`bridge: ${remote} disconnected (${code}; ${wss.clients.size} open)`));
+      serveSocket(ws, opts.backend, maxFrameBytes);
     });
   });
+
+  const unsubscribe = opts.onEvent((event) => broadcast(wss, event, log));
+  const pinger = startPinger(wss, alive);
+  await listen(server, opts.port ?? 0, host);
   const port = (server.address() as AddressInfo).port;
   const shownHost = WILDCARD_HOSTS.has(host) ? '127.0.0.1' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   const url = `http://${shownHost}:${port}`;

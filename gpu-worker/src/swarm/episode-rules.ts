@@ -1,0 +1,46 @@
+// The rules that refuse episode work, as pure functions of state: why a claim is refused in each
+// worker state (with a retry hint), which episode a key names or why not, and whether an episode
+// still takes calls, an end or an abort. Each answer is the client's error (HTTP status + code).
+import type { WorkerState } from '../../../src/shared/swarm-protocol';
+import { conflict, unauthorized, unavailable, type SwarmError } from './errors';
+import type { Episode } from './episodes';
+import { verifyEpisodeKey } from './keys';
+
+/** Why a claim is refused in a state other than `running` (a 503 with the seconds to wait). */
+export function claimRefusal(state: Exclude<WorkerState, 'running'>, expectedUpdateS: number): SwarmError {
+  const hints: Record<Exclude<WorkerState, 'running'>, [string, string, number]> = {
+    updating: ['updating', 'the policy is being updated; claim again after the update', expectedUpdateS],
+    paused: ['paused', 'training is paused by the operator; claim again later', 5],
+    recovering: ['recovering', 'the engine is restarting from the last checkpoint; claim again shortly', 5],
+    starting: ['starting', 'the worker is starting', 5],
+    checkpointing: ['checkpointing', 'a checkpoint is being written', 2],
+    stopping: ['stopping', 'the worker is shutting down', 30],
+    failed: ['engine_failed', 'the engine could not be restarted; the worker needs attention', 30],
+  };
+  return unavailable(...hints[state]);
+}
+
+/** The episode id a key names, or the 401 that says why it names none. */
+export function episodeIdOfKey(secret: Buffer, key: string): string {
+  const check = verifyEpisodeKey(secret, key);
+  if (check.ok) return check.episodeId;
+  throw unauthorized(
+    check.reason === 'malformed' ? 'invalid_api_key' : 'invalid_episode_key',
+    check.reason === 'malformed' ? 'the API key is not an episode key of this server; claim an episode first (POST /swarm/v1/episodes)' : 'the episode key is not valid (bad signature)',
+  );
+}
+
+/** Throws the 409 that says why an episode no longer takes calls, an end or an abort. */
+export function assertOpen(ep: Episode): void {
+  switch (ep.status) {
+    case 'open':
+      return;
+    case 'ending':
+    case 'ended':
+      throw conflict('episode_ended', `episode ${ep.id} has ended; claim a new episode`);
+    case 'aborted':
+      throw conflict('episode_aborted', `episode ${ep.id} was aborted${ep.reason ? ` (${ep.reason})` : ''}; claim a new episode`);
+    case 'expired':
+      throw conflict('episode_expired', `episode ${ep.id} expired after ${Math.round(ep.timeoutMs / 1000)} s without activity; claim a new episode`);
+  }
+}
