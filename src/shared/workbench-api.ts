@@ -96,6 +96,8 @@ export const WorkbenchEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('code'), runId: Id, marker: CodeMarkerSchema }),
   z.object({ type: z.literal('compile_failed'), runId: Id, errors: z.array(CompileErrorSchema) }),
   z.object({ type: z.literal('log'), line: LogLineSchema }),
+  /** The samples an update trained of an episode are stored (its detail now shows them). */
+  z.object({ type: z.literal('trained'), runId: Id, episodeId: z.string() }),
 ]);
 export type WorkbenchEvent = z.infer<typeof WorkbenchEventSchema>;
 

@@ -20,10 +20,15 @@ export class TrainedSamples {
 
   constructor(private readonly capacity = 2000) {}
 
-  /** Records every episode of a committed step (an episode without signal: no samples). */
+  /**
+   * Records the episodes a committed step trained. An episode without signal (a zero advantage: no
+   * sample holds its tokens) is not recorded, so it keeps answering its preview — an episode's
+   * merge and loss mask stay inspectable whether or not an update found signal in it.
+   */
   record(step: CommittedStep): void {
     step.episodes.forEach((entry, i) => {
       const { samples, stats } = trainedOfEpisode(step.built, entry.episodeId, entry.calls);
+      if (samples.length === 0) return;
       const info: TrainedInfo = {
         step: step.step, weightVersion: step.weightVersion, advantage: step.built.advantages[i] ?? 0,
         algo: step.settings.algo, merge: step.settings.merge, level: step.settings.level,

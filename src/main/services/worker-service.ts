@@ -263,8 +263,10 @@ export class WorkerService {
   }
 
   private storeTrained(s: FetchedSamples): void {
-    const { runId, batcher } = this.ctx;
-    batcher.push((store) => void store.putEpisodeSamples(runId, s.episodeId, s.merged));
+    const { runId, batcher, emit } = this.ctx;
+    batcher.push((store) => {
+      if (store.putEpisodeSamples(runId, s.episodeId, s.merged)) emit({ type: 'trained', runId, episodeId: s.episodeId });
+    });
   }
 
   private note(line: string, stream: LogLine['stream']): void {

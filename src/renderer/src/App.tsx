@@ -78,7 +78,7 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
             <ConnectPanel api={api} store={store} session={session} online={online} />
           </section>
           <section className="panel panel-flush" data-testid="panel-editor" hidden={panel !== 'editor'}>
-            <EditorPanel api={api} session={session} markers={markers} />
+            <EditorPanel api={api} store={store} session={session} markers={markers} />
           </section>
           <section className="panel" data-testid="panel-charts" hidden={panel !== 'charts'}>
             <ChartsPanel active={panel === 'charts'} runId={runId} live={live} session={session} steps={steps} evals={evals} markers={markers} loaded={loaded} />

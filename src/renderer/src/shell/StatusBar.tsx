@@ -14,11 +14,66 @@ export interface StatusBarProps {
   onBackToLive: () => void;
 }
 
+function BatchItem({ session }: { session: Session | null }) {
+  const fill = batchFill(session?.progress ?? null);
+  if (!fill) return null;
+  return (
+    <span className="sb-item sb-batch" title={fill.detail || fill.label} data-testid="session-batch">
+      <span className="sb-label">batch {session?.progress?.strategy}</span>
+      <span className={`meter${fill.ready ? ' ready' : ''}`}>
+        <span className="meter-fill" style={{ width: `${fill.fraction * 100}%` }} />
+      </span>
+      <span className="mono">{fill.label}</span>
+    </span>
+  );
+}
+
+function ActivityItem({ text, fraction }: { text: string | null; fraction: number | null }) {
+  if (!text) return null;
+  return (
+    <span className="sb-item sb-activity" role="status">
+      <span className="spinner" aria-hidden="true" />
+      <span data-testid="activity">{text}</span>
+      {fraction !== null ? (
+        <span className="meter small">
+          <span className="meter-fill" style={{ width: `${fraction * 100}%` }} />
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+/** The right side: a stored run being viewed (with the way back), the session's worker, its problem. */
+function SessionTail({ session, viewedRunId, live, onBackToLive }: Pick<StatusBarProps, 'session' | 'viewedRunId' | 'live' | 'onBackToLive'>) {
+  return (
+    <>
+      {viewedRunId && !live ? (
+        <span className="sb-item sb-viewing">
+          viewing stored run <span className="mono">{viewedRunId}</span>
+          {session ? (
+            <button type="button" className="btn btn-small" onClick={onBackToLive}>
+              back to live
+            </button>
+          ) : null}
+        </span>
+      ) : null}
+      {session ? (
+        <span className="sb-item sb-muted" title={session.workerUrl}>
+          {session.mode} · {session.model}
+          {session.example ? ` · ${session.example}` : ''}
+        </span>
+      ) : null}
+      {session?.error ? (
+        <span className="sb-item sb-error" title={session.error.message} data-testid="session-error" data-code={session.error.code}>
+          ⚠ {session.error.message}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
 export function StatusBar({ connection, session, pendingActivity, viewedRunId, live, onBackToLive }: StatusBarProps) {
   const state = session?.state ?? 'disconnected';
-  const fill = batchFill(session?.progress ?? null);
-  const activity = session?.activity ? activityText(session.activity) : pendingActivity;
-  const fraction = session?.activity?.fraction ?? null;
   return (
     <header className="statusbar">
       <span className="sb-title">AgentJet Workbench</span>
@@ -45,54 +100,16 @@ export function StatusBar({ connection, session, pendingActivity, viewedRunId, l
           v{session?.weightVersion ?? 0}
         </span>
       </span>
-      {fill ? (
-        <span className="sb-item sb-batch" title={fill.detail || fill.label} data-testid="session-batch">
-          <span className="sb-label">batch {session?.progress?.strategy}</span>
-          <span className={`meter${fill.ready ? ' ready' : ''}`}>
-            <span className="meter-fill" style={{ width: `${fill.fraction * 100}%` }} />
-          </span>
-          <span className="mono">{fill.label}</span>
-        </span>
-      ) : null}
+      <BatchItem session={session} />
       {session ? (
         <span className="sb-item" title="Finished episodes waiting in the pool">
           <span className="sb-label">pool</span>
           <span className="mono">{session.poolEpisodes}</span>
         </span>
       ) : null}
-      {activity ? (
-        <span className="sb-item sb-activity" role="status">
-          <span className="spinner" aria-hidden="true" />
-          <span data-testid="activity">{activity}</span>
-          {fraction !== null ? (
-            <span className="meter small">
-              <span className="meter-fill" style={{ width: `${fraction * 100}%` }} />
-            </span>
-          ) : null}
-        </span>
-      ) : null}
+      <ActivityItem text={session?.activity ? activityText(session.activity) : pendingActivity} fraction={session?.activity?.fraction ?? null} />
       <span className="sb-spacer" />
-      {viewedRunId && !live ? (
-        <span className="sb-item sb-viewing">
-          viewing stored run <span className="mono">{viewedRunId}</span>
-          {session ? (
-            <button type="button" className="btn btn-small" onClick={onBackToLive}>
-              back to live
-            </button>
-          ) : null}
-        </span>
-      ) : null}
-      {session ? (
-        <span className="sb-item sb-muted" title={session.workerUrl}>
-          {session.mode} · {session.model}
-          {session.example ? ` · ${session.example}` : ''}
-        </span>
-      ) : null}
-      {session?.error ? (
-        <span className="sb-item sb-error" title={session.error.message} data-testid="session-error" data-code={session.error.code}>
-          ⚠ {session.error.message}
-        </span>
-      ) : null}
+      <SessionTail session={session} viewedRunId={viewedRunId} live={live} onBackToLive={onBackToLive} />
     </header>
   );
 }

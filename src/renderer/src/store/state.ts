@@ -33,6 +33,7 @@ export interface WorkbenchState {
   /** Most recent first. */
   episodes: EpisodeRow[];
   logs: LogLine[];
+  /** The live session's client code's last compile errors (the one place they are kept; the editor shows them). */
   compileErrors: CompileError[];
 }
 
@@ -83,13 +84,19 @@ const markerKey = (m: CodeMarker): number => m.time;
 
 /** What the view holds for a run that is not (yet) loaded. */
 function emptyRunView(state: WorkbenchState, runId: string | null, followLive: boolean): WorkbenchState {
-  return { ...state, runId, followLive, steps: [], evals: [], markers: [], metricsLoaded: false, episodes: [], compileErrors: [] };
+  return { ...state, runId, followLive, steps: [], evals: [], markers: [], metricsLoaded: false, episodes: [] };
 }
 
 export function applySession(state: WorkbenchState, session: Session | null): WorkbenchState {
-  if (!session) return { ...state, session: null, clients: [] };
-  if (state.followLive && state.runId !== session.runId) return { ...emptyRunView(state, session.runId, true), session };
-  return { ...state, session };
+  if (!session) return { ...state, session: null, clients: [], compileErrors: [] };
+  const compileErrors = state.session?.runId === session.runId ? state.compileErrors : [];
+  if (state.followLive && state.runId !== session.runId) return { ...emptyRunView(state, session.runId, true), session, compileErrors };
+  return { ...state, session, compileErrors };
+}
+
+/** The outcome of a compile of the live session's code (a save): its errors, none after a success. */
+export function applyCompileResult(state: WorkbenchState, errors: readonly CompileError[]): WorkbenchState {
+  return { ...state, compileErrors: [...errors] };
 }
 
 /** Reopens a past run (or the live one); the view is emptied until its metrics arrive. */
@@ -121,12 +128,15 @@ export function applyEvent(state: WorkbenchState, event: WorkbenchEvent): Workbe
     case 'eval':
       if (event.runId !== state.runId) return state;
       return { ...state, evals: upsertSorted(state.evals, event.point, evalKey, LIMITS.evals) };
-    case 'code':
-      if (event.runId !== state.runId) return state;
-      if (state.markers.some((m) => m.codeVersion === event.marker.codeVersion && m.time === event.marker.time)) return state;
-      return { ...state, markers: upsertSorted(state.markers, event.marker, markerKey, LIMITS.markers), compileErrors: [] };
+    case 'code': {
+      // A new version took over: the live code compiles now.
+      const cleared = event.runId === state.session?.runId ? { ...state, compileErrors: [] } : state;
+      if (event.runId !== state.runId) return cleared;
+      if (state.markers.some((m) => m.codeVersion === event.marker.codeVersion && m.time === event.marker.time)) return cleared;
+      return { ...cleared, markers: upsertSorted(state.markers, event.marker, markerKey, LIMITS.markers) };
+    }
     case 'compile_failed':
-      if (event.runId !== state.runId) return state;
+      if (event.runId !== state.session?.runId) return state;
       return { ...state, compileErrors: event.errors };
     case 'episode': {
       if (event.runId !== state.runId) return state;
@@ -137,6 +147,8 @@ export function applyEvent(state: WorkbenchState, event: WorkbenchEvent): Workbe
       return { ...state, clients: event.clients };
     case 'log':
       return { ...state, logs: appendCapped(state.logs, event.line, LIMITS.logs) };
+    case 'trained':
+      return state; // the inspector reloads the episode it shows (InspectorPanel)
   }
 }
 

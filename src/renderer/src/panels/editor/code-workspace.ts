@@ -14,6 +14,12 @@ export interface WorkspaceFile {
   model: monaco.editor.ITextModel;
 }
 
+/** The editor's open file and the read-only files opened as extra tabs. */
+export interface EditorTabs {
+  active: string | null;
+  readOnlyTabs: string[];
+}
+
 /** A compile error with the editor file it points at (null: no open file matches its path). */
 export interface LocatedError extends CompileError {
   file: string | null;
@@ -25,14 +31,24 @@ export class CodeWorkspace {
   private readonly listeners = new Set<() => void>();
   private readonly modelSubscriptions = new Map<string, monaco.IDisposable>();
   runId: string | null = null;
-  /** The panel's view state, kept across unmounts: the open tab, extra read-only tabs, the last compile errors. */
-  ui: { active: string | null; readOnlyTabs: string[]; errors: LocatedError[] } = { active: null, readOnlyTabs: [], errors: [] };
+  /** The panel's tabs, kept here across unmounts (the one place): the open file and the extra read-only tabs. */
+  private tabs: EditorTabs = { active: null, readOnlyTabs: [] };
+
+  get view(): EditorTabs {
+    return this.tabs;
+  }
+
+  setView(next: EditorTabs): void {
+    if (next.active === this.tabs.active && next.readOnlyTabs.length === this.tabs.readOnlyTabs.length && next.readOnlyTabs.every((t, i) => t === this.tabs.readOnlyTabs[i])) return;
+    this.tabs = next;
+    this.emit();
+  }
 
   /** Loads a run's files; unsaved edits of files still present are kept (see `reconcileFile`). */
   load(code: CodeFiles): void {
     if (code.runId !== this.runId) {
       this.clearErrors();
-      this.ui = { active: null, readOnlyTabs: [], errors: [] };
+      this.tabs = { active: null, readOnlyTabs: [] };
     }
     this.runId = code.runId;
     const incoming = new Set(code.files.map((f) => f.path));
@@ -94,11 +110,15 @@ export class CodeWorkspace {
     this.emit();
   }
 
-  /** Shows compile errors as markers (squiggles); returns them with the file each points at. */
-  setErrors(errors: readonly CompileError[]): LocatedError[] {
-    this.clearErrors();
+  /** Compile errors with the file each points at (null: no file of the workspace matches). */
+  locate(errors: readonly CompileError[]): LocatedError[] {
     const paths = this.paths();
-    const located = errors.map((e) => ({ ...e, file: resolveErrorPath(e.path, paths) }));
+    return errors.map((e) => ({ ...e, file: resolveErrorPath(e.path, paths) }));
+  }
+
+  /** Shows located compile errors as markers (squiggles), replacing the previous ones. */
+  showErrors(located: readonly LocatedError[]): void {
+    this.clearErrors();
     const byFile = new Map<string, monaco.editor.IMarkerData[]>();
     for (const e of located) {
       if (e.file === null) continue;
@@ -110,7 +130,6 @@ export class CodeWorkspace {
       byFile.set(e.file, list);
     }
     for (const [path, markers] of byFile) monaco.editor.setModelMarkers(this.files.get(path)!.model, MARKER_OWNER, markers);
-    return located;
   }
 
   clearErrors(): void {

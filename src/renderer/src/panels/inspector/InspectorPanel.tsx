@@ -54,6 +54,15 @@ export function InspectorPanel(props: { api: WorkbenchApi; runId: string | null;
     };
   }, [api, runId, selectedId, detailTick]);
 
+  // The samples an update trained of the selected episode arrived: show them instead of the preview.
+  useEffect(
+    () =>
+      api.onEvent((e) => {
+        if (e.type === 'trained' && e.runId === runId && e.episodeId === selectedId) setDetailTick((t) => t + 1);
+      }),
+    [api, runId, selectedId],
+  );
+
   const onSelect = useCallback((row: EpisodeRow) => setSelectedId(row.episodeId), []);
 
   if (!runId) return <div className="in-panel in-placeholder">No run: connect to a worker or open a past run.</div>;

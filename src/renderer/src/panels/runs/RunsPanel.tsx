@@ -24,13 +24,12 @@ export interface RunsPanelProps {
 const COLUMNS = '28px minmax(140px, 1.4fr) 64px minmax(90px, 1fr) minmax(100px, 1fr) 130px 60px 80px 80px 80px 70px';
 const AXIS = { stroke: 'var(--fg-dim)', fontSize: 11, tickLine: false } as const;
 
-export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: RunsPanelProps) {
+/** The stored runs, newest first, reloaded when `refreshKey` changes or on request (while the panel is shown). */
+function useRuns(api: WorkbenchApi, active: boolean, online: boolean, refreshKey: string) {
   const [runs, setRuns] = useState<RunRow[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
-  const [picked, setPicked] = useState<string[]>([]);
   const [reload, setReload] = useState(0);
-
   useEffect(() => {
     if (!active || !online) return;
     let live = true;
@@ -52,7 +51,57 @@ export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: Ru
       live = false;
     };
   }, [api, active, online, refreshKey, reload]);
+  return { runs, error, loading, refresh: () => setReload((n) => n + 1) };
+}
 
+const RUNS_HEADER = (
+  <>
+    <span />
+    <span>Name</span>
+    <span>Mode</span>
+    <span>Model</span>
+    <span>Example</span>
+    <span>Created</span>
+    <span className="num">Steps</span>
+    <span className="num">Episodes</span>
+    <span className="num">Reward</span>
+    <span className="num">Eval succ.</span>
+    <span />
+  </>
+);
+
+function RunRowView({ run: r, viewed, picked, onPick, onOpen }: { run: RunRow; viewed: boolean; picked: boolean; onPick: () => void; onOpen: () => void }) {
+  return (
+    <div className={`vtable-row${viewed ? ' selected' : ''}`} role="row" data-testid="run-row" data-run-id={r.runId}>
+      <span>
+        <input type="checkbox" data-testid="run-compare" aria-label={`compare ${r.name}`} checked={picked} onChange={onPick} />
+      </span>
+      <span className="ellipsis" title={r.runId}>
+        {r.name}
+        {r.live ? <span className="pill pill-live">live</span> : null}
+      </span>
+      <span className="muted">{r.mode}</span>
+      <span className="ellipsis" title={r.model}>
+        {r.model}
+      </span>
+      <span className="ellipsis">{r.example ?? '—'}</span>
+      <span className="muted mono">{dateTime(r.createdAt)}</span>
+      <span className="num mono">{r.steps}</span>
+      <span className="num mono">{r.episodes}</span>
+      <span className="num mono">{fmt(r.lastRewardMean)}</span>
+      <span className="num mono">{percent(r.lastEvalSuccess)}</span>
+      <span className="row-actions">
+        <button type="button" className="btn btn-small" data-testid="run-open" onClick={onOpen}>
+          {viewed ? 'Viewing' : 'Open'}
+        </button>
+      </span>
+    </div>
+  );
+}
+
+export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: RunsPanelProps) {
+  const { runs, error, loading, refresh } = useRuns(api, active, online, refreshKey);
+  const [picked, setPicked] = useState<string[]>([]);
   return (
     <div className="runs">
       <div className="panel-head">
@@ -62,7 +111,7 @@ export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: Ru
           {loading ? ' · loading…' : ''} · tick two to compare
         </span>
         <span className="sb-spacer" />
-        <button type="button" className="btn btn-small" onClick={() => setReload((n) => n + 1)}>
+        <button type="button" className="btn btn-small" onClick={refresh}>
           Refresh
         </button>
       </div>
@@ -79,47 +128,8 @@ export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: Ru
         className="runs-table"
         rowKey={(r) => r.runId}
         empty={loading ? 'Loading…' : 'No runs yet: connect to start one.'}
-        header={
-          <>
-            <span />
-            <span>Name</span>
-            <span>Mode</span>
-            <span>Model</span>
-            <span>Example</span>
-            <span>Created</span>
-            <span className="num">Steps</span>
-            <span className="num">Episodes</span>
-            <span className="num">Reward</span>
-            <span className="num">Eval succ.</span>
-            <span />
-          </>
-        }
-        renderRow={(r) => (
-          <div className={`vtable-row${r.runId === runId ? ' selected' : ''}`} role="row" data-testid="run-row" data-run-id={r.runId}>
-            <span>
-              <input type="checkbox" data-testid="run-compare" aria-label={`compare ${r.name}`} checked={picked.includes(r.runId)} onChange={() => setPicked((p) => toggleCompare(p, r.runId))} />
-            </span>
-            <span className="ellipsis" title={r.runId}>
-              {r.name}
-              {r.live ? <span className="pill pill-live">live</span> : null}
-            </span>
-            <span className="muted">{r.mode}</span>
-            <span className="ellipsis" title={r.model}>
-              {r.model}
-            </span>
-            <span className="ellipsis">{r.example ?? '—'}</span>
-            <span className="muted mono">{dateTime(r.createdAt)}</span>
-            <span className="num mono">{r.steps}</span>
-            <span className="num mono">{r.episodes}</span>
-            <span className="num mono">{fmt(r.lastRewardMean)}</span>
-            <span className="num mono">{percent(r.lastEvalSuccess)}</span>
-            <span className="row-actions">
-              <button type="button" className="btn btn-small" data-testid="run-open" onClick={() => onOpen(r.runId)}>
-                {r.runId === runId ? 'Viewing' : 'Open'}
-              </button>
-            </span>
-          </div>
-        )}
+        header={RUNS_HEADER}
+        renderRow={(r) => <RunRowView run={r} viewed={r.runId === runId} picked={picked.includes(r.runId)} onPick={() => setPicked((p) => toggleCompare(p, r.runId))} onOpen={() => onOpen(r.runId)} />}
       />
       <CompareChart api={api} active={active} picked={picked} runs={runs} />
     </div>

@@ -1,0 +1,34 @@
+// Eval success per weight version (consecutive versions pooled until a point stands for enough episodes).
+import { useMemo } from 'react';
+import { Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { EvalPoint } from '../../../../shared/workbench-api';
+import { evalRows } from '../../charts/series';
+import { percent } from '../../format';
+import { AXIS, ChartCard, Empty, GRID, MARGIN, TOOLTIP } from './chart-parts';
+
+export function EvalChart({ evals, active }: { evals: readonly EvalPoint[]; active: boolean }) {
+  const rows = useMemo(() => evalRows(evals), [evals]);
+  return (
+    <ChartCard title="Eval success per weight version" testId="chart-eval" points={evals.length} span={2}>
+      {evals.length === 0 ? (
+        <Empty text="No evaluation yet." />
+      ) : (
+        active && (
+          <ResponsiveContainer width="100%" height="100%">
+            <LineChart data={rows} margin={MARGIN}>
+              {GRID}
+              <XAxis dataKey="weightVersion" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} {...AXIS} />
+              <YAxis {...AXIS} width={44} domain={[0, 1]} tickFormatter={(v: number) => percent(v)} />
+              <Tooltip
+                {...TOOLTIP}
+                labelFormatter={(v) => `up to weights v${String(v)} · ${rows.find((r) => r.weightVersion === Number(v))?.episodes ?? '?'} episodes`}
+                formatter={(v) => percent(Number(v))}
+              />
+              <Line dataKey="success" name="eval success" stroke="var(--ok)" strokeWidth={1.6} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+            </LineChart>
+          </ResponsiveContainer>
+        )
+      )}
+    </ChartCard>
+  );
+}

@@ -1,0 +1,31 @@
+// The editor's toolbar: the running code version, Save & restart (with the unsaved file count),
+// the last save's outcome, and the versions pane toggle.
+import { shortVersion } from './editor-model';
+import type { Note } from './use-editor';
+
+export interface EditorToolbarProps {
+  codeVersion: string | null;
+  saving: boolean;
+  canSave: boolean;
+  dirtyCount: number;
+  note: Note;
+  versionsShown: boolean;
+  versionCount: number;
+  onSave: () => void;
+  onToggleVersions: () => void;
+}
+
+export function EditorToolbar(p: EditorToolbarProps) {
+  return (
+    <div className="ed-toolbar">
+      <span className="ed-label">running</span>
+      <code className="ed-hash" data-testid="editor-code-version" title={p.codeVersion ?? 'not compiled yet'}>{shortVersion(p.codeVersion)}</code>
+      <button type="button" className="ed-primary" data-testid="editor-save" onClick={p.onSave} disabled={p.saving || !p.canSave} title="Compile and hot-swap the clients (Ctrl/Cmd+S)">
+        {p.saving ? 'Saving…' : p.dirtyCount > 0 ? `Save & restart (${p.dirtyCount})` : 'Save & restart'}
+      </button>
+      {p.note && <span className={`ed-note ${p.note.tone}`} role={p.note.tone === 'error' ? 'alert' : 'status'}>{p.note.text}</span>}
+      <span className="ed-spacer" />
+      <button type="button" className={`ed-toggle${p.versionsShown ? ' on' : ''}`} onClick={p.onToggleVersions}>Versions ({p.versionCount})</button>
+    </div>
+  );
+}
