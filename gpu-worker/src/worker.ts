@@ -106,7 +106,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   swarm = s;
   const completions = new CompletionService(s, config.seed);
   const matcher = new TokenMatcher(tokens);
-  const app = buildApp({ swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
+  const limits = { headersTimeoutMs: config.headersTimeoutS * 1000, requestTimeoutMs: config.requestTimeoutS * 1000, keepAliveTimeoutMs: config.keepAliveTimeoutS * 1000, maxConnectionsPerAddress: config.maxConnectionsPerAddress };
+  const app = buildApp({ swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, limits, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
   let events: EventsSocketServer | null = null;
   try {
     await app.listen({ host: config.host, port: config.port });

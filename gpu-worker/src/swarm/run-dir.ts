@@ -6,7 +6,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CountersSchema, EvalResultSchema, StepMetricsSchema, type Counters } from '../../../src/shared/swarm-protocol';
-import { newToken, type Role } from './keys';
+import { explicitTokenProblem, newToken, type Role } from './keys';
 
 export interface RunFiles {
   dir: string;
@@ -79,6 +79,8 @@ const TokensFileSchema = z.object({ admin: z.string().min(8), join: z.string().m
  * win; otherwise they are read from `<run-dir>/tokens.json`, or generated into it (mode 0600).
  */
 export function resolveTokens(files: RunFiles, explicit: Partial<Record<Role, string>>): { tokens: Record<Role, string>; file: string | null } {
+  const problem = explicitTokenProblem(explicit);
+  if (problem) throw new Error(problem);
   if (explicit.admin && explicit.join) return { tokens: { admin: explicit.admin, join: explicit.join }, file: null };
   let saved: Record<Role, string> | null = null;
   if (existsSync(files.tokens)) saved = TokensFileSchema.parse(JSON.parse(readFileSync(files.tokens, 'utf8')));
