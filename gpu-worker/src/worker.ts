@@ -14,8 +14,10 @@ import { CompletionService } from './swarm/completions';
 import { EngineHost, processEngineFactory, type EngineFactory } from './swarm/engine-host';
 import { unavailable } from './swarm/errors';
 import { TokenMatcher, type Role } from './swarm/keys';
+import { DurableCounters } from './swarm/durable-counters';
+import type { JournalFs } from './swarm/journal-fs';
 import { DurablePool } from './swarm/pool';
-import { loadOrCreateSecret, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
+import { emptyCounters, loadOrCreateSecret, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
 import { Swarm } from './swarm/swarm';
 import type { CheckpointInfo } from './swarm/trainer';
 import { WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
@@ -31,6 +33,8 @@ export interface StartOptions {
   now?: () => number;
   /** How often expiry and client liveness are checked (default 1 s). */
   sweepIntervalMs?: number;
+  /** The pool journal's file system (tests inject I/O failures with a fake). */
+  journalFs?: JournalFs;
 }
 
 export interface Worker {
@@ -88,7 +92,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     onRecovered: (info) => swarm?.onEngineRecovered(info),
     onFailed: (reason) => swarm?.onEngineFailed(reason),
   });
-  const pool = await DurablePool.open(files.pool, saved?.step ?? 0, (m) => log(`[warn] pool: ${m}`));
+  const pool = await DurablePool.open(files.pool, saved?.step ?? 0, (m) => log(`[warn] pool: ${m}`), opts.journalFs ? { fs: opts.journalFs } : {});
   try {
     await engine.start();
   } catch (err) {
@@ -102,8 +106,11 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     },
     { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
   );
-  const s = new Swarm({ config, modelName, secret, files, engine, scheduler, pool, saved, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
+  // Counters persist as they change, so kill -9 + --resume never sets them back.
+  const counters = DurableCounters.open(files.counters, saved?.counters ?? emptyCounters(), (m) => log(`[warn] ${m}`));
+  const s = new Swarm({ config, modelName, secret, files, engine, scheduler, pool, saved, counters: counters.counters, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
   swarm = s;
+  pool.onProblem((message) => s.log('error', 'pool', message));
   const completions = new CompletionService(s, config.seed);
   const matcher = new TokenMatcher(tokens);
   const limits = { headersTimeoutMs: config.headersTimeoutS * 1000, requestTimeoutMs: config.requestTimeoutS * 1000, keepAliveTimeoutMs: config.keepAliveTimeoutS * 1000, maxConnectionsPerAddress: config.maxConnectionsPerAddress };
@@ -114,6 +121,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     events = new EventsSocketServer(app.server, s, matcher);
   } catch (err) {
     s.dispose();
+    counters.close();
     await Promise.allSettled([app.close(), engine.dispose(), pool.dispose()]);
     throw err;
   }
@@ -135,6 +143,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
       await app.close();
       await engine.dispose();
       await pool.dispose();
+      counters.close();
     })();
     return disposed;
   };

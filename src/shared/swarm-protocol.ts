@@ -392,5 +392,12 @@ export const StatusSchema = z.object({
 });
 export type Status = z.infer<typeof StatusSchema>;
 
-export const HealthSchema = z.object({ ok: z.boolean(), state: WorkerStateSchema, step: z.number().int(), model: z.string() });
+/** `GET /health`: `ok` is false when the engine failed or the pool journal's last write failed (`journal` says why). */
+export const HealthSchema = z.object({
+  ok: z.boolean(),
+  state: WorkerStateSchema,
+  step: z.number().int(),
+  model: z.string(),
+  journal: z.object({ ok: z.boolean(), lastError: z.string().nullable(), lastErrorAt: z.number().nullable() }).optional(),
+});
 export type Health = z.infer<typeof HealthSchema>;

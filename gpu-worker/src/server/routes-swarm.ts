@@ -58,7 +58,10 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
     if (!swarm.keyNamesEpisode(caller.key, episodeId)) throw unauthorized('invalid_credentials', 'send the join token or this episode\'s key');
   };
 
-  app.get('/health', async (): Promise<Health> => ({ ok: swarm.state !== 'failed', state: swarm.state, step: swarm.step, model: swarm.modelName }));
+  app.get('/health', async (): Promise<Health> => {
+    const journal = swarm.pool.health;
+    return { ok: swarm.state !== 'failed' && journal.ok, state: swarm.state, step: swarm.step, model: swarm.modelName, journal: { ...journal } };
+  });
 
   app.post('/swarm/v1/clients', async (req) => {
     requireRole(req.headers, matcher, 'join');

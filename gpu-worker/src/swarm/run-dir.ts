@@ -2,7 +2,7 @@
 // signing secret, generated tokens, the last checkpoint's state, the pool journal and the engine
 // checkpoints. Writes that must survive a crash are atomic (temp file, fsync, rename, fsync dir).
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CountersSchema, EvalResultSchema, StepMetricsSchema, type Counters } from '../../../src/shared/swarm-protocol';
@@ -17,6 +17,7 @@ export interface RunFiles {
   tokens: string;
   checkpoints: string;
   worker: string;
+  counters: string;
 }
 
 export function runFiles(dir: string): RunFiles {
@@ -29,6 +30,7 @@ export function runFiles(dir: string): RunFiles {
     tokens: join(dir, 'tokens.json'),
     checkpoints: join(dir, 'checkpoints'),
     worker: join(dir, 'worker.json'),
+    counters: join(dir, 'counters.json'),
   };
 }
 
@@ -49,14 +51,20 @@ function fsyncDir(dir: string): void {
 export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o644): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fd = openSync(tmp, 'w', mode);
   try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(tmp, 'w', mode);
+    try {
+      writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    // No temporary file is left behind; the old content stays.
+    rmSync(tmp, { force: true });
+    throw err;
   }
-  renameSync(tmp, path);
   fsyncDir(dirname(path));
 }
 

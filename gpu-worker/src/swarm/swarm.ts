@@ -28,6 +28,8 @@ export interface SwarmDeps {
   scheduler: DecodeScheduler;
   pool: DurablePool;
   saved: SavedState | null;
+  /** The counters to count into (kept on disk by the worker); default: from `saved`. */
+  counters?: Counters;
   now?: () => number;
   /** One log sink: lines also go out as `log` events. */
   log?: (line: string) => void;
@@ -71,7 +73,7 @@ export class Swarm {
     this.startedAt = this.now();
     this.episodes = new EpisodeRegistry(deps.config.retainFinished);
     this.clients = new ClientRegistry(deps.config.clientTimeoutS * 1000);
-    this.counters = deps.saved ? { ...deps.saved.counters } : emptyCounters();
+    this.counters = deps.counters ?? (deps.saved ? { ...deps.saved.counters } : emptyCounters());
     this.step = deps.saved?.step ?? 0;
     this.weightVersion = deps.engine.info?.weightVersion ?? deps.saved?.weightVersion ?? 0;
     this.lastStep = deps.saved?.lastStep ?? null;
