@@ -37,6 +37,8 @@ export const WorkerConfigSchema = z.object({
   threads: z.number().int().positive().optional(),
   seed: z.number().int().default(0),
   lora: LoraOptionsSchema.optional(),
+  /** SIGTERM: the longest a shutdown waits for the final checkpoint before stopping the engine without it. */
+  stopTimeoutS: z.number().positive().default(120),
   /** Finished episodes kept in memory for inspection. */
   retainFinished: z.number().int().min(0).default(2000),
 });

@@ -155,10 +155,15 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
       if (disposed) return disposed;
       s.stopping = true;
       s.emitState(reason);
-      await Promise.race([scheduler.pause(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+      // Bounded however busy the engine is: past the deadline the engine is killed (dispose) and
+      // the run resumes from its previous checkpoint.
+      const deadline = Date.now() + config.stopTimeoutS * 1000;
+      const left = (): Promise<'late'> => new Promise((r) => setTimeout(() => r('late'), Math.max(0, deadline - Date.now())).unref());
+      await Promise.race([scheduler.pause(), new Promise((r) => setTimeout(r, Math.min(10_000, config.stopTimeoutS * 500)).unref())]);
       if (engine.status === 'ready') {
         try {
-          await s.trainer.checkpoint(reason);
+          const done = await Promise.race([s.trainer.checkpoint(reason).then(() => 'saved' as const), left()]);
+          if (done === 'late') log(`[error] worker: the checkpoint on ${reason} did not finish within ${config.stopTimeoutS} s (engine busy?); stopping the engine without it — --resume continues from the previous checkpoint`);
         } catch (err) {
           log(`[error] worker: checkpoint on ${reason} failed: ${err instanceof Error ? err.message : String(err)}`);
         }

@@ -45,6 +45,7 @@ export const WorkerOptionsSchema = z
     bodyLimit: num.int().positive().optional(),
     requestTimeout: num.positive().optional(),
     maxConnectionsPerAddress: num.int().min(0).optional(),
+    stopTimeout: num.positive().optional(),
     maxBatch: num.int().positive().optional(),
     device: z.enum(['auto', 'cpu', 'cuda']).optional(),
     dtype: z.enum(['auto', 'float32', 'bfloat16']).optional(),
@@ -93,7 +94,10 @@ export const workerHelp = `agentjet worker [options]   run the swarm server: Ope
   --admin-token T --join-token T   tokens (prefer AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN;
                              otherwise generated into <run-dir>/tokens.json, mode 0600); at least
                              16 printable characters each, and the two must differ
-  SIGTERM / Ctrl-C checkpoints and exits.`;
+  --stop-timeout S           on SIGTERM, wait at most S seconds for the final checkpoint (default
+                             120); then the engine is stopped without it
+  SIGTERM / Ctrl-C checkpoints and exits, and so does losing the parent process (e.g. under npx);
+  run it as \`node bin/agentjet.mjs worker\` (or the bin directly) so signals reach it.`;
 
 function timestamp(d = new Date()): string {
   const p = (n: number): string => String(n).padStart(2, '0');
@@ -117,7 +121,7 @@ export function workerConfigFromOptions(o: WorkerOptions, cwd = process.cwd()): 
   const config: Record<string, unknown> = { runDir, training };
   const copy: [keyof WorkerOptions, string][] = [
     ['modelName', 'modelName'], ['port', 'port'], ['host', 'host'], ['publicUrl', 'publicUrl'], ['episodeTimeout', 'episodeTimeoutS'],
-    ['clientTimeout', 'clientTimeoutS'], ['bodyLimit', 'bodyLimitBytes'], ['requestTimeout', 'requestTimeoutS'], ['maxConnectionsPerAddress', 'maxConnectionsPerAddress'], ['maxBatch', 'maxBatch'], ['device', 'device'], ['dtype', 'dtype'],
+    ['clientTimeout', 'clientTimeoutS'], ['bodyLimit', 'bodyLimitBytes'], ['requestTimeout', 'requestTimeoutS'], ['maxConnectionsPerAddress', 'maxConnectionsPerAddress'], ['stopTimeout', 'stopTimeoutS'], ['maxBatch', 'maxBatch'], ['device', 'device'], ['dtype', 'dtype'],
     ['threads', 'threads'], ['seed', 'seed'],
   ];
   for (const [from, to] of copy) if (o[from] !== undefined) config[to] = o[from];
@@ -144,10 +148,14 @@ export function explicitTokens(o: Pick<WorkerOptions, 'adminToken' | 'joinToken'
 export async function runWorker(o: WorkerOptions): Promise<void> {
   const { config, resume } = workerConfigFromOptions(o);
   const tokens = explicitTokens(o);
-  const worker = await startWorker(config, { resume, tokens });
+  const starting = startWorker(config, { resume, tokens });
+  // Signals are handled from the start (a stop during start-up waits for it, then checkpoints), so
+  // a SIGTERM sent the moment "listening on" appears is never lost.
+  const stopped = exitOnSignals(async (signal) => (await starting).shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
+  const worker = await starting;
   const s = worker.swarm;
   console.log(`agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`);
   console.log(`  strategy ${s.training.strategy} · batch ${s.training.batch} · group ${s.training.groupSize} · ${s.training.algo} · merge ${s.training.merge}/${s.training.level} · lr ${s.training.lr}`);
   console.log(worker.tokensFile ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)` : '  tokens: from the environment / flags');
-  await exitOnSignals((signal) => worker.shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
+  await stopped;
 }
