@@ -2,7 +2,7 @@
 // state), starts the engine and loads the model (restoring the last checkpoint on --resume),
 // opens the durable pool, and serves HTTP + the events WebSocket. `shutdown()` is what SIGTERM
 // does: refuse new work, let running generations finish, checkpoint, close everything.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -17,7 +17,7 @@ import { TokenMatcher, type Role } from './swarm/keys';
 import { DurableCounters } from './swarm/durable-counters';
 import type { JournalFs } from './swarm/journal-fs';
 import { DurablePool } from './swarm/pool';
-import { emptyCounters, loadOrCreateSecret, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
+import { emptyCounters, loadOrCreateSecret, preparePrivateDir, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
 import { Swarm } from './swarm/swarm';
 import type { CheckpointInfo } from './swarm/trainer';
 import { WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
@@ -73,7 +73,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = resolveConfig(input, opts.resume ?? false);
   const files = runFiles(config.runDir);
-  mkdirSync(files.dir, { recursive: true });
+  preparePrivateDir(files.dir);
   writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
   const secret = loadOrCreateSecret(files);
   const { tokens, file: tokensFile } = resolveTokens(files, opts.tokens ?? {});

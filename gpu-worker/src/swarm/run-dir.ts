@@ -2,7 +2,7 @@
 // signing secret, generated tokens, the last checkpoint's state, the pool journal and the engine
 // checkpoints. Writes that must survive a crash are atomic (temp file, fsync, rename, fsync dir).
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CountersSchema, EvalResultSchema, StepMetricsSchema, type Counters } from '../../../src/shared/swarm-protocol';
@@ -34,6 +34,15 @@ export function runFiles(dir: string): RunFiles {
   };
 }
 
+/**
+ * Creates the run folder (and makes an existing one) private: mode 0700, since it holds the
+ * signing secret and tokens but also config, state, the pool's timelines and the checkpoints.
+ */
+export function preparePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+}
+
 function fsyncDir(dir: string): void {
   try {
     const fd = openSync(dir, 'r');
@@ -48,7 +57,7 @@ function fsyncDir(dir: string): void {
 }
 
 /** Writes `data` to `path` so that a crash leaves either the old or the new content. */
-export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o644): void {
+export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o600): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {

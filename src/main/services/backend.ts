@@ -228,7 +228,7 @@ export class Backend implements WorkbenchBackend {
     const runDir = join(this.o.dataDir, 'runs', runId);
     const example = resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir });
     const model = p.model === 'builtin' ? 'builtin' : resolve(p.model);
-    mkdirSync(runDir, { recursive: true });
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
     const session = this.newSession(runId, 'local', example.label, model);
     const spec: LocalWorkerSpec = {
       bin: join(this.o.repoRoot, 'bin', 'agentjet.mjs'), cwd: this.o.repoRoot, runDir: join(runDir, 'worker'), args: [...workerFlags(p, model), ...(this.o.workerArgs ?? [])],
@@ -263,7 +263,7 @@ export class Backend implements WorkbenchBackend {
     const runId = newRunId();
     const runDir = join(this.o.dataDir, 'runs', runId);
     const example = p.example !== undefined ? resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir }) : null;
-    mkdirSync(runDir, { recursive: true });
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
     const session = this.newSession(runId, 'remote', example?.label ?? null, probe.health.model);
     this.o.store.createRun({ runId, name: `remote ${new URL(url).host}`, mode: 'remote', workerUrl: url, model: probe.health.model, example: example?.label ?? null, config: { connect: { ...p, adminToken: undefined, joinToken: undefined } }, createdAt: session.get().startedAt });
     const ctx = this.context(runId, runDir, session);
