@@ -283,7 +283,7 @@ export class Backend implements WorkbenchBackend {
       const workspace = example ? await CodeWorkspace.open(example.workspace) : null;
       const groupSize = w.firstStatus?.config.groupSize ?? 1;
       clients = new ClientService({
-        ctx, http: w.http, workspace, currentStep: () => session.get().step,
+        ctx, http: w.http, workspace, currentStep: () => session.get().step, events: (l) => w.onSwarmEvent(l),
         runner: conn.joinToken && workspace ? { serverUrl: conn.url, joinToken: conn.joinToken, count: clientCount, groupSize, cacheDir: join(this.o.dataDir, 'cache', 'clients'), nodePaths: [join(this.o.repoRoot, 'node_modules')] } : null,
       });
       session.activity('starting_clients', `${clientCount} client(s)`);
