@@ -1,14 +1,15 @@
 // Stopping the worker the ways it is documented to run, with the real engine (built-in model):
 // the service entry script (`exec node bin/agentjet.mjs worker`) gets SIGTERM → checkpoint, exit
-// 0, engine gone; a worker SIGKILLed while its engine reads nothing does not leave the engine
-// behind; under `npx agentjet worker` a SIGTERM to npx (which npm does not pass on) still ends in
+// 0, engine gone; a worker SIGKILLed (kill -9) while its engine reads nothing does not leave the
+// engine behind, and after --resume its answered ends are pooled and no counter went backwards; under `npx agentjet worker` a SIGTERM to npx (which npm does not pass on) still ends in
 // a checkpointed shutdown, because the worker notices it was orphaned.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../gpu-worker/src/resources';
-import { tempDir, TEST_TOKENS } from '../../gpu-worker/src/testing/workers';
+import { http, tempDir, TEST_TOKENS } from '../../gpu-worker/src/testing/workers';
+import type { ClaimResponse, Status } from '../shared/swarm-protocol';
 import { processAlive } from '../main/runner/process-group';
 
 const linux = process.platform === 'linux';
@@ -75,6 +76,20 @@ async function launch(cmd: string, args: string[], runDir: string, env: NodeJS.P
   return { child, url, workerPid, enginePid, output: () => out };
 }
 
+const status = async (url: string): Promise<Status> => (await http<Status>(url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body;
+
+async function claimOne(url: string, taskId: string): Promise<ClaimResponse> {
+  const c = await http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'stop-test', taskId } });
+  expect(c.status, JSON.stringify(c.body)).toBe(201);
+  return c.body;
+}
+
+async function playAndEnd(url: string, taskId: string): Promise<void> {
+  const c = await claimOne(url, taskId);
+  expect((await http(url, 'POST', '/v1/chat/completions', { token: c.apiKey, body: { messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(200);
+  expect((await http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: TEST_TOKENS.join, body: { taskId, reward: 1 } })).status).toBe(200);
+}
+
 const workerArgs = (runDir: string): string[] => ['--port', '0', '--run-dir', runDir, '--threads', '1', '--max-tokens', '8', '--checkpoint-every', '0'];
 
 function newRunDir(): string {
@@ -84,12 +99,16 @@ function newRunDir(): string {
 }
 
 describe.skipIf(!linux)('stopping the worker as documented (real engine)', () => {
-  it('the service entry script: SIGKILL leaves no engine even when it is not reading; a restart resumes and SIGTERM checkpoints', async () => {
+  it('the service entry script: kill -9 loses no answered end, sets no counter back and leaves no engine, even one not reading; a restart resumes and SIGTERM checkpoints', async () => {
     const runDir = newRunDir();
     const entry = join(REPO_ROOT, 'deploy', 'worker-entry.sh');
     const env = { AGENTJET_RUN_DIR: runDir };
-    const first = await launch(entry, ['--port', '0', '--threads', '1', '--checkpoint-every', '0'], runDir, env);
+    const first = await launch(entry, ['--port', '0', '--threads', '1', '--checkpoint-every', '0', '--strategy', 'C1', '--batch', '100', '--max-tokens', '8'], runDir, env);
     expect(first.workerPid).toBe(first.child.pid); // exec: signals go to Node itself
+    for (const task of ['a', 'b']) await playAndEnd(first.url, task);
+    await claimOne(first.url, 'left-open');
+    const before = (await status(first.url)).counters;
+    expect(before).toMatchObject({ claimed: 3, ended: 2, calls: 2 });
     // An engine that reads nothing (stopped: as stuck in a long render or training step) would
     // never see its stdin close; the kernel's parent-death signal ends it all the same.
     process.kill(first.enginePid, 'SIGSTOP');
@@ -100,6 +119,10 @@ describe.skipIf(!linux)('stopping the worker as documented (real engine)', () =>
 
     const second = await launch(entry, ['--port', '0'], runDir, env);
     expect(second.output()).toMatch(/resumed/);
+    // kill -9 lost nothing: the answered ends are pooled, and no counter went backwards.
+    const after = await status(second.url);
+    expect(after.pool.episodes).toBe(2);
+    for (const k of Object.keys(before) as (keyof typeof before)[]) expect(after.counters[k], k).toBeGreaterThanOrEqual(before[k]);
     const exited = new Promise<number | null>((r) => second.child.once('exit', (code) => r(code)));
     second.child.kill('SIGTERM');
     expect(await exited).toBe(0);
