@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { startWorker } from '../../gpu-worker/src/worker';
 import { WorkerConfigPatchSchema, type WorkerConfigInput, type WorkerConfigPatch } from '../../gpu-worker/src/worker-config';
+import { explicitTokenProblem } from '../../gpu-worker/src/swarm/keys';
 import { flagShape, fromFlags, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS } from '../shared/options/index';
 import { exitOnSignals } from './signals';
 
@@ -15,8 +16,8 @@ const CommandFlags = z.object({
   runDir: z.string().min(1).optional(),
   resume: z.string().min(1).optional(),
   config: z.string().min(1).optional(),
-  adminToken: z.string().min(8).optional(),
-  joinToken: z.string().min(8).optional(),
+  adminToken: z.string().optional(),
+  joinToken: z.string().optional(),
 });
 
 export const WorkerOptionsSchema = CommandFlags.extend({ ...flagShape(WORKER_OPTIONS), ...flagShape(TRAINING_OPTIONS) }).strict();
@@ -30,8 +31,10 @@ export const workerHelp = [
   ...helpLines(WORKER_OPTIONS),
   ...helpLines(TRAINING_OPTIONS),
   '  --admin-token T --join-token T   tokens (prefer AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN;',
-  '                             otherwise generated into <run-dir>/tokens.json, mode 0600)',
-  '  SIGTERM / Ctrl-C checkpoints and exits.',
+  '                             otherwise generated into <run-dir>/tokens.json, mode 0600); at least',
+  '                             16 printable characters each, and the two must differ',
+  '  SIGTERM / Ctrl-C checkpoints and exits, and so does losing the parent process (e.g. under npx);',
+  '  run it as `node bin/agentjet.mjs worker` (or the bin directly) so signals reach it.',
 ].join('\n');
 
 function timestamp(d = new Date()): string {
@@ -73,14 +76,34 @@ export function workerConfigFromOptions(given: WorkerOptions, cwd = process.cwd(
   return { config, resume: cmd.resume !== undefined };
 }
 
+/** Tokens from the flags, else the environment; refused (naming where they came from) when too short or equal. */
+export function explicitTokens(o: Pick<WorkerOptions, 'adminToken' | 'joinToken'>, env: NodeJS.ProcessEnv = process.env): Partial<Record<'admin' | 'join', string>> {
+  const tokens: Partial<Record<'admin' | 'join', string>> = {};
+  const sources: Partial<Record<'admin' | 'join', string>> = {};
+  const pick = (role: 'admin' | 'join', flag: string | undefined, name: string): void => {
+    const fromEnv = env[name];
+    if (flag !== undefined) [tokens[role], sources[role]] = [flag, `--${role}-token`];
+    else if (fromEnv !== undefined && fromEnv !== '') [tokens[role], sources[role]] = [fromEnv, name];
+  };
+  pick('admin', o.adminToken, 'AGENTJET_ADMIN_TOKEN');
+  pick('join', o.joinToken, 'AGENTJET_JOIN_TOKEN');
+  const problem = explicitTokenProblem(tokens, sources);
+  if (problem) throw new Error(problem);
+  return tokens;
+}
+
 export async function runWorker(o: WorkerOptions): Promise<void> {
   const { config, resume } = workerConfigFromOptions(o);
-  const tokens = { admin: o.adminToken ?? process.env['AGENTJET_ADMIN_TOKEN'], join: o.joinToken ?? process.env['AGENTJET_JOIN_TOKEN'] };
-  const worker = await startWorker(config, { resume, tokens: { ...(tokens.admin ? { admin: tokens.admin } : {}), ...(tokens.join ? { join: tokens.join } : {}) } });
+  const tokens = explicitTokens(o);
+  const starting = startWorker(config, { resume, tokens });
+  // Signals are handled from the start (a stop during start-up waits for it, then checkpoints), so
+  // a SIGTERM sent the moment "listening on" appears is never lost.
+  const stopped = exitOnSignals(async (signal) => (await starting).shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
+  const worker = await starting;
   const s = worker.swarm;
   const t = s.training;
   console.log(`agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`);
   console.log(`  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ${t.merge}/${t.level} · lr ${t.lr}`);
   console.log(worker.tokensFile ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)` : '  tokens: from the environment / flags');
-  await exitOnSignals((signal) => worker.shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
+  await stopped;
 }

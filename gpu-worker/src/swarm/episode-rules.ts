@@ -2,9 +2,9 @@
 // worker state (with a retry hint), which episode a key names or why not, and whether an episode
 // still takes calls, an end or an abort. Each answer is the client's error (HTTP status + code).
 import type { WorkerState } from '../../../src/shared/swarm-protocol';
-import { conflict, unauthorized, unavailable, type SwarmError } from './errors';
+import { conflict, unavailable, type SwarmError } from './errors';
 import type { Episode } from './episodes';
-import { verifyEpisodeKey } from './keys';
+import { keyRefusal, verifyEpisodeKey } from './keys';
 
 /** Why a claim is refused in a state other than `running` (a 503 with the seconds to wait). */
 export function claimRefusal(state: Exclude<WorkerState, 'running'>, expectedUpdateS: number): SwarmError {
@@ -24,10 +24,7 @@ export function claimRefusal(state: Exclude<WorkerState, 'running'>, expectedUpd
 export function episodeIdOfKey(secret: Buffer, key: string): string {
   const check = verifyEpisodeKey(secret, key);
   if (check.ok) return check.episodeId;
-  throw unauthorized(
-    check.reason === 'malformed' ? 'invalid_api_key' : 'invalid_episode_key',
-    check.reason === 'malformed' ? 'the API key is not an episode key of this server; claim an episode first (POST /swarm/v1/episodes)' : 'the episode key is not valid (bad signature)',
-  );
+  throw keyRefusal(check.reason);
 }
 
 /** Throws the 409 that says why an episode no longer takes calls, an end or an abort. */

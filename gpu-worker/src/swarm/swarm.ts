@@ -7,12 +7,12 @@ import type { EngineInfo } from '../../../src/shared/engine-protocol';
 import type { TrainingConfig, TrainingConfigPatch } from '../../../src/shared/options/index';
 import type { SwarmEvent } from '../../../src/shared/swarm-events';
 import type {
-  ClaimRequest, ClaimResponse, Counters, EndRequest, EndResponse, EvalResult, MergedEpisodeAnswer, Status, StepMetrics, WorkerState,
+  ClaimRequest, ClaimResponse, ClientInfo, Counters, EndRequest, EndResponse, EvalResult, MergedEpisodeAnswer, Status, StepMetrics, WorkerState,
 } from '../../../src/shared/swarm-protocol';
 import { mergeTimelines } from '../../../src/shared/timeline/index';
 import type { RecordedCall } from '../rollout/record-call';
 import type { WorkerConfig } from '../worker-config';
-import { ClientRegistry } from './clients';
+import { ClientRegistry, openCountsByClient } from './clients';
 import type { CallLedger } from './completions';
 import type { EngineView } from './engine-host';
 import { assertOpen, claimRefusal, episodeIdOfKey } from './episode-rules';
@@ -37,6 +37,8 @@ export interface SwarmDeps {
   generation: GenerationGate;
   pool: DurablePool;
   saved: SavedState | null;
+  /** The counters to count into (kept on disk by the worker); default: from `saved`. */
+  counters?: Counters;
   now?: () => number;
   /** One log sink: lines also go out as `log` events. */
   log?: (line: string) => void;
@@ -70,7 +72,7 @@ export class Swarm implements CallLedger, TrainerHost {
     this.bus = new EventBus(deps.log);
     this.episodes = new EpisodeRegistry(deps.config.retainFinished);
     this.clients = new ClientRegistry(deps.config.clientTimeoutS * 1000);
-    this.counters = deps.saved ? { ...deps.saved.counters } : emptyCounters();
+    this.counters = deps.counters ?? (deps.saved ? { ...deps.saved.counters } : emptyCounters());
     this.evals = new EvalResults(deps.saved?.eval ?? []);
     this.trained = new TrainedSamples(deps.config.retainFinished);
     this.trainer = new Trainer({
@@ -81,32 +83,22 @@ export class Swarm implements CallLedger, TrainerHost {
     this.sweepTimer.unref();
   }
 
-  get engine(): EngineView {
-    return this.deps.engine;
-  }
+  get engine(): EngineView { return this.deps.engine; }
 
   /** The training settings in force (change them with `updateTraining`). */
   get training(): Readonly<TrainingConfig> {
     return this.trainingConfig;
   }
 
-  get step(): number {
-    return this.trainer.step;
-  }
+  get step(): number { return this.trainer.step; }
 
   /** The weight version of the engine's loaded weights (the engine owns it). */
-  get weightVersion(): number {
-    return this.deps.engine.weightVersion;
-  }
+  get weightVersion(): number { return this.deps.engine.weightVersion; }
 
-  get lastStep(): StepMetrics | null {
-    return this.trainer.lastStep;
-  }
+  get lastStep(): StepMetrics | null { return this.trainer.lastStep; }
 
   /** The event log viewers replay from. */
-  get events(): EventLog {
-    return this.bus.events;
-  }
+  get events(): EventLog { return this.bus.events; }
 
   get state(): WorkerState {
     if (this.stopping) return 'stopping';
@@ -209,6 +201,9 @@ export class Swarm implements CallLedger, TrainerHost {
     return ep;
   }
 
+  /** Whether a key is an episode key of this server (signature only; the episode may be gone). */
+  verifyKey = (key: string): ReturnType<typeof verifyEpisodeKey> => verifyEpisodeKey(this.deps.secret, key);
+
   /** Whether `key` is a valid key for episode `episodeId` (any status). */
   keyNamesEpisode(key: string, episodeId: string): boolean {
     const check = verifyEpisodeKey(this.deps.secret, key);
@@ -304,6 +299,13 @@ export class Swarm implements CallLedger, TrainerHost {
     this.bus.emit({ type: 'eval_result', result: this.evals.add(version, reward, success) });
   }
 
+  /** The clients with their open episodes counted (one pass over the open episodes). */
+  clientList = (): ClientInfo[] => this.clients.list(openCountsByClient(this.episodes.openEpisodes()));
+  /** Whether a client is known (registered, or seen claiming an episode, and not pruned). */
+  hasClient = (clientId: string): boolean => this.clients.has(clientId);
+  /** The pool journal's health (whether accepted ends are being made durable). */
+  get journalHealth(): DurablePool['health'] { return this.deps.pool.health; }
+
   evalResults(): EvalResult[] {
     return this.evals.list();
   }
@@ -373,7 +375,6 @@ export class Swarm implements CallLedger, TrainerHost {
   // ----- status -----
 
   status(): Status {
-    const openPerClient = (clientId: string): number => this.episodes.openEpisodes().filter((e) => e.clientId === clientId).length;
     const pool = this.deps.pool.list();
     const engine = this.deps.engine;
     const checkpoint = this.trainer.lastCheckpoint;
@@ -381,7 +382,7 @@ export class Swarm implements CallLedger, TrainerHost {
       state: this.state, step: this.step, weightVersion: this.weightVersion, model: this.modelName, runDir: this.deps.files.dir,
       uptimeS: (this.now() - this.startedAt) / 1000, config: this.trainingConfig, progress: this.trainer.progress(),
       pool: { episodes: pool.length, tasks: new Set(pool.map((e) => e.taskId)).size },
-      episodes: { open: this.episodes.openCount }, counters: { ...this.counters }, clients: this.clients.list(openPerClient),
+      episodes: { open: this.episodes.openCount }, counters: { ...this.counters }, clients: this.clientList(),
       lastStep: this.lastStep, eval: this.evals.list(),
       engine: { alive: engine.status === 'ready', device: engine.info?.device ?? 'unknown', restarts: engine.restarts, lastError: engine.lastError?.split('\n')[0] ?? null },
       lastCheckpoint: checkpoint ? { step: checkpoint.step, at: checkpoint.at } : null,
