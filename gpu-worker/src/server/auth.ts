@@ -1,4 +1,4 @@
-// Who is calling: the bearer credential of a request checked against the admin and join tokens
+// Who is calling: the bearer credential (or x-api-key) of a request checked against the admin and join tokens
 // (constant time) or read as a signed episode key. Credentials are never logged or echoed.
 import type { IncomingHttpHeaders } from 'node:http';
 import { bearerToken, type Role, type TokenMatcher } from '../swarm/keys';
@@ -7,9 +7,11 @@ import { forbidden, unauthorized } from '../swarm/errors';
 export type Caller = { kind: 'token'; role: Role } | { kind: 'key'; key: string };
 
 export function callerOf(headers: IncomingHttpHeaders, matcher: TokenMatcher): Caller {
-  const token = bearerToken(headers.authorization);
+  // `x-api-key: <token>` (what Anthropic's SDKs send) counts as `Authorization: Bearer <token>`.
+  const apiKey = headers['x-api-key'];
+  const token = bearerToken(headers.authorization) ?? (typeof apiKey === 'string' && /^\S+$/.test(apiKey) ? apiKey : null);
   if (token === null) {
-    throw unauthorized('missing_credentials', headers.authorization ? 'the Authorization header must be `Bearer <token>`' : 'send `Authorization: Bearer <token>`');
+    throw unauthorized('missing_credentials', headers.authorization ? 'the Authorization header must be `Bearer <token>`' : 'send `Authorization: Bearer <token>` (or `x-api-key: <token>`)');
   }
   const role = matcher.match(token);
   return role ? { kind: 'token', role } : { kind: 'key', key: token };

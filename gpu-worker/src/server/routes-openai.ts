@@ -19,7 +19,7 @@ export interface OpenAiRouteDeps {
   matcher: TokenMatcher;
 }
 
-function agentOf(req: FastifyRequest): string | undefined {
+export function agentOf(req: FastifyRequest): string | undefined {
   const raw = req.headers['x-agentjet-agent'];
   if (raw === undefined) return undefined;
   const parsed = IdSchema.max(64).safeParse(raw);
@@ -118,7 +118,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
   });
 }
 
-function rethrowCancelled(err: unknown): never {
+export function rethrowCancelled(err: unknown): never {
   if (err instanceof DecodeCancelledError) throw new SwarmError(499, 'invalid_request_error', 'client_closed_request', 'the client closed the request');
   throw err;
 }
