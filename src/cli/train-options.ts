@@ -4,7 +4,7 @@ import { StrategySchema } from '../shared/swarm-protocol';
 
 const num = z.coerce.number();
 
-export const CLIENT_KINDS = ['openai', 'vercel', 'fetch', 'python'] as const;
+export const CLIENT_KINDS = ['openai', 'vercel', 'fetch', 'python', 'langchain', 'agents'] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 
 export const TrainOptionsSchema = z
@@ -34,8 +34,10 @@ export const trainHelp = `agentjet train <example> [options]   headless training
                              (default 0.5); step lines, metrics and evals then report each task
   --clients N                client processes (default 2)
   --steps K                  stop after K training steps (default 10)
-  --client openai|vercel|fetch|python   which client implementation to run: the openai package,
-                             the Vercel AI SDK, raw fetch, or Python (default openai)
+  --client openai|vercel|fetch|python|langchain|agents   which client implementation to run: the
+                             openai package, the Vercel AI SDK, raw fetch, Python, LangChain.js
+                             (tools bound to ChatOpenAI) or the OpenAI Agents SDK (Responses API)
+                             (default openai)
   --strategy C1..C5 --batch N --group-size G --lr LR   training settings, as for \`agentjet worker\`
   --max-tokens N --threads T --seed S                  worker settings, as for \`agentjet worker\`
   --eval-every M             every M steps (and once before training) play --eval-episodes held-out

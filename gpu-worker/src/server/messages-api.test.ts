@@ -106,7 +106,8 @@ describe('Messages API (fake engine, @anthropic-ai/sdk client)', () => {
     expect(short.usage.output_tokens).toBe(5);
     const stopped = await client.messages.create({ model: c.model, max_tokens: 64, stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'stop' }] });
     expect(stopped.content).toEqual([{ type: 'text', text: 'alpha beta ' }]);
-    await expect(client.messages.create({ model: c.model, max_tokens: 64, top_k: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400 });
+    const topK = await http(t.worker.url, 'POST', '/v1/messages', { headers: { 'x-api-key': c.apiKey }, body: { model: 'm', max_tokens: 8, top_k: 5, messages: [{ role: 'user', content: 'x' }] } });
+    expect(topK.status).toBe(400);
     await expect(client.messages.create({ model: c.model, max_tokens: 64, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400 });
     await expect(client.messages.create({
       model: c.model, max_tokens: 64, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] }],

@@ -66,7 +66,7 @@ describe('Responses API (fake engine, openai SDK client)', () => {
     expect(fc.name).toBe('calc');
     expect(JSON.parse(fc.arguments)).toEqual({ expression: '2+3' });
     expect(first.usage!.output_tokens).toBeGreaterThan(0);
-    input.push(...first.output, { type: 'function_call_output', call_id: fc.call_id, output: '5' });
+    input.push(...first.output.flatMap((o) => (o.type === 'message' || o.type === 'function_call' ? [o] : [])), { type: 'function_call_output', call_id: fc.call_id, output: '5' });
     const second = await client.responses.create({ model: c.model, instructions: SYSTEM, input, tools: [calcTool] });
     expect(second.output_text).toBe('The answer is 5.');
     sameRecording(reference, await timelines(c.episodeId));

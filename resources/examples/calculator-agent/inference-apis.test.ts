@@ -12,7 +12,7 @@ import { runEpisode, type Policy } from '../../../src/shared/episode';
 import { ClaimResponseSchema, type ClaimResponse } from '../../../src/shared/swarm-protocol';
 import { TimelineSchema, type Timeline } from '../../../src/shared/timeline/index';
 import { z } from 'zod';
-import { loadTasks } from '../index';
+import { loadTasks, type CalcTask } from '../index';
 import { messagesPolicy } from '../messages-policy';
 import { openaiPolicy } from '../openai-policy';
 import { responsesPolicy } from '../responses-policy';
@@ -39,7 +39,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-async function play(variant: string, task: ReturnType<typeof loadTasks>[number]): Promise<{ timelines: Timeline[]; samples: number; breaks: number }> {
+async function play(variant: string, task: CalcTask): Promise<{ timelines: Timeline[]; samples: number; breaks: number }> {
   const res = await fetch(`${w.url}/swarm/v1/episodes`, {
     method: 'POST', headers: { authorization: `Bearer ${TOKENS.join}`, 'content-type': 'application/json' },
     body: JSON.stringify({ clientId: `apis-${variant}`, kind: 'eval', taskId: task.id }),
@@ -58,7 +58,7 @@ async function play(variant: string, task: ReturnType<typeof loadTasks>[number])
 describe('chat completions, Responses and Messages APIs with the official SDKs against a real worker', () => {
   it('record the same multi-turn tool-using episode with the same tokens, merging alike', async () => {
     // The first eval task on which the greedy model calls the tool and then goes on.
-    let task: ReturnType<typeof loadTasks>[number] | undefined;
+    let task: CalcTask | undefined;
     let reference: Awaited<ReturnType<typeof play>> | undefined;
     for (const candidate of loadTasks('calculator-agent', 'eval').slice(0, 12)) {
       const played = await play('chat', candidate);
