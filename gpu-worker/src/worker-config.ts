@@ -33,6 +33,10 @@ export const WorkerConfigSchema = z.object({
   lora: LoraOptionsSchema.optional(),
   /** Finished episodes kept in memory for inspection. */
   retainFinished: z.number().int().min(0).default(2000),
+  /** Serve AgentJet's swarm-client routes under /agentjet/<join-token>; the worker then starts paused (ENGINE.OFFLINE) until a client's start_engine. */
+  agentjetCompat: z.boolean().default(false),
+  /** Write step, eval and merge metrics as TensorBoard event files into this folder. */
+  tensorboardDir: z.string().min(1).optional(),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfigSchema>;
 export type WorkerConfigInput = z.input<typeof WorkerConfigSchema>;

@@ -106,7 +106,12 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   swarm = s;
   const completions = new CompletionService(s, config.seed);
   const matcher = new TokenMatcher(tokens);
-  const app = buildApp({ swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
+  // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.
+  if (config.agentjetCompat) s.paused = true;
+  const app = buildApp({
+    swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log,
+    agentjetCompat: config.agentjetCompat, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+  });
   let events: EventsSocketServer | null = null;
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -47,6 +47,8 @@ export const WorkerOptionsSchema = z
     dtype: z.enum(['auto', 'float32', 'bfloat16']).optional(),
     threads: num.int().positive().optional(),
     seed: num.int().optional(),
+    agentjetCompat: bool.optional(),
+    tensorboard: z.string().min(1).optional(),
     adminToken: z.string().min(8).optional(),
     joinToken: z.string().min(8).optional(),
   })
@@ -83,6 +85,10 @@ export const workerHelp = `agentjet worker [options]   run the swarm server: Ope
   --body-limit BYTES         largest request body (default 8388608)
   --max-batch N              largest generate batch (default 64)
   --device auto|cpu|cuda --dtype auto|float32|bfloat16 --threads T --seed S
+  --agentjet-compat true|false   also serve AgentJet's SwarmClient routes (claim_episode, end_episode, …)
+                             and the OpenAI routes under /agentjet/<join-token>; the worker then starts
+                             paused (ENGINE.OFFLINE) until a client's start_engine (default false)
+  --tensorboard DIR          write step, eval and merge metrics as TensorBoard event files into DIR
   --admin-token T --join-token T   tokens (prefer AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN;
                              otherwise generated into <run-dir>/tokens.json, mode 0600)
   SIGTERM / Ctrl-C checkpoints and exits.`;
@@ -110,10 +116,11 @@ export function workerConfigFromOptions(o: WorkerOptions, cwd = process.cwd()): 
   const copy: [keyof WorkerOptions, string][] = [
     ['modelName', 'modelName'], ['port', 'port'], ['host', 'host'], ['publicUrl', 'publicUrl'], ['episodeTimeout', 'episodeTimeoutS'],
     ['clientTimeout', 'clientTimeoutS'], ['bodyLimit', 'bodyLimitBytes'], ['maxBatch', 'maxBatch'], ['device', 'device'], ['dtype', 'dtype'],
-    ['threads', 'threads'], ['seed', 'seed'],
+    ['threads', 'threads'], ['seed', 'seed'], ['agentjetCompat', 'agentjetCompat'],
   ];
   for (const [from, to] of copy) if (o[from] !== undefined) config[to] = o[from];
   if (o.model !== undefined) config['model'] = o.model === 'builtin' ? 'builtin' : resolve(cwd, o.model);
+  if (o.tensorboard !== undefined) config['tensorboardDir'] = resolve(cwd, o.tensorboard);
   return { config: config as WorkerConfigInput, resume: o.resume !== undefined };
 }
 
@@ -125,5 +132,6 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   console.log(`agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`);
   console.log(`  strategy ${s.training.strategy} · batch ${s.training.batch} · group ${s.training.groupSize} · ${s.training.algo} · merge ${s.training.merge}/${s.training.level} · lr ${s.training.lr}`);
   console.log(worker.tokensFile ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)` : '  tokens: from the environment / flags');
+  if (worker.config.agentjetCompat) console.log(`  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`);
   await exitOnSignals((signal) => worker.shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
 }

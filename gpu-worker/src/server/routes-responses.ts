@@ -9,15 +9,22 @@ import { checkResponsesBody, responseObject, responsesToChat, type ResponseMeta 
 import { blocksOfMessage } from '../../../src/shared/stream-blocks';
 import { badRequest } from '../swarm/errors';
 import { ResponseStore } from '../swarm/response-store';
+import type { Swarm } from '../swarm/swarm';
 import { completeJson, completeStreamed, episodeOfRequest, prepareCall, type ApiRouteDeps } from './api-call';
 import { parseBody } from './http';
 
-export function registerResponsesRoutes(app: FastifyInstance, deps: ApiRouteDeps, store = new ResponseStore()): void {
-  const off = deps.swarm.onEvent((e) => {
+/** The store of an app's responses: an episode's entries go when it finishes; unsubscribed on close. */
+export function responseStoreFor(app: FastifyInstance, swarm: Swarm): ResponseStore {
+  const store = new ResponseStore();
+  const off = swarm.onEvent((e) => {
     if (e.type === 'episode_ended' || e.type === 'episode_aborted' || e.type === 'episode_expired') store.dropEpisode(e.episodeId);
   });
   app.addHook('onClose', async () => off());
+  return store;
+}
 
+/** Registers the route on `app` (or a prefixed scope of it) over `store`, which scopes share. */
+export function registerResponsesRoutes(app: FastifyInstance, deps: ApiRouteDeps, store: ResponseStore): void {
   app.post('/v1/responses', async (req, reply) => {
     const ep = episodeOfRequest(req, deps, 'the Responses API');
     checkResponsesBody(req.body);

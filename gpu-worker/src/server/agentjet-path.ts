@@ -1,0 +1,6 @@
+// Where AgentJet's compat routes live: under `/agentjet/<join-token>` (AgentJet's clients send no
+// credentials, so the path carries the join token). Paths are logged and echoed with it redacted.
+export const AGENTJET_PREFIX = '/agentjet';
+
+/** A path with the join token of an AgentJet prefix replaced, for logs and echoed errors. */
+export const redactJoinToken = (path: string): string => path.replace(/^\/agentjet\/[^/?]+/, '/agentjet/<join-token>');
