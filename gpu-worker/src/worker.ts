@@ -17,6 +17,7 @@ import { TokenMatcher, type Role } from './swarm/keys';
 import { DurablePool } from './swarm/pool';
 import { loadOrCreateSecret, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
 import { Swarm } from './swarm/swarm';
+import { TensorBoardSink } from './swarm/tensorboard-sink';
 import type { CheckpointInfo } from './swarm/trainer';
 import { WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
 
@@ -104,6 +105,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   );
   const s = new Swarm({ config, modelName, secret, files, engine, scheduler, pool, saved, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
   swarm = s;
+  const tensorboard = config.tensorboardDir ? new TensorBoardSink(config.tensorboardDir) : null;
+  if (tensorboard) s.onEvent((e) => tensorboard.onEvent(e));
   const completions = new CompletionService(s, config.seed);
   const matcher = new TokenMatcher(tokens);
   // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.
@@ -117,6 +120,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     await app.listen({ host: config.host, port: config.port });
     events = new EventsSocketServer(app.server, s, matcher);
   } catch (err) {
+    tensorboard?.close();
     s.dispose();
     await Promise.allSettled([app.close(), engine.dispose(), pool.dispose()]);
     throw err;
@@ -126,6 +130,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
   writeFileAtomic(files.worker, `${JSON.stringify({ pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() }, null, 2)}\n`);
   s.log('info', 'worker', `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''})`);
+  if (tensorboard) s.log('info', 'worker', `TensorBoard event file: ${tensorboard.file}`);
   s.emitState('started');
   s.trainer.poke();
 
@@ -135,6 +140,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
       s.stopping = true;
       scheduler.failAll(unavailable('stopping', 'the worker is shutting down', 30));
       await events?.dispose();
+      tensorboard?.close();
       s.dispose();
       await app.close();
       await engine.dispose();
