@@ -1,6 +1,7 @@
 // Runs: every run stored in SQLite (virtualised, fast with 100,000 rows). "Open" makes a run the
-// viewed one (charts and inspector then show it); ticking two runs compares their reward and
-// success curves on one chart.
+// viewed one (charts and inspector then show it); "Export" writes its curves and episodes as CSV
+// and JSONL and a TensorBoard event file; ticking two runs compares their reward and success
+// curves on one chart.
 import { useEffect, useMemo, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RunRow, StepPoint, WorkbenchApi } from '../../../../shared/workbench-api';
@@ -21,7 +22,7 @@ export interface RunsPanelProps {
   onOpen: (runId: string) => void;
 }
 
-const COLUMNS = '28px minmax(140px, 1.4fr) 64px minmax(90px, 1fr) minmax(100px, 1fr) 130px 60px 80px 80px 80px 70px';
+const COLUMNS = '28px minmax(140px, 1.4fr) 64px minmax(90px, 1fr) minmax(100px, 1fr) 130px 60px 80px 80px 80px 140px';
 const AXIS = { stroke: 'var(--fg-dim)', fontSize: 11, tickLine: false } as const;
 
 export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: RunsPanelProps) {
@@ -30,6 +31,23 @@ export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: Ru
   const [loading, setLoading] = useState(false);
   const [picked, setPicked] = useState<string[]>([]);
   const [reload, setReload] = useState(0);
+  const [exporting, setExporting] = useState<string | null>(null);
+  const [exported, setExported] = useState<{ runId: string; dir: string; files: number } | null>(null);
+
+  const exportRun = (id: string): void => {
+    setExporting(id);
+    api.exportRun({ runId: id }).then(
+      (r) => {
+        setExported({ runId: id, dir: r.dir, files: r.files.length });
+        setError(null);
+        setExporting(null);
+      },
+      (err: unknown) => {
+        setError(`Could not export the run: ${errorMessage(err)}`);
+        setExporting(null);
+      },
+    );
+  };
 
   useEffect(() => {
     if (!active || !online) return;
@@ -69,6 +87,12 @@ export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: Ru
       {error ? (
         <div className="card error-card" role="alert">
           {error}
+        </div>
+      ) : null}
+      {exported ? (
+        <div className="card" data-testid="run-exported" role="status">
+          Exported {runs.find((r) => r.runId === exported.runId)?.name ?? exported.runId} ({exported.files} files: steps, evals and episodes as CSV and JSONL, a TensorBoard event file) to{' '}
+          <span className="mono">{exported.dir}</span> · <span className="mono">tensorboard --logdir {exported.dir}/tensorboard</span>
         </div>
       ) : null}
       <VirtualRows
@@ -116,6 +140,9 @@ export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: Ru
             <span className="row-actions">
               <button type="button" className="btn btn-small" data-testid="run-open" onClick={() => onOpen(r.runId)}>
                 {r.runId === runId ? 'Viewing' : 'Open'}
+              </button>
+              <button type="button" className="btn btn-small" data-testid="run-export" disabled={exporting !== null} onClick={() => exportRun(r.runId)}>
+                {exporting === r.runId ? 'Exporting…' : 'Export'}
               </button>
             </span>
           </div>
