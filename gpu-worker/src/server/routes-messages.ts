@@ -4,7 +4,7 @@
 // or `Authorization: Bearer`.
 import type { FastifyInstance } from 'fastify';
 import { MessagesRequestSchema } from '../../../src/shared/messages/schema';
-import { MessagesStream } from '../../../src/shared/messages/stream';
+import { MessagesStream } from '../../../src/shared/messages/streaming';
 import { checkMessagesBody, messageObject, messagesToChat } from '../../../src/shared/messages/translate';
 import { blocksOfMessage } from '../../../src/shared/stream-blocks';
 import { completeJson, completeStreamed, episodeOfRequest, prepareCall, type ApiRouteDeps } from './api-call';

@@ -4,7 +4,7 @@
 // episode finishes). Authorised by an episode key.
 import type { FastifyInstance } from 'fastify';
 import { ResponsesRequestSchema } from '../../../src/shared/responses/schema';
-import { ResponsesStream } from '../../../src/shared/responses/stream';
+import { ResponsesStream } from '../../../src/shared/responses/streaming';
 import { checkResponsesBody, responseObject, responsesToChat, type ResponseMeta } from '../../../src/shared/responses/translate';
 import { blocksOfMessage } from '../../../src/shared/stream-blocks';
 import { badRequest } from '../swarm/errors';

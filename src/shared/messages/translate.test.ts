@@ -4,7 +4,7 @@ import type { ChatMessage } from '../chat';
 import { SwarmError } from '../swarm-error';
 import { blocksOfMessage } from '../stream-blocks';
 import { MessagesRequestSchema, type MessagesRequest } from './schema';
-import { MessagesStream } from './stream';
+import { MessagesStream } from './streaming';
 import { checkMessagesBody, contentBlock, messageObject, messagesToChat, messagesToChatMessages } from './translate';
 
 const req = (body: Record<string, unknown>): MessagesRequest => MessagesRequestSchema.parse({ model: 'm', max_tokens: 16, ...body });

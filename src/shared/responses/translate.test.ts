@@ -5,7 +5,7 @@ import { SwarmError } from '../swarm-error';
 import { blocksOfMessage } from '../stream-blocks';
 import { messageKey } from '../timeline/message-key';
 import { InputItemSchema, ResponsesRequestSchema, type ResponsesRequest } from './schema';
-import { ResponsesStream } from './stream';
+import { ResponsesStream } from './streaming';
 import { checkResponsesBody, itemsToMessages, outputItem, responseObject, responsesToChat, type ResponseMeta } from './translate';
 
 const meta: ResponseMeta = { id: 'resp_x_0', createdAt: 1, model: 'm', itemBase: 'x_0' };
