@@ -15,26 +15,27 @@ afterEach(() => {
 
 describe('agentjet runs', () => {
   it('lists runs and exports one in the formats asked for', () => {
-    dir = tempDir('aj-runs-cli-');
-    mkdirSync(dir, { recursive: true });
-    const store = openStore(join(dir, 'workbench.sqlite'));
+    const data = tempDir('aj-runs-cli-');
+    dir = data;
+    mkdirSync(data, { recursive: true });
+    const store = openStore(join(data, 'workbench.sqlite'));
     store.createRun(newRun('run-a', { createdAt: 1_700_000_000_000 }));
     store.putStep('run-a', stepPoint(1));
     store.close();
     const lines: string[] = [];
-    runRuns(['list', '--data-dir', dir], (l) => lines.push(l));
+    runRuns(['list', '--data-dir', data], (l) => lines.push(l));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^run-a {2}2023-11-14T22:13:20.000Z {2}run run-a {2}1 steps {2}0 episodes$/);
 
     lines.length = 0;
-    runRuns(['export', 'run-a', '--data-dir', dir, '--formats', 'csv,tensorboard'], (l) => lines.push(l));
-    const out = join(dir, 'exports', 'run-a');
+    runRuns(['export', 'run-a', '--data-dir', data, '--formats', 'csv,tensorboard'], (l) => lines.push(l));
+    const out = join(data, 'exports', 'run-a');
     expect(lines.at(-1)).toBe(`exported run-a: 4 files in ${out}`);
     expect(readFileSync(join(out, 'steps.csv'), 'utf8')).toContain('rewardMean');
     expect(existsSync(join(out, 'steps.jsonl'))).toBe(false);
-    expect(() => runRuns(['export', 'run-a', '--data-dir', dir, '--formats', 'xml'])).toThrow(/formats/);
-    expect(() => runRuns(['export', '--data-dir', dir])).toThrow(/needs a run id/);
-    expect(() => runRuns(['export', 'nope', '--data-dir', dir])).toThrow(/nope/);
-    expect(() => runRuns(['list', '--data-dir', join(dir, 'missing')])).toThrow(/no workbench database/);
+    expect(() => runRuns(['export', 'run-a', '--data-dir', data, '--formats', 'xml'])).toThrow(/formats/);
+    expect(() => runRuns(['export', '--data-dir', data])).toThrow(/needs a run id/);
+    expect(() => runRuns(['export', 'nope', '--data-dir', data])).toThrow(/nope/);
+    expect(() => runRuns(['list', '--data-dir', join(data, 'missing')])).toThrow(/no workbench database/);
   });
 });
