@@ -1,0 +1,70 @@
+// Part of `npm run bench -- server`: the latency the server adds per call over the engine's own time
+// (wall time minus x-agentjet-engine-ms, p50/p99), one call at a time, for each inference API —
+// chat completions, the Responses API and the Messages API — on the same prompts, the three
+// interleaved call by call so load drifts alike, and each API's excess over chat completions.
+import type { Worker } from '../gpu-worker/src/worker';
+import { ClaimResponseSchema, type ClaimResponse } from '../src/shared/swarm-protocol';
+import { round } from './engine';
+
+const PROMPTS = ['What is 345 + 678?', 'A box holds 9 pens. How many pens are in 6 boxes?', 'Tom has 12 apples and buys 7 more. How many now?'];
+
+/** The body and path of one call per API (same prompt, greedy, same length limit). */
+const API_CALLS: Record<string, (prompt: string, maxTokens: number) => { path: string; body: unknown; headers?: Record<string, string> }> = {
+  chat: (p, n) => ({ path: '/chat/completions', body: { messages: [{ role: 'user', content: p }], max_tokens: n, temperature: 0 } }),
+  responses: (p, n) => ({ path: '/responses', body: { input: p, max_output_tokens: n, temperature: 0 } }),
+  messages: (p, n) => ({ path: '/messages', body: { model: 'm', messages: [{ role: 'user', content: p }], max_tokens: n, temperature: 0 } }),
+};
+
+const percentile = (xs: readonly number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+
+async function claim(w: Worker): Promise<ClaimResponse> {
+  const res = await fetch(`${w.url}/swarm/v1/episodes`, {
+    method: 'POST', headers: { authorization: `Bearer ${w.tokens.join}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ clientId: 'bench-apis', kind: 'eval' }),
+  });
+  if (res.status !== 201) throw new Error(`claim failed: ${res.status} ${await res.text()}`);
+  return ClaimResponseSchema.parse(await res.json());
+}
+
+export type ApiOverheads = Record<string, { p50: number; p99: number }>;
+
+/** Per-API overhead over `n` calls each (after 3 warm-up rounds), interleaved chat / responses / messages. */
+export async function apiOverheads(w: Worker, n: number, maxTokens = 8): Promise<ApiOverheads> {
+  const c = await claim(w);
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(API_CALLS).map((k) => [k, []]));
+  for (let i = 0; i < n + 3; i++) {
+    for (const [api, make] of Object.entries(API_CALLS)) {
+      const call = make(PROMPTS[i % PROMPTS.length]!, maxTokens);
+      const t0 = performance.now();
+      const res = await fetch(`${c.baseUrl}${call.path}`, { method: 'POST', headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(call.body) });
+      await res.json();
+      const total = performance.now() - t0;
+      if (!res.ok) throw new Error(`${api}: HTTP ${res.status}`);
+      if (i >= 3) samples[api]!.push(total - Number(res.headers.get('x-agentjet-engine-ms')));
+    }
+  }
+  await fetch(`${w.url}/swarm/v1/episodes/${c.episodeId}/abort`, { method: 'POST', headers: { authorization: `Bearer ${w.tokens.join}` } });
+  return Object.fromEntries(Object.entries(samples).map(([api, xs]) => [api, { p50: percentile(xs, 50), p99: percentile(xs, 99) }]));
+}
+
+/** Prints the table and returns the summary fields (`overhead_<api>_p50_ms`, …, the largest excess over chat). */
+export function reportApiOverheads(o: ApiOverheads, n: number): Record<string, number> {
+  const chat = o['chat']!;
+  console.log(`server overhead per call by API (${n} calls each, interleaved; excess = API − chat completions):`);
+  const out: Record<string, number> = {};
+  let worst = 0;
+  for (const [api, v] of Object.entries(o)) {
+    const d50 = v.p50 - chat.p50;
+    const d99 = v.p99 - chat.p99;
+    if (api !== 'chat') worst = Math.max(worst, d50, d99);
+    console.log(`  ${api.padEnd(10)} p50 ${v.p50.toFixed(2)} ms · p99 ${v.p99.toFixed(2)} ms${api === 'chat' ? '' : ` · excess p50 ${d50 >= 0 ? '+' : ''}${d50.toFixed(2)} ms, p99 ${d99 >= 0 ? '+' : ''}${d99.toFixed(2)} ms`}`);
+    out[`overhead_${api}_p50_ms`] = round(v.p50, 2);
+    out[`overhead_${api}_p99_ms`] = round(v.p99, 2);
+  }
+  console.log(`largest excess over chat completions: ${worst.toFixed(2)} ms (target ≤ 1 ms)`);
+  out['api_overhead_max_excess_ms'] = round(worst, 2);
+  return out;
+}
