@@ -3,9 +3,17 @@
 // chat completions, the Responses API and the Messages API — on the same prompts, interleaved call
 // by call (in a rotating order) so load drifts alike, and each API's excess over chat completions.
 // A second chat-completions series (`chat_again`) is the A/A control: its difference from the first
-// is the noise floor of these figures on this machine.
+// is the noise floor of these figures on this machine. Beside the HTTP figures, the CPU cost of
+// what each API adds per call — parsing and translating the request into the chat path's, and
+// building its answer — measured on the pure functions over many iterations (stable under load).
+import { prepareRequest } from '../gpu-worker/src/swarm/chat-request';
 import type { Worker } from '../gpu-worker/src/worker';
-import { ClaimResponseSchema, type ClaimResponse } from '../src/shared/swarm-protocol';
+import { MessagesRequestSchema } from '../src/shared/messages/schema';
+import { checkMessagesBody, messageObject, messagesToChat } from '../src/shared/messages/translate';
+import { ResponsesRequestSchema } from '../src/shared/responses/schema';
+import { checkResponsesBody, responseObject, responsesToChat } from '../src/shared/responses/translate';
+import { blocksOfMessage } from '../src/shared/stream-blocks';
+import { ChatCompletionRequestSchema, ClaimResponseSchema, TrainingConfigSchema, type ClaimResponse } from '../src/shared/swarm-protocol';
 import { round } from './engine';
 
 const PROMPTS = ['What is 345 + 678?', 'A box holds 9 pens. How many pens are in 6 boxes?', 'Tom has 12 apples and buys 7 more. How many now?'];
@@ -75,4 +83,57 @@ export function reportApiOverheads(o: ApiOverheads, n: number): Record<string, n
   out['api_overhead_max_excess_ms'] = round(worst, 2);
   out['api_overhead_noise_ms'] = round(noise, 2);
   return out;
+}
+
+/**
+ * Microseconds per call of each API's request handling outside the engine and HTTP: schema
+ * validation, translation into the chat request, `prepareRequest`, the answer object and its JSON
+ * (chat completions: its own request schema and answer). Median of 5 repetitions of `n` calls.
+ */
+export function translationCostUs(n = 5000): Record<string, number> {
+  const cfg = TrainingConfigSchema.parse({});
+  const usage = { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 };
+  const message = { role: 'assistant' as const, content: 'The answer is 1023.' };
+  const prompt = PROMPTS[0]!;
+  const work: Record<string, () => void> = {
+    chat: () => {
+      const req = ChatCompletionRequestSchema.parse({ messages: [{ role: 'user', content: prompt }], max_tokens: 8, temperature: 0 });
+      prepareRequest(req, cfg, 'eval');
+      JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { ...message, refusal: null }, logprobs: null, finish_reason: 'stop' }], usage });
+    },
+    responses: () => {
+      const body = { input: prompt, max_output_tokens: 8, temperature: 0 };
+      checkResponsesBody(body);
+      const req = ResponsesRequestSchema.parse(body);
+      prepareRequest(responsesToChat(req, null).chat, cfg, 'eval');
+      JSON.stringify(responseObject({ id: 'resp_x', createdAt: 0, model: 'm', itemBase: 'x' }, req, { blocks: blocksOfMessage(message, true), finishReason: 'stop', usage }));
+    },
+    messages: () => {
+      const body = { model: 'm', messages: [{ role: 'user', content: prompt }], max_tokens: 8, temperature: 0 };
+      checkMessagesBody(body);
+      prepareRequest(messagesToChat(MessagesRequestSchema.parse(body)), cfg, 'eval');
+      JSON.stringify(messageObject('msg_x', 'm', blocksOfMessage(message, false), 'stop', usage));
+    },
+  };
+  const out: Record<string, number> = {};
+  for (const [api, f] of Object.entries(work)) {
+    for (let i = 0; i < 500; i++) f();
+    const reps: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) f();
+      reps.push(((performance.now() - t0) / n) * 1000);
+    }
+    out[api] = percentile(reps, 50);
+  }
+  return out;
+}
+
+/** Prints the translation costs and returns `translate_<api>_us` and the largest excess over chat in ms. */
+export function reportTranslationCost(us: Record<string, number>): Record<string, number> {
+  const chat = us['chat']!;
+  console.log(`request + answer handling per call outside the engine and HTTP (median of 5 × 5000 calls): ${Object.entries(us).map(([a, v]) => `${a} ${v.toFixed(1)} µs`).join(' · ')}`);
+  const excess = Math.max(...Object.entries(us).filter(([a]) => a !== 'chat').map(([, v]) => v - chat));
+  console.log(`  largest excess over chat completions: ${(excess / 1000).toFixed(3)} ms (target ≤ 1 ms)`);
+  return { ...Object.fromEntries(Object.entries(us).map(([a, v]) => [`translate_${a}_us`, round(v, 1)])), api_translate_max_excess_ms: round(excess / 1000, 3) };
 }

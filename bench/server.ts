@@ -12,7 +12,7 @@ import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import type { ClaimResponse } from '../src/shared/swarm-protocol';
 import { argValue, round } from './engine';
-import { apiOverheads, reportApiOverheads } from './server-apis';
+import { apiOverheads, reportApiOverheads, reportTranslationCost, translationCostUs } from './server-apis';
 
 const PROMPTS = [
   'Tom has 12 apples and buys 7 more. How many apples does he have now?',
@@ -134,7 +134,7 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     console.log(`model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads`);
     const o = await overhead(w, Number(argValue(args, '--overhead-n') ?? 40), 8);
     console.log(`server overhead per call: p50 ${o.p50.toFixed(2)} ms · p99 ${o.p99.toFixed(2)} ms`);
-    const apis = reportApiOverheads(await apiOverheads(w, Number(argValue(args, '--overhead-n') ?? 40)), Number(argValue(args, '--overhead-n') ?? 40));
+    const apis = { ...reportApiOverheads(await apiOverheads(w, Number(argValue(args, '--overhead-n') ?? 40)), Number(argValue(args, '--overhead-n') ?? 40)), ...reportTranslationCost(translationCostUs()) };
     const base = await unbatched(w, 16, maxTokens);
     console.log(`one-at-a-time engine calls (render + generate): ${base.toFixed(0)} tokens/s`);
     const tps: Record<number, number> = {};
