@@ -46,13 +46,16 @@ describe('AgentJet compat routes (fake engine)', () => {
   });
 
   it('exists only when enabled and only under the join token, which is never echoed', async () => {
-    expect((await http(plain.worker.url, 'GET', `${base()}/get_engine_status`)).status).toBe(404);
+    // Without --agentjet-compat the path is an ordinary unauthenticated request (refused before routing).
+    expect((await http(plain.worker.url, 'GET', `${base()}/get_engine_status`)).status).toBe(401);
     const wrong = await http(t.worker.url, 'GET', '/agentjet/not-the-token/get_engine_status');
     expect(wrong.status).toBe(404);
     const admin = await http(t.worker.url, 'GET', `/agentjet/${TEST_TOKENS.admin}/get_engine_status`);
     expect(admin.status).toBe(404);
     expect(JSON.stringify(admin.body)).not.toContain(TEST_TOKENS.admin);
-    expect((await http(t.worker.url, 'GET', '/get_engine_status')).status).toBe(404);
+    expect((await http(t.worker.url, 'GET', '/get_engine_status')).status).toBe(401);
+    // The inference routes under the prefix still need the episode key.
+    expect((await http(t.worker.url, 'POST', `${base()}/v1/chat/completions`, { body: { messages: [{ role: 'user', content: 'x' }] } })).status).toBe(401);
   });
 
   it('runs a client lifecycle: offline, config sync, start, claim, chat, end, pool, agree, stop', async () => {

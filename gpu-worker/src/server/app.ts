@@ -1,11 +1,15 @@
-// Builds the swarm server's Fastify instance: strict JSON parsing and errors, the inference routes
-// (OpenAI chat completions and Responses, Anthropic Messages), the swarm and control routes, and
-// with `agentjetCompat` AgentJet's client routes. The events WebSocket attaches after listen.
+// Builds the swarm server's Fastify instance: connection limits and timeouts, authentication
+// before any body is read, strict JSON parsing and errors, the inference routes (OpenAI chat
+// completions and Responses, Anthropic Messages), the swarm and control routes, and with
+// `agentjetCompat` AgentJet's client routes. The events WebSocket attaches after listen.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { CompletionService } from '../swarm/completions';
-import type { TokenMatcher } from '../swarm/keys';
+import { verifyEpisodeKey, type TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
-import { installHttpBasics } from './http';
+import { isAgentJetClientPath } from './agentjet-path';
+import { installEarlyAuth } from './auth';
+import { clientErrorHandler, DEFAULT_CONNECTION_LIMITS, httpServerOptions, limitConnectionsPerAddress, type ConnectionLimits } from './connections';
+import { frameworkErrorHandler, installHttpBasics, MAX_PARAM_LENGTH } from './http';
 import { registerAgentJetRoutes } from './routes-agentjet';
 import { registerControlRoutes } from './routes-control';
 import { registerMessagesRoutes } from './routes-messages';
@@ -21,13 +25,31 @@ export interface AppDeps {
   publicUrl?: string;
   heartbeatS: number;
   log: (line: string) => void;
+  /** Timeouts and the per-address connection bound (defaults: DEFAULT_CONNECTION_LIMITS). */
+  limits?: Partial<ConnectionLimits>;
   /** Serve AgentJet's swarm-client routes under /agentjet/<join-token> (`--agentjet-compat`). */
   agentjetCompat?: boolean;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...deps.limits };
   // Fastify's own logger stays off: request logs would carry Authorization headers.
-  const app = Fastify({ logger: false, bodyLimit: deps.bodyLimit, forceCloseConnections: true, return503OnClosing: true });
+  const app = Fastify({
+    logger: false, bodyLimit: deps.bodyLimit, forceCloseConnections: true, return503OnClosing: true,
+    http: httpServerOptions(limits),
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // No socket inactivity timeout: an answered request may rightly wait long (an `end` waits for
+    // its calls, a long generation); a silent client is cut off by the two timeouts above.
+    connectionTimeout: 0,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
+  });
+  limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress);
+  const secret = deps.swarm.deps.secret;
+  // AgentJet's client routes carry their credential (the join token) in the path, checked by their scope.
+  installEarlyAuth(app, deps.matcher, (key) => verifyEpisodeKey(secret, key), deps.agentjetCompat ? isAgentJetClientPath : undefined);
   installHttpBasics(app, deps.bodyLimit, deps.log);
   const responses = responseStoreFor(app, deps.swarm);
   const inference = (scope: FastifyInstance): void => {
