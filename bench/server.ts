@@ -12,6 +12,7 @@ import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import type { ClaimResponse } from '../src/shared/swarm-protocol';
 import { argValue, round } from './engine';
+import { apiOverheads, reportApiOverheads, reportTranslationCost, translationCostUs } from './server-apis';
 
 const PROMPTS = [
   'Tom has 12 apples and buys 7 more. How many apples does he have now?',
@@ -133,6 +134,7 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     console.log(`model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads`);
     const o = await overhead(w, Number(argValue(args, '--overhead-n') ?? 40), 8);
     console.log(`server overhead per call: p50 ${o.p50.toFixed(2)} ms · p99 ${o.p99.toFixed(2)} ms`);
+    const apis = { ...reportApiOverheads(await apiOverheads(w, Number(argValue(args, '--overhead-n') ?? 40)), Number(argValue(args, '--overhead-n') ?? 40)), ...reportTranslationCost(translationCostUs()) };
     const base = await unbatched(w, 16, maxTokens);
     console.log(`one-at-a-time engine calls (render + generate): ${base.toFixed(0)} tokens/s`);
     const tps: Record<number, number> = {};
@@ -147,7 +149,7 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     console.log(`open episodes held: ${open.held} · RSS ${open.rss.toFixed(0)} MB, ${open.rssLater.toFixed(0)} MB 3 s later`);
     return {
       bench: 'server', overhead_p50_ms: round(o.p50, 2), overhead_p99_ms: round(o.p99, 2), tps_c1: round(tps[1]!), tps_c8: round(tps[8]!), tps_c32: round(tps[32]!),
-      tps_c64: round(tps[64]!), tps_unbatched: round(base), max_open_episodes: open.held, rss_mb: round(open.rssLater),
+      tps_c64: round(tps[64]!), tps_unbatched: round(base), max_open_episodes: open.held, rss_mb: round(open.rssLater), ...apis,
     };
   } finally {
     await w.dispose();

@@ -41,6 +41,8 @@ const EXAMPLE_DIR = join(ROOT, 'resources', 'examples', 'calculator-agent');
 /** Worker flags the bench passes through (as for `agentjet worker`), with the bench's defaults. */
 const WORKER_FLAGS = ['strategy', 'batch', 'group-size', 'algo', 'lr', 'clip-low', 'clip-high', 'kl-coef', 'max-staleness', 'max-tokens', 'micro-batch-tokens', 'threads', 'seed', 'merge', 'episode-timeout'] as const;
 export const TRAIN_BENCH_DEFAULTS: Record<string, string> = { strategy: 'C2', batch: '8', 'group-size': '8', lr: '3.5e-4', threads: '1', seed: '1' };
+/** The frameworks of a run without --frameworks (the README's figures); langchain and agents join on request. */
+const DEFAULT_FRAMEWORKS: readonly ClientKind[] = ['openai', 'vercel', 'fetch', 'python'];
 /** With the default --lr, the learning rate decays linearly to this over the run (see --lr-end). */
 const DEFAULT_LR_END = 1e-4;
 
@@ -50,7 +52,8 @@ export const trainBenchHelp = `npm run bench -- train [options]
   --clients N            client processes per TypeScript framework (default 2)
   --python-clients N     Python client processes (default 4 × --clients: it plays a group's episodes one
                          at a time, the TypeScript clients all at once)
-  --frameworks LIST      comma-separated client kinds (default openai,vercel,fetch,python)
+  --frameworks LIST      comma-separated client kinds: openai, vercel, fetch, python, langchain, agents
+                         (default openai,vercel,fetch,python)
   --eval-episodes E      held-out eval episodes per evaluation (default 200, the whole eval split)
   --bins B               weight-version bins of the framework curves (default 4)
   --lr-end LR           decay the learning rate linearly from --lr to LR over the run's minutes (set
@@ -282,7 +285,7 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
   // The Python client plays a task group's episodes one after another (the TypeScript ones all at
   // once), so it runs more processes to play about as many episodes.
   const pythonClients = Number(argValue(args, '--python-clients') ?? 4 * clientsPer);
-  const frameworks = (argValue(args, '--frameworks') ?? CLIENT_KINDS.join(',')).split(',').map((k) => {
+  const frameworks = (argValue(args, '--frameworks') ?? DEFAULT_FRAMEWORKS.join(',')).split(',').map((k) => {
     const kind = CLIENT_KINDS.find((c) => c === k.trim());
     if (!kind) throw new Error(`--frameworks: unknown client kind "${k}" (${CLIENT_KINDS.join(', ')})`);
     return kind;

@@ -1,7 +1,7 @@
 // The workbench in a browser, end to end: `agentjet ui` (real local worker with the built-in
 // model, real calculator-agent clients, real SQLite) driven through headless Chromium. The steps
 // build on each other (vitest runs them in order; the config bails on the first failure).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -158,6 +158,17 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     await byTestId(page, 'run-row').first().waitFor({ state: 'visible', timeout: 30_000 });
     expect(await byTestId(page, 'run-row').count()).toBeGreaterThanOrEqual(1);
     await screenshot(page, 'runs');
+  });
+
+  it('exports a run from the runs panel: CSV, JSONL and a TensorBoard event file', async () => {
+    await byTestId(page, 'run-row').first().locator('[data-testid="run-export"]').click();
+    const note = byTestId(page, 'run-exported');
+    await note.waitFor({ state: 'visible', timeout: 30_000 });
+    const dir = (await note.locator('.mono').first().textContent()) ?? '';
+    expect(dir.startsWith(join(dataDir, 'exports'))).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['episodes.csv', 'episodes.jsonl', 'evals.csv', 'evals.jsonl', 'steps.csv', 'steps.jsonl', 'tensorboard']);
+    expect(readFileSync(join(dir, 'steps.csv'), 'utf8').split('\r\n').length).toBeGreaterThan(2);
+    expect(readdirSync(join(dir, 'tensorboard'))[0]).toMatch(/^events\.out\.tfevents\./);
   });
 
   it('loaded under the CSP without violations or page errors (Monaco workers included)', () => {

@@ -21,6 +21,7 @@ import type { JournalFs } from './swarm/journal-fs';
 import { DurablePool } from './swarm/pool';
 import { emptyCounters, loadOrCreateSecret, preparePrivateDir, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
 import { Swarm } from './swarm/swarm';
+import { TensorBoardSink } from './swarm/tensorboard-sink';
 import type { CheckpointInfo } from './swarm/checkpoints';
 import { WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
 
@@ -115,16 +116,24 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const s = new Swarm({ config, modelName, secret, files, engine, generation: scheduler, pool, saved, counters: counters.counters, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
   swarm = s;
   pool.onProblem((message) => s.log('error', 'pool', message));
+  const tensorboard = config.tensorboardDir ? new TensorBoardSink(config.tensorboardDir) : null;
+  if (tensorboard) s.onEvent((e) => tensorboard.onEvent(e));
   const generator = schedulerGenerator(scheduler);
   const completions = new CompletionService(s, { engine, generator, contextLength: () => engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER }, config.seed);
   const matcher = new TokenMatcher(tokens);
+  // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.
+  if (config.agentjetCompat) s.pause();
   const limits = { headersTimeoutMs: config.headersTimeoutS * 1000, requestTimeoutMs: config.requestTimeoutS * 1000, keepAliveTimeoutMs: config.keepAliveTimeoutS * 1000, maxConnectionsPerAddress: config.maxConnectionsPerAddress };
-  const app = buildApp({ swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, limits, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
+  const app = buildApp({
+    swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, limits,
+    agentjetCompat: config.agentjetCompat, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+  });
   let events: EventsSocketServer | null = null;
   try {
     await app.listen({ host: config.host, port: config.port });
     events = new EventsSocketServer(app.server, s, matcher);
   } catch (err) {
+    tensorboard?.close();
     s.dispose();
     counters.close();
     await Promise.allSettled([app.close(), engine.dispose(), pool.dispose()]);
@@ -136,6 +145,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const serving: WorkerFile = { pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() };
   writeFileAtomic(files.worker, `${JSON.stringify(serving, null, 2)}\n`);
   s.log('info', 'worker', `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''})`);
+  if (tensorboard) s.log('info', 'worker', `TensorBoard event file: ${tensorboard.file}`);
   s.emitState('started');
   s.trainer.poke();
 
@@ -145,6 +155,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
       s.beginStop();
       scheduler.failAll(unavailable('stopping', 'the worker is shutting down', 30));
       await events?.dispose();
+      tensorboard?.close();
       s.dispose();
       await app.close();
       await engine.dispose();

@@ -37,6 +37,7 @@ export interface OpenAIPolicyOptions {
   model: string;
   signal?: AbortSignal;
   maxTokens?: number;
+  temperature?: number;
 }
 
 /** A Policy that asks `openai.chat.completions.create` for each assistant turn. */
@@ -48,6 +49,7 @@ export function openaiPolicy(openai: OpenAI, o: OpenAIPolicyOptions): Policy {
         messages: messages.map(toOpenAIMessage),
         ...(tools.length > 0 ? { tools } : {}),
         ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+        ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       },
       o.signal ? { signal: o.signal } : {},
     );

@@ -12,8 +12,6 @@ interface LoopCommon<T extends { id: string }> {
   tasks: readonly T[];
   /** Chooses the next task (default: a uniform pick from `tasks`). */
   pickTask?: (rng: Prng) => T;
-  /** Builds the episode's policy from its OpenAI credentials. */
-  policy: (ctx: EpisodeContext) => Policy;
   /** Stop after this many episodes (default: AGENTJET_MAX_EPISODES, else forever). */
   maxEpisodes?: number;
   /** Episodes per task, played at once (default: AGENTJET_GROUP_SIZE, else 1). */
@@ -21,9 +19,15 @@ interface LoopCommon<T extends { id: string }> {
   log?: (line: string) => void;
 }
 
-/** Either one env for all tasks, or a `play` function that runs a task with a policy. */
+/** The episode's policy, built from its OpenAI credentials. */
+type WithPolicy = { policy: (ctx: EpisodeContext) => Policy };
+
+/**
+ * One env for all tasks, or a `play` function that runs a task with a policy, or (for frameworks
+ * that run the agent loop themselves) `playEpisode`, given the episode's credentials.
+ */
 export type LoopOptions<T extends { id: string }> = LoopCommon<T> &
-  ({ env: TaskEnv<T> } | { play: (task: T, policy: Policy) => Promise<EpisodeResult> });
+  (({ env: TaskEnv<T> } & WithPolicy) | ({ play: (task: T, policy: Policy) => Promise<EpisodeResult> } & WithPolicy) | { playEpisode: (task: T, ctx: EpisodeContext) => Promise<EpisodeResult> });
 
 export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>): Promise<void> {
   const client = SwarmClient.fromEnv();
@@ -41,8 +45,7 @@ export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>):
 async function playOne<T extends { id: string }>(client: SwarmClient, o: LoopOptions<T>, task: T, log: (line: string) => void): Promise<void> {
   try {
     const out = await client.episode(task, async (ctx) => {
-      const policy = o.policy(ctx);
-      const r = 'play' in o ? await o.play(task, policy) : await runEpisode(o.env, task, policy);
+      const r = 'playEpisode' in o ? await o.playEpisode(task, ctx) : 'play' in o ? await o.play(task, o.policy(ctx)) : await runEpisode(o.env, task, o.policy(ctx));
       return { reward: r.reward, success: r.success, metrics: { ...r.metrics, turns: r.turns } };
     });
     log(`${task.id}: reward ${out.result.reward} success ${String(out.result.success)}`);

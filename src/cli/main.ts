@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
+import { runRuns, runsHelp } from './runs';
 import { parseExample, runTrain } from './train';
 import { trainHelp, TrainOptionsSchema } from './train-options';
 import { parseUiArgs, runUi, uiHelp } from './ui';
@@ -14,6 +15,7 @@ ${demoHelp}
 ${workerHelp}
 ${trainHelp}
 ${uiHelp}
+${runsHelp}
   agentjet help            this text
 
 benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart).`;
@@ -60,6 +62,14 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       await runUi(parseUiArgs(rest));
+      return;
+    }
+    case 'runs': {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(runsHelp);
+        return;
+      }
+      runRuns(rest);
       return;
     }
     case undefined:

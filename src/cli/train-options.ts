@@ -6,7 +6,7 @@ import { flagShape, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS } from '../share
 
 const num = z.coerce.number();
 
-export const CLIENT_KINDS = ['openai', 'vercel', 'fetch', 'python'] as const;
+export const CLIENT_KINDS = ['openai', 'vercel', 'fetch', 'python', 'langchain', 'agents'] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 
 /** The training and worker options `agentjet train` passes to its worker. */
@@ -35,8 +35,10 @@ export const trainHelp = [
   '                             (default 0.5); step lines, metrics and evals then report each task',
   '  --clients N                client processes (default 2)',
   '  --steps K                  stop after K training steps (default 10)',
-  '  --client openai|vercel|fetch|python   which client implementation to run: the openai package,',
-  '                             the Vercel AI SDK, raw fetch, or Python (default openai)',
+  '  --client openai|vercel|fetch|python|langchain|agents   which client implementation to run: the',
+  '                             openai package, the Vercel AI SDK, raw fetch, Python, LangChain.js',
+  '                             (tools bound to ChatOpenAI) or the OpenAI Agents SDK (Responses API)',
+  '                             (default openai)',
   '  --eval-every M             every M steps (and once before training) play --eval-episodes held-out',
   '                             tasks as eval episodes and print the success rate (default 0: off)',
   '  --eval-episodes E          eval tasks per evaluation (default 16)',

@@ -73,6 +73,7 @@ export function workerConfigFromOptions(given: WorkerOptions, cwd = process.cwd(
   if (model && model !== 'builtin' && !existsSync(resolve(cwd, model))) throw new Error(`--model ${model}: no such folder (use "builtin" or a Hugging Face model folder)`);
   const config: WorkerConfigInput = { ...file, ...flagged, runDir, training: { ...file.training, ...flagged.training } };
   if (model !== undefined) config.model = model === 'builtin' ? 'builtin' : resolve(cwd, model);
+  if (config.tensorboardDir !== undefined) config.tensorboardDir = resolve(cwd, config.tensorboardDir);
   return { config, resume: cmd.resume !== undefined };
 }
 
@@ -105,5 +106,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   console.log(`agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`);
   console.log(`  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ${t.merge}/${t.level} · lr ${t.lr}`);
   console.log(worker.tokensFile ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)` : '  tokens: from the environment / flags');
+  if (worker.config.agentjetCompat) console.log(`  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`);
+  if (worker.config.agentjetCompat) console.log(`  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`);
   await stopped;
 }

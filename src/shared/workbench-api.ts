@@ -40,6 +40,10 @@ const Id = z.string().min(1).max(300);
 // ---------------------------------------------------------------------------------------------
 
 const None = z.object({}).strict();
+
+/** What a run export writes: CSV and JSONL tables, a TensorBoard event file. */
+export const ExportFormatSchema = z.enum(['csv', 'jsonl', 'tensorboard']);
+export type ExportFormat = z.infer<typeof ExportFormatSchema>;
 const RunRef = z.object({ runId: Id }).strict();
 const Ok = z.object({ ok: z.literal(true) });
 
@@ -74,6 +78,11 @@ export const workbenchMethods = {
   },
   episodeDetail: { params: z.object({ runId: Id, episodeId: z.string().min(1).max(300) }).strict(), result: EpisodeDetailSchema },
   runs: { params: None, result: z.object({ runs: z.array(RunRowSchema) }) },
+  /** Writes a stored run's step and eval curves and its episodes (CSV, JSONL) and a TensorBoard event file into a folder under the data dir. */
+  exportRun: {
+    params: z.object({ runId: Id, formats: z.array(ExportFormatSchema).min(1).max(3).optional() }).strict(),
+    result: z.object({ dir: z.string(), files: z.array(z.string()) }),
+  },
 } as const;
 
 export type WorkbenchMethods = typeof workbenchMethods;

@@ -1,15 +1,20 @@
 // Builds the swarm server's Fastify instance: connection limits and timeouts, authentication
-// before any body is read, strict JSON parsing and errors, the OpenAI routes, the swarm and
-// control routes. The events WebSocket attaches to its HTTP server after listen.
+// before any body is read, strict JSON parsing and errors, the inference routes (OpenAI chat
+// completions and Responses, Anthropic Messages), the swarm and control routes, and with
+// `agentjetCompat` AgentJet's client routes. The events WebSocket attaches after listen.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { CompletionService } from '../swarm/completions';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
+import { isAgentJetClientPath } from './agentjet-path';
 import { installEarlyAuth } from './auth';
 import { clientErrorHandler, DEFAULT_CONNECTION_LIMITS, httpServerOptions, limitConnectionsPerAddress, type ConnectionLimits } from './connections';
 import { frameworkErrorHandler, installHttpBasics, MAX_PARAM_LENGTH } from './http';
+import { registerAgentJetRoutes } from './routes-agentjet';
 import { registerControlRoutes } from './routes-control';
+import { registerMessagesRoutes } from './routes-messages';
 import { registerOpenAiRoutes } from './routes-openai';
+import { registerResponsesRoutes, responseStoreFor } from './routes-responses';
 import { registerSwarmRoutes } from './routes-swarm';
 
 export interface AppDeps {
@@ -22,6 +27,8 @@ export interface AppDeps {
   log: (line: string) => void;
   /** Timeouts and the per-address connection bound (defaults: DEFAULT_CONNECTION_LIMITS). */
   limits?: Partial<ConnectionLimits>;
+  /** Serve AgentJet's swarm-client routes under /agentjet/<join-token> (`--agentjet-compat`). */
+  agentjetCompat?: boolean;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -40,10 +47,18 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     frameworkErrors: frameworkErrorHandler,
   });
   limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress);
-  installEarlyAuth(app, deps.matcher, (key) => deps.swarm.verifyKey(key));
+  // AgentJet's client routes carry their credential (the join token) in the path, checked by their scope.
+  installEarlyAuth(app, deps.matcher, (key) => deps.swarm.verifyKey(key), deps.agentjetCompat ? isAgentJetClientPath : undefined);
   installHttpBasics(app, deps.bodyLimit, deps.log);
-  registerOpenAiRoutes(app, deps);
+  const responses = responseStoreFor(app, deps.swarm);
+  const inference = (scope: FastifyInstance): void => {
+    registerOpenAiRoutes(scope, deps);
+    registerResponsesRoutes(scope, deps, responses);
+    registerMessagesRoutes(scope, deps);
+  };
+  inference(app);
   registerSwarmRoutes(app, { swarm: deps.swarm, matcher: deps.matcher, heartbeatS: deps.heartbeatS, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
   registerControlRoutes(app, deps);
+  if (deps.agentjetCompat) registerAgentJetRoutes(app, { swarm: deps.swarm, matcher: deps.matcher, registerInference: inference, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
   return app;
 }

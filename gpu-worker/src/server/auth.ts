@@ -1,4 +1,4 @@
-// Who is calling: the bearer credential of a request checked against the admin and join tokens
+// Who is calling: the bearer credential (or x-api-key) of a request checked against the admin and join tokens
 // (constant time) or read as a signed episode key. Credentials are never logged or echoed.
 // `installEarlyAuth` refuses a request without a valid credential in Fastify's first hook
 // (`onRequest`), before its body is read, so nobody without one can make the server buffer a body.
@@ -11,9 +11,11 @@ import { sendError } from './http';
 export type Caller = { kind: 'token'; role: Role } | { kind: 'key'; key: string };
 
 export function callerOf(headers: IncomingHttpHeaders, matcher: TokenMatcher): Caller {
-  const token = bearerToken(headers.authorization);
+  // `x-api-key: <token>` (what Anthropic's SDKs send) counts as `Authorization: Bearer <token>`.
+  const apiKey = headers['x-api-key'];
+  const token = bearerToken(headers.authorization) ?? (typeof apiKey === 'string' && /^\S+$/.test(apiKey) ? apiKey : null);
   if (token === null) {
-    throw unauthorized('missing_credentials', headers.authorization ? 'the Authorization header must be `Bearer <token>`' : 'send `Authorization: Bearer <token>`');
+    throw unauthorized('missing_credentials', headers.authorization ? 'the Authorization header must be `Bearer <token>`' : 'send `Authorization: Bearer <token>` (or `x-api-key: <token>`)');
   }
   const role = matcher.match(token);
   return role ? { kind: 'token', role } : { kind: 'key', key: token };
@@ -47,11 +49,13 @@ const PUBLIC_PATHS = new Set(['/health']);
 /**
  * Refuses unauthenticated requests in `onRequest`, before the body is read. The refusal closes the
  * connection (`Connection: close`), so a client trickling a body cannot keep the socket either.
+ * `pathAuthenticated`: routes whose credential is in the path, checked (also before the body) by
+ * their own scope's onRequest hook.
  */
-export function installEarlyAuth(app: FastifyInstance, matcher: TokenMatcher, verifyKey: (key: string) => KeyCheck): void {
+export function installEarlyAuth(app: FastifyInstance, matcher: TokenMatcher, verifyKey: (key: string) => KeyCheck, pathAuthenticated: (path: string) => boolean = () => false): void {
   app.addHook('onRequest', async (req, reply) => {
     const path = req.url.split('?', 1)[0] ?? '';
-    if (PUBLIC_PATHS.has(path)) return;
+    if (PUBLIC_PATHS.has(path) || pathAuthenticated(path)) return;
     try {
       authenticate(req.headers, matcher, verifyKey);
     } catch (err) {

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { z } from 'zod';
 import { ErrorTypes } from '../../../src/shared/swarm-protocol';
 import { badRequest, SwarmError } from '../swarm/errors';
+import { redactJoinToken } from './agentjet-path';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -86,8 +87,8 @@ export function installHttpBasics(app: FastifyInstance, bodyLimit: number, log: 
     if (status !== undefined && status >= 400 && status < 500) {
       return sendError(reply, new SwarmError(status, ErrorTypes.invalid, (code ?? 'bad_request').toLowerCase(), err.message));
     }
-    log(`[error] http: ${req.method} ${req.url.split('?')[0]} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    log(`[error] http: ${req.method} ${redactJoinToken(req.url.split('?')[0]!)} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return sendError(reply, new SwarmError(500, ErrorTypes.internal, 'internal', `internal error: ${err.message}`));
   });
-  app.setNotFoundHandler((req, reply) => sendError(reply, new SwarmError(404, ErrorTypes.notFound, 'route_not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  app.setNotFoundHandler((req, reply) => sendError(reply, new SwarmError(404, ErrorTypes.notFound, 'route_not_found', `no route ${req.method} ${redactJoinToken(req.url.split('?')[0]!)}`)));
 }

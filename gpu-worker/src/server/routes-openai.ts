@@ -18,7 +18,7 @@ export interface OpenAiRouteDeps {
   matcher: TokenMatcher;
 }
 
-function agentOf(req: FastifyRequest): string | undefined {
+export function agentOf(req: FastifyRequest): string | undefined {
   const raw = req.headers['x-agentjet-agent'];
   if (raw === undefined) return undefined;
   const parsed = IdSchema.max(64).safeParse(raw);

@@ -86,9 +86,7 @@ export class Swarm implements CallLedger, TrainerHost {
   get engine(): EngineView { return this.deps.engine; }
 
   /** The training settings in force (change them with `updateTraining`). */
-  get training(): Readonly<TrainingConfig> {
-    return this.trainingConfig;
-  }
+  get training(): Readonly<TrainingConfig> { return this.trainingConfig; }
 
   get step(): number { return this.trainer.step; }
 
@@ -112,13 +110,9 @@ export class Swarm implements CallLedger, TrainerHost {
 
   // ----- events and logs -----
 
-  onEvent(listener: (e: SwarmEvent) => void): () => void {
-    return this.bus.onEvent(listener);
-  }
+  onEvent = (listener: (e: SwarmEvent) => void): (() => void) => this.bus.onEvent(listener);
 
-  log(level: LogLevel, source: string, message: string): void {
-    this.bus.log(level, source, message);
-  }
+  log = (level: LogLevel, source: string, message: string): void => this.bus.log(level, source, message);
 
   /** Announces the current state (with why it changed). */
   emitState(reason?: string): void {
@@ -128,14 +122,14 @@ export class Swarm implements CallLedger, TrainerHost {
   // ----- lifecycle and settings -----
 
   /** The operator pauses training: claims are refused until `resume`. */
-  pause(): void {
+  pause(reason = 'paused by operator'): void {
     this.paused = true;
-    this.emitState('paused by operator');
+    this.emitState(reason);
   }
 
-  resume(): void {
+  resume(reason = 'started by operator'): void {
     this.paused = false;
-    this.emitState('started by operator');
+    this.emitState(reason);
     this.trainer.poke();
   }
 
@@ -299,6 +293,12 @@ export class Swarm implements CallLedger, TrainerHost {
     this.bus.emit({ type: 'eval_result', result: this.evals.add(version, reward, success) });
   }
 
+  /** An episode by id (open or finished and still retained), or undefined. */
+  findEpisode = (id: string): Episode | undefined => this.episodes.get(id);
+  openEpisodes = (): Episode[] => this.episodes.openEpisodes();
+  /** The ended episodes waiting in the pool for an update. */
+  pooled = (): ReturnType<DurablePool['list']> => this.deps.pool.list();
+  get runDir(): string { return this.deps.files.dir; }
   /** The clients with their open episodes counted (one pass over the open episodes). */
   clientList = (): ClientInfo[] => this.clients.list(openCountsByClient(this.episodes.openEpisodes()));
   /** Whether a client is known (registered, or seen claiming an episode, and not pruned). */

@@ -36,6 +36,7 @@ export class FakeBackend implements WorkbenchBackend {
     throw new Error('boom');
   };
   runs = async () => ({ runs: [] });
+  exportRun = async (p: { runId: string }) => ({ dir: `/exports/${p.runId}`, files: [] });
   /** A result JSON cannot carry (a backend bug the bridge must survive). */
   codeVersions = async (): Promise<{ versions: [] }> => {
     const cyclic: { versions: []; self?: unknown } = { versions: [] };

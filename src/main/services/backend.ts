@@ -19,6 +19,7 @@ import type { Store } from '../store/types';
 import { ClientService } from './client-service';
 import { CodeWorkspace } from './code-workspace';
 import { EvalLoop } from './eval-loop';
+import { exportRun, EXPORT_FORMATS } from './run-export';
 import { listExamples, resolveExample, type ResolvedExample } from './examples';
 import { SessionState, type RunContext } from './run-context';
 import { WorkerHttp, normalizeWorkerUrl } from './worker-http';
@@ -164,6 +165,13 @@ export class Backend implements WorkbenchBackend {
   async runs(): Promise<R<'runs'>> {
     this.flush();
     return { runs: this.o.store.listRuns(this.live?.ctx.runId ?? null) };
+  }
+
+  async exportRun(p: P<'exportRun'>): Promise<R<'exportRun'>> {
+    this.flush();
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    const dir = join(this.o.dataDir, 'exports', `${p.runId}-${stamp}`);
+    return { dir, files: exportRun(this.o.store, p.runId, dir, p.formats ?? EXPORT_FORMATS) };
   }
 
   /**

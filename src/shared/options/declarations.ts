@@ -64,6 +64,8 @@ export const WORKER_OPTIONS = {
   dtype: option({ value: oneOf(['auto', 'float32', 'bfloat16']), default: 'auto', flag: 'dtype', help: 'engine dtype' }),
   threads: option({ value: intIn(1), flag: 'threads', arg: 'T', help: 'torch CPU threads', unset: 'torch decides' }),
   seed: option({ value: intIn(Number.MIN_SAFE_INTEGER), default: 0, flag: 'seed', arg: 'S', help: 'seed of the engine and the server sampling' }),
+  agentjetCompat: option({ value: bool, default: false, flag: 'agentjet-compat', help: "also serve AgentJet's SwarmClient routes under /agentjet/<join-token> (the worker then starts paused, ENGINE.OFFLINE, until a client's start_engine)" }),
+  tensorboardDir: option({ value: text(), flag: 'tensorboard', arg: 'DIR', help: 'write step, eval and merge metrics as TensorBoard event files into DIR', unset: 'none written' }),
   retainFinished: option({ value: intIn(0), default: 2000, help: 'finished episodes kept in memory for inspection' }),
 };
 

@@ -1,6 +1,7 @@
 // Runs: every run stored in SQLite (virtualised, fast with 100,000 rows). "Open" makes a run the
-// viewed one (charts and inspector then show it); ticking two runs compares their reward and
-// success curves on one chart.
+// viewed one (charts and inspector then show it); "Export" writes its curves and episodes as CSV
+// and JSONL and a TensorBoard event file; ticking two runs compares their reward and success
+// curves on one chart.
 import { useEffect, useMemo, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RunRow, StepPoint, WorkbenchApi } from '../../../../shared/workbench-api';
@@ -21,7 +22,7 @@ export interface RunsPanelProps {
   onOpen: (runId: string) => void;
 }
 
-const COLUMNS = '28px minmax(140px, 1.4fr) 64px minmax(90px, 1fr) minmax(100px, 1fr) 130px 60px 80px 80px 80px 70px';
+const COLUMNS = '28px minmax(140px, 1.4fr) 64px minmax(90px, 1fr) minmax(100px, 1fr) 130px 60px 80px 80px 80px 140px';
 const AXIS = { stroke: 'var(--fg-dim)', fontSize: 11, tickLine: false } as const;
 
 /** The stored runs, newest first, reloaded when `refreshKey` changes or on request (while the panel is shown). */
@@ -54,6 +55,28 @@ function useRuns(api: WorkbenchApi, active: boolean, online: boolean, refreshKey
   return { runs, error, loading, refresh: () => setReload((n) => n + 1) };
 }
 
+/** Exporting a run (one at a time): which is in progress, where the last one went, the last failure. */
+function useExport(api: WorkbenchApi) {
+  const [exporting, setExporting] = useState<string | null>(null);
+  const [exported, setExported] = useState<{ runId: string; dir: string; files: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const start = (id: string): void => {
+    setExporting(id);
+    api.exportRun({ runId: id }).then(
+      (r) => {
+        setExported({ runId: id, dir: r.dir, files: r.files.length });
+        setError(null);
+        setExporting(null);
+      },
+      (err: unknown) => {
+        setError(`Could not export the run: ${errorMessage(err)}`);
+        setExporting(null);
+      },
+    );
+  };
+  return { exporting, exported, error, start };
+}
+
 const RUNS_HEADER = (
   <>
     <span />
@@ -70,7 +93,18 @@ const RUNS_HEADER = (
   </>
 );
 
-function RunRowView({ run: r, viewed, picked, onPick, onOpen }: { run: RunRow; viewed: boolean; picked: boolean; onPick: () => void; onOpen: () => void }) {
+interface RunRowProps {
+  run: RunRow;
+  viewed: boolean;
+  picked: boolean;
+  /** null: no export running; else whether it is this run's. */
+  exporting: boolean | null;
+  onPick: () => void;
+  onOpen: () => void;
+  onExport: () => void;
+}
+
+function RunRowView({ run: r, viewed, picked, exporting, onPick, onOpen, onExport }: RunRowProps) {
   return (
     <div className={`vtable-row${viewed ? ' selected' : ''}`} role="row" data-testid="run-row" data-run-id={r.runId}>
       <span>
@@ -94,6 +128,9 @@ function RunRowView({ run: r, viewed, picked, onPick, onOpen }: { run: RunRow; v
         <button type="button" className="btn btn-small" data-testid="run-open" onClick={onOpen}>
           {viewed ? 'Viewing' : 'Open'}
         </button>
+        <button type="button" className="btn btn-small" data-testid="run-export" disabled={exporting !== null} onClick={onExport}>
+          {exporting === true ? 'Exporting…' : 'Export'}
+        </button>
       </span>
     </div>
   );
@@ -102,6 +139,9 @@ function RunRowView({ run: r, viewed, picked, onPick, onOpen }: { run: RunRow; v
 export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: RunsPanelProps) {
   const { runs, error, loading, refresh } = useRuns(api, active, online, refreshKey);
   const [picked, setPicked] = useState<string[]>([]);
+  const exports = useExport(api);
+  const shownError = error ?? exports.error;
+  const exported = exports.exported;
   return (
     <div className="runs">
       <div className="panel-head">
@@ -115,9 +155,15 @@ export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: Ru
           Refresh
         </button>
       </div>
-      {error ? (
+      {shownError ? (
         <div className="card error-card" role="alert">
-          {error}
+          {shownError}
+        </div>
+      ) : null}
+      {exported ? (
+        <div className="card" data-testid="run-exported" role="status">
+          Exported {runs.find((r) => r.runId === exported.runId)?.name ?? exported.runId} ({exported.files} files: steps, evals and episodes as CSV and JSONL, a TensorBoard event file) to{' '}
+          <span className="mono">{exported.dir}</span> · <span className="mono">tensorboard --logdir {exported.dir}/tensorboard</span>
         </div>
       ) : null}
       <VirtualRows
@@ -129,7 +175,17 @@ export function RunsPanel({ api, active, online, runId, refreshKey, onOpen }: Ru
         rowKey={(r) => r.runId}
         empty={loading ? 'Loading…' : 'No runs yet: connect to start one.'}
         header={RUNS_HEADER}
-        renderRow={(r) => <RunRowView run={r} viewed={r.runId === runId} picked={picked.includes(r.runId)} onPick={() => setPicked((p) => toggleCompare(p, r.runId))} onOpen={() => onOpen(r.runId)} />}
+        renderRow={(r) => (
+          <RunRowView
+            run={r}
+            viewed={r.runId === runId}
+            picked={picked.includes(r.runId)}
+            exporting={exports.exporting === null ? null : exports.exporting === r.runId}
+            onPick={() => setPicked((p) => toggleCompare(p, r.runId))}
+            onOpen={() => onOpen(r.runId)}
+            onExport={() => exports.start(r.runId)}
+          />
+        )}
       />
       <CompareChart api={api} active={active} picked={picked} runs={runs} />
     </div>

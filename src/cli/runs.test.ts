@@ -1,0 +1,41 @@
+// `agentjet runs list|export` on a real SQLite store in a temp data dir.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../main/store/store';
+import { newRun, stepPoint } from '../main/store/test-support';
+import { tempDir } from '../../gpu-worker/src/testing/workers';
+import { runRuns } from './runs';
+
+let dir: string | null = null;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = null;
+});
+
+describe('agentjet runs', () => {
+  it('lists runs and exports one in the formats asked for', () => {
+    const data = tempDir('aj-runs-cli-');
+    dir = data;
+    mkdirSync(data, { recursive: true });
+    const store = openStore(join(data, 'workbench.sqlite'));
+    store.createRun(newRun('run-a', { createdAt: 1_700_000_000_000 }));
+    store.putStep('run-a', stepPoint(1));
+    store.close();
+    const lines: string[] = [];
+    runRuns(['list', '--data-dir', data], (l) => lines.push(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^run-a {2}2023-11-14T22:13:20.000Z {2}run run-a {2}1 steps {2}0 episodes$/);
+
+    lines.length = 0;
+    runRuns(['export', 'run-a', '--data-dir', data, '--formats', 'csv,tensorboard'], (l) => lines.push(l));
+    const out = join(data, 'exports', 'run-a');
+    expect(lines.at(-1)).toBe(`exported run-a: 4 files in ${out}`);
+    expect(readFileSync(join(out, 'steps.csv'), 'utf8')).toContain('rewardMean');
+    expect(existsSync(join(out, 'steps.jsonl'))).toBe(false);
+    expect(() => runRuns(['export', 'run-a', '--data-dir', data, '--formats', 'xml'])).toThrow(/formats/);
+    expect(() => runRuns(['export', '--data-dir', data])).toThrow(/needs a run id/);
+    expect(() => runRuns(['export', 'nope', '--data-dir', data])).toThrow(/nope/);
+    expect(() => runRuns(['list', '--data-dir', join(data, 'missing')])).toThrow(/no workbench database/);
+  });
+});
