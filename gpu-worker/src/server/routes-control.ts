@@ -1,4 +1,4 @@
-// Control routes (admin token): training config, pause / start, checkpoint, episode listing and
+// Control routes (admin token): training config, pause / start, checkpoint, reset, episode listing and
 // inspection (timelines and their merged samples), evaluation results, the vocabulary's pieces.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -6,6 +6,7 @@ import { EpisodeStatusSchema, TrainingConfigPatchSchema } from '../../../src/sha
 import { mergeTimelines } from '../../../src/shared/timeline/index';
 import { summarize } from '../swarm/episodes';
 import type { TokenMatcher } from '../swarm/keys';
+import { resetRun, ResetRequestSchema } from '../swarm/run-reset';
 import type { Swarm } from '../swarm/swarm';
 import { requireRole } from './auth';
 import { parseBody } from './http';
@@ -72,6 +73,12 @@ export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm
     admin(req.headers);
     const info = await swarm.trainer.checkpoint('request');
     return { step: info.step, weightVersion: info.weightVersion, path: info.path };
+  });
+
+  // A fresh run without restarting the process (campaign trials on remote workers): run-reset.ts.
+  app.post('/swarm/v1/control/reset', async (req) => {
+    admin(req.headers);
+    return resetRun(swarm, parseBody(ResetRequestSchema, req.body, true));
   });
 
   app.get('/swarm/v1/episodes', async (req) => {

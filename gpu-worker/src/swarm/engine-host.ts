@@ -69,6 +69,14 @@ export class EngineHost implements EngineCaller {
     });
   }
 
+  /** Loads the model afresh (initial weights, new optimizer; a reset), with changed load settings; later restarts use them too. */
+  async reload(patch: Partial<LoadParams>): Promise<EngineInfo> {
+    this.opts.load = { ...this.opts.load, ...patch };
+    const info = await this.call('load', this.opts.load);
+    this.info = info;
+    return info;
+  }
+
   async dispose(): Promise<void> {
     this.status = 'disposed';
     if (this.timer) clearTimeout(this.timer);

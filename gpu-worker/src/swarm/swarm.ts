@@ -42,10 +42,10 @@ interface EvalAccumulator {
 }
 
 export class Swarm {
-  readonly config: WorkerConfig;
+  config: WorkerConfig;
   training: TrainingConfig;
   readonly modelName: string;
-  readonly episodes: EpisodeRegistry;
+  episodes: EpisodeRegistry;
   readonly clients: ClientRegistry;
   readonly events = new EventLog();
   readonly trainer: Trainer;
@@ -345,6 +345,24 @@ export class Swarm {
 
   episodeSummaries(filter: Parameters<EpisodeRegistry['list']>[0]): ReturnType<typeof summarize>[] {
     return this.episodes.list(filter).map(summarize);
+  }
+
+  /**
+   * A fresh run in place of the current one (POST /swarm/v1/control/reset, run-reset.ts): a new
+   * config, run folder, pool and signing secret; counters, step, evals and episodes start over.
+   * The caller has checkpointed the old run and reloaded the engine's initial weights.
+   */
+  replaceRun(next: { config: WorkerConfig; files: RunFiles; pool: DurablePool; secret: Buffer; weightVersion: number }): void {
+    Object.assign(this.deps, { config: next.config, files: next.files, pool: next.pool, secret: next.secret, saved: null });
+    this.config = next.config;
+    this.training = { ...next.config.training };
+    this.episodes = new EpisodeRegistry(next.config.retainFinished);
+    this.counters = emptyCounters();
+    this.step = 0;
+    this.weightVersion = next.weightVersion;
+    this.lastStep = null;
+    this.evalByVersion.clear();
+    this.clients.clearAgreements();
   }
 
   dispose(): void {

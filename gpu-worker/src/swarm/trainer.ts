@@ -222,6 +222,20 @@ export class Trainer {
     for (const n of old) rmSync(join(dir, n), { recursive: true, force: true });
   }
 
+  /**
+   * A reset (run-reset.ts): under the training lock, checkpoints the current run, then lets
+   * `replace` install a fresh one; the new run has no checkpoint yet. Returns the old checkpoint.
+   */
+  resetRun(replace: () => Promise<void>): Promise<CheckpointInfo> {
+    return this.withLock(async () => {
+      const old = await this.checkpointLocked('reset');
+      await replace();
+      this.lastCheckpoint = null;
+      this.lastProgressKey = '';
+      return old;
+    }).finally(() => this.poke());
+  }
+
   /** After an engine restart from the last checkpoint: step and pool go back to it. */
   rollbackTo(weightVersion: number): void {
     const s = this.swarm;
