@@ -1,5 +1,6 @@
 // The `agentjet` command line: dispatches sub-commands; each validates its own options.
 import { z } from 'zod';
+import { campaignHelp, runCampaignCommand } from './campaign';
 import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
 import { parseExample, runTrain } from './train';
@@ -14,6 +15,7 @@ ${demoHelp}
 ${workerHelp}
 ${trainHelp}
 ${uiHelp}
+${campaignHelp}
   agentjet help            this text
 
 benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart).`;
@@ -48,6 +50,16 @@ async function main(argv: string[]): Promise<void> {
       await runTrain(parseExample(example), parsed.data);
       // Stray handles (sockets of stopped clients) must not keep a finished run alive.
       process.exit(0);
+      return;
+    }
+    case 'campaign': {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(campaignHelp);
+        return;
+      }
+      const result = await runCampaignCommand(rest);
+      // Stray handles (sockets of stopped clients) must not keep a finished campaign alive.
+      process.exit(result && result.state === 'failed' ? 1 : 0);
       return;
     }
     case 'ui': {

@@ -27,6 +27,10 @@ export interface StartClientsOptions {
   log: (clientId: string, line: string) => void;
   /** Extra environment for every client (e.g. the cocktail's AGENTJET_MIX). */
   env?: Record<string, string>;
+  /** Prefix of the client ids (default `train-<kind>`): client i is `<name>-<i>`. */
+  name?: string;
+  /** A client process exited (before any restart). */
+  onExit?: (clientId: string, code: number | null, signal: string | null) => void;
 }
 
 /** The client file of an example for a client kind. */
@@ -38,9 +42,12 @@ export async function startClients(o: StartClientsOptions): Promise<ClientsHandl
   const entry = clientEntry(o.exampleDir, o.kind);
   if (!existsSync(entry)) throw new Error(`this example has no ${o.kind} client (${entry})`);
   if (o.kind === 'python') return startPython(entry, o);
-  const runner = new ClientRunner({ name: `train-${o.kind}`, serverUrl: o.serverUrl, joinToken: o.joinToken, count: o.count, env: { ...o.env, AGENTJET_GROUP_SIZE: String(o.groupSize) } });
+  const runner = new ClientRunner({ name: o.name ?? `train-${o.kind}`, serverUrl: o.serverUrl, joinToken: o.joinToken, count: o.count, env: { ...o.env, AGENTJET_GROUP_SIZE: String(o.groupSize) } });
   runner.on('client:log', (l) => o.log(l.clientId, l.line));
-  runner.on('client:exited', (e) => e.restartInMs !== null && o.log(e.clientId, `exited (code ${e.code}); restarting in ${e.restartInMs} ms`));
+  runner.on('client:exited', (e) => {
+    o.onExit?.(e.clientId, e.code, e.signal);
+    if (e.restartInMs !== null) o.log(e.clientId, `exited (code ${e.code}); restarting in ${e.restartInMs} ms`);
+  });
   const started = await runner.start({ entry });
   if (!started.ok) {
     await runner.dispose();
@@ -65,6 +72,7 @@ function startPython(entry: string, o: StartClientsOptions): ClientsHandle {
     for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => o.log(slot.id, line));
     slot.exited = new Promise<void>((r) => child.once('exit', (code, signal) => {
       slot.child = null;
+      if (!stopping) o.onExit?.(slot.id, code, signal);
       if (stopping || code === 0) o.log(slot.id, `exited (code ${code}, signal ${signal})`);
       else {
         // A crash: restart with backoff, like the runner does for the TypeScript clients.
@@ -82,7 +90,7 @@ function startPython(entry: string, o: StartClientsOptions): ClientsHandle {
     child.on('error', (err) => o.log(slot.id, `could not start ${python}: ${err.message}`));
   };
   for (let i = 0; i < o.count; i++) {
-    const slot = { id: `train-python-${i}`, child: null, exited: Promise.resolve(), attempt: 0, timer: null };
+    const slot = { id: `${o.name ?? 'train-python'}-${i}`, child: null, exited: Promise.resolve(), attempt: 0, timer: null };
     slots.push(slot);
     launch(slot, i);
   }

@@ -3,6 +3,8 @@
 // log, and commands from the workbench to a runner — the runner may be another process (`agentjet
 // campaign run` in a terminal), so the database is also the channel between the two. Its own
 // better-sqlite3 connection to the same file (WAL: the workbench and a runner both read and write).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import {
@@ -44,6 +46,7 @@ export class CampaignStore {
 
   /** Opens (migrating) the workbench database at `path`. */
   static open(path: string): CampaignStore {
+    mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
     try {
       db.pragma('journal_mode = WAL');
