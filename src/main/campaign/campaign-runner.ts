@@ -197,7 +197,7 @@ export class CampaignRunner implements CampaignControl {
       if (this.stopRequested) break;
       while (free.length > 0 && this.canStart(finished, running.size)) {
         const slot = free.shift()!;
-        const asked = await this.requireOptuna().ask();
+        const asked = await this.requireOptuna().ask({ seed: 0, source: 'optimizer' });
         const p = this.execute(asked, slot).then((state) => {
           finished.done += state === 'interrupted' ? 0 : 1;
           finished.failed += state === 'failed' ? 1 : 0;
@@ -236,13 +236,14 @@ export class CampaignRunner implements CampaignControl {
   private async execute(asked: { number: number; params: Params; attrs: Record<string, unknown> }, slot: Slot): Promise<TrialRow['state']> {
     const { store } = this.o;
     const optuna = this.requireOptuna();
-    const fresh = typeof asked.attrs['seed'] !== 'number';
-    const seed = fresh ? 0 : Number(asked.attrs['seed']);
-    if (fresh) {
+    const seed = typeof asked.attrs['seed'] === 'number' ? asked.attrs['seed'] : 0;
+    const rerun = typeof asked.attrs['rerunOf'] === 'number';
+    const chosenBy = asked.attrs['source'];
+    const source: TrialRow['source'] = rerun ? 'rerun' : chosenBy === 'agent' || chosenBy === 'seed' ? chosenBy : 'optimizer';
+    if (source === 'optimizer') {
       // A new configuration from the sampler: its other seeds run next.
       for (let k = 1; k < this.spec.seeds; k++) await optuna.enqueue(asked.params, { seed: k, source: 'seed', configKey: configKey(asked.params) });
     }
-    const source: TrialRow['source'] = fresh ? 'optimizer' : typeof asked.attrs['rerunOf'] === 'number' ? 'rerun' : asked.attrs['source'] === 'agent' ? 'agent' : asked.attrs['source'] === 'seed' ? 'seed' : 'optimizer';
     const dir = trialDir(this.paths, asked.number);
     mkdirSync(dir, { recursive: true });
     const setup = trialSetup(this.spec, asked.params, seed);
@@ -273,7 +274,7 @@ export class CampaignRunner implements CampaignControl {
         onPoint: (point, points) => this.emit({ type: 'trial_point', trial: put({ points: [...points] }), point }),
         onStep: (point) => {
           store.putStep(this.campaignId, asked.number, point);
-          row = { ...row, steps: point.step };
+          put({ steps: point.step });
           this.emit({ type: 'trial_step', number: asked.number, point });
         },
         log: (line) => this.note(line),

@@ -171,7 +171,9 @@ export async function runTrial(c: TrialContext): Promise<TrialOutcome> {
     for (const t of timers) clearTimeout(t);
     await clients?.dispose().catch(() => undefined);
     clients = null;
-    await evalChain;
+    // A running evaluation finishes (it may be the last point); against a dead worker it is not waited for.
+    if (e.state === 'complete') await evalChain;
+    else await Promise.race([evalChain, new Promise((r) => setTimeout(r, 3000).unref())]);
     if (e.state !== 'complete') return outcome(e, e.state === 'pruned' || e.state === 'stopped' ? objectiveOf(points, spec.objective) : null);
     await evaluate(nextIndex++, true);
     const value = objectiveOf(points, spec.objective);
