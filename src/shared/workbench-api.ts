@@ -4,6 +4,8 @@
 // this table: the main side validates params with `dispatchWorkbenchCall`, the renderer side
 // validates results in `createWorkbenchClient`. Nothing that crosses a process is trusted unparsed.
 import { z } from 'zod';
+import { CampaignCommandSchema, CampaignDetailSchema, CampaignSummarySchema } from './campaign/api';
+import { TaskDraftRequestSchema, TaskDraftResultSchema } from './task-draft';
 import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StrategySchema, WorkerStateSchema } from './swarm-protocol';
 import { BreakCauseSchema } from './timeline/types';
 
@@ -309,6 +311,17 @@ export const workbenchMethods = {
   },
   episodeDetail: { params: z.object({ runId: Id, episodeId: z.string().min(1).max(300) }).strict(), result: EpisodeDetailSchema },
   runs: { params: None, result: z.object({ runs: z.array(RunRowSchema) }) },
+  /** Campaigns in the data folder's store (README "Campaigns"), newest first. */
+  campaigns: { params: None, result: z.object({ campaigns: z.array(CampaignSummarySchema) }) },
+  campaign: { params: z.object({ campaignId: Id }).strict(), result: CampaignDetailSchema },
+  /** Starts (or resumes) the campaign in a campaign file as an `agentjet campaign run` process. */
+  campaignStart: { params: z.object({ file: z.string().min(1).max(2000) }).strict(), result: z.object({ campaignId: z.string(), pid: Int }) },
+  /** Stop the campaign, stop a trial, or steer the research agent (pause, resume, hand back, ask/auto). */
+  campaignCommand: { params: z.object({ campaignId: Id, command: CampaignCommandSchema }).strict(), result: Ok },
+  /** Approves or rejects a research-agent proposal waiting in "ask before running" mode. */
+  campaignDecision: { params: z.object({ campaignId: Id, decisionId: Int, approve: z.boolean() }).strict(), result: Ok },
+  /** "New task from description": an LLM writes client.ts, reward.ts and a dataset, checked by `agentjet task check` in a loop. */
+  taskDraft: { params: TaskDraftRequestSchema, result: TaskDraftResultSchema },
 } as const;
 
 export type WorkbenchMethods = typeof workbenchMethods;

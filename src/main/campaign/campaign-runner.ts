@@ -40,6 +40,10 @@ export interface CampaignControl {
 }
 
 export interface RunnerHooks {
+  /** Once the study is open, before the first trial (the agent's first turn). */
+  start?(control: CampaignControl): Promise<void>;
+  /** Every heartbeat (approved proposals). */
+  tick?(control: CampaignControl): Promise<void>;
   /** After each trial ends (the agent's turn). */
   afterTrial?(control: CampaignControl, trial: TrialRow): Promise<void>;
   onCommand?(control: CampaignControl, command: CampaignCommand): Promise<void>;
@@ -129,6 +133,7 @@ export class CampaignRunner implements CampaignControl {
     let state: CampaignResult['state'] = 'done';
     try {
       const slots = await this.prepare();
+      await this.o.hooks?.start?.(this).catch((err: unknown) => this.note(`agent: ${message(err)}`));
       state = await this.loop(slots);
     } catch (err) {
       state = 'failed';
@@ -319,6 +324,7 @@ export class CampaignRunner implements CampaignControl {
     this.o.store.heartbeat(this.campaignId, process.pid, Date.now(), (now - this.lastBeat) / 1000);
     this.lastBeat = now;
     await this.takeCommands();
+    if (this.optuna) await this.o.hooks?.tick?.(this).catch((err: unknown) => this.note(`agent: ${message(err)}`));
   }
 
   private requireOptuna(): OptunaClient {
