@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { campaignHelp, runCampaignCommand } from './campaign';
 import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
+import { runTaskCommand, taskHelp } from './task';
 import { parseExample, runTrain } from './train';
 import { trainHelp, TrainOptionsSchema } from './train-options';
 import { parseUiArgs, runUi, uiHelp } from './ui';
@@ -16,6 +17,7 @@ ${workerHelp}
 ${trainHelp}
 ${uiHelp}
 ${campaignHelp}
+${taskHelp}
   agentjet help            this text
 
 benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart).`;
@@ -60,6 +62,14 @@ async function main(argv: string[]): Promise<void> {
       const result = await runCampaignCommand(rest);
       // Stray handles (sockets of stopped clients) must not keep a finished campaign alive.
       process.exit(result && result.state === 'failed' ? 1 : 0);
+      return;
+    }
+    case 'task': {
+      if (rest.length === 0 || rest.includes('--help') || rest.includes('-h')) {
+        console.log(taskHelp);
+        return;
+      }
+      process.exit(await runTaskCommand(rest));
       return;
     }
     case 'ui': {
