@@ -79,6 +79,15 @@ def distribution(name: str, spec: Any) -> BaseDistribution:
         raise invalid(f"space.{name}: {exc}") from exc
 
 
+class AskTellGridSampler(optuna.samplers.GridSampler):
+    """Optuna's grid sampler without its stop: GridSampler.after_trial calls study.stop() once the grid is
+    used up, which only works inside study.optimize() and raises under ask/tell. The runner stops by the
+    grid's size instead."""
+
+    def after_trial(self, study: optuna.Study, trial: optuna.trial.FrozenTrial, state: TrialState, values: Any) -> None:
+        return None
+
+
 def make_sampler(spec: dict[str, Any], grid: dict[str, list[Any]] | None) -> optuna.samplers.BaseSampler:
     kind = spec.get("type", "tpe")
     seed = spec.get("seed")
@@ -93,7 +102,7 @@ def make_sampler(spec: dict[str, Any], grid: dict[str, list[Any]] | None) -> opt
     if kind == "grid":
         if not grid:
             raise invalid("grid: the grid sampler needs the values of every parameter")
-        return optuna.samplers.GridSampler(grid, seed=seed)
+        return AskTellGridSampler(grid, seed=seed)
     raise invalid("sampler.type: tpe, random or grid")
 
 

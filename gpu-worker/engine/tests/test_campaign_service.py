@@ -90,10 +90,13 @@ def test_grid_sampler_and_enqueued_trials(tmp_path: Path) -> None:
     call(s, "enqueue", {"params": {"lr": 5e-4, "groupSize": 8}, "attrs": {"source": "agent"}})
     first = call(s, "ask")
     assert first["params"] == {"lr": 5e-4, "groupSize": 8} and first["attrs"] == {"source": "agent"}
+    call(s, "tell", {"number": first["number"], "state": "complete", "value": 0.5})
     seen = set()
     for _ in range(4):
         t = call(s, "ask")
         seen.add((t["params"]["lr"], t["params"]["groupSize"]))
+        # Telling the last grid point must not raise (Optuna's GridSampler would call study.stop()).
+        call(s, "tell", {"number": t["number"], "state": "complete", "value": 0.1})
     assert seen == {(1e-4, 2), (1e-4, 4), (1e-3, 2), (1e-3, 4)}
 
 

@@ -81,6 +81,8 @@ export class CampaignRunner implements CampaignControl {
   private optuna: OptunaClient | null = null;
   private readonly aborts = new Map<number, AbortController>();
   private readonly campaignAbort = new AbortController();
+  /** Trials in flight (their bookkeeping included), awaited when the runner stops. */
+  private readonly inflight = new Set<Promise<unknown>>();
   private wake: () => void = () => undefined;
   private stopRequested: string | null = null;
   private readonly t0 = performance.now();
@@ -142,7 +144,9 @@ export class CampaignRunner implements CampaignControl {
     } finally {
       clearInterval(heartbeat);
       this.campaignAbort.abort({ state: 'interrupted', note: this.stopRequested ?? 'the campaign runner stopped' } satisfies TrialEnd);
-      await this.beat();
+      await Promise.race([Promise.allSettled(this.inflight), new Promise((r) => setTimeout(r, 90_000).unref())]);
+      this.markLeftoverInterrupted();
+      await this.beat().catch(() => undefined);
       if (state !== 'failed') this.o.store.setState(this.campaignId, state, this.stopRequested, Date.now());
       this.o.store.heartbeat(this.campaignId, null, Date.now());
       await this.refreshImportance().catch(() => undefined);
@@ -203,14 +207,24 @@ export class CampaignRunner implements CampaignControl {
       while (free.length > 0 && this.canStart(finished, running.size)) {
         const slot = free.shift()!;
         const asked = await this.requireOptuna().ask({ seed: 0, source: 'optimizer' });
-        const p = this.execute(asked, slot).then((state) => {
-          finished.done += state === 'interrupted' ? 0 : 1;
-          finished.failed += state === 'failed' ? 1 : 0;
-        }).finally(() => {
+        const p = this.execute(asked, slot).then(
+          (state) => {
+            finished.done += state === 'interrupted' ? 0 : 1;
+            finished.failed += state === 'failed' ? 1 : 0;
+          },
+          (err: unknown) => {
+            // The trial's bookkeeping failed (the store, the optimiser): counted as a failure, the campaign goes on.
+            this.note(`trial ${asked.number}: ${message(err)}`);
+            finished.done += 1;
+            finished.failed += 1;
+          },
+        ).finally(() => {
           running.delete(asked.number);
+          this.inflight.delete(p);
           free.push(slot);
         });
         running.set(asked.number, p);
+        this.inflight.add(p);
       }
       if (running.size === 0) break;
       await Promise.race([...running.values(), new Promise<void>((r) => (this.wake = r))]);
@@ -289,14 +303,25 @@ export class CampaignRunner implements CampaignControl {
       this.campaignAbort.signal.removeEventListener('abort', onCampaignAbort);
     }
     const state: TrialRow['state'] = out.state === 'stopped' ? 'pruned' : out.state === 'complete' ? 'complete' : out.state;
-    if (state === 'complete' && out.value !== null) await optuna.tell(asked.number, 'complete', out.value, { wallS: out.seconds, steps: out.steps });
-    else if (state === 'pruned') await optuna.tell(asked.number, 'pruned', null, { note: out.note ?? '', wallS: out.seconds, steps: out.steps });
-    else if (state === 'failed') await optuna.tell(asked.number, 'fail', null, { error: out.note ?? '', wallS: out.seconds });
-    // interrupted: left running in the study, so the next start re-runs it (recover).
+    try {
+      if (state === 'complete' && out.value !== null) await optuna.tell(asked.number, 'complete', out.value, { wallS: out.seconds, steps: out.steps });
+      else if (state === 'pruned') await optuna.tell(asked.number, 'pruned', null, { note: out.note ?? '', wallS: out.seconds, steps: out.steps });
+      else if (state === 'failed') await optuna.tell(asked.number, 'fail', null, { error: out.note ?? '', wallS: out.seconds });
+      // interrupted: left running in the study, so the next start re-runs it (recover).
+    } catch (err) {
+      this.note(`trial ${asked.number}: telling the optimiser failed: ${message(err)}`);
+    }
     const ended = put({ state, value: out.value, points: out.points, note: out.note, steps: out.steps, endedAt: Date.now(), ...(out.runDir ? { runDir: out.runDir } : {}) });
     this.emit({ type: 'trial_ended', trial: ended });
     if (state !== 'interrupted') await this.afterTrial(ended);
     return state;
+  }
+
+  /** Trials still marked running in the store when the runner stops (they re-run on resume). */
+  private markLeftoverInterrupted(): void {
+    for (const t of this.o.store.trials(this.campaignId)) {
+      if (t.state === 'running') this.o.store.putTrial({ ...t, state: 'interrupted', endedAt: Date.now(), note: 'the campaign runner stopped while it ran; it runs again on resume' });
+    }
   }
 
   private async afterTrial(trial: TrialRow): Promise<void> {

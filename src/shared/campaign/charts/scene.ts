@@ -28,7 +28,7 @@ export const COLORS = {
   accent: 'var(--accent, #2f6fde)',
   good: 'var(--ok, #1a7f37)',
   warn: 'var(--warn, #bf8700)',
-  bad: 'var(--err, #cf222e)',
+  bad: 'var(--danger, #cf222e)',
 } as const;
 
 /** A colour for the i-th of n series (hue around the wheel, readable on light and dark). */
