@@ -58,7 +58,7 @@ export function logScale(domain: [number, number], range: [number, number]): Sca
   if (l1 === l0) l1 = l0 + 1;
   const f = ((v: number) => range[0] + ((Math.log10(Math.max(v, Number.MIN_VALUE)) - l0) / (l1 - l0)) * (range[1] - range[0])) as Scale;
   const ticks: number[] = [];
-  for (let e = Math.ceil(l0 - 1e-9); e <= Math.floor(l1 + 1e-9); e++) ticks.push(10 ** e);
+  for (let e = Math.ceil(l0 - 1e-9); e <= Math.floor(l1 + 1e-9); e++) ticks.push(Number((10 ** e).toPrecision(12)));
   if (ticks.length < 2) ticks.splice(0, ticks.length, domain[0], domain[1]);
   f.ticks = ticks;
   f.format = fmtNum;
