@@ -15,11 +15,7 @@ import { parseFlags } from './flags';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
-export const campaignHelp = `agentjet campaign run FILE [--data-dir DIR]   run a campaign (YAML or JSON; README "Campaigns"),
-                             or resume it where it stopped; progress per trial, then a summary table;
-                             the report is <data>/campaigns/<name>/report.html and report.md
-  agentjet campaign status [FILE|NAME|DIR] [--data-dir DIR]   a campaign's trials, or all campaigns
-  --data-dir DIR             the data folder (default $AGENTJET_HOME or ~/.agentjet)`;
+export { campaignHelp } from './campaign-help';
 
 const Flags = z.object({ dataDir: z.string().optional() }).strict();
 

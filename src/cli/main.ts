@@ -1,9 +1,9 @@
 // The `agentjet` command line: dispatches sub-commands; each validates its own options.
 import { z } from 'zod';
-import { campaignHelp, runCampaignCommand } from './campaign';
+import { campaignHelp } from './campaign-help';
 import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
-import { runTaskCommand, taskHelp } from './task';
+import { taskHelp } from './task-help';
 import { parseExample, runTrain } from './train';
 import { trainHelp, TrainOptionsSchema } from './train-options';
 import { parseUiArgs, runUi, uiHelp } from './ui';
@@ -59,6 +59,8 @@ async function main(argv: string[]): Promise<void> {
         console.log(campaignHelp);
         return;
       }
+      // Loaded on demand: the campaign and task code (Optuna client, TypeScript checker) must not slow other commands.
+      const { runCampaignCommand } = await import('./campaign');
       const result = await runCampaignCommand(rest);
       // Stray handles (sockets of stopped clients) must not keep a finished campaign alive.
       process.exit(result && result.state === 'failed' ? 1 : 0);
@@ -69,6 +71,7 @@ async function main(argv: string[]): Promise<void> {
         console.log(taskHelp);
         return;
       }
+      const { runTaskCommand } = await import('./task');
       process.exit(await runTaskCommand(rest));
       return;
     }

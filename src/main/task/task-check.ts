@@ -13,7 +13,6 @@ import { compileClient } from '../runner/index';
 import { episodeTranscript, playTaskEpisodes, taskNodePaths, type TaskWorker } from './task-episodes';
 import { placeInText, probeTask } from './task-probe';
 import { ensureTaskTsconfig } from './task-tsconfig';
-import { typecheckFolder } from './typecheck';
 
 export const TASK_FILES = ['client.ts', 'reward.ts', 'data/train.jsonl', 'data/eval.jsonl'] as const;
 
@@ -71,8 +70,11 @@ export async function checkTask(dir: string, o: CheckOptions): Promise<TaskVerdi
   const nodePaths = taskNodePaths(o.repoRoot);
   const filesOk = await run('files', null, async () => TASK_FILES.filter((f) => !existsSync(join(dir, f))).map((f) => failure('files', `${f} is missing`, { file: f })));
   const tsconfig = filesOk ? ensureTaskTsconfig(o.repoRoot, dir) : null;
-  const typesOk = await run('typecheck', filesOk ? null : 'the files are missing', async () =>
-    typecheckFolder(tsconfig!).map((p) => failure('typecheck', p.message, { file: p.file, line: p.line, column: p.column })));
+  const typesOk = await run('typecheck', filesOk ? null : 'the files are missing', async () => {
+    // The TypeScript compiler is large: loaded only when a check runs.
+    const { typecheckFolder } = await import('./typecheck');
+    return typecheckFolder(tsconfig!).map((p) => failure('typecheck', p.message, { file: p.file, line: p.line, column: p.column }));
+  });
   const compileOk = await run('compile', filesOk ? null : 'the files are missing', async () => {
     const r = await compileClient(join(dir, 'client.ts'), { cacheDir: o.cacheDir, nodePaths });
     return r.ok ? [] : r.errors.map((e) => failure('compile', e.message, { file: e.file.startsWith(dir) ? e.file.slice(dir.length + 1) : e.file, line: e.line || null, column: e.column || null }));
