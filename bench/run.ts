@@ -1,4 +1,5 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
+import { benchCampaign } from './campaign';
 import { benchEngine } from './engine';
 import { benchHotswap } from './hotswap';
 import { benchMerge } from './merge';
@@ -10,6 +11,7 @@ import { benchWarmstart } from './warmstart';
 type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 
 const benches: Record<string, { about: string; run: Bench }> = {
+  campaign: { about: 'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report', run: benchCampaign },
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
   hotswap: { about: 'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched', run: benchHotswap },
   merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },

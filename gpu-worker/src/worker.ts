@@ -126,7 +126,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const limits = { headersTimeoutMs: config.headersTimeoutS * 1000, requestTimeoutMs: config.requestTimeoutS * 1000, keepAliveTimeoutMs: config.keepAliveTimeoutS * 1000, maxConnectionsPerAddress: config.maxConnectionsPerAddress };
   const app = buildApp({
     swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, limits,
-    agentjetCompat: config.agentjetCompat, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    agentjetCompat: config.agentjetCompat, reset: { swarm: s, engine, generation: scheduler }, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   });
   let events: EventsSocketServer | null = null;
   try {

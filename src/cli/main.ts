@@ -1,8 +1,10 @@
 // The `agentjet` command line: dispatches sub-commands; each validates its own options.
 import { z } from 'zod';
+import { campaignHelp } from './campaign-help';
 import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
 import { runRuns, runsHelp } from './runs';
+import { taskHelp } from './task-help';
 import { parseExample, runTrain } from './train';
 import { trainHelp, TrainOptionsSchema } from './train-options';
 import { parseUiArgs, runUi, uiHelp } from './ui';
@@ -16,6 +18,8 @@ ${workerHelp}
 ${trainHelp}
 ${uiHelp}
 ${runsHelp}
+${campaignHelp}
+${taskHelp}
   agentjet help            this text
 
 benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart).`;
@@ -54,6 +58,27 @@ async function main(argv: string[]): Promise<void> {
       await runTrain(parseExample(example), parsed.data);
       // Stray handles (sockets of stopped clients) must not keep a finished run alive.
       process.exit(0);
+      return;
+    }
+    case 'campaign': {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(campaignHelp);
+        return;
+      }
+      // Loaded on demand: the campaign and task code (Optuna client, TypeScript checker) must not slow other commands.
+      const { runCampaignCommand } = await import('./campaign');
+      const result = await runCampaignCommand(rest);
+      // Stray handles (sockets of stopped clients) must not keep a finished campaign alive.
+      process.exit(result && result.state === 'failed' ? 1 : 0);
+      return;
+    }
+    case 'task': {
+      if (rest.length === 0 || rest.includes('--help') || rest.includes('-h')) {
+        console.log(taskHelp);
+        return;
+      }
+      const { runTaskCommand } = await import('./task');
+      process.exit(await runTaskCommand(rest));
       return;
     }
     case 'ui': {

@@ -28,6 +28,8 @@ import {
   SessionSchema,
   StepPointSchema,
 } from './workbench-data';
+import { CampaignCommandSchema, CampaignDetailSchema, CampaignSummarySchema } from './campaign/api';
+import { TaskDraftRequestSchema, TaskDraftResultSchema } from './task-draft';
 
 export * from './workbench-data';
 
@@ -83,6 +85,17 @@ export const workbenchMethods = {
     params: z.object({ runId: Id, formats: z.array(ExportFormatSchema).min(1).max(3).optional() }).strict(),
     result: z.object({ dir: z.string(), files: z.array(z.string()) }),
   },
+  /** Campaigns in the data folder's store (README "Campaigns"), newest first. */
+  campaigns: { params: None, result: z.object({ campaigns: z.array(CampaignSummarySchema) }) },
+  campaign: { params: z.object({ campaignId: Id }).strict(), result: CampaignDetailSchema },
+  /** Starts (or resumes) the campaign in a campaign file as an `agentjet campaign run` process. */
+  campaignStart: { params: z.object({ file: z.string().min(1).max(2000) }).strict(), result: z.object({ campaignId: z.string(), pid: Int }) },
+  /** Stop the campaign, stop a trial, or steer the research agent (pause, resume, hand back, ask/auto). */
+  campaignCommand: { params: z.object({ campaignId: Id, command: CampaignCommandSchema }).strict(), result: Ok },
+  /** Approves or rejects a research-agent proposal waiting in "ask before running" mode. */
+  campaignDecision: { params: z.object({ campaignId: Id, decisionId: Int, approve: z.boolean() }).strict(), result: Ok },
+  /** "New task from description": an LLM writes client.ts, reward.ts and a dataset, checked by `agentjet task check` in a loop. */
+  taskDraft: { params: TaskDraftRequestSchema, result: TaskDraftResultSchema },
 } as const;
 
 export type WorkbenchMethods = typeof workbenchMethods;

@@ -5,6 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { CompletionService } from '../swarm/completions';
 import type { TokenMatcher } from '../swarm/keys';
+import type { ResetDeps } from '../swarm/run-reset';
 import type { Swarm } from '../swarm/swarm';
 import { isAgentJetClientPath } from './agentjet-path';
 import { installEarlyAuth } from './auth';
@@ -29,6 +30,8 @@ export interface AppDeps {
   limits?: Partial<ConnectionLimits>;
   /** Serve AgentJet's swarm-client routes under /agentjet/<join-token> (`--agentjet-compat`). */
   agentjetCompat?: boolean;
+  /** What POST /swarm/v1/control/reset works with (absent: resets are refused). */
+  reset?: ResetDeps;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {

@@ -1,10 +1,12 @@
-// Control routes (admin token): training config, pause / start, checkpoint, episode listing and
+// Control routes (admin token): training config, pause / start, checkpoint, reset, episode listing and
 // inspection (timelines and their merged samples), evaluation results, the vocabulary's pieces.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { EpisodeStatusSchema, TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
 import { summarize } from '../swarm/episodes';
+import { conflict } from '../swarm/errors';
 import type { TokenMatcher } from '../swarm/keys';
+import { resetRun, ResetRequestSchema, type ResetDeps } from '../swarm/run-reset';
 import type { Swarm } from '../swarm/swarm';
 import { requireRole } from './auth';
 import { parseBody } from './http';
@@ -31,7 +33,7 @@ export async function decodeVocabulary(size: number, decode: (sequences: number[
   return pieces;
 }
 
-export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm; matcher: TokenMatcher }): void {
+export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm; matcher: TokenMatcher; reset?: ResetDeps }): void {
   const { swarm, matcher } = deps;
   const admin = (headers: Parameters<typeof requireRole>[0]): void => void requireRole(headers, matcher, 'admin');
   // The vocabulary never changes while the model is loaded: decoded once, on first request.
@@ -63,6 +65,14 @@ export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm
     admin(req.headers);
     const info = await swarm.trainer.checkpoint('request');
     return { step: info.step, weightVersion: info.weightVersion, path: info.path };
+  });
+
+  // A fresh run without restarting the process (campaign trials on remote workers): run-reset.ts.
+  app.post('/swarm/v1/control/reset', async (req) => {
+    admin(req.headers);
+    const body = parseBody(ResetRequestSchema, req.body, true);
+    if (!deps.reset) throw conflict('reset_unsupported', 'this server cannot reset its run (it was built without an engine to reload)');
+    return resetRun(deps.reset, body);
   });
 
   app.get('/swarm/v1/episodes', async (req) => {

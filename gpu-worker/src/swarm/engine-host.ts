@@ -120,6 +120,14 @@ export class EngineHost implements EngineView {
     );
   }
 
+  /** Loads the model afresh (initial weights, new optimizer; a reset), with changed load settings; later restarts use them too. */
+  async reload(patch: Partial<LoadParams>): Promise<EngineInfo> {
+    this.opts.load = { ...this.opts.load, ...patch };
+    const info = await this.call('load', this.opts.load);
+    this.facts = info;
+    return info;
+  }
+
   async dispose(): Promise<void> {
     this.state = 'disposed';
     if (this.timer) clearTimeout(this.timer);

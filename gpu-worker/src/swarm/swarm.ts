@@ -46,7 +46,7 @@ export interface SwarmDeps {
 }
 
 export class Swarm implements CallLedger, TrainerHost {
-  readonly config: WorkerConfig;
+  config: WorkerConfig;
   readonly modelName: string;
   readonly trainer: Trainer;
   readonly bootId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
@@ -55,11 +55,11 @@ export class Swarm implements CallLedger, TrainerHost {
   private paused = false;
   private stopping = false;
   private readonly bus: EventBus;
-  private readonly episodes: EpisodeRegistry;
+  private episodes: EpisodeRegistry;
   private readonly clients: ClientRegistry;
-  private readonly counters: Counters;
-  private readonly evals: EvalResults;
-  private readonly trained: TrainedSamples;
+  private counters: Counters;
+  private evals: EvalResults;
+  private trained: TrainedSamples;
   private readonly sweepTimer: NodeJS.Timeout;
   private readonly startedAt: number;
 
@@ -122,6 +122,7 @@ export class Swarm implements CallLedger, TrainerHost {
   // ----- lifecycle and settings -----
 
   /** The operator pauses training: claims are refused until `resume`. */
+  get isPaused(): boolean { return this.paused; }
   pause(reason = 'paused by operator'): void {
     this.paused = true;
     this.emitState(reason);
@@ -388,6 +389,24 @@ export class Swarm implements CallLedger, TrainerHost {
       lastCheckpoint: checkpoint ? { step: checkpoint.step, at: checkpoint.at } : null,
       eventSeq: this.bus.events.lastSeq,
     };
+  }
+
+  /**
+   * A fresh run in place of the current one (POST /swarm/v1/control/reset, run-reset.ts): a new
+   * config, run folder, pool, counters and signing secret; step, evals and episodes start over.
+   * Called inside `trainer.resetRun`, after the engine reloaded its initial weights.
+   */
+  replaceRun(next: { config: WorkerConfig; files: RunFiles; pool: DurablePool; secret: Buffer; counters: Counters }): DurablePool {
+    const old = this.deps.pool;
+    Object.assign(this.deps, { config: next.config, files: next.files, pool: next.pool, secret: next.secret, saved: null });
+    this.config = next.config;
+    this.trainingConfig = { ...next.config.training };
+    this.episodes = new EpisodeRegistry(next.config.retainFinished);
+    this.counters = next.counters;
+    this.evals = new EvalResults([]);
+    this.trained = new TrainedSamples(next.config.retainFinished);
+    this.clients.clearAgreements();
+    return old;
   }
 
   dispose(): void {

@@ -111,7 +111,7 @@ export class Trainer {
   private lastProgressKey = '';
   private lastUpdateMs = 5000;
   private lockChain: Promise<void> = Promise.resolve();
-  private readonly checkpoints: Checkpoints;
+  private checkpoints: Checkpoints;
 
   constructor(private readonly deps: TrainerDeps) {
     this.stepCount = deps.saved?.step ?? 0;
@@ -270,6 +270,24 @@ export class Trainer {
     const back = this.deps.pool.rollback(step);
     if (back.length > 0) this.deps.events.log('info', 'trainer', `${back.length} episode(s) trained after the checkpoint are back in the pool`);
     this.stepCount = step;
+  }
+
+  /**
+   * A reset (run-reset.ts): under the training lock, checkpoints the current run, then lets
+   * `replace` install a fresh one (returning its pool and files); the new run starts at step 0
+   * with no checkpoint. Returns the old run's checkpoint.
+   */
+  resetRun(replace: () => Promise<{ pool: TrainingPool; files: RunFiles }>): Promise<CheckpointInfo> {
+    return this.withLock(async () => {
+      const old = await this.checkpointLocked('reset');
+      const next = await replace();
+      Object.assign(this.deps, { pool: next.pool, files: next.files, saved: null });
+      this.checkpoints = new Checkpoints({ engine: this.deps.engine, pool: next.pool, files: next.files, now: this.deps.now }, null);
+      this.stepCount = 0;
+      this.last = null;
+      this.lastProgressKey = '';
+      return old;
+    }).finally(() => this.poke());
   }
 
   private withLock<T>(fn: () => Promise<T>): Promise<T> {

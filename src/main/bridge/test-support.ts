@@ -37,6 +37,18 @@ export class FakeBackend implements WorkbenchBackend {
   };
   runs = async () => ({ runs: [] });
   exportRun = async (p: { runId: string }) => ({ dir: `/exports/${p.runId}`, files: [] });
+  campaigns = async () => ({ campaigns: [] });
+  campaign = async (): Promise<never> => {
+    throw new WorkbenchError('not_found', 'no campaign');
+  };
+  campaignStart = async (): Promise<never> => {
+    throw new WorkbenchError('bad_campaign', 'no file');
+  };
+  campaignCommand = async () => ({ ok: true as const });
+  campaignDecision = async () => ({ ok: true as const });
+  taskDraft = async (): Promise<never> => {
+    throw new WorkbenchError('unsupported', 'no LLM in the fake');
+  };
   /** A result JSON cannot carry (a backend bug the bridge must survive). */
   codeVersions = async (): Promise<{ versions: [] }> => {
     const cyclic: { versions: []; self?: unknown } = { versions: [] };

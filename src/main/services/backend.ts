@@ -15,7 +15,9 @@ import {
   type WorkbenchResult as R,
 } from '../../shared/workbench-api';
 import { trainingFromFields, WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
+import { CampaignService } from '../campaign/campaign-service';
 import type { Store } from '../store/types';
+import { draftTask } from '../task/task-draft';
 import { ClientService } from './client-service';
 import { CodeWorkspace } from './code-workspace';
 import { EvalLoop } from './eval-loop';
@@ -64,8 +66,11 @@ export class Backend implements WorkbenchBackend {
   /** The session while a connect is in progress (before `live` exists). */
   private pending: SessionState | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly campaignService: CampaignService;
 
-  constructor(private readonly o: BackendOptions) {}
+  constructor(private readonly o: BackendOptions) {
+    this.campaignService = new CampaignService({ dataDir: o.dataDir, repoRoot: o.repoRoot, log: o.log });
+  }
 
   /** The live run's services (tests, shutdown). */
   get current(): Live | null {
@@ -174,6 +179,31 @@ export class Backend implements WorkbenchBackend {
     return { dir, files: exportRun(this.o.store, p.runId, dir, p.formats ?? EXPORT_FORMATS) };
   }
 
+  // Campaigns and vibe training (src/main/campaign, src/main/task).
+  campaigns(): Promise<R<'campaigns'>> {
+    return this.campaignService.campaigns();
+  }
+
+  campaign(p: P<'campaign'>): Promise<R<'campaign'>> {
+    return this.campaignService.campaign(p);
+  }
+
+  campaignStart(p: P<'campaignStart'>): Promise<R<'campaignStart'>> {
+    return this.campaignService.campaignStart(p);
+  }
+
+  campaignCommand(p: P<'campaignCommand'>): Promise<R<'campaignCommand'>> {
+    return this.campaignService.campaignCommand(p);
+  }
+
+  campaignDecision(p: P<'campaignDecision'>): Promise<R<'campaignDecision'>> {
+    return this.campaignService.campaignDecision(p);
+  }
+
+  taskDraft(p: P<'taskDraft'>): Promise<R<'taskDraft'>> {
+    return draftTask(p, { repoRoot: this.o.repoRoot, cacheDir: join(this.o.dataDir, 'cache', 'clients'), log: this.o.log });
+  }
+
   /**
    * Reads of the run being connected: its row is stored once the worker serves, so until then it
    * has no data yet rather than being unknown.
@@ -187,9 +217,10 @@ export class Backend implements WorkbenchBackend {
     }
   }
 
-  /** Disconnects (stopping a local worker with a checkpoint). */
+  /** Disconnects (stopping a local worker with a checkpoint) and stops this workbench's campaign runners. */
   async dispose(): Promise<void> {
     await this.serialize(() => this.teardown());
+    await this.campaignService.dispose();
   }
 
   // ---------------------------------------------------------------------------------------------

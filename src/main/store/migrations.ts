@@ -193,6 +193,63 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE episodes ADD COLUMN trained TEXT;
     `,
   },
+  {
+    version: 5,
+    name: 'campaigns: trials, their step curves, the research agent\'s decisions, commands to a runner',
+    sql: `
+      CREATE TABLE campaigns (
+        id INTEGER PRIMARY KEY,
+        campaign_id TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        question TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        dir TEXT NOT NULL,
+        state TEXT NOT NULL,
+        note TEXT,
+        importance TEXT,
+        analysis TEXT,
+        agent TEXT,
+        runner_pid INTEGER,
+        heartbeat_at REAL,
+        wall_s REAL NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        ended_at REAL
+      );
+      CREATE TABLE campaign_trials (
+        campaign INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        row TEXT NOT NULL,
+        PRIMARY KEY (campaign, number)
+      ) WITHOUT ROWID;
+      CREATE TABLE campaign_steps (
+        campaign INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        step INTEGER NOT NULL,
+        point TEXT NOT NULL,
+        PRIMARY KEY (campaign, number, step)
+      ) WITHOUT ROWID;
+      CREATE TABLE campaign_decisions (
+        id INTEGER PRIMARY KEY,
+        campaign INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        t REAL NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        rationale TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        trial INTEGER
+      );
+      CREATE INDEX campaign_decisions_campaign ON campaign_decisions (campaign, id);
+      CREATE TABLE campaign_commands (
+        id INTEGER PRIMARY KEY,
+        campaign INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        t REAL NOT NULL,
+        command TEXT NOT NULL,
+        done_at REAL
+      );
+      CREATE INDEX campaign_commands_pending ON campaign_commands (campaign, done_at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,8 +1,9 @@
-// The workbench shell: nav rail, status bar, the six panels (kept mounted, hidden when not shown,
+// The workbench shell: nav rail, status bar, the panels (kept mounted, hidden when not shown,
 // so the editor and charts keep their state) and the global error toasts.
 import { useCallback, useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../shared/workbench-api';
 import type { ConnectionResult } from './api/connection';
+import { CampaignsPanel } from './panels/campaigns/CampaignsPanel';
 import { ChartsPanel } from './panels/charts/ChartsPanel';
 import { ClientsPanel } from './panels/clients/ClientsPanel';
 import { ConnectPanel } from './panels/connect/ConnectPanel';
@@ -62,6 +63,14 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
     if (id) store.setState((s) => openRun(s, id));
   }, [store]);
   const onCloseToast = useCallback((id: number) => closeToast(store, id), [store]);
+  // A task folder from "New task from description" opens in the editor: a local run of that folder.
+  const openTask = useCallback(
+    (dir: string) => {
+      setPanel('editor');
+      api.connectLocal({ example: dir }).catch((err: unknown) => reportError(err instanceof Error ? err.message : String(err)));
+    },
+    [api, reportError],
+  );
 
   const crashed = clients.filter((c) => c.status === 'crashed').length;
   const badges: Partial<Record<PanelId, string>> = {};
@@ -91,6 +100,9 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
           </section>
           <section className="panel" data-testid="panel-runs" hidden={panel !== 'runs'}>
             <RunsPanel api={api} active={panel === 'runs'} online={online} runId={runId} refreshKey={refreshKey} onOpen={openRunById} />
+          </section>
+          <section className="panel" data-testid="panel-campaigns" hidden={panel !== 'campaigns'}>
+            <CampaignsPanel api={api} active={panel === 'campaigns'} online={online} reportError={reportError} onOpenTask={openTask} />
           </section>
         </div>
       </div>

@@ -1,0 +1,1 @@
+"""The campaign optimiser process: Optuna's ask/tell over JSON lines (see service.py)."""
