@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StrategySchema, WorkerStateSchema } from './swarm-protocol';
 import { BreakCauseSchema } from './timeline/types';
+import { RewardModelEventSchema, rewardsMethods } from './rewards-api';
 
 const Int = z.number().int();
 const Count = z.number().int().nonnegative();
@@ -309,6 +310,7 @@ export const workbenchMethods = {
   },
   episodeDetail: { params: z.object({ runId: Id, episodeId: z.string().min(1).max(300) }).strict(), result: EpisodeDetailSchema },
   runs: { params: None, result: z.object({ runs: z.array(RunRowSchema) }) },
+  ...rewardsMethods,
 } as const;
 
 export type WorkbenchMethods = typeof workbenchMethods;
@@ -331,6 +333,7 @@ export const WorkbenchEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('code'), runId: Id, marker: CodeMarkerSchema }),
   z.object({ type: z.literal('compile_failed'), runId: Id, errors: z.array(CompileErrorSchema) }),
   z.object({ type: z.literal('log'), line: LogLineSchema }),
+  RewardModelEventSchema,
 ]);
 export type WorkbenchEvent = z.infer<typeof WorkbenchEventSchema>;
 

@@ -20,6 +20,8 @@ import { ClientService } from './client-service';
 import { CodeWorkspace } from './code-workspace';
 import { EvalLoop } from './eval-loop';
 import { listExamples, resolveExample, type ResolvedExample } from './examples';
+import { LabelsService } from './labels-service';
+import { RewardModelService } from './reward-model-service';
 import { SessionState, type RunContext } from './run-context';
 import { WorkerHttp, normalizeWorkerUrl } from './worker-http';
 import { launchLocalWorker, WorkerService, WORKER_LOG_SOURCE, type Launched, type LocalWorkerSpec } from './worker-service';
@@ -39,6 +41,8 @@ export interface BackendOptions {
   evalEpisodes?: number;
   evalEvery?: number;
   workerStartTimeoutMs?: number;
+  /** Who the inspector's labels are by (default $AGENTJET_LABEL_AUTHOR, else the OS user). */
+  labelAuthor?: string;
 }
 
 interface Live {
@@ -64,7 +68,17 @@ export class Backend implements WorkbenchBackend {
   private pending: SessionState | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly o: BackendOptions) {}
+  private readonly labelsService: LabelsService;
+  private readonly rewardModelService: RewardModelService;
+
+  constructor(private readonly o: BackendOptions) {
+    const flush = (): void => this.flush();
+    this.labelsService = new LabelsService({ store: o.store, flush, ...(o.labelAuthor ? { author: o.labelAuthor } : {}) });
+    this.rewardModelService = new RewardModelService({
+      store: o.store, dataDir: o.dataDir, emit: o.emit, log: o.log, flush,
+      live: () => (this.live ? { runId: this.live.ctx.runId, clients: this.live.clients } : null),
+    });
+  }
 
   /** The live run's services (tests, shutdown). */
   get current(): Live | null {
@@ -168,6 +182,19 @@ export class Backend implements WorkbenchBackend {
     return { runs: this.o.store.listRuns(this.live?.ctx.runId ?? null) };
   }
 
+  // Learned rewards: labels-service.ts and reward-model-service.ts.
+  labels = (p: P<'labels'>) => this.labelsService.labels(p);
+  putLabel = (p: P<'putLabel'>) => this.labelsService.putLabel(p);
+  deleteLabel = (p: P<'deleteLabel'>) => this.labelsService.deleteLabel(p);
+  labelQueue = (p: P<'labelQueue'>) => this.labelsService.labelQueue(p);
+  importLabels = (p: P<'importLabels'>) => this.labelsService.importLabels(p);
+  exportLabels = (p: P<'exportLabels'>) => this.labelsService.exportLabels(p);
+  episodeConversation = (p: P<'episodeConversation'>) => this.labelsService.episodeConversation(p);
+  rewardModels = (p: P<'rewardModels'>) => this.rewardModelService.rewardModels(p);
+  trainRewardModel = (p: P<'trainRewardModel'>) => this.rewardModelService.trainRewardModel(p);
+  deployRewardModel = (p: P<'deployRewardModel'>) => this.rewardModelService.deployRewardModel(p);
+  rewardComparison = (p: P<'rewardComparison'>) => this.rewardModelService.rewardComparison(p);
+
   /**
    * Reads of the run being connected: its row is stored once the worker serves, so until then it
    * has no data yet rather than being unknown.
@@ -184,6 +211,8 @@ export class Backend implements WorkbenchBackend {
   /** Disconnects (stopping a local worker with a checkpoint). */
   async dispose(): Promise<void> {
     await this.serialize(() => this.teardown());
+    await this.rewardModelService.dispose();
+    await this.labelsService.dispose();
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -9,11 +9,15 @@ import type { WorkerHttp } from './worker-http';
 
 export const EpisodeDetailAnswerSchema = z.object({ episode: EpisodeSummarySchema, result: z.unknown(), timelines: z.array(TimelineSchema) });
 export const MergedAnswerSchema = z.object({ samples: z.array(MergedSampleSchema), stats: MergeStatsSchema });
+/** The part of an episode's `end` result the workbench keeps besides reward/success: its metrics. */
+const EndMetricsSchema = z.object({ metrics: z.record(z.string(), z.number()).optional() }).nullable().catch(null);
 
 export interface FetchedEpisode {
   row: EpisodeInput;
   timelines: Timeline[];
   merged: { samples: MergedSample[]; stats: MergeStats } | null;
+  /** What the client reported as `metrics` at `end` (e.g. rm_score, verifiable_reward); null: none. */
+  metrics: Record<string, number> | null;
 }
 
 /** The episode row as the worker's summary tells it. */
@@ -88,7 +92,8 @@ export class EpisodeFetcher {
     try {
       const detail = await this.http.get(path, EpisodeDetailAnswerSchema, 30_000);
       const merged = detail.timelines.length > 0 ? await this.http.get(`${path}/merged`, MergedAnswerSchema, 30_000) : null;
-      if (!this.closed) this.onFetched({ row: rowFromSummary(detail.episode), timelines: detail.timelines, merged });
+      const metrics = EndMetricsSchema.parse(detail.result)?.metrics ?? null;
+      if (!this.closed) this.onFetched({ row: rowFromSummary(detail.episode), timelines: detail.timelines, merged, metrics });
     } catch (err) {
       if (err instanceof WorkbenchError && err.code === 'not_found') return; // the worker forgot it: nothing to store
       if (!this.closed) this.onError(`episode ${episodeId}: ${err instanceof Error ? err.message : String(err)}`);

@@ -18,6 +18,7 @@ import type {
   StepPoint,
 } from '../../shared/workbench-api';
 import type { MergedSample, MergeStats, Timeline } from '../../shared/timeline';
+import type { RewardsStore } from './rewards-types';
 
 export type RunMode = 'local' | 'remote';
 
@@ -61,7 +62,8 @@ export interface MergedEpisode {
 
 export type EpisodeOrder = 'newest' | 'oldest' | 'reward_desc' | 'reward_asc';
 
-export interface Store {
+/** Learned rewards (labels, episode metrics, reward models): see rewards-types.ts. */
+export interface Store extends RewardsStore {
   /** The database file (':memory:' in tests). */
   readonly path: string;
 
