@@ -10,7 +10,8 @@ export type { ClaimResponse, EndRequest, EndResponse, EpisodeKind, Status } from
 export { RewardModel, type RewardModelOptions } from './reward-model';
 export {
   episodeConversation,
-  rewardModelPointerText,
+  rewardModelPointerSource,
+  REWARD_MODEL_POINTER_FILE,
   RewardModelPointerSchema,
   RM_SCORE_METRIC,
   VERIFIABLE_REWARD_METRIC,

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scoreWithPython, type PythonScore } from '../main/services/reward-model-trainer';
 import type { ChatMessage } from '../shared/chat';
-import { rewardModelPointerText } from '../shared/reward-model';
 import { RewardModel } from './reward-model';
 import { trainFixtureModel, type LabelledConversation } from './testing/reward-model-fixture';
 
@@ -63,7 +62,7 @@ describe('RewardModel (onnxruntime-node) vs the engine (PyTorch)', () => {
 
   it('loads from a pointer, and refuses a changed folder or a wrong hash', async () => {
     expect(await RewardModel.fromPointer({ rewardModel: null })).toBeNull();
-    const viaPointer = await RewardModel.fromPointer(JSON.parse(rewardModelPointerText({ folder, sha256, version: 1 })));
+    const viaPointer = await RewardModel.fromPointer({ rewardModel: { folder, sha256, version: 1 } });
     expect(viaPointer?.version).toBe(1);
     await viaPointer?.dispose();
     await expect(RewardModel.fromPointer({ rewardModel: { folder } })).rejects.toThrow('not a reward-model pointer');

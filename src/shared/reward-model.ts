@@ -25,7 +25,7 @@ export const RewardModelManifestSchema = z.object({
   architecture: z.string(),
   padTokenId: z.number().int().nonnegative(),
   truncation: z.literal('left'),
-  onnx: z.object({ file: z.string(), inputs: z.tuple([z.literal('input_ids'), z.literal('attention_mask')]), output: z.string(), maxAbsDiff: z.number(), exportSeconds: z.number() }),
+  onnx: z.object({ file: z.string(), inputs: z.tuple([z.literal('input_ids'), z.literal('attention_mask')]), output: z.string(), maxAbsDiff: z.number(), exportSeconds: z.number(), exporter: z.string().optional() }),
   tokenizer: z.object({ tokenizer: z.string(), config: z.string(), chatTemplate: z.string() }),
   training: z.object({ conversations: z.number().int(), pointLabels: z.number().int(), pairLabels: z.number().int(), steps: z.number().int(), seconds: z.number() }).loose(),
   metrics: z.object({ heldoutAccuracy: z.number().nullable(), heldout: Accuracy, train: Accuracy }),
@@ -37,7 +37,7 @@ export type RewardModelManifest = z.infer<typeof RewardModelManifestSchema>;
 
 /**
  * What reward code points at: a reward-model folder and the SHA-256 of its manifest (which lists every
- * file's hash). Kept in a JSON file the client imports (`reward-model.json`), so the client's code
+ * file's hash). Kept in a small module the client imports (`reward-model-ref.ts`), so the client's code
  * version covers the model it scores with, and deploying a model is an ordinary code change.
  */
 export const RewardModelRefSchema = z.object({
@@ -47,13 +47,22 @@ export const RewardModelRefSchema = z.object({
 });
 export type RewardModelRef = z.infer<typeof RewardModelRefSchema>;
 
-/** The pointer file's content: `{"rewardModel": null}` until a model is deployed. */
+/** The pointer's value: `{ rewardModel: null }` until a model is deployed. */
 export const RewardModelPointerSchema = z.object({ rewardModel: RewardModelRefSchema.nullable() });
 export type RewardModelPointer = z.infer<typeof RewardModelPointerSchema>;
 
-/** The pointer file's text for a deployed model (or none). */
-export function rewardModelPointerText(ref: RewardModelRef | null): string {
-  return `${JSON.stringify({ rewardModel: ref }, null, 2)}\n`;
+/** The module name of the pointer, beside the client (what "Deploy" rewrites). */
+export const REWARD_MODEL_POINTER_FILE = 'reward-model-ref.ts';
+
+/** The pointer module's source for a deployed model (or none); `unknown`, so the SDK parses it. */
+export function rewardModelPointerSource(ref: RewardModelRef | null): string {
+  return [
+    '// The reward model this client scores with: a reward-model folder and its manifest\'s SHA-256, or null.',
+    '// "Deploy" in the workbench\'s Rewards panel rewrites this file and hot-swaps the clients, so the',
+    '// client\'s code version names the model it used. It may be edited by hand (RewardModel.fromPointer checks it).',
+    `export const rewardModelPointer: unknown = ${JSON.stringify({ rewardModel: ref }, null, 2)};`,
+    '',
+  ].join('\n');
 }
 
 export interface Conversation {

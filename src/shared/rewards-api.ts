@@ -90,8 +90,8 @@ export const rewardsMethods = {
     params: z.object({ runId: Id, limit: z.number().int().positive().max(100).default(10), mode: z.enum(['auto', 'points', 'pairs']).default('auto') }).strict(),
     result: z.object({ rewardModel: z.number().int().nullable(), candidates: Count, items: z.array(QueueItemSchema) }),
   },
-  /** Imports labels from JSONL text (see README: one label per line); all or nothing. */
-  importLabels: { params: z.object({ runId: Id, jsonl: z.string().max(20_000_000) }).strict(), result: z.object({ imported: Count, replaced: Count }) },
+  /** Imports labels from JSONL text (see README: one label per line); all or nothing. Larger files: `agentjet labels import`. */
+  importLabels: { params: z.object({ runId: Id, jsonl: z.string().max(3_500_000) }).strict(), result: z.object({ imported: Count, replaced: Count }) },
   /** The run's labels as JSONL (optionally with each episode's conversation). */
   exportLabels: { params: z.object({ runId: Id, conversations: z.boolean().default(false) }).strict(), result: z.object({ jsonl: z.string(), labels: Count }) },
   /** An episode's conversation as a reward model reads it (the last call's messages and output). */

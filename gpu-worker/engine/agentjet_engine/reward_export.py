@@ -2,7 +2,10 @@
 tokenizer, chat template and a manifest (`reward_model.json`) listing every file's SHA-256.
 
 The ONNX graph takes `input_ids` and `attention_mask` (int64, batch × length, both dynamic; right-padded
-with the pad id) and returns `scores` (float32, one per row). Before the folder is written, the ONNX scores
+with the pad id) and returns `scores` (float32, one per row). Two exporters of `torch.onnx.export`: the
+TorchScript one (the default: seconds, against a minute or more for the built-in model with the dynamo one
+on a busy CPU, which matters when a researcher waits for each new reward model) and the torch.export-based
+dynamo one (`exporter="dynamo"`); both must pass the same parity check. Before the folder is written, the ONNX scores
 of a set of conversations — one at a time and in padded batches — are compared with PyTorch's; a difference
 above `PARITY_TOLERANCE` fails the export.
 """
@@ -15,6 +18,7 @@ import os
 import shutil
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +45,26 @@ class ScoreHead(torch.nn.Module):
         return self.model(input_ids=input_ids, attention_mask=attention_mask).logits[:, 0]
 
 
-def export_onnx(model: Any, path: Path, example: list[list[int]], pad_id: int) -> None:
-    """Exports with dynamic batch and length (the dynamo exporter), weights inside the one file."""
+EXPORTERS = ("torchscript", "dynamo")
+OPSET = 18
+
+
+def export_onnx(model: Any, path: Path, example: list[list[int]], pad_id: int, exporter: str = "torchscript") -> None:
+    """Exports with dynamic batch and length, weights inside the one file."""
+    if exporter not in EXPORTERS:
+        raise ValueError(f"exporter must be one of {', '.join(EXPORTERS)}")
     ids, attn = pad_right(example, pad_id)
-    batch, length = torch.export.Dim("batch"), torch.export.Dim("length")
     head = ScoreHead(model.cpu()).eval()
-    with torch.no_grad():
-        torch.onnx.export(head, (ids, attn), str(path), input_names=["input_ids", "attention_mask"],
-                          output_names=["scores"], dynamo=True, external_data=False, verbose=False,
-                          dynamic_shapes={"input_ids": {0: batch, 1: length}, "attention_mask": {0: batch, 1: length}})
+    names = {"input_names": ["input_ids", "attention_mask"], "output_names": ["scores"]}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation and tracer notes
+        if exporter == "dynamo":
+            batch, length = torch.export.Dim("batch"), torch.export.Dim("length")
+            torch.onnx.export(head, (ids, attn), str(path), dynamo=True, external_data=False, verbose=False, opset_version=OPSET,
+                              dynamic_shapes={"input_ids": {0: batch, 1: length}, "attention_mask": {0: batch, 1: length}}, **names)
+        else:
+            torch.onnx.export(head, (ids, attn), str(path), dynamo=False, opset_version=OPSET, **names,
+                              dynamic_axes={"input_ids": {0: "batch", 1: "length"}, "attention_mask": {0: "batch", 1: "length"}, "scores": {0: "batch"}})
 
 
 def onnx_scores(session: Any, seqs: list[list[int]], pad_id: int) -> np.ndarray:
@@ -98,7 +113,8 @@ def verify_folder(folder: Path) -> dict[str, Any]:
     return manifest
 
 
-def write_folder(out: Path, model: Any, tokenizer: Any, parity_seqs: list[list[int]], meta: dict[str, Any]) -> dict[str, Any]:
+def write_folder(out: Path, model: Any, tokenizer: Any, parity_seqs: list[list[int]], meta: dict[str, Any],
+                 exporter: str = "torchscript") -> dict[str, Any]:
     """Writes the reward-model folder `out` (which must not exist) atomically; returns its manifest."""
     out = out.resolve()
     if out.exists():
@@ -113,7 +129,7 @@ def write_folder(out: Path, model: Any, tokenizer: Any, parity_seqs: list[list[i
         if not (tmp / "chat_template.jinja").is_file():
             (tmp / "chat_template.jinja").write_text(tokenizer.chat_template, encoding="utf-8")
         t0 = time.monotonic()
-        export_onnx(model, tmp / ONNX_FILE, parity_seqs[:4], pad_id)
+        export_onnx(model, tmp / ONNX_FILE, parity_seqs[:4], pad_id, exporter)
         export_s = time.monotonic() - t0
         diff = parity(model, tmp / ONNX_FILE, parity_seqs, pad_id)
         if not diff <= PARITY_TOLERANCE:
@@ -127,7 +143,7 @@ def write_folder(out: Path, model: Any, tokenizer: Any, parity_seqs: list[list[i
             "architecture": type(model).__name__,
             "padTokenId": pad_id,
             "truncation": "left",
-            "onnx": {"file": ONNX_FILE, "inputs": ["input_ids", "attention_mask"], "output": "scores",
+            "onnx": {"file": ONNX_FILE, "inputs": ["input_ids", "attention_mask"], "output": "scores", "exporter": exporter, "opset": OPSET,
                      "exportSeconds": round(export_s, 2), "maxAbsDiff": diff, "parityConversations": len(parity_seqs)},
             "tokenizer": {"tokenizer": "tokenizer.json", "config": "tokenizer_config.json", "chatTemplate": "chat_template.jinja"},
             "files": files,

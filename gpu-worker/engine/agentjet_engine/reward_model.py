@@ -2,7 +2,7 @@
 
     python -m agentjet_engine.reward_model train --data DATASET.jsonl --base MODEL_DIR --out RM_DIR
         [--loss pairwise|pointwise|both] [--epochs E] [--lr LR] [--batch N] [--heldout F] [--max-length L]
-        [--seed S] [--threads T] [--device auto|cpu|cuda] [--version V] [--max-minutes M]
+        [--seed S] [--threads T] [--device auto|cpu|cuda] [--version V] [--max-minutes M] [--exporter torchscript|dynamo]
     python -m agentjet_engine.reward_model score --model RM_DIR --data CONVERSATIONS.jsonl
 
 `train` reads the labels dataset (see reward_data.py), trains (reward_train.py) and writes the versioned
@@ -49,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     t.add_argument("--version", type=int, default=1)
     t.add_argument("--max-minutes", type=float, default=None)
+    t.add_argument("--exporter", default="torchscript", choices=("torchscript", "dynamo"),
+                   help="torch.onnx exporter (both pass the same parity check; torchscript is much faster)")
     s = sub.add_parser("score", help="token ids and PyTorch + ONNX scores of conversations")
     s.add_argument("--model", required=True)
     s.add_argument("--data", required=True)
@@ -94,7 +96,7 @@ def train_command(a: argparse.Namespace, emit: Any) -> None:
         "metrics": {"heldoutAccuracy": report["heldoutAccuracy"], "heldout": report["heldout"], "train": report["train"]},
         "scoreStats": report["scoreStats"],
     }
-    manifest = write_folder(Path(cfg.out), model, tokenizer, [scorer.ids[c] for c in parity_ids], meta)
+    manifest = write_folder(Path(cfg.out), model, tokenizer, [scorer.ids[c] for c in parity_ids], meta, a.exporter)
     emit({"event": "exported", "onnxMaxAbsDiff": manifest["onnx"]["maxAbsDiff"], "exportSeconds": manifest["onnx"]["exportSeconds"]})
     out = Path(cfg.out).resolve()
     emit({"event": "done", "folder": str(out), "sha256": folder_hash(out), "seconds": round(time.monotonic() - t0, 2), "manifest": manifest})

@@ -161,3 +161,15 @@ def test_train_refuses_bad_input_with_an_error_event(tmp_path: Path, model_dir: 
     rc, events, _ = run_rm("train", "--data", str(write_dataset(tmp_path / "ok.jsonl", groups=2)), "--base", str(tmp_path), "--out", str(tmp_path / "y"))
     assert rc == 1 and "no config.json" in events[-1]["error"]["message"]
     assert MANIFEST == "reward_model.json"
+
+
+@pytest.mark.parametrize("exporter", ["torchscript", "dynamo"])
+def test_both_exporters_pass_parity(tmp_path: Path, model_dir: Path, exporter: str) -> None:
+    from agentjet_engine.reward_export import export_onnx, parity
+
+    model = load_reward_model(str(model_dir), torch.device("cpu"))
+    seqs = [[5, 6, 7, 8, 9, 10], [11, 12, 13], list(range(20, 80))]
+    export_onnx(model, tmp_path / "m.onnx", seqs[:2], int(model.config.pad_token_id), exporter)
+    assert parity(model, tmp_path / "m.onnx", seqs, int(model.config.pad_token_id)) <= 1e-4
+    with pytest.raises(ValueError, match="exporter must be one of"):
+        export_onnx(model, tmp_path / "x.onnx", seqs, 0, "magic")

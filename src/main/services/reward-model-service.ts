@@ -1,12 +1,12 @@
 // RewardModelService: a run's reward models — trains one on the run's labels (the labels dataset written
 // next to the versioned folder `<data dir>/runs/<run>/reward-models/v<N>`, the engine's reward-model
 // process spawned for it, progress pushed as `reward_model` events), records it in the store, deploys it
-// into the live run's reward code (its `reward-model.json` pointer, saved and hot-swapped like any edit:
+// into the live run's reward code (its `reward-model-ref.ts` pointer, saved and hot-swapped like any edit:
 // the new code version names the model by its hash), and serves the score-vs-verifiable-reward chart.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { BUILTIN_MODEL_DIR } from '../../../gpu-worker/src/resources';
-import { rewardModelPointerText, RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC } from '../../shared/reward-model';
+import { REWARD_MODEL_POINTER_FILE, rewardModelPointerSource, RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC } from '../../shared/reward-model';
 import type { RewardModelRow, RmTrainingStatus } from '../../shared/rewards-api';
 import { WorkbenchError, type WorkbenchEvent, type WorkbenchParsedParams as P, type WorkbenchResult as R } from '../../shared/workbench-api';
 import type { Store } from '../store/types';
@@ -14,8 +14,8 @@ import type { ClientService } from './client-service';
 import { buildDataset, conversationFromTimelines } from './labels-dataset';
 import { trainRewardModel, type RunningProcess, type RmTrained } from './reward-model-trainer';
 
-/** The file reward code imports to know its reward model (see resources/examples/calculator-rm). */
-export const POINTER_FILE = 'reward-model.json';
+/** The module reward code imports to know its reward model (see resources/examples/calculator-rm). */
+export const POINTER_FILE = REWARD_MODEL_POINTER_FILE;
 
 export interface RewardModelServiceOptions {
   store: Store;
@@ -88,7 +88,7 @@ export class RewardModelService {
     const code = await live.clients.codeFiles();
     const pointer = code.files.find((f) => f.editable && basename(f.path) === POINTER_FILE);
     if (!pointer) throw new WorkbenchError('no_pointer', `the run's client code imports no ${POINTER_FILE} (the file reward code reads its reward model from; see the calculator-rm example)`);
-    const saved = await live.clients.saveCode([{ path: pointer.path, content: rewardModelPointerText({ folder: rm.folder, sha256: rm.sha256, version: rm.version }) }]);
+    const saved = await live.clients.saveCode([{ path: pointer.path, content: rewardModelPointerSource({ folder: rm.folder, sha256: rm.sha256, version: rm.version }) }]);
     if (!saved.ok) throw new WorkbenchError('compile_failed', `the client code did not compile with the new pointer: ${saved.errors.map((e) => `${e.path}:${e.line}: ${e.message}`).join('; ')}`);
     this.o.store.setRewardModelDeployed(p.runId, p.version, Date.now());
     this.o.log(`reward model v${p.version} deployed: code version ${saved.codeVersion}`);

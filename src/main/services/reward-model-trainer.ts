@@ -24,6 +24,8 @@ export interface RmTrainSettings {
   threads?: number;
   device?: 'auto' | 'cpu' | 'cuda';
   maxMinutes?: number;
+  /** torch.onnx exporter (default torchscript: seconds; dynamo: the torch.export-based one). */
+  exporter?: 'torchscript' | 'dynamo';
 }
 
 export interface RmTrainSpec extends RmTrainSettings {
@@ -57,7 +59,7 @@ export interface RmTrained {
 
 const FLAGS: Record<keyof RmTrainSettings, string> = {
   loss: '--loss', epochs: '--epochs', lr: '--lr', batch: '--batch', heldout: '--heldout', maxLength: '--max-length',
-  seed: '--seed', threads: '--threads', device: '--device', maxMinutes: '--max-minutes',
+  seed: '--seed', threads: '--threads', device: '--device', maxMinutes: '--max-minutes', exporter: '--exporter',
 };
 
 export function trainArgs(spec: RmTrainSpec): string[] {

@@ -1,4 +1,4 @@
-// The workbench shell: nav rail, status bar, the six panels (kept mounted, hidden when not shown,
+// The workbench shell: nav rail, status bar, the panels (kept mounted, hidden when not shown,
 // so the editor and charts keep their state) and the global error toasts.
 import { useCallback, useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../shared/workbench-api';
@@ -8,6 +8,7 @@ import { ClientsPanel } from './panels/clients/ClientsPanel';
 import { ConnectPanel } from './panels/connect/ConnectPanel';
 import { EditorPanel } from './panels/editor/EditorPanel';
 import { InspectorPanel } from './panels/inspector/InspectorPanel';
+import { RewardsPanel } from './panels/rewards/RewardsPanel';
 import { RunsPanel } from './panels/runs/RunsPanel';
 import { NavRail } from './shell/NavRail';
 import { StatusBar } from './shell/StatusBar';
@@ -91,6 +92,9 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
           </section>
           <section className="panel" data-testid="panel-runs" hidden={panel !== 'runs'}>
             <RunsPanel api={api} active={panel === 'runs'} online={online} runId={runId} refreshKey={refreshKey} onOpen={openRunById} />
+          </section>
+          <section className="panel" data-testid="panel-rewards" hidden={panel !== 'rewards'}>
+            <RewardsPanel api={api} active={panel === 'rewards'} runId={runId} live={live} refreshKey={refreshKey} />
           </section>
         </div>
       </div>

@@ -1,7 +1,7 @@
-// The six panels of the shell, in nav-rail order.
+// The panels of the shell, in nav-rail order.
 import type { IconName } from '../components/Icon';
 
-export type PanelId = 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs';
+export type PanelId = 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'rewards';
 
 export const PANELS: readonly { id: PanelId; label: string; icon: IconName; key: string }[] = [
   { id: 'connect', label: 'Connect', icon: 'connect', key: '1' },
@@ -10,6 +10,7 @@ export const PANELS: readonly { id: PanelId; label: string; icon: IconName; key:
   { id: 'clients', label: 'Clients', icon: 'clients', key: '4' },
   { id: 'inspector', label: 'Inspector', icon: 'inspector', key: '5' },
   { id: 'runs', label: 'Runs', icon: 'runs', key: '6' },
+  { id: 'rewards', label: 'Rewards', icon: 'rewards', key: '7' },
 ];
 
 export function isPanelId(s: string): s is PanelId {

@@ -137,6 +137,8 @@ export function applyEvent(state: WorkbenchState, event: WorkbenchEvent): Workbe
       return { ...state, clients: event.clients };
     case 'log':
       return { ...state, logs: appendCapped(state.logs, event.line, LIMITS.logs) };
+    case 'reward_model':
+      return state; // the Rewards panel follows these itself
   }
 }
 
