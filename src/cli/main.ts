@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
+import { rewardsHelp, runLabels, runRewardModel } from './rewards';
 import { parseExample, runTrain } from './train';
 import { trainHelp, TrainOptionsSchema } from './train-options';
 import { parseUiArgs, runUi, uiHelp } from './ui';
@@ -14,9 +15,10 @@ ${demoHelp}
 ${workerHelp}
 ${trainHelp}
 ${uiHelp}
+${rewardsHelp}
   agentjet help            this text
 
-benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart).`;
+benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart, reward-model, …).`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -56,6 +58,16 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       await runUi(parseUiArgs(rest));
+      return;
+    }
+    case 'labels':
+    case 'reward-model': {
+      const [sub, ...flags] = rest;
+      if (sub === undefined || sub === '--help' || sub === '-h') {
+        console.log(rewardsHelp);
+        return;
+      }
+      await (command === 'labels' ? runLabels(sub, flags) : runRewardModel(sub, flags));
       return;
     }
     case undefined:
