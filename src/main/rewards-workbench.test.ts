@@ -1,6 +1,6 @@
 // The learned-reward loop in the workbench, end to end in plain Node: a real local worker (built-in
 // model) and two calculator-rm clients (rule reward until a model is deployed); label their episodes,
-// train a reward model in the engine's reward-model process, deploy it — a new code version naming the
+// train a reward model in the engine's reward-model process (the label queue then ranks by it), deploy it — a new code version naming the
 // model, the clients hot-swapped without touching the worker — and the new episodes report the reward
 // model's score next to the verifiable reward, ready for the chart.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -52,6 +52,15 @@ describe('learned rewards in the workbench', () => {
     await until('the reward model trained', () => events.filter((e) => e.type === 'reward_model').at(-1), (e) => e?.type === 'reward_model' && e.status.state !== 'training', 280_000);
     const trained = events.filter((e) => e.type === 'reward_model').at(-1);
     expect(trained?.type === 'reward_model' && trained.status.state).toBe('done');
+
+    // The queue now ranks by the new model's scores (scored in main by the SDK's onnxruntime-node scorer).
+    const q = await b.labelQueue({ runId, limit: 5, mode: 'points' });
+    expect(q.rewardModel).toBe(version);
+    expect(q.items.length).toBeGreaterThan(0); // the clients kept playing while the model trained
+    for (const item of q.items) expect(item.kind === 'point' && item.score !== null && item.uncertainty >= 0).toBe(true);
+    const models = (await b.rewardModels({ runId })).models;
+    expect(models.map((m) => [m.version, m.loss, m.pointLabels])).toEqual([[version, 'pointwise', rows.length]]);
+    expect(models[0]!.onnxMaxAbsDiff).toBeLessThanOrEqual(1e-4);
 
     const before = await b.session({});
     const deployed = await b.deployRewardModel({ runId, version });
