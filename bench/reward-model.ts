@@ -35,6 +35,7 @@ export const rewardModelBenchHelp = `npm run bench -- reward-model [options]
   --label-group G      episodes per task (default 8): labels from N × G episodes
   --rm-loss L          pairwise | pointwise | both (default both)
   --rm-epochs E        reward-model epochs (default 3)     --rm-lr LR (default 1e-4)
+  --rm-max-length L    tokens per conversation the reward model reads, the last ones (default 1024)
   --minutes M          policy-training minutes of each arm (default 15)
   --clients N          client processes per arm (default 6; each plays a group of 8 at once)
   --eval-episodes E    held-out eval episodes (default 200, the whole eval split)
@@ -57,9 +58,9 @@ function gain(r: ArmResult, warm: { successRate: number; episodes: number }): { 
   };
 }
 
-async function trainRm(service: RewardModelService, events: WorkbenchEvent[], runId: string, loss: string, epochs: number, lr: number): Promise<RewardModelRow> {
-  const lossName = loss === 'pairwise' || loss === 'pointwise' ? loss : 'both';
-  await service.trainRewardModel({ runId, loss: lossName, epochs, lr, heldout: 0.2, maxMinutes: 60 });
+async function trainRm(service: RewardModelService, events: WorkbenchEvent[], runId: string, o: { rmLoss: string; rmEpochs: number; rmLr: number; rmMaxLength: number }): Promise<RewardModelRow> {
+  const loss = o.rmLoss === 'pairwise' || o.rmLoss === 'pointwise' ? o.rmLoss : 'both';
+  await service.trainRewardModel({ runId, loss, epochs: o.rmEpochs, lr: o.rmLr, heldout: 0.2, maxMinutes: 60, maxLength: o.rmMaxLength });
   for (;;) {
     const last = events.filter((e) => e.type === 'reward_model').at(-1);
     if (last?.type === 'reward_model' && last.status.state !== 'training') {
@@ -76,7 +77,7 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     process.exit(0);
   }
   const o = {
-    labelTasks: num(args, '--label-tasks', 60), labelGroup: num(args, '--label-group', 8), rmEpochs: num(args, '--rm-epochs', 3), rmLr: num(args, '--rm-lr', 1e-4),
+    labelTasks: num(args, '--label-tasks', 60), labelGroup: num(args, '--label-group', 8), rmEpochs: num(args, '--rm-epochs', 3), rmLr: num(args, '--rm-lr', 1e-4), rmMaxLength: num(args, '--rm-max-length', 1024),
     minutes: num(args, '--minutes', 15), clients: num(args, '--clients', 6), evalEpisodes: num(args, '--eval-episodes', 200),
     lr: num(args, '--lr', 3.5e-4), lrEnd: num(args, '--lr-end', 1e-4), threads: num(args, '--threads', 1), seed: num(args, '--seed', 1),
     rmLoss: argValue(args, '--rm-loss') ?? 'both', skipPolicy: args.includes('--skip-policy'),
@@ -90,7 +91,16 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
   const runId = 'bench-rm';
   store.createRun({ runId, name: 'reward-model bench', mode: 'local', workerUrl: '', model: 'builtin', example: 'calculator-agent', config: o, createdAt: Date.now() });
   const events: WorkbenchEvent[] = [];
-  const service = new RewardModelService({ store, dataDir: runDir, emit: (e) => events.push(e), log: () => undefined, live: () => null, threads: 2 });
+  let lastShown = -1;
+  const onEvent = (e: WorkbenchEvent): void => {
+    events.push(e);
+    if (e.type !== 'reward_model' || e.status.state !== 'training') return;
+    const tenth = Math.floor(10 * (e.status.fraction ?? 0));
+    if (tenth === lastShown) return;
+    lastShown = tenth;
+    out(`  reward model v${e.status.version}: ${e.status.detail}`);
+  };
+  const service = new RewardModelService({ store, dataDir: runDir, emit: onEvent, log: () => undefined, live: () => null, threads: 2 });
   try {
     // 1. Labels.
     const wo = WorkerOptionsSchema.parse({ runDir: join(runDir, 'label-worker'), port: '0', model: 'builtin', threads: String(o.threads), seed: String(o.seed) });
@@ -101,7 +111,7 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
 
     // 2. Reward model.
     const t0 = performance.now();
-    const rm = await trainRm(service, events, runId, o.rmLoss, o.rmEpochs, o.rmLr);
+    const rm = await trainRm(service, events, runId, o);
     const rmSeconds = (performance.now() - t0) / 1000;
     out(`reward model v${rm.version}: held-out accuracy ${rm.heldoutAccuracy === null ? 'n/a' : `${(100 * rm.heldoutAccuracy).toFixed(1)}%`} on ${rm.heldoutLabels} held-out labels · ${rmSeconds.toFixed(0)} s wall (${rm.trainSeconds.toFixed(0)} s of training steps) · ${rm.pointLabels} point labels`);
 

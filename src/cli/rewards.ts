@@ -18,7 +18,7 @@ export const rewardsHelp = `  agentjet labels import --run R --file F [--data-di
   agentjet labels list --run R [--data-dir D]
                            counts by kind and author
   agentjet reward-model train --run R [--loss pairwise|pointwise|both] [--epochs E] [--lr LR]
-                           [--heldout F] [--max-minutes M] [--data-dir D]
+                           [--heldout F] [--max-minutes M] [--max-length L] [--data-dir D]
                            train a reward model on the run's labels (a new version in its run folder)
   agentjet reward-model list --run R [--data-dir D]`;
 
@@ -66,9 +66,9 @@ export async function runLabels(sub: string | undefined, flags: string[], out: (
 
 export async function runRewardModel(sub: string | undefined, flags: string[], out: (line: string) => void = console.log): Promise<void> {
   if (sub === 'train') {
-    const o = parse(Common.extend({ loss: z.string().optional(), epochs: z.string().optional(), lr: z.string().optional(), heldout: z.string().optional(), maxMinutes: z.string().optional() }).strict(), flags);
+    const o = parse(Common.extend({ loss: z.string().optional(), epochs: z.string().optional(), lr: z.string().optional(), heldout: z.string().optional(), maxMinutes: z.string().optional(), maxLength: z.string().optional() }).strict(), flags);
     const num = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
-    const params = TrainParams.safeParse({ runId: o.run, loss: o.loss, epochs: num(o.epochs), lr: num(o.lr), heldout: num(o.heldout), maxMinutes: num(o.maxMinutes) });
+    const params = TrainParams.safeParse({ runId: o.run, loss: o.loss, epochs: num(o.epochs), lr: num(o.lr), heldout: num(o.heldout), maxMinutes: num(o.maxMinutes), maxLength: num(o.maxLength) });
     if (!params.success) throw new Error(`${z.prettifyError(params.error)}\n\n${rewardsHelp}`);
     await withStore(o.dataDir, async ({ store, dir }) => {
       let finish: (e: Extract<WorkbenchEvent, { type: 'reward_model' }>) => void = () => undefined;

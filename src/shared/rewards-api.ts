@@ -106,6 +106,8 @@ export const rewardsMethods = {
       lr: z.number().positive().max(1).default(1e-4),
       heldout: z.number().min(0).max(0.9).default(0.2),
       maxMinutes: z.number().positive().max(600).default(20),
+      /** Tokens per conversation (the last ones are kept); default the engine's 1024. */
+      maxLength: z.number().int().min(16).max(32_768).optional(),
     }).strict(),
     result: z.object({ version: z.number().int().positive() }),
   },

@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--loss", default="pairwise", choices=("pairwise", "pointwise", "both"))
     t.add_argument("--epochs", type=float, default=3.0)
     t.add_argument("--lr", type=float, default=1e-4)
-    t.add_argument("--batch", type=int, default=16)
+    t.add_argument("--batch", type=int, default=32, help="conversations per step (whole task groups)")
     t.add_argument("--heldout", type=float, default=0.2)
     t.add_argument("--max-length", type=int, default=1024)
     t.add_argument("--seed", type=int, default=0)

@@ -35,7 +35,7 @@ class TrainConfig:
     loss: str = "pairwise"
     epochs: float = 3.0
     lr: float = 1e-4
-    batch: int = 16                 # pairs (and points) per step
+    batch: int = 32                 # conversations per step (whole task groups)
     heldout: float = 0.2
     max_length: int = 1024
     seed: int = 0
@@ -129,37 +129,46 @@ def step_loss(scorer: Scorer, loss: str, pairs: list[tuple[str, str]], points: l
     return total
 
 
-def plan(cfg: TrainConfig, sp: Split, rng: random.Random) -> list[tuple[list[tuple[str, str]], list[tuple[str, int]]]]:
-    """The steps of the run: each a batch of pairs and/or points, epoch after epoch (fractional epochs allowed)."""
+def plan(cfg: TrainConfig, data: Dataset, sp: Split, rng: random.Random) -> list[tuple[list[tuple[str, str]], list[tuple[str, int]]]]:
+    """The steps of the run, by task group: a step takes whole groups (about `batch` conversations) and
+    trains on every labelled pair and point among them, so each conversation is scored once per step and
+    once per epoch — all K(K−1)/2 comparisons of a group for the price of K forward passes (as InstructGPT
+    batches a prompt's comparisons). Epochs may be fractional."""
     use_pairs = cfg.loss in ("pairwise", "both")
     use_points = cfg.loss in ("pointwise", "both")
-    pairs = sp.train_pairs if use_pairs else []
-    points = sp.train_points if use_points else []
-    per_epoch = max(math.ceil(len(pairs) / cfg.batch), math.ceil(len(points) / cfg.batch))
-    if per_epoch == 0:
+    group_of = {cid: c.group for cid, c in data.conversations.items()}
+    groups: dict[str, tuple[list[tuple[str, str]], list[tuple[str, int]], set[str]]] = {}
+    for p in sp.train_pairs if use_pairs else []:
+        g = groups.setdefault(group_of[p[0]], ([], [], set()))
+        g[0].append(p)
+        g[2].update(p)
+    for q in sp.train_points if use_points else []:
+        g = groups.setdefault(group_of[q[0]], ([], [], set()))
+        g[1].append(q)
+        g[2].add(q[0])
+    if not groups:
         raise ValueError(f"no training labels for the {cfg.loss} loss after holding out {cfg.heldout:.0%} of the task groups")
-    steps = max(1, int(round(cfg.epochs * per_epoch)))
-    out = []
-    pi = qi = 0
-    pair_order: list[tuple[str, str]] = []
-    point_order: list[tuple[str, int]] = []
-    for _ in range(steps):
-        if use_pairs and pairs:
-            if pi + cfg.batch > len(pair_order):
-                pair_order = pair_order[pi:] + rng.sample(pairs, len(pairs))
-                pi = 0
-            bp, pi = pair_order[pi: pi + cfg.batch], pi + cfg.batch
-        else:
-            bp = []
-        if use_points and points:
-            if qi + cfg.batch > len(point_order):
-                point_order = point_order[qi:] + rng.sample(points, len(points))
-                qi = 0
-            bq, qi = point_order[qi: qi + cfg.batch], qi + cfg.batch
-        else:
-            bq = []
-        out.append((bp, bq))
-    return out
+    names = sorted(groups)
+
+    def epoch() -> list[tuple[list[tuple[str, str]], list[tuple[str, int]]]]:
+        order = rng.sample(names, len(names))
+        steps, pairs, points, size = [], [], [], 0
+        for name in order:
+            gp, gq, convs = groups[name]
+            pairs, points, size = pairs + gp, points + gq, size + len(convs)
+            if size >= cfg.batch:
+                steps.append((pairs, points))
+                pairs, points, size = [], [], 0
+        if pairs or points:
+            steps.append((pairs, points))
+        return steps
+
+    first = epoch()
+    total = max(1, int(round(cfg.epochs * len(first))))
+    out = list(first)
+    while len(out) < total:
+        out += epoch()
+    return out[:total]
 
 
 def train(cfg: TrainConfig, data: Dataset, emit: Callable[[dict[str, Any]], None]) -> tuple[Any, Any, Scorer, dict[str, Any]]:
@@ -174,7 +183,7 @@ def train(cfg: TrainConfig, data: Dataset, emit: Callable[[dict[str, Any]], None
     model = load_reward_model(cfg.base, device)
     sp = split(data, training_pairs(data), cfg.heldout, cfg.seed)
     scorer = Scorer(model, tokenizer, data, cfg.max_length, device)
-    steps = plan(cfg, sp, rng)
+    steps = plan(cfg, data, sp, rng)
     emit({"event": "start", "steps": len(steps), "trainPairs": len(sp.train_pairs), "heldoutPairs": len(sp.heldout_pairs),
           "trainPoints": len(sp.train_points), "heldoutPoints": len(sp.heldout_points),
           "conversations": len(data.conversations), "device": device.type})

@@ -173,3 +173,22 @@ def test_both_exporters_pass_parity(tmp_path: Path, model_dir: Path, exporter: s
     assert parity(model, tmp_path / "m.onnx", seqs, int(model.config.pad_token_id)) <= 1e-4
     with pytest.raises(ValueError, match="exporter must be one of"):
         export_onnx(model, tmp_path / "x.onnx", seqs, 0, "magic")
+
+
+def test_plan_takes_whole_task_groups_once_per_epoch(tmp_path: Path) -> None:
+    from agentjet_engine.reward_train import TrainConfig, plan
+
+    data = read_dataset(str(write_dataset(tmp_path / "d.jsonl", groups=10, per_group=4)))
+    sp = split(data, training_pairs(data), 0.2, seed=1)
+    cfg = TrainConfig(data="", base="", out="", loss="both", epochs=2, batch=8)
+    steps = plan(cfg, data, sp, random.Random(0))
+    group = {cid: c.group for cid, c in data.conversations.items()}
+    epoch_groups: list[str] = []
+    for pairs, points in steps[: len(steps) // 2]:
+        groups = {group[c] for p in pairs for c in p} | {group[c] for c, _ in points}
+        assert len(groups) == 2  # 8 conversations = two groups of 4
+        epoch_groups += sorted(groups)
+    assert sorted(epoch_groups) == sorted({group[c] for p in sp.train_pairs for c in p})
+    assert sum(len(p) for p, _ in steps) == 2 * len(sp.train_pairs)
+    pointwise = plan(TrainConfig(data="", base="", out="", loss="pointwise", epochs=1, batch=8), data, sp, random.Random(0))
+    assert all(not pairs for pairs, _ in pointwise) and sum(len(q) for _, q in pointwise) == len(sp.train_points)

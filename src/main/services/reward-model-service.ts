@@ -60,7 +60,7 @@ export class RewardModelService {
     const status: RmTrainingStatus = { version, state: 'training', fraction: 0, detail: `${ds.pointLabels} good/bad + ${ds.pairLabels} preference labels on ${ds.conversations} episodes`, startedAt: Date.now() };
     const base = run.model === 'builtin' ? BUILTIN_MODEL_DIR : run.model;
     const proc = trainRewardModel(
-      { dataset, base, out: join(dir, `v${version}`), version, loss: p.loss, epochs: p.epochs, lr: p.lr, heldout: p.heldout, maxMinutes: p.maxMinutes, threads: this.o.threads ?? 2 },
+      { dataset, base, out: join(dir, `v${version}`), version, loss: p.loss, epochs: p.epochs, lr: p.lr, heldout: p.heldout, maxMinutes: p.maxMinutes, threads: this.o.threads ?? 2, ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}) },
       (e) => {
         if (e.event === 'start') this.update(p.runId, { detail: `${status.detail}; ${e.trainPairs} train / ${e.heldoutPairs} held-out pairs, ${e.trainPoints} / ${e.heldoutPoints} points, ${e.steps} steps` });
         else if (e.event === 'step') this.update(p.runId, { fraction: Math.min(0.95, (0.9 * e.step) / e.steps), detail: `step ${e.step}/${e.steps} · loss ${e.loss.toFixed(4)}` });
