@@ -34,8 +34,10 @@ export const rewardModelBenchHelp = `npm run bench -- reward-model [options]
   --label-tasks N      train tasks played for labels (default 60)
   --label-group G      episodes per task (default 8): labels from N × G episodes
   --rm-loss L          pairwise | pointwise | both (default both)
-  --rm-epochs E        reward-model epochs (default 3)     --rm-lr LR (default 1e-4)
-  --rm-max-length L    tokens per conversation the reward model reads, the last ones (default 1024)
+  --rm-epochs E        fine-tuning epochs after the score head is fitted on frozen features (default 0.25)
+  --rm-lr LR           fine-tuning learning rate (default 1e-4)
+  --rm-max-length L    tokens per conversation the reward model reads, the last ones (default 128: all
+                       after the system turn, which is the same in every episode)
   --minutes M          policy-training minutes of each arm (default 15)
   --clients N          client processes per arm (default 6; each plays a group of 8 at once)
   --eval-episodes E    held-out eval episodes (default 200, the whole eval split)
@@ -77,7 +79,7 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     process.exit(0);
   }
   const o = {
-    labelTasks: num(args, '--label-tasks', 60), labelGroup: num(args, '--label-group', 8), rmEpochs: num(args, '--rm-epochs', 3), rmLr: num(args, '--rm-lr', 1e-4), rmMaxLength: num(args, '--rm-max-length', 1024),
+    labelTasks: num(args, '--label-tasks', 60), labelGroup: num(args, '--label-group', 8), rmEpochs: num(args, '--rm-epochs', 0.25), rmLr: num(args, '--rm-lr', 1e-4), rmMaxLength: num(args, '--rm-max-length', 128),
     minutes: num(args, '--minutes', 15), clients: num(args, '--clients', 6), evalEpisodes: num(args, '--eval-episodes', 200),
     lr: num(args, '--lr', 3.5e-4), lrEnd: num(args, '--lr-end', 1e-4), threads: num(args, '--threads', 1), seed: num(args, '--seed', 1),
     rmLoss: argValue(args, '--rm-loss') ?? 'both', skipPolicy: args.includes('--skip-policy'),

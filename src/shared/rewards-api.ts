@@ -102,7 +102,7 @@ export const rewardsMethods = {
     params: z.object({
       runId: Id,
       loss: z.enum(['pairwise', 'pointwise', 'both']).default('pairwise'),
-      epochs: z.number().positive().max(100).default(3),
+      epochs: z.number().positive().max(100).default(1),
       lr: z.number().positive().max(1).default(1e-4),
       heldout: z.number().min(0).max(0.9).default(0.2),
       maxMinutes: z.number().positive().max(600).default(20),

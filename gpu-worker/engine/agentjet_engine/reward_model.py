@@ -3,10 +3,12 @@
     python -m agentjet_engine.reward_model train --data DATASET.jsonl --base MODEL_DIR --out RM_DIR
         [--loss pairwise|pointwise|both] [--epochs E] [--lr LR] [--batch N] [--heldout F] [--max-length L]
         [--seed S] [--threads T] [--device auto|cpu|cuda] [--version V] [--max-minutes M] [--exporter torchscript|dynamo]
+        [--probe-steps N]
     python -m agentjet_engine.reward_model score --model RM_DIR --data CONVERSATIONS.jsonl
 
-`train` reads the labels dataset (see reward_data.py), trains (reward_train.py) and writes the versioned
-reward-model folder (reward_export.py). Progress is one JSON object per line on stdout — `start`, `step`,
+`train` reads the labels dataset (see reward_data.py), fits the fresh score head on frozen features
+(reward_probe.py), fine-tunes the whole model (reward_train.py) and writes the versioned
+reward-model folder (reward_export.py). Progress is one JSON object per line on stdout — `start`, `probe`, `step`,
 `exported`, then `done` with the manifest, or `error` with `{type, code, message}` (exit status 1); logs go to
 stderr. `score` prints, per conversation line (`{"id"?, "messages", "tools"?}`), its token ids and its PyTorch
 and ONNX scores — what the Node scorer's tests compare against.
@@ -49,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     t.add_argument("--version", type=int, default=1)
     t.add_argument("--max-minutes", type=float, default=None)
+    t.add_argument("--probe-steps", type=int, default=300, help="fit the fresh score head on frozen features first (0: no)")
     t.add_argument("--exporter", default="torchscript", choices=("torchscript", "dynamo"),
                    help="torch.onnx exporter (both pass the same parity check; torchscript is much faster)")
     s = sub.add_parser("score", help="token ids and PyTorch + ONNX scores of conversations")
@@ -61,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
 def _check_numbers(a: argparse.Namespace) -> None:
     checks = [(a.epochs > 0, "--epochs must be > 0"), (a.lr > 0, "--lr must be > 0"), (a.batch >= 1, "--batch must be ≥ 1"),
               (0 <= a.heldout < 1, "--heldout must be in [0, 1)"), (a.max_length >= 8, "--max-length must be ≥ 8"),
-              (a.threads >= 1, "--threads must be ≥ 1"), (a.version >= 1, "--version must be ≥ 1")]
+              (a.threads >= 1, "--threads must be ≥ 1"), (a.version >= 1, "--version must be ≥ 1"),
+              (a.probe_steps >= 0, "--probe-steps must be ≥ 0")]
     for ok, message in checks:
         if not ok:
             raise ValueError(message)
@@ -83,7 +87,7 @@ def train_command(a: argparse.Namespace, emit: Any) -> None:
     from .reward_train import TrainConfig, train
     cfg = TrainConfig(data=a.data, base=str(base.resolve()), out=a.out, loss=a.loss, epochs=a.epochs, lr=a.lr,
                       batch=a.batch, heldout=a.heldout, max_length=a.max_length, seed=a.seed, threads=a.threads,
-                      device=a.device, version=a.version, max_minutes=a.max_minutes)
+                      device=a.device, version=a.version, max_minutes=a.max_minutes, probe_steps=a.probe_steps)
     t0 = time.monotonic()
     model, tokenizer, scorer, report = train(cfg, data, emit)
     parity_ids = report.pop("heldoutIds")[:48] or list(scorer.ids)[:48]

@@ -45,6 +45,7 @@ class TrainConfig:
     warmup_steps: int = 10
     version: int = 1
     max_minutes: float | None = None
+    probe_steps: int = 300          # linear probing of the head before fine-tuning (0: none)
 
 
 def load_reward_model(path: str, device: torch.device) -> Any:
@@ -187,6 +188,14 @@ def train(cfg: TrainConfig, data: Dataset, emit: Callable[[dict[str, Any]], None
     emit({"event": "start", "steps": len(steps), "trainPairs": len(sp.train_pairs), "heldoutPairs": len(sp.heldout_pairs),
           "trainPoints": len(sp.train_points), "heldoutPoints": len(sp.heldout_points),
           "conversations": len(data.conversations), "device": device.type})
+    if cfg.probe_steps > 0:
+        from .reward_probe import last_token_features, probe_head
+
+        t_probe = time.monotonic()
+        need = {c for p in sp.train_pairs for c in p} | {c for c, _ in sp.train_points}
+        feats = last_token_features(model, {c: scorer.ids[c] for c in need}, scorer.pad_id, device)
+        probe_loss = probe_head(model, feats, cfg.loss, sp.train_pairs, sp.train_points, cfg.probe_steps)
+        emit({"event": "probe", "loss": round(probe_loss, 5), "seconds": round(time.monotonic() - t_probe, 2), "conversations": len(feats)})
     decay = [p for p in model.parameters() if p.dim() >= 2]
     rest = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}],

@@ -63,6 +63,7 @@ export class RewardModelService {
       { dataset, base, out: join(dir, `v${version}`), version, loss: p.loss, epochs: p.epochs, lr: p.lr, heldout: p.heldout, maxMinutes: p.maxMinutes, threads: this.o.threads ?? 2, ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}) },
       (e) => {
         if (e.event === 'start') this.update(p.runId, { detail: `${status.detail}; ${e.trainPairs} train / ${e.heldoutPairs} held-out pairs, ${e.trainPoints} / ${e.heldoutPoints} points, ${e.steps} steps` });
+        else if (e.event === 'probe') this.update(p.runId, { fraction: 0.05, detail: `score head fitted on ${e.conversations} episodes' features (loss ${e.loss.toFixed(4)}); fine-tuning` });
         else if (e.event === 'step') this.update(p.runId, { fraction: Math.min(0.95, (0.9 * e.step) / e.steps), detail: `step ${e.step}/${e.steps} · loss ${e.loss.toFixed(4)}` });
         else if (e.event === 'exported') this.update(p.runId, { fraction: 0.97, detail: `exported to ONNX (max |ONNX − PyTorch| ${e.onnxMaxAbsDiff.toExponential(1)})` });
       },

@@ -41,6 +41,7 @@ export interface RmTrainSpec extends RmTrainSettings {
 const ErrorBody = z.object({ type: z.string(), code: z.string(), message: z.string() });
 export const RmTrainEventSchema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('start'), steps: z.number(), trainPairs: z.number(), heldoutPairs: z.number(), trainPoints: z.number(), heldoutPoints: z.number(), conversations: z.number(), device: z.string() }),
+  z.object({ event: z.literal('probe'), loss: z.number(), seconds: z.number(), conversations: z.number() }),
   z.object({ event: z.literal('step'), step: z.number(), steps: z.number(), loss: z.number(), seconds: z.number() }),
   z.object({ event: z.literal('stopped'), reason: z.string(), step: z.number() }),
   z.object({ event: z.literal('exported'), onnxMaxAbsDiff: z.number(), exportSeconds: z.number() }),

@@ -13,7 +13,7 @@ export function RewardModelsCard({ api, runId, live }: { api: WorkbenchApi; runI
   const [models, setModels] = useState<RewardModelRow[]>([]);
   const [status, setStatus] = useState<RmTrainingStatus | null>(null);
   const [loss, setLoss] = useState<Loss>('pairwise');
-  const [epochs, setEpochs] = useState('3');
+  const [epochs, setEpochs] = useState('1');
   const [lr, setLr] = useState('1e-4');
   const [heldout, setHeldout] = useState('0.2');
   const [note, setNote] = useState<string | null>(null);
