@@ -44,7 +44,7 @@ describe('learned rewards in the workbench', () => {
       (p) => p.rows.filter((r) => r.hasTimelines).length >= 8, 240_000);
     const rows = page.rows.filter((r) => r.hasTimelines).slice(0, 12);
     for (const r of rows) await b.putLabel({ runId, label: { kind: r.success ? 'good' : 'bad', episodeId: r.episodeId } });
-    const { labels, summary } = await b.labels({ runId });
+    const { labels, summary } = await b.labels({ runId, limit: 200 });
     expect(summary.good + summary.bad).toBe(rows.length);
     expect(labels[0]).toMatchObject({ author: 'tester', source: 'inspector', codeVersion: v1 });
 

@@ -80,8 +80,11 @@ export type RewardPoint = z.infer<typeof RewardPointSchema>;
 export const ConversationSchema = z.object({ messages: z.array(ChatMessageSchema), tools: z.array(ToolSchema).nullable() });
 
 export const rewardsMethods = {
-  /** A run's labels, newest first (of one episode, as either side of a pair, when given). */
-  labels: { params: z.object({ runId: Id, episodeId: Id.optional() }).strict(), result: z.object({ labels: z.array(LabelSchema), summary: LabelSummarySchema }) },
+  /** A run's newest labels (of one episode, as either side of a pair, when given), its counts, and who labels here. */
+  labels: {
+    params: z.object({ runId: Id, episodeId: Id.optional(), limit: z.number().int().positive().max(10_000).default(200) }).strict(),
+    result: z.object({ labels: z.array(LabelSchema), summary: LabelSummarySchema, author: z.string() }),
+  },
   /** Labels an episode good/bad, or prefers it over another of its task group; replaces the author's earlier label of the same episode (pair). */
   putLabel: { params: z.object({ runId: Id, label: NewLabelSchema }).strict(), result: z.object({ label: LabelSchema }) },
   deleteLabel: { params: z.object({ runId: Id, labelId: z.number().int() }).strict(), result: z.object({ ok: z.literal(true) }) },

@@ -54,7 +54,7 @@ export class LabelsService {
 
   async labels(p: P<'labels'>): Promise<R<'labels'>> {
     const store = this.store;
-    return { labels: store.listLabels(p.runId, p.episodeId), summary: store.labelSummary(p.runId) };
+    return { labels: store.listLabels(p.runId, p.episodeId, p.limit), summary: store.labelSummary(p.runId), author: this.author };
   }
 
   async putLabel(p: P<'putLabel'>): Promise<R<'putLabel'>> {

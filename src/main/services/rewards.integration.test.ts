@@ -44,12 +44,12 @@ describe('labels and the label queue', () => {
     const exported = await labels.exportLabels({ runId: 'r1', conversations: true });
     expect(exported.labels).toBe(convs.length + 1);
     expect(JSON.parse(exported.jsonl.split('\n')[0]!).conversation.messages.length).toBeGreaterThan(2);
-    const before = (await labels.labels({ runId: 'r1' })).summary;
+    const before = (await labels.labels({ runId: 'r1', limit: 1000 })).summary;
     await expect(labels.importLabels({ runId: 'r1', jsonl: `${exported.jsonl}{"episodeId": "ghost", "label": "good"}\n` })).rejects.toThrow(`line ${convs.length + 2}:`);
-    expect((await labels.labels({ runId: 'r1' })).summary).toEqual(before);
-    for (const l of (await labels.labels({ runId: 'r1' })).labels) await labels.deleteLabel({ runId: 'r1', labelId: l.id });
+    expect((await labels.labels({ runId: 'r1', limit: 1000 })).summary).toEqual(before);
+    for (const l of (await labels.labels({ runId: 'r1', limit: 1000 })).labels) await labels.deleteLabel({ runId: 'r1', labelId: l.id });
     expect(await labels.importLabels({ runId: 'r1', jsonl: exported.jsonl })).toEqual({ imported: convs.length + 1, replaced: 0 });
-    expect((await labels.labels({ runId: 'r1' })).summary).toEqual(before);
+    expect((await labels.labels({ runId: 'r1', limit: 1000 })).summary).toEqual(before);
     expect((await labels.episodeConversation({ runId: 'r1', episodeId: a.id })).messages).toEqual(a.messages);
   });
 

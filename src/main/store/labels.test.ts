@@ -34,6 +34,7 @@ describe('labels', () => {
     expect(t.store.putLabel('r1', { kind: 'bad', episodeId: 'e1', ...meta('ana', 20) }).replaced).toBe(true);
     t.store.putLabel('r1', { kind: 'good', episodeId: 'e1', ...meta('bo', 30) });
     expect(t.store.listLabels('r1', 'e1').map((l) => [l.author, l.kind])).toEqual([['bo', 'good'], ['ana', 'bad']]);
+    expect(t.store.listLabels('r1', undefined, 1).map((l) => l.author)).toEqual(['bo']);
     expect(t.store.labelSummary('r1')).toEqual({ good: 1, bad: 1, pairs: 0, labelledEpisodes: 1, authors: ['ana', 'bo'] });
   });
 

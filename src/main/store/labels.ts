@@ -91,11 +91,11 @@ export function labelsPart(ctx: StoreContext): LabelsPart {
       if (changes === 0) throw new WorkbenchError('not_found', `run ${JSON.stringify(runId)} has no label ${labelId}`);
     },
 
-    listLabels(runId, episodeId) {
+    listLabels(runId, episodeId, limit = -1) {
       const run = runKey(runId);
       const rows = episodeId === undefined
-        ? stmt('SELECT * FROM labels WHERE run = ? ORDER BY created_at DESC, id DESC').all(run)
-        : stmt('SELECT * FROM labels WHERE run = ? AND (episode_id = ? OR other_episode_id = ?) ORDER BY created_at DESC, id DESC').all(run, episodeId, episodeId);
+        ? stmt('SELECT * FROM labels WHERE run = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(run, limit)
+        : stmt('SELECT * FROM labels WHERE run = ? AND (episode_id = ? OR other_episode_id = ?) ORDER BY created_at DESC, id DESC LIMIT ?').all(run, episodeId, episodeId, limit);
       return rows.map(toLabel);
     },
 

@@ -36,8 +36,8 @@ export interface RewardsStore {
    */
   putLabel(runId: string, input: LabelInput): { label: Label; replaced: boolean };
   deleteLabel(runId: string, labelId: number): void;
-  /** Newest first; of one episode (either side of a pair) when given. */
-  listLabels(runId: string, episodeId?: string): Label[];
+  /** Newest first (the newest `limit` when given); of one episode (either side of a pair) when given. */
+  listLabels(runId: string, episodeId?: string, limit?: number): Label[];
   labelSummary(runId: string): LabelSummary;
   /** Episodes with a point label, and the pairs (as "a\0b" with a < b) already labelled. */
   labelledSets(runId: string): { points: Set<string>; pairs: Set<string> };

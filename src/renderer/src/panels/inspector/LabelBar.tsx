@@ -9,6 +9,7 @@ import { labelAction } from '../rewards/label-keys';
 
 export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: string; episode: EpisodeRow }) {
   const [labels, setLabels] = useState<Label[]>([]);
+  const [author, setAuthor] = useState<string | null>(null);
   const [siblings, setSiblings] = useState<EpisodeRow[]>([]);
   const [other, setOther] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -18,7 +19,11 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
 
   useEffect(() => {
     let live = true;
-    api.labels({ runId, episodeId: id }).then((r) => live && setLabels(r.labels), (err: unknown) => live && setError(errorMessage(err)));
+    api.labels({ runId, episodeId: id }).then((r) => {
+      if (!live) return;
+      setLabels(r.labels);
+      setAuthor(r.author);
+    }, (err: unknown) => live && setError(errorMessage(err)));
     return () => {
       live = false;
     };
@@ -46,13 +51,13 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
   const clear = useCallback(async () => {
     setError(null);
     try {
-      const mine = labels.filter((l) => l.source === 'inspector' && (l.episodeId === id || l.otherEpisodeId === id));
+      const mine = labels.filter((l) => l.author === author);
       for (const l of mine) await api.deleteLabel({ runId, labelId: l.id });
       setTick((t) => t + 1);
     } catch (err) {
       setError(errorMessage(err));
     }
-  }, [api, runId, id, labels]);
+  }, [api, runId, labels, author]);
 
   // Shortcuts while the inspector is shown (its section is hidden otherwise) and no field has focus.
   useEffect(() => {
@@ -75,7 +80,7 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
       <span className="in-muted">labels</span>
       <button type="button" data-testid="label-good" title="Label good (G)" onClick={() => put({ kind: 'good', episodeId: id })}>👍 good <kbd>G</kbd></button>
       <button type="button" data-testid="label-bad" title="Label bad (B)" onClick={() => put({ kind: 'bad', episodeId: id })}>👎 bad <kbd>B</kbd></button>
-      <button type="button" title="Remove the labels given here (X)" onClick={() => void clear()}>clear <kbd>X</kbd></button>
+      <button type="button" title={`Remove ${author ?? 'your'}'s labels of this episode (X)`} onClick={() => void clear()}>clear <kbd>X</kbd></button>
       <select value={other} onChange={(e) => setOther(e.target.value)} aria-label="another episode of this task" disabled={siblings.length === 0}>
         <option value="">{siblings.length === 0 ? 'no other episode of this task' : `prefer over… (${siblings.length} of this task)`}</option>
         {siblings.map((s) => (
