@@ -68,8 +68,12 @@ export default tseslint.config(
     files: ['src/main/**/*.ts'],
     // Campaigns and task checks run training outside the workbench session: the optimiser uses the
     // engine's Python, a task check's smoke episodes an embedded worker, and trials the CLI's client
-    // starter; those files may import them (everything else in src/main goes through src/node).
-    ignores: ['src/main/**/*.test.ts', 'src/main/campaign/optuna-client.ts', 'src/main/campaign/task-ref.ts', 'src/main/task/task-check.ts'],
+    // starter; reward models train in the engine's Python on its resources. Those files may import
+    // them (everything else in src/main goes through src/node).
+    ignores: [
+      'src/main/**/*.test.ts', 'src/main/campaign/optuna-client.ts', 'src/main/campaign/task-ref.ts', 'src/main/task/task-check.ts',
+      'src/main/services/reward-model-service.ts', 'src/main/services/reward-model-trainer.ts',
+    ],
     rules: {
       'no-restricted-imports': ['error', { patterns: [
         restrict(['**/cli/**', '**/renderer/**', '**/gpu-worker/**'], 'src/main never imports the CLI (the CLI starts the workbench, not the other way round), the renderer or the worker; share Node code through src/node.'),

@@ -3,6 +3,7 @@ import { benchCampaign } from './campaign';
 import { benchEngine } from './engine';
 import { benchHotswap } from './hotswap';
 import { benchMerge } from './merge';
+import { benchRewardModel } from './reward-model';
 import { benchServer } from './server';
 import { benchStore } from './store';
 import { benchTrain } from './train';
@@ -15,6 +16,7 @@ const benches: Record<string, { about: string; run: Bench }> = {
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
   hotswap: { about: 'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched', run: benchHotswap },
   merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },
+  'reward-model': { about: 'learned rewards: reward-model training time and held-out accuracy, ONNX vs PyTorch, scoring conversations/s in one client process, policy trained on the RM score alone vs the verifiable reward', run: benchRewardModel },
   store: { about: 'workbench SQLite store at 100,000 episodes: rows/s ingested, ms per filtered page, episodes/s with timelines, bytes per episode, detail ms', run: benchStore },
   server: { about: 'swarm server: overhead per call, tokens/s at 1–64 concurrent episodes vs unbatched, open episodes held', run: benchServer },
   train: { about: 'calculator-agent training: held-out success gain in --minutes, four client frameworks\' reward curves, chaos (clients SIGKILLed) with no lost episode', run: benchTrain },

@@ -116,7 +116,7 @@ export async function poll<T>(probe: () => Promise<T | undefined>, timeoutMs: nu
   }
 }
 
-export async function showPanel(page: Page, name: 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns'): Promise<Locator> {
+export async function showPanel(page: Page, name: 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards'): Promise<Locator> {
   await byTestId(page, `nav-${name}`).click();
   const panel = byTestId(page, `panel-${name}`);
   await panel.waitFor({ state: 'visible', timeout: 15_000 });

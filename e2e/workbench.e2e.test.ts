@@ -153,6 +153,21 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     await screenshot(page, 'inspector');
   });
 
+  it('labels the open episode with the keyboard; the Rewards panel counts it and its queue proposes more', async () => {
+    const bar = byTestId(page, 'label-bar');
+    await bar.waitFor({ state: 'visible', timeout: 30_000 });
+    await byTestId(page, 'episode-detail').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('g');
+    await poll(async () => ((await byTestId(page, 'label-list').textContent()) ?? '').includes('good') || undefined, 30_000, 'a good label on the episode');
+    await screenshot(page, 'inspector-label');
+    await showPanel(page, 'rewards');
+    await waitForNumberAttr(page, 'label-counts', 'data-good', (n) => n >= 1, 30_000, 'the good label counted');
+    await waitForNumberAttr(page, 'label-queue', 'data-items', (n) => n >= 1, 60_000, 'label-queue proposals');
+    await byTestId(page, 'queue-item').waitFor({ state: 'visible', timeout: 30_000 });
+    await byTestId(page, 'conversation').first().waitFor({ state: 'visible', timeout: 30_000 });
+    await screenshot(page, 'rewards');
+  });
+
   it('lists the live run in the runs panel', async () => {
     await showPanel(page, 'runs');
     await byTestId(page, 'run-row').first().waitFor({ state: 'visible', timeout: 30_000 });

@@ -5,6 +5,7 @@ import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
 import { runRuns, runsHelp } from './runs';
 import { taskHelp } from './task-help';
+import { rewardsHelp, runLabels, runRewardModel } from './rewards';
 import { parseExample, runTrain } from './train';
 import { trainHelp, TrainOptionsSchema } from './train-options';
 import { parseUiArgs, runUi, uiHelp } from './ui';
@@ -20,9 +21,10 @@ ${uiHelp}
 ${runsHelp}
 ${campaignHelp}
 ${taskHelp}
+${rewardsHelp}
   agentjet help            this text
 
-benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart).`;
+benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart, reward-model, …).`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -95,6 +97,16 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       runRuns(rest);
+      return;
+    }
+    case 'labels':
+    case 'reward-model': {
+      const [sub, ...flags] = rest;
+      if (sub === undefined || sub === '--help' || sub === '-h') {
+        console.log(rewardsHelp);
+        return;
+      }
+      await (command === 'labels' ? runLabels(sub, flags) : runRewardModel(sub, flags));
       return;
     }
     case undefined:

@@ -42,7 +42,7 @@ describe('workbench with a real local worker', () => {
     const events: WorkbenchEvent[] = [];
     wb.onEvent((e) => events.push(e));
     const b = wb.backend;
-    expect((await b.examples({})).examples.map((e) => e.name)).toEqual(['calculator-agent', 'guess-number']);
+    expect((await b.examples({})).examples.map((e) => e.name)).toEqual(['calculator-agent', 'calculator-rm', 'guess-number']);
 
     const session = await b.connectLocal({ model: 'builtin', example: 'calculator-agent', clients: 2, strategy: 'C2', batch: 2, groupSize: 2, maxTokens: 24 });
     const runId = session.runId;

@@ -20,6 +20,8 @@ export interface WorkbenchOptions {
   /** Held-out eval episodes per eval of a local run (default 16; 0 turns eval off) and the steps between evals (default 5). */
   evalEpisodes?: number;
   evalEvery?: number;
+  /** Who the inspector's labels are by (default $AGENTJET_LABEL_AUTHOR, else the OS user). */
+  labelAuthor?: string;
 }
 
 export interface Workbench {
@@ -75,6 +77,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     ...(opts.workerConfig ? { workerConfig: opts.workerConfig } : {}),
     ...(opts.evalEpisodes !== undefined ? { evalEpisodes: opts.evalEpisodes } : {}),
     ...(opts.evalEvery !== undefined ? { evalEvery: opts.evalEvery } : {}),
+    ...(opts.labelAuthor !== undefined ? { labelAuthor: opts.labelAuthor } : {}),
   });
   let disposed: Promise<void> | null = null;
   return {

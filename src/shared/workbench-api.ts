@@ -29,6 +29,7 @@ import {
   StepPointSchema,
 } from './workbench-data';
 import { CampaignCommandSchema, CampaignDetailSchema, CampaignSummarySchema } from './campaign/api';
+import { RewardModelEventSchema, rewardsMethods } from './rewards-api';
 import { TaskDraftRequestSchema, TaskDraftResultSchema } from './task-draft';
 
 export * from './workbench-data';
@@ -96,6 +97,7 @@ export const workbenchMethods = {
   campaignDecision: { params: z.object({ campaignId: Id, decisionId: Int, approve: z.boolean() }).strict(), result: Ok },
   /** "New task from description": an LLM writes client.ts, reward.ts and a dataset, checked by `agentjet task check` in a loop. */
   taskDraft: { params: TaskDraftRequestSchema, result: TaskDraftResultSchema },
+  ...rewardsMethods,
 } as const;
 
 export type WorkbenchMethods = typeof workbenchMethods;
@@ -120,6 +122,7 @@ export const WorkbenchEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('log'), line: LogLineSchema }),
   /** The samples an update trained of an episode are stored (its detail now shows them). */
   z.object({ type: z.literal('trained'), runId: Id, episodeId: z.string() }),
+  RewardModelEventSchema,
 ]);
 export type WorkbenchEvent = z.infer<typeof WorkbenchEventSchema>;
 

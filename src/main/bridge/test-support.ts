@@ -7,6 +7,10 @@ export const fakeSession: Session = {
 };
 
 /** A scripted WorkbenchBackend: records connectLocal params, fails on purpose where told. */
+const notInFake = async (): Promise<never> => {
+  throw new WorkbenchError('unsupported', 'not in the fake backend');
+};
+
 export class FakeBackend implements WorkbenchBackend {
   readonly localConnects: WorkbenchParsedParams<'connectLocal'>[] = [];
   appInfo = async () => ({ name: 'fake', version: '0.0.0', platform: 'test', transport: 'electron' as const });
@@ -49,6 +53,18 @@ export class FakeBackend implements WorkbenchBackend {
   taskDraft = async (): Promise<never> => {
     throw new WorkbenchError('unsupported', 'no LLM in the fake');
   };
+  // Learned rewards: not exercised by the bridge's tests.
+  labels = notInFake;
+  putLabel = notInFake;
+  deleteLabel = notInFake;
+  labelQueue = notInFake;
+  importLabels = notInFake;
+  exportLabels = notInFake;
+  episodeConversation = notInFake;
+  rewardModels = notInFake;
+  trainRewardModel = notInFake;
+  deployRewardModel = notInFake;
+  rewardComparison = notInFake;
   /** A result JSON cannot carry (a backend bug the bridge must survive). */
   codeVersions = async (): Promise<{ versions: [] }> => {
     const cyclic: { versions: []; self?: unknown } = { versions: [] };

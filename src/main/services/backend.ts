@@ -23,6 +23,8 @@ import { CodeWorkspace } from './code-workspace';
 import { EvalLoop } from './eval-loop';
 import { exportRun, EXPORT_FORMATS } from './run-export';
 import { listExamples, resolveExample, type ResolvedExample } from './examples';
+import { LabelsService } from './labels-service';
+import { RewardModelService } from './reward-model-service';
 import { SessionState, type RunContext } from './run-context';
 import { WorkerHttp, normalizeWorkerUrl } from './worker-http';
 import { launchLocalWorker, WorkerService, type Launched, type LocalWorkerSpec } from './worker-service';
@@ -42,6 +44,8 @@ export interface BackendOptions {
   evalEpisodes?: number;
   evalEvery?: number;
   workerStartTimeoutMs?: number;
+  /** Who the inspector's labels are by (default $AGENTJET_LABEL_AUTHOR, else the OS user). */
+  labelAuthor?: string;
 }
 
 interface Live {
@@ -68,8 +72,17 @@ export class Backend implements WorkbenchBackend {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly campaignService: CampaignService;
 
+  private readonly labelsService: LabelsService;
+  private readonly rewardModelService: RewardModelService;
+
   constructor(private readonly o: BackendOptions) {
     this.campaignService = new CampaignService({ dataDir: o.dataDir, repoRoot: o.repoRoot, log: o.log });
+    const flush = (): void => this.flush();
+    this.labelsService = new LabelsService({ store: o.store, flush, ...(o.labelAuthor ? { author: o.labelAuthor } : {}) });
+    this.rewardModelService = new RewardModelService({
+      store: o.store, dataDir: o.dataDir, emit: o.emit, log: o.log, flush,
+      live: () => (this.live ? { runId: this.live.ctx.runId, clients: this.live.clients } : null),
+    });
   }
 
   /** The live run's services (tests, shutdown). */
@@ -203,6 +216,18 @@ export class Backend implements WorkbenchBackend {
   taskDraft(p: P<'taskDraft'>): Promise<R<'taskDraft'>> {
     return draftTask(p, { repoRoot: this.o.repoRoot, cacheDir: join(this.o.dataDir, 'cache', 'clients'), log: this.o.log });
   }
+  // Learned rewards: labels-service.ts and reward-model-service.ts.
+  labels = (p: P<'labels'>) => this.labelsService.labels(p);
+  putLabel = (p: P<'putLabel'>) => this.labelsService.putLabel(p);
+  deleteLabel = (p: P<'deleteLabel'>) => this.labelsService.deleteLabel(p);
+  labelQueue = (p: P<'labelQueue'>) => this.labelsService.labelQueue(p);
+  importLabels = (p: P<'importLabels'>) => this.labelsService.importLabels(p);
+  exportLabels = (p: P<'exportLabels'>) => this.labelsService.exportLabels(p);
+  episodeConversation = (p: P<'episodeConversation'>) => this.labelsService.episodeConversation(p);
+  rewardModels = (p: P<'rewardModels'>) => this.rewardModelService.rewardModels(p);
+  trainRewardModel = (p: P<'trainRewardModel'>) => this.rewardModelService.trainRewardModel(p);
+  deployRewardModel = (p: P<'deployRewardModel'>) => this.rewardModelService.deployRewardModel(p);
+  rewardComparison = (p: P<'rewardComparison'>) => this.rewardModelService.rewardComparison(p);
 
   /**
    * Reads of the run being connected: its row is stored once the worker serves, so until then it
@@ -221,6 +246,8 @@ export class Backend implements WorkbenchBackend {
   async dispose(): Promise<void> {
     await this.serialize(() => this.teardown());
     await this.campaignService.dispose();
+    await this.rewardModelService.dispose();
+    await this.labelsService.dispose();
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -9,11 +9,15 @@ import type { EpisodeInput, MergedEpisode } from '../store/types';
 import type { WorkerHttp } from './worker-http';
 
 export const EpisodeDetailAnswerSchema = z.object({ episode: EpisodeSummarySchema, result: z.unknown(), timelines: z.array(TimelineSchema) });
+/** The part of an episode's `end` result the workbench keeps besides reward/success: its metrics. */
+const EndMetricsSchema = z.object({ metrics: z.record(z.string(), z.number()).optional() }).nullable().catch(null);
 
 export interface FetchedEpisode {
   row: EpisodeInput;
   timelines: Timeline[];
   merged: MergedEpisode | null;
+  /** What the client reported as `metrics` at `end` (e.g. rm_score, verifiable_reward); null: none. */
+  metrics: Record<string, number> | null;
 }
 
 /** What an update trained of an episode (fetched after the step that names it). */
@@ -109,7 +113,8 @@ export class EpisodeFetcher {
     await this.guard(episodeId, async () => {
       const detail = await this.http.get(path, EpisodeDetailAnswerSchema, 30_000);
       const merged = detail.timelines.length > 0 ? await this.http.get(`${path}/merged`, MergedEpisodeAnswerSchema, 30_000) : null;
-      if (!this.closed) this.onFetched({ row: rowFromSummary(detail.episode), timelines: detail.timelines, merged });
+      const metrics = EndMetricsSchema.parse(detail.result)?.metrics ?? null;
+      if (!this.closed) this.onFetched({ row: rowFromSummary(detail.episode), timelines: detail.timelines, merged, metrics });
     });
   }
 

@@ -17,6 +17,7 @@ interface BundledExample {
 
 export const BUNDLED_EXAMPLES: readonly BundledExample[] = [
   { name: 'calculator-agent', description: 'Arithmetic word problems solved with a calc tool; reward 1 for a correct "#### answer" line.', client: 'client-openai.ts', task: 'calc' },
+  { name: 'calculator-rm', description: 'The calculator task rewarded by a learned reward model (label episodes, train, deploy) combined with an answer-format rule.', client: 'client.ts', task: 'calc' },
   { name: 'guess-number', description: 'Find a secret number in 1..100 from higher/lower hints; reward 1 when found within 8 guesses.', client: 'client-openai.ts', task: 'guess' },
 ];
 

@@ -267,6 +267,7 @@ export class WorkerService {
     batcher.push((s) => {
       s.putEpisode(runId, e.row);
       if (e.timelines.length > 0) s.putEpisodeTimelines(runId, e.row.episodeId, e.timelines, e.merged);
+      if (e.metrics && Object.keys(e.metrics).length > 0) s.putEpisodeMetrics(runId, e.row.episodeId, e.metrics);
     });
     emit({ type: 'episode', runId, row: { ...e.row, hasTimelines: e.timelines.length > 0 } });
   }

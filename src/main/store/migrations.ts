@@ -250,6 +250,47 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX campaign_commands_pending ON campaign_commands (campaign, done_at);
     `,
   },
+  {
+    version: 6,
+    name: 'labels, episode metrics, reward models',
+    sql: `
+      -- A point label (good/bad: other_episode_id '') or a preference between two episodes of a task
+      -- group, stored with the pair in id order (value 1: episode_id preferred). One per author and
+      -- episode (pair): a new label replaces the author's earlier one.
+      CREATE TABLE labels (
+        id INTEGER PRIMARY KEY,
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        episode_id TEXT NOT NULL,
+        other_episode_id TEXT NOT NULL DEFAULT '',
+        value INTEGER NOT NULL CHECK (value IN (0, 1)),
+        task_id TEXT,
+        code_version TEXT,
+        other_code_version TEXT,
+        author TEXT NOT NULL,
+        source TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        UNIQUE (run, episode_id, other_episode_id, author)
+      );
+      CREATE INDEX labels_created ON labels (run, created_at);
+      CREATE INDEX labels_other ON labels (run, other_episode_id);
+
+      CREATE TABLE episode_metrics (
+        episode INTEGER PRIMARY KEY REFERENCES episodes (id) ON DELETE CASCADE,
+        metrics TEXT NOT NULL
+      );
+
+      CREATE TABLE reward_models (
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        folder TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        deployed_at REAL,
+        manifest TEXT NOT NULL,
+        PRIMARY KEY (run, version)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,8 +4,10 @@
 import Database from 'better-sqlite3';
 import { createContext } from './context';
 import { episodesPart } from './episodes';
+import { labelsPart } from './labels';
 import { logsPart } from './logs';
 import { migrate } from './migrations';
+import { rewardModelsPart } from './reward-models';
 import { runsPart } from './runs';
 import type { Store } from './types';
 
@@ -44,6 +46,8 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     ...runMethods,
     ...episodesPart(ctx, runs.vocab),
     ...logsPart(ctx, options.logCap ?? DEFAULT_LOG_CAP),
+    ...labelsPart(ctx),
+    ...rewardModelsPart(ctx),
     close() {
       if (!db.open) return;
       db.pragma('optimize');

@@ -9,6 +9,7 @@ import { ClientsPanel } from './panels/clients/ClientsPanel';
 import { ConnectPanel } from './panels/connect/ConnectPanel';
 import { EditorPanel } from './panels/editor/EditorPanel';
 import { InspectorPanel } from './panels/inspector/InspectorPanel';
+import { RewardsPanel } from './panels/rewards/RewardsPanel';
 import { RunsPanel } from './panels/runs/RunsPanel';
 import { NavRail } from './shell/NavRail';
 import { StatusBar } from './shell/StatusBar';
@@ -103,6 +104,9 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
           </section>
           <section className="panel" data-testid="panel-campaigns" hidden={panel !== 'campaigns'}>
             <CampaignsPanel api={api} active={panel === 'campaigns'} online={online} reportError={reportError} onOpenTask={openTask} />
+          </section>
+          <section className="panel" data-testid="panel-rewards" hidden={panel !== 'rewards'}>
+            <RewardsPanel api={api} active={panel === 'rewards'} runId={runId} live={live} refreshKey={refreshKey} />
           </section>
         </div>
       </div>

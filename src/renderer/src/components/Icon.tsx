@@ -1,5 +1,5 @@
 // Line icons for the nav rail (inline SVG: no icon font, nothing fetched).
-export type IconName = 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns';
+export type IconName = 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards';
 
 const PATHS: Record<IconName, string> = {
   connect: 'M7 7h4v4H7zM13 13h4v4h-4zM11 9h3a2 2 0 0 1 2 2v2M9 11v3a2 2 0 0 0 2 2h2',
@@ -9,6 +9,7 @@ const PATHS: Record<IconName, string> = {
   inspector: 'M11 18a7 7 0 1 1 0-14 7 7 0 0 1 0 14zM16 16l4.5 4.5M8 11h6M11 8v6',
   runs: 'M4 6h16M4 12h16M4 18h10',
   campaigns: 'M5 19V9M10 19V5M15 19v-7M20 19v-4M3 19h18',
+  rewards: 'M12 3l2.6 5.6 6 .7-4.5 4.1 1.2 6L12 16.5 6.7 19.4l1.2-6L3.4 9.3l6-.7z',
 };
 
 export function Icon({ name }: { name: IconName }) {

@@ -1,7 +1,7 @@
 // The panels of the shell, in nav-rail order.
 import type { IconName } from '../components/Icon';
 
-export type PanelId = 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns';
+export type PanelId = 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards';
 
 export const PANELS: readonly { id: PanelId; label: string; icon: IconName; key: string }[] = [
   { id: 'connect', label: 'Connect', icon: 'connect', key: '1' },
@@ -11,6 +11,7 @@ export const PANELS: readonly { id: PanelId; label: string; icon: IconName; key:
   { id: 'inspector', label: 'Inspector', icon: 'inspector', key: '5' },
   { id: 'runs', label: 'Runs', icon: 'runs', key: '6' },
   { id: 'campaigns', label: 'Campaigns', icon: 'campaigns', key: '7' },
+  { id: 'rewards', label: 'Rewards', icon: 'rewards', key: '8' },
 ];
 
 export function isPanelId(s: string): s is PanelId {

@@ -149,6 +149,8 @@ export function applyEvent(state: WorkbenchState, event: WorkbenchEvent): Workbe
       return { ...state, logs: appendCapped(state.logs, event.line, LIMITS.logs) };
     case 'trained':
       return state; // the inspector reloads the episode it shows (InspectorPanel)
+    case 'reward_model':
+      return state; // the Rewards panel follows these itself
   }
 }
 

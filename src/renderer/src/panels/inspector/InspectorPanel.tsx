@@ -5,6 +5,7 @@ import type { EpisodeDetail, EpisodeRow, WorkbenchApi } from '../../../../shared
 import { EpisodeDetailView } from './EpisodeDetail';
 import { EpisodeFilters } from './EpisodeFilters';
 import { EpisodeList } from './EpisodeList';
+import { LabelBar } from './LabelBar';
 import { EMPTY_FILTER_FORM, filterFromForm, type EpisodeOrder, type FilterForm } from './episode-query';
 import './inspector.css';
 
@@ -82,6 +83,7 @@ export function InspectorPanel(props: { api: WorkbenchApi; runId: string | null;
             <button type="button" onClick={() => setDetailTick((t) => t + 1)}>retry</button>
           </div>
         )}
+        {detail.kind === 'ready' && <LabelBar api={api} runId={runId} episode={detail.detail.episode} />}
         {detail.kind === 'ready' && <EpisodeDetailView key={detail.detail.episode.episodeId} detail={detail.detail} />}
       </div>
     </div>

@@ -1,0 +1,64 @@
+// Calculator-agent with a learned reward: a rule (the final turn is a well-formed `#### N` answer line
+// and no tool call went unread) combined with a reward model's score of the whole conversation. Pure:
+// the score comes in as a number. The verifiable reward (the answer key) is only reported, as a metric,
+// so the workbench can chart the reward model against it; it is not part of the reward.
+import type { ChatMessage } from '../../../src/shared/chat';
+import { RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC } from '../../../src/shared/reward-model';
+import { assistantTurns } from '../../../src/shared/task';
+import { TOOL_CALL_OPEN } from '../../../src/shared/tool-calls';
+import { parseFinalAnswer } from '../calculator-agent/reward';
+
+export interface RewardWeights {
+  /** Weight of the format rule (0..1 reward). */
+  rule: number;
+  /** Weight of the reward model's standardized score ((score − mean) / std over its training episodes). */
+  rm: number;
+}
+
+export const DEFAULT_WEIGHTS: RewardWeights = { rule: 1, rm: 1 };
+
+/** 1 when the last assistant turn ends with a `#### N` line and every tool call could be read. */
+export function formatRule(history: readonly ChatMessage[]): number {
+  const turns = assistantTurns(history);
+  const final = turns.at(-1);
+  if (!final || (final.tool_calls ?? []).length > 0) return 0;
+  const unread = turns.some((m) => (m.content ?? '').includes(TOOL_CALL_OPEN));
+  return !unread && parseFinalAnswer(final.content) !== null ? 1 : 0;
+}
+
+export interface ScoredEpisode {
+  history: readonly ChatMessage[];
+  /** The env's answer-key reward: reported, never rewarded. */
+  verifiable: number;
+  /** The reward model's raw score (a logit), or null without a deployed model. */
+  rmScore: number | null;
+  /** Mean and std of the model's scores on its training episodes (from its manifest). */
+  rmStats?: { mean: number; std: number };
+}
+
+/** The reward and the metrics the episode reports (the chart reads rm_score and verifiable_reward). */
+export function combineReward(e: ScoredEpisode, w: RewardWeights = DEFAULT_WEIGHTS): { reward: number; metrics: Record<string, number> } {
+  const rule = formatRule(e.history);
+  const metrics: Record<string, number> = { rule_reward: rule, [VERIFIABLE_REWARD_METRIC]: e.verifiable };
+  let reward = w.rule * rule;
+  if (e.rmScore !== null) {
+    const stats = e.rmStats ?? { mean: 0, std: 1 };
+    const standardized = (e.rmScore - stats.mean) / Math.max(stats.std, 1e-6);
+    metrics[RM_SCORE_METRIC] = e.rmScore;
+    metrics['rm_reward'] = standardized;
+    reward += w.rm * standardized;
+  }
+  return { reward, metrics };
+}
+
+/** Weights from AGENTJET_RULE_WEIGHT / AGENTJET_RM_WEIGHT (default 1 each); a bad value is an error. */
+export function weightsFromEnv(env: Readonly<Record<string, string | undefined>>): RewardWeights {
+  const read = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const v = Number(raw);
+    if (!Number.isFinite(v)) throw new Error(`${name} must be a number, got ${JSON.stringify(raw)}`);
+    return v;
+  };
+  return { rule: read('AGENTJET_RULE_WEIGHT', DEFAULT_WEIGHTS.rule), rm: read('AGENTJET_RM_WEIGHT', DEFAULT_WEIGHTS.rm) };
+}

@@ -1,0 +1,101 @@
+// The inspector's labels for the selected episode: its current labels (who, when, which code version),
+// Good / Bad / Clear (keys G, B, X), and a preference over another episode of the same task group.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Label, NewLabel } from '../../../../shared/rewards-api';
+import type { EpisodeRow, WorkbenchApi } from '../../../../shared/workbench-api';
+import { relativeTime } from '../../format';
+import { errorMessage } from '../../store/toasts';
+import { labelAction } from '../rewards/label-keys';
+
+export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: string; episode: EpisodeRow }) {
+  const [labels, setLabels] = useState<Label[]>([]);
+  const [author, setAuthor] = useState<string | null>(null);
+  const [siblings, setSiblings] = useState<EpisodeRow[]>([]);
+  const [other, setOther] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  const ref = useRef<HTMLDivElement>(null);
+  const id = episode.episodeId;
+
+  useEffect(() => {
+    let live = true;
+    api.labels({ runId, episodeId: id }).then((r) => {
+      if (!live) return;
+      setLabels(r.labels);
+      setAuthor(r.author);
+    }, (err: unknown) => live && setError(errorMessage(err)));
+    return () => {
+      live = false;
+    };
+  }, [api, runId, id, tick]);
+
+  useEffect(() => {
+    let live = true;
+    setSiblings([]);
+    setOther('');
+    if (episode.taskId === null) return;
+    api.episodes({ runId, filter: { task: episode.taskId, status: 'ended' }, offset: 0, limit: 100, order: 'newest' }).then(
+      (p) => live && setSiblings(p.rows.filter((r) => r.taskId === episode.taskId && r.episodeId !== id && r.hasTimelines)),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, runId, id, episode.taskId]);
+
+  const put = useCallback((label: NewLabel) => {
+    setError(null);
+    api.putLabel({ runId, label }).then(() => setTick((t) => t + 1), (err: unknown) => setError(errorMessage(err)));
+  }, [api, runId]);
+
+  const clear = useCallback(async () => {
+    setError(null);
+    try {
+      const mine = labels.filter((l) => l.author === author);
+      for (const l of mine) await api.deleteLabel({ runId, labelId: l.id });
+      setTick((t) => t + 1);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  }, [api, runId, labels, author]);
+
+  // Shortcuts while the inspector is shown (its section is hidden otherwise) and no field has focus.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (!ref.current || ref.current.offsetParent === null) return;
+      const t = e.target instanceof HTMLElement ? e.target : null;
+      const action = labelAction({ key: e.key, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, target: t });
+      if (action === 'good' || action === 'bad') put({ kind: action, episodeId: id });
+      else if (action === 'clear') void clear();
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [put, clear, id]);
+
+  const now = Date.now();
+  return (
+    <div className="in-labels" ref={ref} data-testid="label-bar">
+      <span className="in-muted">labels</span>
+      <button type="button" data-testid="label-good" title="Label good (G)" onClick={() => put({ kind: 'good', episodeId: id })}>👍 good <kbd>G</kbd></button>
+      <button type="button" data-testid="label-bad" title="Label bad (B)" onClick={() => put({ kind: 'bad', episodeId: id })}>👎 bad <kbd>B</kbd></button>
+      <button type="button" title={`Remove ${author ?? 'your'}'s labels of this episode (X)`} onClick={() => void clear()}>clear <kbd>X</kbd></button>
+      <select value={other} onChange={(e) => setOther(e.target.value)} aria-label="another episode of this task" disabled={siblings.length === 0}>
+        <option value="">{siblings.length === 0 ? 'no other episode of this task' : `prefer over… (${siblings.length} of this task)`}</option>
+        {siblings.map((s) => (
+          <option key={s.episodeId} value={s.episodeId}>{s.episodeId.slice(0, 14)} · reward {s.reward ?? '—'}</option>
+        ))}
+      </select>
+      <button type="button" disabled={other === ''} data-testid="label-prefer" onClick={() => put({ kind: 'prefer', episodeId: id, otherEpisodeId: other })}>prefer this</button>
+      <span className="in-label-list" data-testid="label-list">
+        {labels.map((l) => (
+          <span key={l.id} className={`in-chip in-label ${l.kind === 'prefer' ? (l.episodeId === id ? 'good' : 'bad') : l.kind}`} title={`${l.author} · ${l.source} · code ${l.codeVersion?.slice(0, 8) ?? '—'}`}>
+            {l.kind === 'prefer' ? (l.episodeId === id ? `≻ ${l.otherEpisodeId?.slice(0, 10)}` : `≺ ${l.episodeId.slice(0, 10)}`) : l.kind} · {l.author} · {relativeTime(now, l.createdAt)}
+          </span>
+        ))}
+      </span>
+      {error && <span className="in-error" role="alert">{error}</span>}
+    </div>
+  );
+}

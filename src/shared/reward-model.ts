@@ -1,0 +1,95 @@
+// Learned rewards (DESIGN §10), the pure parts both ends share: a reward-model folder's manifest
+// (`reward_model.json`, written by the engine's `python -m agentjet_engine.reward_model train`), the
+// reference reward code holds to the model it scores with, the metric names episodes report at `end`,
+// the conversation of an episode as the reward model sees it, and the labels dataset's lines.
+import { z } from 'zod';
+import { ChatMessageSchema, ToolSchema, type ChatMessage, type Tool } from './chat';
+
+export const REWARD_MODEL_FORMAT = 'agentjet-reward-model/1';
+export const REWARD_MODEL_MANIFEST = 'reward_model.json';
+
+/** Episode metrics (`end` → `metrics`) that the workbench charts against each other. */
+export const RM_SCORE_METRIC = 'rm_score';
+export const VERIFIABLE_REWARD_METRIC = 'verifiable_reward';
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex digest');
+const Accuracy = z.object({ pairAccuracy: z.number().nullable(), pointAccuracy: z.number().nullable(), pairs: z.number().int(), points: z.number().int() });
+
+export const RewardModelManifestSchema = z.object({
+  format: z.literal(REWARD_MODEL_FORMAT),
+  version: z.number().int().positive(),
+  createdAt: z.number(),
+  base: z.string(),
+  loss: z.enum(['pairwise', 'pointwise', 'both']),
+  maxLength: z.number().int().positive(),
+  architecture: z.string(),
+  padTokenId: z.number().int().nonnegative(),
+  truncation: z.literal('left'),
+  onnx: z.object({ file: z.string(), inputs: z.tuple([z.literal('input_ids'), z.literal('attention_mask')]), output: z.string(), maxAbsDiff: z.number(), exportSeconds: z.number(), exporter: z.string().optional() }),
+  tokenizer: z.object({ tokenizer: z.string(), config: z.string(), chatTemplate: z.string() }),
+  training: z.object({ conversations: z.number().int(), pointLabels: z.number().int(), pairLabels: z.number().int(), steps: z.number().int(), seconds: z.number() }).loose(),
+  metrics: z.object({ heldoutAccuracy: z.number().nullable(), heldout: Accuracy, train: Accuracy }),
+  scoreStats: z.object({ mean: z.number(), std: z.number() }),
+  /** Every file of the folder (but the manifest) with its SHA-256. */
+  files: z.record(z.string(), Sha256),
+});
+export type RewardModelManifest = z.infer<typeof RewardModelManifestSchema>;
+
+/**
+ * What reward code points at: a reward-model folder and the SHA-256 of its manifest (which lists every
+ * file's hash). Kept in a small module the client imports (`reward-model-ref.ts`), so the client's code
+ * version covers the model it scores with, and deploying a model is an ordinary code change.
+ */
+export const RewardModelRefSchema = z.object({
+  folder: z.string().min(1),
+  sha256: Sha256,
+  version: z.number().int().positive().optional(),
+});
+export type RewardModelRef = z.infer<typeof RewardModelRefSchema>;
+
+/** The pointer's value: `{ rewardModel: null }` until a model is deployed. */
+export const RewardModelPointerSchema = z.object({ rewardModel: RewardModelRefSchema.nullable() });
+export type RewardModelPointer = z.infer<typeof RewardModelPointerSchema>;
+
+/** The module name of the pointer, beside the client (what "Deploy" rewrites). */
+export const REWARD_MODEL_POINTER_FILE = 'reward-model-ref.ts';
+
+/** The pointer module's source for a deployed model (or none); `unknown`, so the SDK parses it. */
+export function rewardModelPointerSource(ref: RewardModelRef | null): string {
+  return [
+    '// The reward model this client scores with: a reward-model folder and its manifest\'s SHA-256, or null.',
+    '// "Deploy" in the workbench\'s Rewards panel rewrites this file and hot-swaps the clients, so the',
+    '// client\'s code version names the model it used. It may be edited by hand (RewardModel.fromPointer checks it).',
+    `export const rewardModelPointer: unknown = ${JSON.stringify({ rewardModel: ref }, null, 2)};`,
+    '',
+  ].join('\n');
+}
+
+export interface Conversation {
+  messages: ChatMessage[];
+  tools?: Tool[] | null;
+}
+
+/**
+ * An episode's conversation as a reward model sees it: the messages through the last assistant turn
+ * (a tool result the agent never answered is left out), so reward code and the labels dataset — the
+ * last recorded call's messages plus its output — give the same text. Empty without an assistant turn.
+ */
+export function episodeConversation(messages: readonly ChatMessage[]): ChatMessage[] {
+  let last = -1;
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant') last = i;
+  });
+  return messages.slice(0, last + 1);
+}
+
+/** The labels dataset the engine trains on (one JSON object per line; see reward_data.py). */
+export const DatasetLineSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('conversation'), id: z.string().min(1), group: z.string(), messages: z.array(ChatMessageSchema).min(1), tools: z.array(ToolSchema).nullable() }),
+  z.object({ kind: z.literal('point'), id: z.string().min(1), label: z.union([z.literal(0), z.literal(1)]) }),
+  z.object({ kind: z.literal('pair'), chosen: z.string().min(1), rejected: z.string().min(1) }),
+]);
+export type DatasetLine = z.infer<typeof DatasetLineSchema>;
+
+/** σ(score): the probability of "good" for a pointwise-trained model. */
+export const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
