@@ -138,6 +138,7 @@ def follow(group: RankGroup, run: Callable[[str, dict[str, Any]], Any]) -> int:
             log.error("rank %d: lost rank 0 (%s); exiting", group.rank, exc)
             return 1
         if method == "close":
+            dist.destroy_process_group()
             return 0
         try:
             run(method, params)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.distributed
 import transformers
 
 from . import checkpoint
@@ -210,6 +211,7 @@ class TrainingEngine:
         if self.group.distributed and self.group.leader:
             try:
                 self.group.broadcast(("close", {}))
+                torch.distributed.destroy_process_group()
             except Exception as exc:  # the followers are already gone
                 log.info("closing: %s", exc)
 

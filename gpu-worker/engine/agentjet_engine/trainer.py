@@ -78,7 +78,7 @@ class Trainer:
         self.inference: Any = None
         if group.distributed:
             if group.leader:
-                self.inference = copy.deepcopy(lm).eval().requires_grad_(False)
+                self.inference = copy.deepcopy(lm).eval()  # (requires_grad kept: info counts it)
             shard(self.scorer, loaded.device)
         self.params = [p for p in self.scorer.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(self.params, lr=0.0, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0)
