@@ -1,7 +1,7 @@
 // The worker's configuration: what `agentjet worker` flags set and `<run-dir>/config.json`
 // records (never the tokens). The training part can also be changed at run time by an admin.
 import { z } from 'zod';
-import { LoraOptionsSchema } from '../../src/shared/engine-protocol';
+import { LoraOptionsSchema, TrainModeSchema } from '../../src/shared/engine-protocol';
 import { TrainingConfigSchema } from '../../src/shared/swarm-protocol';
 
 export const WorkerConfigSchema = z.object({
@@ -31,6 +31,14 @@ export const WorkerConfigSchema = z.object({
   threads: z.number().int().positive().optional(),
   seed: z.number().int().default(0),
   lora: LoraOptionsSchema.optional(),
+  /** Full fine-tune or LoRA; `auto` picks from the parameter count and the device memory (the engine's plan). */
+  trainMode: TrainModeSchema.default('auto'),
+  /** Absent: on from 200M parameters or when needed to fit. */
+  activationCheckpointing: z.boolean().optional(),
+  /** Engine ranks: N > 1 trains with FSDP2 over N processes (torchrun; gloo on CPU, NCCL on CUDA, one GPU each). */
+  engineProcs: z.number().int().min(1).max(64).default(1),
+  /** CUDA devices the engine's ranks use (CUDA_VISIBLE_DEVICES), e.g. "0,1". */
+  engineDevices: z.string().regex(/^\d+(,\d+)*$/, 'a comma-separated list of GPU indices').optional(),
   /** Finished episodes kept in memory for inspection. */
   retainFinished: z.number().int().min(0).default(2000),
 });

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { LoadParams } from '../../src/shared/engine-protocol';
 import { DecodeScheduler } from './engine/decode-scheduler';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
@@ -65,6 +66,17 @@ function resolveConfig(input: WorkerConfigInput, resume: boolean): WorkerConfig 
   return WorkerConfigSchema.parse({ ...input, runDir });
 }
 
+/** What the engine loads: the model, its placement, and the training setup the plan starts from. */
+export function engineLoadParams(config: WorkerConfig, modelPath: string): LoadParams {
+  return {
+    path: modelPath, device: config.device, dtype: config.dtype, seed: config.seed, mode: config.trainMode,
+    microBatchTokens: config.training.microBatchTokens, klCoef: config.training.klCoef,
+    ...(config.threads ? { threads: config.threads } : {}),
+    ...(config.lora ? { lora: config.lora } : {}),
+    ...(config.activationCheckpointing !== undefined ? { activationCheckpointing: config.activationCheckpointing } : {}),
+  };
+}
+
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = resolveConfig(input, opts.resume ?? false);
@@ -80,8 +92,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   let swarm: Swarm | null = null;
   const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
   const engine = new EngineHost({
-    factory: opts.engineFactory ?? processEngineFactory(),
-    load: { path: modelPath, device: config.device, dtype: config.dtype, seed: config.seed, ...(config.threads ? { threads: config.threads } : {}), ...(config.lora ? { lora: config.lora } : {}) },
+    factory: opts.engineFactory ?? processEngineFactory({ procs: config.engineProcs, ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}) }),
+    load: engineLoadParams(config, modelPath),
     checkpoint: () => (swarm ? (swarm.trainer.lastCheckpoint?.path ?? null) : initialCheckpoint),
     onLog: (line) => (swarm ? swarm.log('info', 'engine', line) : log(`engine: ${line}`)),
     onCrash: (reason) => swarm?.onEngineCrash(reason),
@@ -95,6 +107,13 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     await pool.dispose();
     throw err;
   }
+  // No --lr given on a new run: train at the rate the engine's plan chose for this model size and mode.
+  const plan = engine.info?.plan;
+  if (plan && !opts.resume && input.training?.lr === undefined && plan.lr !== config.training.lr) {
+    config.training.lr = plan.lr;
+    writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
+  }
+  if (plan) log(`engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${input.training?.lr === undefined && !opts.resume ? ' (chosen for the model size)' : ' (given)'}: ${plan.reason}`);
   const scheduler = new DecodeScheduler(
     {
       generate: (requests) => engine.call('generate', { requests }),

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { startWorker } from '../../gpu-worker/src/worker';
 import type { WorkerConfigInput } from '../../gpu-worker/src/worker-config';
+import { TrainModeSchema } from '../shared/engine-protocol';
 import { AlgoSchema, StrategySchema, type TrainingConfig } from '../shared/swarm-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../shared/timeline/types';
 import { exitOnSignals } from './signals';
@@ -47,6 +48,14 @@ export const WorkerOptionsSchema = z
     dtype: z.enum(['auto', 'float32', 'bfloat16']).optional(),
     threads: num.int().positive().optional(),
     seed: num.int().optional(),
+    trainMode: TrainModeSchema.optional(),
+    loraR: num.int().positive().max(4096).optional(),
+    loraAlpha: num.positive().optional(),
+    loraDropout: num.min(0).max(0.99).optional(),
+    loraTargets: z.string().regex(/^[\w.-]+(,[\w.-]+)*$/, 'comma-separated module names, e.g. q_proj,v_proj').optional(),
+    activationCheckpointing: z.enum(['auto', 'on', 'off']).optional(),
+    engineProcs: num.int().min(1).max(64).optional(),
+    engineDevices: z.string().regex(/^\d+(,\d+)*$/, 'comma-separated GPU indices, e.g. 0,1').optional(),
     adminToken: z.string().min(8).optional(),
     joinToken: z.string().min(8).optional(),
   })
@@ -83,6 +92,14 @@ export const workerHelp = `agentjet worker [options]   run the swarm server: Ope
   --body-limit BYTES         largest request body (default 8388608)
   --max-batch N              largest generate batch (default 64)
   --device auto|cpu|cuda --dtype auto|float32|bfloat16 --threads T --seed S
+  --train-mode auto|full|lora  full fine-tune or LoRA; auto (default) picks from the parameter count
+                             and the device memory, prints what and why, and refuses what cannot fit
+  --lora-r R --lora-alpha A  LoRA rank and alpha (default alpha 2·R; giving --lora-r means LoRA)
+  --lora-dropout D --lora-targets q_proj,v_proj   adapter dropout (0) and target modules (all linear)
+  --activation-checkpointing auto|on|off   recompute layers in backward (auto: on from 200M params)
+  --engine-procs N           engine ranks: N > 1 trains with FSDP2 over N processes (torchrun;
+                             gloo on CPU, NCCL on CUDA with one GPU per rank; default 1)
+  --engine-devices 0,1       the GPUs the ranks use (CUDA_VISIBLE_DEVICES; default all)
   --admin-token T --join-token T   tokens (prefer AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN;
                              otherwise generated into <run-dir>/tokens.json, mode 0600)
   SIGTERM / Ctrl-C checkpoints and exits.`;
@@ -113,8 +130,28 @@ export function workerConfigFromOptions(o: WorkerOptions, cwd = process.cwd()): 
     ['threads', 'threads'], ['seed', 'seed'],
   ];
   for (const [from, to] of copy) if (o[from] !== undefined) config[to] = o[from];
+  Object.assign(config, engineOptions(o));
   if (o.model !== undefined) config['model'] = o.model === 'builtin' ? 'builtin' : resolve(cwd, o.model);
   return { config: config as WorkerConfigInput, resume: o.resume !== undefined };
+}
+
+/** The engine flags: training mode, LoRA, checkpointing, ranks and devices → worker config fields. */
+function engineOptions(o: WorkerOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (o.trainMode !== undefined) out['trainMode'] = o.trainMode;
+  if (o.loraR !== undefined || o.loraAlpha !== undefined || o.loraDropout !== undefined || o.loraTargets !== undefined) {
+    if (o.loraR === undefined) throw new Error('--lora-alpha/--lora-dropout/--lora-targets need --lora-r');
+    if (o.trainMode === 'full') throw new Error('--train-mode full contradicts the --lora-* flags');
+    out['lora'] = {
+      r: o.loraR, alpha: o.loraAlpha ?? 2 * o.loraR,
+      ...(o.loraDropout !== undefined ? { dropout: o.loraDropout } : {}),
+      ...(o.loraTargets !== undefined ? { targetModules: o.loraTargets.split(',') } : {}),
+    };
+  }
+  if (o.activationCheckpointing !== undefined && o.activationCheckpointing !== 'auto') out['activationCheckpointing'] = o.activationCheckpointing === 'on';
+  if (o.engineProcs !== undefined) out['engineProcs'] = o.engineProcs;
+  if (o.engineDevices !== undefined) out['engineDevices'] = o.engineDevices;
+  return out;
 }
 
 export async function runWorker(o: WorkerOptions): Promise<void> {
@@ -124,6 +161,8 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   const s = worker.swarm;
   console.log(`agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`);
   console.log(`  strategy ${s.training.strategy} · batch ${s.training.batch} · group ${s.training.groupSize} · ${s.training.algo} · merge ${s.training.merge}/${s.training.level} · lr ${s.training.lr}`);
+  const plan = worker.engine.info?.plan;
+  if (plan) console.log(`  training: ${plan.mode === 'lora' ? `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}` : 'full fine-tune'} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'} · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`);
   console.log(worker.tokensFile ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)` : '  tokens: from the environment / flags');
   await exitOnSignals((signal) => worker.shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
 }

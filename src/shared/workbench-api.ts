@@ -68,6 +68,12 @@ export const LocalConnectSchema = z.object({
   groupSize: Int.positive().max(1024).optional(),
   lr: z.number().positive().max(1).optional(),
   maxTokens: Int.positive().max(4096).optional(),
+  /** Training setup (the worker's --train-mode, --lora-r/-alpha/-targets, --engine-procs). */
+  trainMode: z.enum(['auto', 'full', 'lora']).optional(),
+  loraR: Int.positive().max(4096).optional(),
+  loraAlpha: z.number().positive().optional(),
+  loraTargets: z.string().regex(/^[\w.-]+(,[\w.-]+)*$/, 'comma-separated module names, e.g. q_proj,v_proj').optional(),
+  engineProcs: Int.min(1).max(64).optional(),
 });
 export type LocalConnect = z.input<typeof LocalConnectSchema>;
 

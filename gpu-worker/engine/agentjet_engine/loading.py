@@ -71,9 +71,11 @@ def parse_load_options(params: dict[str, Any]) -> LoadOptions:
                            alpha=P.get_float(raw, "alpha", "lora", lo=0.0, lo_open=True),
                            dropout=P.get_float(raw, "dropout", "lora", default=0.0, lo=0.0, hi=0.99),
                            target_modules=targets)
-    mode = P.get_str(params, "mode", default="lora" if lora else "auto", choices=("auto", "full", "lora"))
-    if mode == "full" and lora is not None:
-        raise invalid("mode", "is \"full\" but lora options are given; drop one of them", "conflict")
+    mode = P.get_str(params, "mode", default="auto", choices=("auto", "full", "lora"))
+    if lora is not None:  # LoRA settings given: LoRA it is
+        if mode == "full":
+            raise invalid("mode", "is \"full\" but lora options are given; drop one of them", "conflict")
+        mode = "lora"
     return LoadOptions(
         path=str(folder.resolve()),
         device=P.get_str(params, "device", default="auto", choices=("auto", "cpu", "cuda")),

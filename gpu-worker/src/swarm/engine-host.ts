@@ -16,7 +16,7 @@ export type EngineFactory = (hooks: { onExit: (reason: string) => void; onLog: (
 
 /** The real engine: a Python process over stdio frames. */
 export const processEngineFactory =
-  (opts: { python?: string; startTimeoutMs?: number } = {}): EngineFactory =>
+  (opts: { python?: string; startTimeoutMs?: number; procs?: number; devices?: string } = {}): EngineFactory =>
   (hooks) =>
     EngineProcess.start({ ...opts, onExit: hooks.onExit, onLog: hooks.onLog });
 

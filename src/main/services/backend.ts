@@ -337,5 +337,10 @@ export function workerFlags(p: Partial<LocalConnect>, model: string): string[] {
   if (p.groupSize !== undefined) flags.push('--group-size', String(p.groupSize));
   if (p.lr !== undefined) flags.push('--lr', String(p.lr));
   if (p.maxTokens !== undefined) flags.push('--max-tokens', String(p.maxTokens));
+  if (p.trainMode) flags.push('--train-mode', p.trainMode);
+  if (p.loraR !== undefined) flags.push('--lora-r', String(p.loraR));
+  if (p.loraAlpha !== undefined) flags.push('--lora-alpha', String(p.loraAlpha));
+  if (p.loraTargets) flags.push('--lora-targets', p.loraTargets);
+  if (p.engineProcs !== undefined) flags.push('--engine-procs', String(p.engineProcs));
   return flags;
 }

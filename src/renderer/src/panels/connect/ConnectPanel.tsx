@@ -163,6 +163,21 @@ export function ConnectPanel({ api, store, session, online, onPending }: Connect
               <NumField label="Group size" testId="connect-group-size" value={local.groupSize} onChange={(v) => setLocal({ ...local, groupSize: v })} />
               <NumField label="Learning rate" testId="connect-lr" value={local.lr} onChange={(v) => setLocal({ ...local, lr: v })} step="any" />
               <NumField label="Max tokens" testId="connect-max-tokens" value={local.maxTokens} onChange={(v) => setLocal({ ...local, maxTokens: v })} />
+              <label>
+                <span>Training mode</span>
+                <select data-testid="connect-train-mode" value={local.trainMode} onChange={(e) => setLocal({ ...local, trainMode: e.target.value })}>
+                  <option value="">auto — from model size and memory</option>
+                  <option value="full">full fine-tune</option>
+                  <option value="lora">LoRA</option>
+                </select>
+              </label>
+              <NumField label="LoRA rank" testId="connect-lora-r" value={local.loraR} onChange={(v) => setLocal({ ...local, loraR: v })} />
+              <NumField label="LoRA alpha" testId="connect-lora-alpha" value={local.loraAlpha} onChange={(v) => setLocal({ ...local, loraAlpha: v })} step="any" />
+              <label>
+                <span>LoRA targets</span>
+                <input data-testid="connect-lora-targets" value={local.loraTargets} onChange={(e) => setLocal({ ...local, loraTargets: e.target.value })} placeholder="all linear layers" spellCheck={false} />
+              </label>
+              <NumField label="Engine ranks (FSDP)" testId="connect-engine-procs" value={local.engineProcs} onChange={(v) => setLocal({ ...local, engineProcs: v })} />
             </div>
           </details>
           <div className="form-actions">

@@ -11,6 +11,11 @@ export interface LocalForm {
   groupSize: string;
   lr: string;
   maxTokens: string;
+  trainMode: string;
+  loraR: string;
+  loraAlpha: string;
+  loraTargets: string;
+  engineProcs: string;
 }
 
 export interface RemoteForm {
@@ -21,7 +26,10 @@ export interface RemoteForm {
   clients: string;
 }
 
-export const DEFAULT_LOCAL: LocalForm = { model: 'builtin', example: 'calculator-agent', clients: '2', strategy: '', batch: '', groupSize: '', lr: '', maxTokens: '' };
+export const DEFAULT_LOCAL: LocalForm = {
+  model: 'builtin', example: 'calculator-agent', clients: '2', strategy: '', batch: '', groupSize: '', lr: '', maxTokens: '',
+  trainMode: '', loraR: '', loraAlpha: '', loraTargets: '', engineProcs: '',
+};
 export const DEFAULT_REMOTE: RemoteForm = { url: '', adminToken: '', joinToken: '', example: '', clients: '0' };
 
 export type Built<T> = { ok: true; params: T } | { ok: false; error: string };
@@ -35,6 +43,11 @@ const LABELS: Record<string, string> = {
   groupSize: 'Group size',
   lr: 'Learning rate',
   maxTokens: 'Max tokens',
+  trainMode: 'Training mode',
+  loraR: 'LoRA rank',
+  loraAlpha: 'LoRA alpha',
+  loraTargets: 'LoRA targets',
+  engineProcs: 'Engine ranks',
   url: 'Worker URL',
   adminToken: 'Admin token',
   joinToken: 'Join token',
@@ -72,10 +85,18 @@ export function buildLocalParams(f: LocalForm): Built<LocalConnect> {
     groupSize: num(f.groupSize),
     lr: num(f.lr),
     maxTokens: num(f.maxTokens),
+    trainMode: text(f.trainMode),
+    loraR: num(f.loraR),
+    loraAlpha: num(f.loraAlpha),
+    loraTargets: text(f.loraTargets)?.replace(/\s+/g, ''),
+    engineProcs: num(f.engineProcs),
   });
   const parsed = LocalConnectSchema.strict().safeParse(raw);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
-  return { ok: true, params: parsed.data };
+  const d = parsed.data;
+  if ((d.loraAlpha !== undefined || d.loraTargets !== undefined) && d.loraR === undefined) return { ok: false, error: 'LoRA rank: required with LoRA alpha or targets' };
+  if (d.trainMode === 'full' && d.loraR !== undefined) return { ok: false, error: 'Training mode: "full" contradicts the LoRA settings' };
+  return { ok: true, params: d };
 }
 
 export function buildRemoteParams(f: RemoteForm): Built<RemoteConnect> {
