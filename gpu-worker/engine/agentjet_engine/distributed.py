@@ -95,8 +95,22 @@ def start_from_env() -> RankGroup:
     if torch.cuda.is_available() and local < torch.cuda.device_count():
         torch.cuda.set_device(local)
     dist.init_process_group(backend, timeout=datetime.timedelta(seconds=TIMEOUT_S))
+    if rank == 0:
+        _defer_sigterm()
     log.info("rank %d of %d (local %d, pid %d) joined over %s", rank, world, local, os.getpid(), backend)
     return RankGroup(rank, world, local)
+
+
+def _defer_sigterm() -> None:
+    """Rank 0: when torchrun's agent stops the job after another rank died, finish answering first.
+
+    The agent sends SIGTERM as soon as it notices the failed rank, which races rank 0's `rank_failed`
+    answer to the request that was waiting on that rank; exiting a moment later lets the answer out.
+    """
+    def handler(signum: int, _frame: Any) -> None:
+        log.info("rank 0: SIGTERM from the launcher; exiting after the current answer")
+        exit_soon(code=128 + signum, delay_s=1.0)
+    signal.signal(signal.SIGTERM, handler)
 
 
 def _die_with_parent() -> None:

@@ -4,6 +4,7 @@
 import type { EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams } from '../../../src/shared/engine-protocol';
 import { EngineExitedError, EngineProcess } from '../engine/engine-process';
 import type { EngineCaller } from '../rollout/engine-policy';
+import { RemoteError } from '../../../src/shared/result';
 import { unavailable } from './errors';
 
 export interface EngineHandle extends EngineCaller {
@@ -65,7 +66,10 @@ export class EngineHost implements EngineCaller {
     const engine = this.engine;
     if (this.status !== 'ready' || !engine) return Promise.reject(this.unavailableError());
     return engine.call(method, params).catch((err: unknown) => {
-      throw err instanceof EngineExitedError ? this.unavailableError(err.message) : err;
+      if (err instanceof EngineExitedError) throw this.unavailableError(err.message);
+      // A multi-rank engine lost a rank: it answers `rank_failed` and exits; like a crash, the work is not at fault.
+      if (err instanceof RemoteError && err.code === 'rank_failed') throw this.unavailableError(err.message);
+      throw err;
     });
   }
 
