@@ -61,6 +61,26 @@ class ModelShape:
         return sum(r * (i + o) for _, i, o in chosen)
 
 
+def decoder_shape(hidden: int, layers: int, heads: int, kv_heads: int, intermediate: int, vocab: int,
+                  tied: bool, head_dim: int | None = None, qkv_bias: bool = True) -> ModelShape:
+    """The shape of a Llama/Qwen2-style decoder from its config numbers (params counted as HF does)."""
+    hd = head_dim or hidden // heads
+    q, kv = heads * hd, kv_heads * hd
+    per_layer = [("self_attn.q_proj", hidden, q), ("self_attn.k_proj", hidden, kv), ("self_attn.v_proj", hidden, kv),
+                 ("self_attn.o_proj", q, hidden), ("mlp.gate_proj", hidden, intermediate),
+                 ("mlp.up_proj", hidden, intermediate), ("mlp.down_proj", intermediate, hidden)]
+    linears = tuple((f"model.layers.{i}.{n}", a, b) for i in range(layers) for n, a, b in per_layer)
+    weights = sum(a * b for _, a, b in linears) + (layers * (q + 2 * kv) if qkv_bias else 0)
+    norms = (2 * layers + 1) * hidden
+    params = weights + norms + vocab * hidden * (1 if tied else 2)
+    return ModelShape(params, hidden, layers, heads, kv_heads, hd, intermediate, vocab, linears)
+
+
+# The shapes the GPU benchmark and the README table use (from the models' config.json).
+QWEN25_1_5B = decoder_shape(1536, 28, 12, 2, 8960, 151936, tied=True)
+QWEN25_7B = decoder_shape(3584, 28, 28, 4, 18944, 152064, tied=False)
+
+
 @dataclass(frozen=True)
 class Setup:
     mode: str                        # "full" | "lora"
@@ -277,13 +297,13 @@ def plan_training(shape: ModelShape, budget: int, req: PlanRequest, where: str =
     for mode in modes:
         fit = _fit(shape, _setup(req, mode, ckpt), budget, fixed)
         if fit is None:
-            tried.append(f"{'LoRA' if mode == 'lora' else 'full fine-tune'} needs "
-                         f"{estimate(shape, _setup(req, mode, True if not fixed else ckpt)).describe()}")
+            need = estimate(shape, _setup(req, mode, True if not fixed else ckpt)).describe()
+            tried.append(f"{'LoRA' if mode == 'lora' else 'full fine-tune'} does not fit (needs {need})")
             continue
         setup, e = fit
         why = [f"{size} parameters"]
         if req.mode == "auto":
-            why.append("full fine-tune fits" if mode == "full" else "full fine-tune does not fit: " + tried[0])
+            why.append("full fine-tune fits" if mode == "full" else f"{tried[0]}, so LoRA r={setup.lora_r}")
         if setup.checkpointing != ckpt:
             why.append("activation checkpointing switched on to fit")
         elif setup.checkpointing and not fixed:
