@@ -6,6 +6,9 @@
 // setting the speed-ups and token ratios over `none`, the loss agreement between the variants
 // (token-level merging is loss-exact), and the merge time per 1,000 episodes and as a share of the
 // update time it saves. Variants are interleaved and each timing is the median of `--repeats`.
+// Tree samples run on the engine's exact segment attention (the shared prefix computed once, each
+// branch attending to its ancestors' keys); `tree-dense` times the same tree samples under the dense
+// T×T reference mask, side by side.
 import { EngineProcess } from '../gpu-worker/src/engine/engine-process';
 import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { playEpisodes } from '../gpu-worker/src/rollout/evaluate';
@@ -17,7 +20,10 @@ import { calculatorExample, guessNumberExample, loadExampleTasks } from '../reso
 import { argValue, round } from './engine';
 import { fitSystemPrompt, fitToolChars, GROUP_TASK, scoredFromPlayed, syntheticEpisodes } from './merge-episodes';
 
-const VARIANTS: readonly MergeMode[] = ['none', 'linear', 'tree'];
+type VariantKey = MergeMode | 'treeDense';
+const VARIANTS: readonly VariantKey[] = ['none', 'linear', 'tree', 'treeDense'];
+/** Per-variant hyper fields: the dense-mask variant of the tree samples. */
+const VARIANT_HYPER: Partial<Record<VariantKey, { treeAttention: 'dense' }>> = { treeDense: { treeAttention: 'dense' } };
 
 interface Setting {
   key: string;
@@ -67,13 +73,14 @@ function timeIt(fn: () => unknown, minMs = 60): number {
   return (performance.now() - t0) / n;
 }
 
-function prepare(setting: Setting): Record<MergeMode, Variant> {
+function prepare(setting: Setting): Record<VariantKey, Variant> {
   const build = (merge: MergeMode): Variant => {
     const run = (): TrainSample[] => buildTrainSamples(setting.episodes, { estimator: setting.estimator, merge }).samples;
     const samples = run();
     return { samples, tokens: samples.reduce((n, s) => n + s.tokenIds.length, 0), seconds: [], losses: [], gradNorms: [], mergeMs: timeIt(run) };
   };
-  return { none: build('none'), linear: build('linear'), tree: build('tree') };
+  const tree = build('tree');
+  return { none: build('none'), linear: build('linear'), tree, treeDense: { ...tree, seconds: [], losses: [], gradNorms: [] } };
 }
 
 export async function benchMerge(args: string[]): Promise<Record<string, unknown>> {
@@ -119,13 +126,14 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
     const prepared = settings.map((s) => ({ setting: s, variants: prepare(s) }));
     const hyper = { lr: 1e-6, dryRun: true };
     const first = prepared[0];
-    if (first) for (const v of VARIANTS) await engine.call('train_step', { samples: first.variants[v].samples, hyper }); // warm-up
+    if (first) for (const v of VARIANTS) await engine.call('train_step', { samples: first.variants[v].samples, hyper: { ...hyper, ...VARIANT_HYPER[v] } }); // warm-up
     for (let r = 0; r < repeats; r++) {
       for (const { variants } of prepared) {
         for (let k = 0; k < VARIANTS.length; k++) {
-          const v = variants[VARIANTS[(k + r) % VARIANTS.length] ?? 'none'];
+          const key = VARIANTS[(k + r) % VARIANTS.length] ?? 'none';
+          const v = variants[key];
           const started = performance.now();
-          const stats = await engine.call('train_step', { samples: v.samples, hyper });
+          const stats = await engine.call('train_step', { samples: v.samples, hyper: { ...hyper, ...VARIANT_HYPER[key] } });
           v.seconds.push((performance.now() - started) / 1000);
           v.losses.push(stats.loss);
           v.gradNorms.push(stats.gradNorm);
@@ -134,16 +142,17 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
     }
 
     console.log('');
-    console.log(`${'setting'.padEnd(30)} eps calls  tokens none/linear/tree    update s none/linear/tree  speed-up lin/tree  tokens ÷ lin/tree  merge ms lin/tree (share of saved)  Δ loss/grad vs none`);
-    const summary: Record<string, { linear: number; tree: number; ratioLinear: number; ratioTree: number; share: number }> = {};
+    console.log(`${'setting'.padEnd(30)} eps calls  tokens none/linear/tree    update s none/linear/tree/tree-dense  speed-up lin/tree/tree-dense  tokens ÷ lin/tree  merge ms lin/tree (share of saved)  Δ loss/grad vs none`);
+    const summary: Record<string, { linear: number; tree: number; treeDense: number; ratioLinear: number; ratioTree: number; share: number }> = {};
     let mergeMs = 0;
     let mergeMsLinear = 0;
     let episodes = 0;
     for (const { setting, variants } of prepared) {
-      const [none, linear, tree] = [variants.none, variants.linear, variants.tree];
-      const t = { none: median(none.seconds), linear: median(linear.seconds), tree: median(tree.seconds) };
+      const [none, linear, tree, treeDense] = [variants.none, variants.linear, variants.tree, variants.treeDense];
+      const t = { none: median(none.seconds), linear: median(linear.seconds), tree: median(tree.seconds), treeDense: median(treeDense.seconds) };
       const speedLinear = t.none / t.linear;
       const speedTree = t.none / t.tree;
+      const speedTreeDense = t.none / t.treeDense;
       // Merge time as a share of the update time it saves (undefined where it saves nothing measurable).
       const shareOf = (ms: number, saved: number): number | undefined => (saved > 0.05 * t.none ? ms / 1000 / saved : undefined);
       const shareLinear = shareOf(linear.mergeMs, t.none - t.linear);
@@ -156,16 +165,16 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
         Math.abs(median(v.gradNorms) - median(none.gradNorms)) / Math.max(1e-12, median(none.gradNorms)),
         Math.abs(median(v.losses) - median(none.losses)) / Math.max(1e-12, scale),
       );
-      const lossDiff = Math.max(agree(linear), agree(tree));
+      const lossDiff = Math.max(agree(linear), agree(tree), agree(treeDense));
       const calls = setting.episodes.reduce((n, e) => n + e.timelines.length, 0);
-      summary[setting.key] = { linear: speedLinear, tree: speedTree, ratioLinear: none.tokens / linear.tokens, ratioTree: none.tokens / tree.tokens, share: Math.max(shareLinear ?? 0, shareTree ?? 0) };
+      summary[setting.key] = { linear: speedLinear, tree: speedTree, treeDense: speedTreeDense, ratioLinear: none.tokens / linear.tokens, ratioTree: none.tokens / tree.tokens, share: Math.max(shareLinear ?? 0, shareTree ?? 0) };
       mergeMs += tree.mergeMs;
       mergeMsLinear += linear.mergeMs;
       episodes += setting.episodes.length;
       console.log(
         `${setting.label.padEnd(30)} ${String(setting.episodes.length).padStart(3)} ${String(calls).padStart(5)}  ` +
-          `${`${none.tokens}/${linear.tokens}/${tree.tokens}`.padEnd(24)} ${`${t.none.toFixed(2)}/${t.linear.toFixed(2)}/${t.tree.toFixed(2)}`.padEnd(26)} ` +
-          `${`${speedLinear.toFixed(2)}×/${speedTree.toFixed(2)}×`.padEnd(18)} ${`${(none.tokens / linear.tokens).toFixed(2)}/${(none.tokens / tree.tokens).toFixed(2)}`.padEnd(18)} ` +
+          `${`${none.tokens}/${linear.tokens}/${tree.tokens}`.padEnd(24)} ${`${t.none.toFixed(2)}/${t.linear.toFixed(2)}/${t.tree.toFixed(2)}/${t.treeDense.toFixed(2)}`.padEnd(37)} ` +
+          `${`${speedLinear.toFixed(2)}×/${speedTree.toFixed(2)}×/${speedTreeDense.toFixed(2)}×`.padEnd(29)} ${`${(none.tokens / linear.tokens).toFixed(2)}/${(none.tokens / tree.tokens).toFixed(2)}`.padEnd(18)} ` +
           `${`${linear.mergeMs.toFixed(2)}/${tree.mergeMs.toFixed(2)} (${pct(shareLinear)}/${pct(shareTree)})`.padEnd(35)} ${lossDiff.toExponential(1)}`,
       );
     }
@@ -178,13 +187,16 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
     console.log(
       `targets: linear speed-up at 10 turns ${ten?.linear.toFixed(2)}× (≥ 6×: ${(ten?.linear ?? 0) >= 6 ? 'met' : 'missed'}); ` +
         `tree beyond linear on the group ${grp?.tree.toFixed(2)}× vs ${grp?.linear.toFixed(2)}× (${(grp?.tree ?? 0) > (grp?.linear ?? 0) ? 'met' : 'missed'}); ` +
-        `merge cost ≤ ${(worstShare * 100).toFixed(2)}% of the update time saved (< 1%: ${worstShare < 0.01 ? 'met' : 'missed'})`,
+        `merge cost ≤ ${(worstShare * 100).toFixed(2)}% of the update time saved (< 1%: ${worstShare < 0.01 ? 'met' : 'missed'}); ` +
+        `group tree speed-up ${grp?.tree.toFixed(2)}× vs ${grp?.ratioTree.toFixed(2)}× fewer tokens (≥ 0.7×: ${(grp?.tree ?? 0) >= 0.7 * (grp?.ratioTree ?? Infinity) ? 'met' : 'missed'}; dense mask ${grp?.treeDense.toFixed(2)}×)`,
     );
     return {
       bench: 'merge',
       speedup_linear_10: round(ten?.linear ?? 0, 2),
       speedup_tree_10: round(ten?.tree ?? 0, 2),
       speedup_tree_group: round(grp?.tree ?? 0, 2),
+      speedup_tree_dense_group: round(grp?.treeDense ?? 0, 2),
+      tree_group_token_ratio: round(grp?.ratioTree ?? 0, 2),
       token_ratio_linear_10: round(ten?.ratioLinear ?? 0, 2),
       merge_ms_per_1k: round(perK(mergeMs), 1),
       speedup_linear_group: round(grp?.linear ?? 0, 2),

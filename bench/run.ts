@@ -1,6 +1,7 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
 import { benchEngine } from './engine';
 import { benchHotswap } from './hotswap';
+import { benchMemory } from './memory';
 import { benchMerge } from './merge';
 import { benchServer } from './server';
 import { benchStore } from './store';
@@ -12,6 +13,7 @@ type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 const benches: Record<string, { about: string; run: Bench }> = {
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
   hotswap: { about: 'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched', run: benchHotswap },
+  memory: { about: 'train-step peak memory and time with checkpointing + chunked logprobs on vs off at 8k/16k tokens; FSDP 2 ranks vs 1 process', run: benchMemory },
   merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },
   store: { about: 'workbench SQLite store at 100,000 episodes: rows/s ingested, ms per filtered page, episodes/s with timelines, bytes per episode, detail ms', run: benchStore },
   server: { about: 'swarm server: overhead per call, tokens/s at 1–64 concurrent episodes vs unbatched, open episodes held', run: benchServer },
