@@ -14,6 +14,11 @@ support backward on CPU"), and it needs torch.compile per shape; SDPA per segmen
 on CPU and CUDA (where SDPA picks its flash / memory-efficient kernels). Measured on this 2-core CPU
 (attention alone, fwd+bwd, a 550-token prefix with 8 branches of 250 tokens, 4 heads / 2 KV heads):
 dense mask 0.30 s, segments 0.11 s, plain causal attention over the same 2,550 tokens 0.16 s.
+On CUDA (not measured here: no GPU) the same calls reach SDPA's flash / memory-efficient kernels,
+which take the lower-right causal bias without materialising it; the cost is one kernel launch per
+segment and layer, so a tree of a few dozen branches (a task group) runs at the kernels' speed, and
+only trees of hundreds of tiny branches would be launch-bound — where FlexAttention's single fused
+kernel (CUDA-only for training in 2.13) would be the next step.
 
 The plan rides into the model as the `attention_mask` mapping `{"full_attention": TreePlan}`, which
 transformers 5's decoders pass through untouched (the path `generate` uses for precomputed masks),

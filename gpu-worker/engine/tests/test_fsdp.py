@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from agentjet_engine.engine import Engine
+from agentjet_engine.trainer import assign_batches
 from ranks import RankedEngine
 from test_train import make_samples
 
@@ -33,6 +34,16 @@ def off_policy(engine: Engine, corpus: list[dict[str, Any]], n: int = 5) -> list
         s["rolloutLogprobs"] = [v + 0.3 * math.sin(i + k) for i, v in enumerate(s["rolloutLogprobs"])]
         s["advantages"] = [1.0, -0.7, 0.4, -1.2, 0.9][k % 5]
     return samples
+
+
+def test_micro_batches_are_balanced_over_ranks() -> None:
+    sizes = [100, 90, 80, 30, 20, 10, 10]
+    batches = [[0], [1], [2], [3, 4], [5, 6]]
+    share = assign_batches(batches, sizes, 2)
+    assert sorted(b for rank in share for b in map(tuple, rank)) == sorted(map(tuple, batches))
+    loads = [sum(len(b) * max(sizes[i] for i in b) for b in rank) for rank in share]
+    assert sorted(loads) == [170, 180]   # padded tokens 100+60+20 vs 90+80
+    assert assign_batches([[0]], [5], 3) == [[[0]], [], []]   # idle ranks get padding passes
 
 
 @pytest.fixture(scope="module")
