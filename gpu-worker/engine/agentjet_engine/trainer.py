@@ -142,7 +142,8 @@ class Trainer:
                     sums["micro_batches"] -= idle
                 else:
                     sums = accumulate_gradients(self.scorer, samples, hyper, ctx, batches, total)
-                grad_norm = clip_and_step(self.optimizer, self.params, hyper)
+                grad_norm = clip_and_step(self.optimizer, self.params, hyper,
+                                          lambda x: group.sum_floats({"squares": x})["squares"])
         finally:
             set_activation_checkpointing(m.model, self.plan.checkpointing)
         sums = group.sum_floats(sums)

@@ -240,21 +240,40 @@ def step_stats(sums: dict[str, float], samples: list[Sample], hyper: Hyper, grad
     }
 
 
-def clip_and_step(optimizer: torch.optim.Optimizer, params: list[torch.nn.Parameter], hyper: Hyper) -> float:
+def grad_norm(params: list[torch.nn.Parameter], sum_ranks: Callable[[float], float] = lambda x: x) -> float:
+    """The gradient's L2 norm in float64 (fp32 reductions over millions of entries drift by ~1e-5,
+    which would hide whether two runs computed the same gradient). Under FSDP each rank holds
+    disjoint shards: the squared norms of the local shards are summed over the ranks."""
+    squares = 0.0
+    with torch.no_grad():
+        for p in params:
+            g = p.grad
+            if g is None:
+                continue
+            flat = (g.to_local() if hasattr(g, "to_local") else g).reshape(-1)
+            for lo in range(0, flat.numel(), 1 << 24):
+                squares += float(torch.linalg.vector_norm(flat[lo:lo + (1 << 24)], dtype=torch.float64)) ** 2
+    return math.sqrt(sum_ranks(squares))
+
+
+def clip_and_step(optimizer: torch.optim.Optimizer, params: list[torch.nn.Parameter], hyper: Hyper,
+                  sum_ranks: Callable[[float], float] = lambda x: x) -> float:
     """Clip the gradient norm (reported before clipping), then one AdamW update unless a dry run.
     A non-finite norm skips the update and raises (weights unchanged)."""
-    max_norm = hyper.max_grad_norm if hyper.max_grad_norm > 0 else math.inf
-    norm = torch.nn.utils.clip_grad_norm_(params, max_norm)
-    if hasattr(norm, "full_tensor"):  # a DTensor under FSDP: replicated across ranks
-        norm = norm.full_tensor()
-    grad_norm = float(norm)
-    if not math.isfinite(grad_norm):
+    norm = grad_norm(params, sum_ranks)
+    if not math.isfinite(norm):
         optimizer.zero_grad(set_to_none=True)
         raise EngineError("internal", "non_finite_gradient",
-                          f"gradient norm is {grad_norm}; the update was skipped and weights are unchanged")
+                          f"gradient norm is {norm}; the update was skipped and weights are unchanged")
+    if hyper.max_grad_norm > 0 and norm > hyper.max_grad_norm:
+        scale = hyper.max_grad_norm / (norm + 1e-6)   # as torch.nn.utils.clip_grad_norm_
+        with torch.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p.grad.mul_(scale)
     if not hyper.dry_run:
         for group in optimizer.param_groups:
             group["lr"] = hyper.lr
         optimizer.step()
     optimizer.zero_grad(set_to_none=True)
-    return grad_norm
+    return norm
