@@ -67,6 +67,17 @@ export function chromiumMissing(): string | null {
   return existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set AGENTJET_E2E_CHROMIUM)`;
 }
 
+/** The explicit opt-out: `AGENTJET_SKIP_E2E=1` skips every end-to-end spec. */
+export const E2E_OPTED_OUT = process.env['AGENTJET_SKIP_E2E'] === '1';
+
+/**
+ * Why the browser specs are skipped, or null when they run. Only the explicit opt-out skips them:
+ * a missing Chromium fails the run (global-setup.ts) with the instruction instead.
+ */
+export function browserSkipReason(): string | null {
+  return E2E_OPTED_OUT ? 'AGENTJET_SKIP_E2E=1' : null;
+}
+
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { byTestId, chromiumMissing, launchChromium, poll, screenshot, startUiProcess, type UiProcess } from './harness';
+import { byTestId, browserSkipReason, launchChromium, poll, screenshot, startUiProcess, type UiProcess } from './harness';
 
-const missing = chromiumMissing();
+const missing = browserSkipReason();
 
 describe.skipIf(missing !== null)('main job: agentjet ui --connect-local', () => {
   let dataDir: string;

@@ -7,6 +7,8 @@ export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   test: {
     include: ['e2e/**/*.e2e.test.ts'],
+    // Fails the run, with the instruction, where Chromium is missing (unless AGENTJET_SKIP_E2E=1).
+    globalSetup: ['e2e/global-setup.ts'],
     testTimeout: 240_000,
     hookTimeout: 240_000,
     pool: 'forks',

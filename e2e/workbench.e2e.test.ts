@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { badRemoteShowsError, connectLocalAndChart } from './flows';
-import { byTestId, chromiumMissing, launchChromium, poll, screenshot, showPanel, startUiProcess, waitForNumberAttr, type UiProcess } from './harness';
+import { byTestId, browserSkipReason, launchChromium, poll, screenshot, showPanel, startUiProcess, waitForNumberAttr, type UiProcess } from './harness';
 
-const missing = chromiumMissing();
+const missing = browserSkipReason();
 if (missing) console.warn(`browser e2e skipped: ${missing}`);
 
 /** Same code version, allowing for a shortened display of the hash. */

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { LoraOptionsSchema, TrainModeSchema } from '../../src/shared/engine-protocol';
 import { TrainingConfigSchema } from '../../src/shared/swarm-protocol';
+import { DEFAULT_CONNECTION_LIMITS } from './server/connections';
 
 export const WorkerConfigSchema = z.object({
   /** `builtin` or a Hugging Face model folder. */
@@ -22,6 +23,11 @@ export const WorkerConfigSchema = z.object({
   clientTimeoutS: z.number().positive().default(120),
   /** Largest request body in bytes. */
   bodyLimitBytes: z.number().int().positive().default(8 * 1024 * 1024),
+  /** Connection defences (server/connections.ts): headers, whole request, idle keep-alive; per-address bound (0: none). */
+  headersTimeoutS: z.number().positive().default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs / 1000),
+  requestTimeoutS: z.number().positive().default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000),
+  keepAliveTimeoutS: z.number().positive().default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs / 1000),
+  maxConnectionsPerAddress: z.number().int().min(0).default(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
   /** Largest generate batch, and the chunk sizes of streamed generations. */
   maxBatch: z.number().int().positive().default(64),
   firstChunk: z.number().int().positive().default(8),
@@ -39,6 +45,8 @@ export const WorkerConfigSchema = z.object({
   engineProcs: z.number().int().min(1).max(64).default(1),
   /** CUDA devices the engine's ranks use (CUDA_VISIBLE_DEVICES), e.g. "0,1". */
   engineDevices: z.string().regex(/^\d+(,\d+)*$/, 'a comma-separated list of GPU indices').optional(),
+  /** SIGTERM: the longest a shutdown waits for the final checkpoint before stopping the engine without it. */
+  stopTimeoutS: z.number().positive().default(120),
   /** Finished episodes kept in memory for inspection. */
   retainFinished: z.number().int().min(0).default(2000),
 });

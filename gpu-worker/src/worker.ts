@@ -2,7 +2,7 @@
 // state), starts the engine and loads the model (restoring the last checkpoint on --resume),
 // opens the durable pool, and serves HTTP + the events WebSocket. `shutdown()` is what SIGTERM
 // does: refuse new work, let running generations finish, checkpoint, close everything.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -15,8 +15,10 @@ import { CompletionService } from './swarm/completions';
 import { EngineHost, processEngineFactory, type EngineFactory } from './swarm/engine-host';
 import { unavailable } from './swarm/errors';
 import { TokenMatcher, type Role } from './swarm/keys';
+import { DurableCounters } from './swarm/durable-counters';
+import type { JournalFs } from './swarm/journal-fs';
 import { DurablePool } from './swarm/pool';
-import { loadOrCreateSecret, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
+import { emptyCounters, loadOrCreateSecret, preparePrivateDir, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
 import { Swarm } from './swarm/swarm';
 import type { CheckpointInfo } from './swarm/trainer';
 import { WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
@@ -32,6 +34,8 @@ export interface StartOptions {
   now?: () => number;
   /** How often expiry and client liveness are checked (default 1 s). */
   sweepIntervalMs?: number;
+  /** The pool journal's file system (tests inject I/O failures with a fake). */
+  journalFs?: JournalFs;
 }
 
 export interface Worker {
@@ -81,7 +85,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = resolveConfig(input, opts.resume ?? false);
   const files = runFiles(config.runDir);
-  mkdirSync(files.dir, { recursive: true });
+  preparePrivateDir(files.dir);
   writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
   const secret = loadOrCreateSecret(files);
   const { tokens, file: tokensFile } = resolveTokens(files, opts.tokens ?? {});
@@ -100,7 +104,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     onRecovered: (info) => swarm?.onEngineRecovered(info),
     onFailed: (reason) => swarm?.onEngineFailed(reason),
   });
-  const pool = await DurablePool.open(files.pool, saved?.step ?? 0, (m) => log(`[warn] pool: ${m}`));
+  const pool = await DurablePool.open(files.pool, saved?.step ?? 0, (m) => log(`[warn] pool: ${m}`), opts.journalFs ? { fs: opts.journalFs } : {});
   try {
     await engine.start();
   } catch (err) {
@@ -121,17 +125,22 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     },
     { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
   );
-  const s = new Swarm({ config, modelName, secret, files, engine, scheduler, pool, saved, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
+  // Counters persist as they change, so kill -9 + --resume never sets them back.
+  const counters = DurableCounters.open(files.counters, saved?.counters ?? emptyCounters(), (m) => log(`[warn] ${m}`));
+  const s = new Swarm({ config, modelName, secret, files, engine, scheduler, pool, saved, counters: counters.counters, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
   swarm = s;
+  pool.onProblem((message) => s.log('error', 'pool', message));
   const completions = new CompletionService(s, config.seed);
   const matcher = new TokenMatcher(tokens);
-  const app = buildApp({ swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
+  const limits = { headersTimeoutMs: config.headersTimeoutS * 1000, requestTimeoutMs: config.requestTimeoutS * 1000, keepAliveTimeoutMs: config.keepAliveTimeoutS * 1000, maxConnectionsPerAddress: config.maxConnectionsPerAddress };
+  const app = buildApp({ swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, limits, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
   let events: EventsSocketServer | null = null;
   try {
     await app.listen({ host: config.host, port: config.port });
     events = new EventsSocketServer(app.server, s, matcher);
   } catch (err) {
     s.dispose();
+    counters.close();
     await Promise.allSettled([app.close(), engine.dispose(), pool.dispose()]);
     throw err;
   }
@@ -153,6 +162,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
       await app.close();
       await engine.dispose();
       await pool.dispose();
+      counters.close();
     })();
     return disposed;
   };
@@ -164,10 +174,15 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
       if (disposed) return disposed;
       s.stopping = true;
       s.emitState(reason);
-      await Promise.race([scheduler.pause(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+      // Bounded however busy the engine is: past the deadline the engine is killed (dispose) and
+      // the run resumes from its previous checkpoint.
+      const deadline = Date.now() + config.stopTimeoutS * 1000;
+      const left = (): Promise<'late'> => new Promise((r) => setTimeout(() => r('late'), Math.max(0, deadline - Date.now())).unref());
+      await Promise.race([scheduler.pause(), new Promise((r) => setTimeout(r, Math.min(10_000, config.stopTimeoutS * 500)).unref())]);
       if (engine.status === 'ready') {
         try {
-          await s.trainer.checkpoint(reason);
+          const done = await Promise.race([s.trainer.checkpoint(reason).then(() => 'saved' as const), left()]);
+          if (done === 'late') log(`[error] worker: the checkpoint on ${reason} did not finish within ${config.stopTimeoutS} s (engine busy?); stopping the engine without it — --resume continues from the previous checkpoint`);
         } catch (err) {
           log(`[error] worker: checkpoint on ${reason} failed: ${err instanceof Error ? err.message : String(err)}`);
         }

@@ -111,7 +111,7 @@ export async function runUi(o: UiOptions): Promise<void> {
   const out = (line: string): void => console.log(line);
   // Loaded here, not at the top: the other commands need none of the workbench services.
   const { createWorkbench } = await import('../main/workbench');
-  const ui = await startUiSession({
+  const starting = startUiSession({
     host: o.host,
     port: o.port,
     dataDir: resolveDataDir(o.dataDir),
@@ -122,6 +122,9 @@ export async function runUi(o: UiOptions): Promise<void> {
     repoRoot: resolve(import.meta.dirname, '../..'),
     out,
   });
+  // Handled from the start, so a signal right after the URL is printed is never lost.
+  const stopped = exitOnSignals(async () => (await starting).dispose(), (signal) => out(`${signal}: stopping the clients and the worker…`));
+  const ui = await starting;
   if (o.open) openInBrowser(ui.bridge.pageUrl, out);
-  await exitOnSignals(() => ui.dispose(), (signal) => out(`${signal}: stopping the clients and the worker…`));
+  await stopped;
 }

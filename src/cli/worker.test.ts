@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFlags } from './flags';
-import { workerConfigFromOptions, WorkerOptionsSchema } from './worker';
+import { explicitTokens, workerConfigFromOptions, WorkerOptionsSchema } from './worker';
 
 const parse = (argv: string[]) => WorkerOptionsSchema.parse(parseFlags(argv));
 
@@ -34,5 +34,15 @@ describe('agentjet worker options', () => {
     expect(() => workerConfigFromOptions(parse(['--model', '/no/such/folder']), '/b')).toThrow(/no such folder/);
     expect(WorkerOptionsSchema.safeParse(parseFlags(['--strategy', 'C9'])).success).toBe(false);
     expect(WorkerOptionsSchema.safeParse(parseFlags(['--bogus', '1'])).success).toBe(false);
+  });
+
+  it('takes tokens from the flags, else the environment, and refuses short or equal ones with the source named', () => {
+    const env = { AGENTJET_ADMIN_TOKEN: 'env-admin-token-0123456789', AGENTJET_JOIN_TOKEN: 'env-join-token-0123456789' };
+    expect(explicitTokens({}, env)).toEqual({ admin: env.AGENTJET_ADMIN_TOKEN, join: env.AGENTJET_JOIN_TOKEN });
+    expect(explicitTokens({ joinToken: 'flag-join-token-0123456789' }, env)).toEqual({ admin: env.AGENTJET_ADMIN_TOKEN, join: 'flag-join-token-0123456789' });
+    expect(explicitTokens({}, {})).toEqual({});
+    expect(() => explicitTokens({}, { AGENTJET_JOIN_TOKEN: 'short' })).toThrow(/AGENTJET_JOIN_TOKEN is 5 characters long; use at least 16/);
+    expect(() => explicitTokens({ adminToken: 'tiny' }, env)).toThrow(/--admin-token is 4 characters/);
+    expect(() => explicitTokens({ adminToken: env.AGENTJET_JOIN_TOKEN }, env)).toThrow(/--admin-token and AGENTJET_JOIN_TOKEN are the same/);
   });
 });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { startWorker } from '../../gpu-worker/src/worker';
 import type { WorkerConfigInput } from '../../gpu-worker/src/worker-config';
 import { TrainModeSchema } from '../shared/engine-protocol';
+import { explicitTokenProblem } from '../../gpu-worker/src/swarm/keys';
 import { AlgoSchema, StrategySchema, type TrainingConfig } from '../shared/swarm-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../shared/timeline/types';
 import { exitOnSignals } from './signals';
@@ -43,6 +44,9 @@ export const WorkerOptionsSchema = z
     episodeTimeout: num.positive().optional(),
     clientTimeout: num.positive().optional(),
     bodyLimit: num.int().positive().optional(),
+    requestTimeout: num.positive().optional(),
+    maxConnectionsPerAddress: num.int().min(0).optional(),
+    stopTimeout: num.positive().optional(),
     maxBatch: num.int().positive().optional(),
     device: z.enum(['auto', 'cpu', 'cuda']).optional(),
     dtype: z.enum(['auto', 'float32', 'bfloat16']).optional(),
@@ -56,8 +60,8 @@ export const WorkerOptionsSchema = z
     activationCheckpointing: z.enum(['auto', 'on', 'off']).optional(),
     engineProcs: num.int().min(1).max(64).optional(),
     engineDevices: z.string().regex(/^\d+(,\d+)*$/, 'comma-separated GPU indices, e.g. 0,1').optional(),
-    adminToken: z.string().min(8).optional(),
-    joinToken: z.string().min(8).optional(),
+    adminToken: z.string().optional(),
+    joinToken: z.string().optional(),
   })
   .strict();
 export type WorkerOptions = z.infer<typeof WorkerOptionsSchema>;
@@ -90,6 +94,10 @@ export const workerHelp = `agentjet worker [options]   run the swarm server: Ope
   --episode-timeout S        default inactivity timeout of an episode (default 300)
   --client-timeout S         a silent client is gone after S seconds (default 120)
   --body-limit BYTES         largest request body (default 8388608)
+  --request-timeout S        a request (headers and body) must arrive within S seconds (default 60;
+                             headers alone within 10; idle keep-alive connections close after 30)
+  --max-connections-per-address N   concurrent connections from one address (default 256; 0: no
+                             limit; raise it behind a reverse proxy, where every client shares one)
   --max-batch N              largest generate batch (default 64)
   --device auto|cpu|cuda --dtype auto|float32|bfloat16 --threads T --seed S
   --train-mode auto|full|lora  full fine-tune or LoRA; auto (default) picks from the parameter count
@@ -101,8 +109,12 @@ export const workerHelp = `agentjet worker [options]   run the swarm server: Ope
                              gloo on CPU, NCCL on CUDA with one GPU per rank; default 1)
   --engine-devices 0,1       the GPUs the ranks use (CUDA_VISIBLE_DEVICES; default all)
   --admin-token T --join-token T   tokens (prefer AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN;
-                             otherwise generated into <run-dir>/tokens.json, mode 0600)
-  SIGTERM / Ctrl-C checkpoints and exits.`;
+                             otherwise generated into <run-dir>/tokens.json, mode 0600); at least
+                             16 printable characters each, and the two must differ
+  --stop-timeout S           on SIGTERM, wait at most S seconds for the final checkpoint (default
+                             120); then the engine is stopped without it
+  SIGTERM / Ctrl-C checkpoints and exits, and so does losing the parent process (e.g. under npx);
+  run it as \`node bin/agentjet.mjs worker\` (or the bin directly) so signals reach it.`;
 
 function timestamp(d = new Date()): string {
   const p = (n: number): string => String(n).padStart(2, '0');
@@ -126,7 +138,7 @@ export function workerConfigFromOptions(o: WorkerOptions, cwd = process.cwd()): 
   const config: Record<string, unknown> = { runDir, training };
   const copy: [keyof WorkerOptions, string][] = [
     ['modelName', 'modelName'], ['port', 'port'], ['host', 'host'], ['publicUrl', 'publicUrl'], ['episodeTimeout', 'episodeTimeoutS'],
-    ['clientTimeout', 'clientTimeoutS'], ['bodyLimit', 'bodyLimitBytes'], ['maxBatch', 'maxBatch'], ['device', 'device'], ['dtype', 'dtype'],
+    ['clientTimeout', 'clientTimeoutS'], ['bodyLimit', 'bodyLimitBytes'], ['requestTimeout', 'requestTimeoutS'], ['maxConnectionsPerAddress', 'maxConnectionsPerAddress'], ['stopTimeout', 'stopTimeoutS'], ['maxBatch', 'maxBatch'], ['device', 'device'], ['dtype', 'dtype'],
     ['threads', 'threads'], ['seed', 'seed'],
   ];
   for (const [from, to] of copy) if (o[from] !== undefined) config[to] = o[from];
@@ -154,15 +166,35 @@ function engineOptions(o: WorkerOptions): Record<string, unknown> {
   return out;
 }
 
+/** Tokens from the flags, else the environment; refused (naming where they came from) when too short or equal. */
+export function explicitTokens(o: Pick<WorkerOptions, 'adminToken' | 'joinToken'>, env: NodeJS.ProcessEnv = process.env): Partial<Record<'admin' | 'join', string>> {
+  const tokens: Partial<Record<'admin' | 'join', string>> = {};
+  const sources: Partial<Record<'admin' | 'join', string>> = {};
+  const pick = (role: 'admin' | 'join', flag: string | undefined, name: string): void => {
+    const fromEnv = env[name];
+    if (flag !== undefined) [tokens[role], sources[role]] = [flag, `--${role}-token`];
+    else if (fromEnv !== undefined && fromEnv !== '') [tokens[role], sources[role]] = [fromEnv, name];
+  };
+  pick('admin', o.adminToken, 'AGENTJET_ADMIN_TOKEN');
+  pick('join', o.joinToken, 'AGENTJET_JOIN_TOKEN');
+  const problem = explicitTokenProblem(tokens, sources);
+  if (problem) throw new Error(problem);
+  return tokens;
+}
+
 export async function runWorker(o: WorkerOptions): Promise<void> {
   const { config, resume } = workerConfigFromOptions(o);
-  const tokens = { admin: o.adminToken ?? process.env['AGENTJET_ADMIN_TOKEN'], join: o.joinToken ?? process.env['AGENTJET_JOIN_TOKEN'] };
-  const worker = await startWorker(config, { resume, tokens: { ...(tokens.admin ? { admin: tokens.admin } : {}), ...(tokens.join ? { join: tokens.join } : {}) } });
+  const tokens = explicitTokens(o);
+  const starting = startWorker(config, { resume, tokens });
+  // Signals are handled from the start (a stop during start-up waits for it, then checkpoints), so
+  // a SIGTERM sent the moment "listening on" appears is never lost.
+  const stopped = exitOnSignals(async (signal) => (await starting).shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
+  const worker = await starting;
   const s = worker.swarm;
   console.log(`agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`);
   console.log(`  strategy ${s.training.strategy} · batch ${s.training.batch} · group ${s.training.groupSize} · ${s.training.algo} · merge ${s.training.merge}/${s.training.level} · lr ${s.training.lr}`);
   const plan = worker.engine.info?.plan;
   if (plan) console.log(`  training: ${plan.mode === 'lora' ? `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}` : 'full fine-tune'} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'} · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`);
   console.log(worker.tokensFile ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)` : '  tokens: from the environment / flags');
-  await exitOnSignals((signal) => worker.shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
+  await stopped;
 }

@@ -2,7 +2,7 @@
 // `agentjet ui`): the SQLite Store in `<dataDir>/workbench.sqlite`, run folders in
 // `<dataDir>/runs/<runId>/`, and the backend implementing every WorkbenchApi method, with its
 // events fanned out to listeners.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { WorkbenchBackend, WorkbenchEvent } from '../shared/workbench-api';
@@ -38,11 +38,26 @@ function packageVersion(root: string): string {
   }
 }
 
+/**
+ * The data folder, private: created 0700, its `runs/` folder (tokens, secrets, timelines) 0700
+ * even when it exists, and `workbench.sqlite` (with its -wal/-shm, which SQLite creates with the
+ * database's mode) 0600 — never world-readable.
+ */
+export function preparePrivateDataDir(dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const runs = join(dataDir, 'runs');
+  mkdirSync(runs, { recursive: true, mode: 0o700 });
+  chmodSync(runs, 0o700);
+  const db = join(dataDir, 'workbench.sqlite');
+  closeSync(openSync(db, 'a', 0o600));
+  for (const f of [db, `${db}-wal`, `${db}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+  return db;
+}
+
 export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench> {
   const dataDir = resolve(opts.dataDir);
-  mkdirSync(join(dataDir, 'runs'), { recursive: true });
   const log = opts.log ?? ((line: string) => console.error(line));
-  const store = openStore(join(dataDir, 'workbench.sqlite'));
+  const store = openStore(preparePrivateDataDir(dataDir));
   const listeners = new Set<(e: WorkbenchEvent) => void>();
   const emit = (e: WorkbenchEvent): void => {
     for (const l of listeners) {

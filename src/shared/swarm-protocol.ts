@@ -167,9 +167,16 @@ export type ClaimResponse = z.infer<typeof ClaimResponseSchema>;
 /** A finite number (JSON has no NaN/Infinity; strings are refused, not coerced). */
 export const FiniteSchema = z.number().refine(Number.isFinite, { message: 'must be a finite number' });
 
+/**
+ * The largest reward magnitude `end` accepts. Rewards far beyond any scale a policy gradient can
+ * use (e.g. 1e308) would overflow the advantages of their whole batch to non-finite values.
+ */
+export const MAX_ABS_REWARD = 1e6;
+export const RewardSchema = FiniteSchema.refine((r) => Math.abs(r) <= MAX_ABS_REWARD, { message: `must be between -${MAX_ABS_REWARD} and ${MAX_ABS_REWARD}` });
+
 export const EndRequestSchema = z.object({
   taskId: IdSchema,
-  reward: FiniteSchema,
+  reward: RewardSchema,
   success: z.boolean().optional(),
   metrics: z.record(IdSchema, FiniteSchema).refine((m) => Object.keys(m).length <= 64, { message: 'at most 64 metrics' }).optional(),
 });
@@ -385,5 +392,12 @@ export const StatusSchema = z.object({
 });
 export type Status = z.infer<typeof StatusSchema>;
 
-export const HealthSchema = z.object({ ok: z.boolean(), state: WorkerStateSchema, step: z.number().int(), model: z.string() });
+/** `GET /health`: `ok` is false when the engine failed or the pool journal's last write failed (`journal` says why). */
+export const HealthSchema = z.object({
+  ok: z.boolean(),
+  state: WorkerStateSchema,
+  step: z.number().int(),
+  model: z.string(),
+  journal: z.object({ ok: z.boolean(), lastError: z.string().nullable(), lastErrorAt: z.number().nullable() }).optional(),
+});
 export type Health = z.infer<typeof HealthSchema>;

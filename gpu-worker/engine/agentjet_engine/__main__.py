@@ -21,6 +21,8 @@ def _claim_stdout() -> int:
 
 
 def main() -> int:
+    from .parent_watch import install as watch_parent
+    watch_parent()  # the engine exits when its worker is gone (SIGKILL included)
     frames_fd = _claim_stdout()
     # Everything is local: never reach for the model hub.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -16,7 +16,6 @@ the engine from its last checkpoint (as after any engine crash).
 
 from __future__ import annotations
 
-import ctypes
 import datetime
 import logging
 import os
@@ -89,7 +88,7 @@ def start_from_env() -> RankGroup:
     if world <= 1:
         return RankGroup()
     rank, local = int(os.environ["RANK"]), int(os.environ.get("LOCAL_RANK", "0"))
-    _die_with_parent()
+    # (parent_watch.py, installed by __main__, ends each rank when torchrun's agent — its parent — dies)
     # CPU tensors (the work broadcast, stat sums, CPU ranks' FSDP) over gloo, CUDA tensors over NCCL.
     backend = "cpu:gloo,cuda:nccl" if torch.cuda.is_available() else "gloo"
     if torch.cuda.is_available() and local < torch.cuda.device_count():
@@ -111,17 +110,6 @@ def _defer_sigterm() -> None:
         log.info("rank 0: SIGTERM from the launcher; exiting after the current answer")
         exit_soon(code=128 + signum, delay_s=1.0)
     signal.signal(signal.SIGTERM, handler)
-
-
-def _die_with_parent() -> None:
-    """Linux: a rank gets SIGKILL when torchrun's agent (its parent) dies, so no rank outlives the job."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 def rank_failed(method: str, exc: BaseException, group: RankGroup) -> EngineError:

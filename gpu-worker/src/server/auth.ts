@@ -1,8 +1,12 @@
 // Who is calling: the bearer credential of a request checked against the admin and join tokens
 // (constant time) or read as a signed episode key. Credentials are never logged or echoed.
+// `installEarlyAuth` refuses a request without a valid credential in Fastify's first hook
+// (`onRequest`), before its body is read, so nobody without one can make the server buffer a body.
 import type { IncomingHttpHeaders } from 'node:http';
-import { bearerToken, type Role, type TokenMatcher } from '../swarm/keys';
-import { forbidden, unauthorized } from '../swarm/errors';
+import type { FastifyInstance } from 'fastify';
+import { bearerToken, keyRefusal, type KeyCheck, type Role, type TokenMatcher } from '../swarm/keys';
+import { forbidden, SwarmError, unauthorized } from '../swarm/errors';
+import { sendError } from './http';
 
 export type Caller = { kind: 'token'; role: Role } | { kind: 'key'; key: string };
 
@@ -21,4 +25,40 @@ export function requireRole(headers: IncomingHttpHeaders, matcher: TokenMatcher,
   if (caller.kind !== 'token') throw unauthorized('invalid_credentials', `this endpoint needs the ${role} token`);
   if (role === 'admin' && caller.role !== 'admin') throw forbidden('admin_required', 'this endpoint needs the admin token');
   return caller.role;
+}
+
+/**
+ * The credential check every route but the public ones needs, cheap and before the body: the
+ * admin or join token, or an episode key with a valid signature (which episode, and whether it
+ * is still open, is the route's business). Throws the 401 the route would have answered.
+ */
+export function authenticate(headers: IncomingHttpHeaders, matcher: TokenMatcher, verifyKey: (key: string) => KeyCheck): Caller {
+  const caller = callerOf(headers, matcher);
+  if (caller.kind === 'key') {
+    const check = verifyKey(caller.key);
+    if (!check.ok) throw keyRefusal(check.reason);
+  }
+  return caller;
+}
+
+/** Routes anyone may call. */
+const PUBLIC_PATHS = new Set(['/health']);
+
+/**
+ * Refuses unauthenticated requests in `onRequest`, before the body is read. The refusal closes the
+ * connection (`Connection: close`), so a client trickling a body cannot keep the socket either.
+ */
+export function installEarlyAuth(app: FastifyInstance, matcher: TokenMatcher, verifyKey: (key: string) => KeyCheck): void {
+  app.addHook('onRequest', async (req, reply) => {
+    const path = req.url.split('?', 1)[0] ?? '';
+    if (PUBLIC_PATHS.has(path)) return;
+    try {
+      authenticate(req.headers, matcher, verifyKey);
+    } catch (err) {
+      if (!(err instanceof SwarmError)) throw err;
+      void reply.header('connection', 'close');
+      await sendError(reply, err);
+      return reply;
+    }
+  });
 }

@@ -1,10 +1,13 @@
 // Bad input against a worker with the fake engine: every malformed request gets a 4xx with a
 // clear JSON error, random requests never get a 5xx, and afterwards the server still serves
 // and its pool is intact. (The same battery runs against the real engine in worker.test.ts.)
+// The hardening battery (issue #16) runs against a worker that trains on every episode, with a
+// fake file system under its journal: after each case it is healthy and a normal episode trains.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimResponse, Status } from '../../../src/shared/swarm-protocol';
-import { badInputCases, expectBadInputRefused, fuzzRandomRequests, type BadInputTarget } from '../testing/bad-input';
+import { badInputCases, expectBadInputRefused, expectRefusedAndStillTraining, fuzzRandomRequests, hardeningCases, type BadInputTarget } from '../testing/bad-input';
+import { FakeFaultyFs } from '../testing/fake-faulty-fs';
 import { scriptedReply } from '../testing/scripted-replies';
 import { http, startFakeWorker, TEST_TOKENS, type TestWorker } from '../testing/workers';
 
@@ -46,3 +49,35 @@ describe('bad input (fake engine)', () => {
     expect(out.choices[0]!.message.content).toBe('Hello from the fake engine.');
   });
 });
+
+describe('hardening battery (fake engine, fake journal file system)', () => {
+  let t: TestWorker;
+  const fs = new FakeFaultyFs();
+  const limits = { maxConnectionsPerAddress: 16, headersTimeoutS: 0.5, requestTimeoutS: 2 };
+
+  beforeAll(async () => {
+    t = await startFakeWorker({ ...limits, training: { strategy: 'C2', batch: 1, groupSize: 2, checkpointEvery: 0 } }, { engine: { reply: scriptedReply }, start: { journalFs: fs } });
+  });
+  afterAll(async () => t.stop());
+
+  it('refuses each hostile request in the error shape, stays healthy, and trains a normal task group after each', async () => {
+    const cases = hardeningCases({ url: t.worker.url, tokens: TEST_TOKENS, ...limits, journalFs: fs });
+    expect(cases.length).toBeGreaterThanOrEqual(14);
+    await expectRefusedAndStillTraining(cases, { url: t.worker.url, tokens: TEST_TOKENS });
+  });
+
+  it('serves every id it registers on the client routes, decoded once', async () => {
+    // 200 characters (the most IdSchema allows) of a 3-byte UTF-8 letter: 1,800 characters encoded.
+    for (const id of ['100%', 'a%41', 'ü'.repeat(200), '\u20ac'.repeat(200), 'sp ace/slash?']) {
+      expect((await http(t.worker.url, 'POST', '/swarm/v1/clients', { token: TEST_TOKENS.join, body: { clientId: id } })).status).toBe(200);
+      const hb = await http<{ clientId: string }>(t.worker.url, 'POST', `/swarm/v1/clients/${encodeURIComponent(id)}/heartbeat`, { token: TEST_TOKENS.join });
+      expect(hb.status, `${id.slice(0, 20)}: ${JSON.stringify(hb.body).slice(0, 200)}`).toBe(200);
+      expect(hb.body.clientId).toBe(id);
+    }
+    const listed = await http<{ clients: { clientId: string }[] }>(t.worker.url, 'GET', '/swarm/v1/clients', { token: TEST_TOKENS.join });
+    // Heartbeats of unknown ids (the battery's) registered nobody.
+    expect(listed.body.clients.map((c) => c.clientId)).not.toContain('never-registered');
+    expect(listed.body.clients.map((c) => c.clientId)).toContain('100%');
+  });
+});
+

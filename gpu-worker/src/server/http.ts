@@ -1,6 +1,7 @@
 // HTTP plumbing shared by every route: the strict JSON body parser (UTF-8 checked, prototype keys
 // refused), body validation against the shared zod schemas, and the one error handler that turns
-// anything thrown into `{error: {type, code, message}}` with a 4xx for client mistakes.
+// anything thrown into `{error: {type, code, message}}` with a 4xx for client mistakes — router
+// errors (a malformed URL, a path segment too long) included.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ErrorTypes } from '../../../src/shared/swarm-protocol';
@@ -46,6 +47,25 @@ const fastifyCodes: Record<string, [number, string, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_content_length', 'the Content-Length header does not match the body'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'empty_body', 'the JSON body is empty'],
 };
+
+/**
+ * The longest path segment (an id, percent-encoded) the router accepts; longer ones get a 414.
+ * Covers the longest id a client may register (IdSchema: 200 UTF-16 units, at most 9 encoded
+ * characters each), so no registered id is ever refused by the router.
+ */
+export const MAX_PARAM_LENGTH = 2048;
+
+const routerCodes: Record<string, [number, string, string]> = {
+  FST_ERR_BAD_URL: [400, 'bad_url', 'the request URL is not valid (malformed percent-encoding?)'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', `a path segment of the URL is longer than ${MAX_PARAM_LENGTH} characters`],
+  FST_ERR_ASYNC_CONSTRAINT: [400, 'bad_request', 'the request could not be routed'],
+};
+
+/** Fastify's `frameworkErrors`: what the router refuses, in the documented error shape. */
+export function frameworkErrorHandler(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const [status, code, message] = routerCodes[err.code] ?? [400, 'bad_request', 'the request could not be routed'];
+  void sendError(reply, new SwarmError(status, ErrorTypes.invalid, code, message));
+}
 
 /** Installs the JSON parser, the error handler and the 404 handler. */
 export function installHttpBasics(app: FastifyInstance, bodyLimit: number, log: (line: string) => void): void {

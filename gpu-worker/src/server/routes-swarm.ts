@@ -8,6 +8,7 @@ import {
   AbortRequestSchema, ClaimRequestSchema, EndRequestSchema, IdSchema, RegisterClientRequestSchema, type Health,
 } from '../../../src/shared/swarm-protocol';
 import { notFound, SwarmError, unauthorized } from '../swarm/errors';
+import { openCountsByClient } from '../swarm/clients';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf, requireRole } from './auth';
@@ -22,12 +23,23 @@ export interface SwarmRouteDeps {
 }
 
 const IdParams = z.object({ id: z.string().max(300) });
+const ClientIdParams = z.object({ id: z.string() });
 
+/** The client id of a `/clients/:id/…` route: the router has decoded it once; it is not decoded again. */
 function clientIdParam(req: FastifyRequest): string {
-  const { id } = parseBody(IdParams, req.params);
-  const parsed = IdSchema.safeParse(decodeURIComponent(id));
-  if (!parsed.success) throw notFound('client_not_found', 'no such client');
+  const { id } = parseBody(ClientIdParams, req.params);
+  const parsed = IdSchema.safeParse(id);
+  if (!parsed.success) throw notFound('client_not_found', `no client ${JSON.stringify(id.slice(0, 80))}: not a valid client id (1–200 printable characters)`);
   return parsed.data;
+}
+
+/** A client that must already be known (registered, or seen claiming an episode). */
+function knownClientParam(req: FastifyRequest, swarm: Swarm): string {
+  const clientId = clientIdParam(req);
+  if (!swarm.clients.has(clientId)) {
+    throw notFound('client_not_found', `client ${JSON.stringify(clientId.slice(0, 80))} is not registered (or was pruned after going silent); register it with POST /swarm/v1/clients or claim an episode first`);
+  }
+  return clientId;
 }
 
 function baseUrlOf(req: FastifyRequest, publicUrl: string | undefined): string {
@@ -46,7 +58,10 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
     if (!swarm.keyNamesEpisode(caller.key, episodeId)) throw unauthorized('invalid_credentials', 'send the join token or this episode\'s key');
   };
 
-  app.get('/health', async (): Promise<Health> => ({ ok: swarm.state !== 'failed', state: swarm.state, step: swarm.step, model: swarm.modelName }));
+  app.get('/health', async (): Promise<Health> => {
+    const journal = swarm.pool.health;
+    return { ok: swarm.state !== 'failed' && journal.ok, state: swarm.state, step: swarm.step, model: swarm.modelName, journal: { ...journal } };
+  });
 
   app.post('/swarm/v1/clients', async (req) => {
     requireRole(req.headers, matcher, 'join');
@@ -58,12 +73,12 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
 
   app.get('/swarm/v1/clients', async (req) => {
     requireRole(req.headers, matcher, 'join');
-    return { clients: swarm.status().clients };
+    return { clients: swarm.clients.list(openCountsByClient(swarm.episodes.openEpisodes())) };
   });
 
   app.post('/swarm/v1/clients/:id/heartbeat', async (req) => {
     requireRole(req.headers, matcher, 'join');
-    const clientId = clientIdParam(req);
+    const clientId = knownClientParam(req, swarm);
     swarm.touchClient(clientId);
     return { clientId, state: swarm.state, weightVersion: swarm.weightVersion };
   });

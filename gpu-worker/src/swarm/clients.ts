@@ -1,5 +1,8 @@
 // The client registry: who is connected (liveness by last activity), per-client counters, and
-// the sync agreements that strategies C4/C5 wait for. Time comes in as arguments.
+// the sync agreements that strategies C4/C5 wait for. A client silent for the timeout becomes
+// inactive; an inactive one silent for the retention period (default: an hour, at least the
+// timeout) is forgotten, so the registry stays bounded by recent clients. Time comes in as
+// arguments.
 import type { ClientInfo } from '../../../src/shared/swarm-protocol';
 
 type Counters = ClientInfo['counters'];
@@ -19,7 +22,14 @@ const zeroCounters = (): Counters => ({ claimed: 0, ended: 0, aborted: 0, expire
 export class ClientRegistry {
   private readonly clients = new Map<string, Client>();
 
-  constructor(private readonly timeoutMs: number) {}
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly retentionMs = Math.max(CLIENT_RETENTION_MS, timeoutMs),
+  ) {}
+
+  get size(): number {
+    return this.clients.size;
+  }
 
   /** Records activity; `joined` is true when the client is new or was inactive. */
   seen(clientId: string, now: number, name?: string): { joined: boolean } {
@@ -62,7 +72,10 @@ export class ClientRegistry {
     return true;
   }
 
-  /** Active clients silent for longer than the timeout become inactive; returns their ids. */
+  /**
+   * Active clients silent for longer than the timeout become inactive (their ids are returned);
+   * inactive clients silent for longer than the retention period are forgotten.
+   */
   sweep(now: number): string[] {
     const gone: string[] = [];
     for (const c of this.clients.values()) {
@@ -70,6 +83,8 @@ export class ClientRegistry {
         c.active = false;
         c.agreedSync = false;
         gone.push(c.clientId);
+      } else if (!c.active && now - c.lastSeenAt > this.retentionMs) {
+        this.clients.delete(c.clientId);
       }
     }
     return gone;
@@ -83,10 +98,21 @@ export class ClientRegistry {
     return [...this.clients.values()].filter((c) => c.active && c.agreedSync).map((c) => c.clientId);
   }
 
-  list(openEpisodes: (clientId: string) => number): ClientInfo[] {
+  /** Every known client; `openEpisodes` maps a client id to its open episode count (see openCountsByClient). */
+  list(openEpisodes: ReadonlyMap<string, number>): ClientInfo[] {
     return [...this.clients.values()].map((c) => ({
       clientId: c.clientId, ...(c.name ? { name: c.name } : {}), active: c.active, agreedSync: c.agreedSync,
-      firstSeenAt: c.firstSeenAt, lastSeenAt: c.lastSeenAt, counters: { ...c.counters }, openEpisodes: openEpisodes(c.clientId),
+      firstSeenAt: c.firstSeenAt, lastSeenAt: c.lastSeenAt, counters: { ...c.counters }, openEpisodes: openEpisodes.get(c.clientId) ?? 0,
     }));
   }
+}
+
+/** An inactive client is forgotten after this long without activity (at least the client timeout). */
+export const CLIENT_RETENTION_MS = 3_600_000;
+
+/** Open episodes per client, in one pass (the listing stays linear in clients + open episodes). */
+export function openCountsByClient(open: Iterable<{ clientId: string }>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const ep of open) counts.set(ep.clientId, (counts.get(ep.clientId) ?? 0) + 1);
+  return counts;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bearerToken, isEpisodeId, newEpisodeId, signEpisodeKey, TokenMatcher, verifyEpisodeKey } from './keys';
+import { bearerToken, explicitTokenProblem, isEpisodeId, newEpisodeId, signEpisodeKey, TokenMatcher, verifyEpisodeKey } from './keys';
 
 describe('episode keys', () => {
   const secret = randomBytes(32);
@@ -56,3 +56,14 @@ describe('TokenMatcher', () => {
     expect(bearerToken(undefined)).toBeNull();
   });
 });
+
+describe('explicit tokens', () => {
+  it('refuses short, unprintable and equal admin/join tokens, naming where they came from', () => {
+    const long = 'a-long-enough-token-123';
+    expect(explicitTokenProblem({ admin: long, join: `${long}-join` })).toBeNull();
+    expect(explicitTokenProblem({ admin: 'short' }, { admin: 'AGENTJET_ADMIN_TOKEN' })).toMatch(/AGENTJET_ADMIN_TOKEN is 5 characters long; use at least 16/);
+    expect(explicitTokenProblem({ join: 'has a space in it, long' }, { join: '--join-token' })).toMatch(/--join-token must be printable ASCII without spaces/);
+    expect(explicitTokenProblem({ admin: long, join: long }, { admin: '--admin-token', join: 'AGENTJET_JOIN_TOKEN' })).toMatch(/--admin-token and AGENTJET_JOIN_TOKEN are the same/);
+  });
+});
+

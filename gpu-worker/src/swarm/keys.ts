@@ -2,6 +2,7 @@
 // check. Every comparison is constant-time over HMAC digests of equal length; no function here
 // logs or returns a presented credential. The secret comes in as an argument.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { unauthorized, type SwarmError } from './errors';
 
 /** Episode keys look like `ajk1.<episodeId>.<base64url signature>`. */
 export const EPISODE_KEY_VERSION = 'ajk1';
@@ -34,6 +35,13 @@ export function verifyEpisodeKey(secret: Buffer, key: string): KeyCheck {
   // Lengths are public (a fixed 32 bytes); the comparison of the bytes is constant-time.
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'bad_signature' };
   return { ok: true, episodeId: parts[1]! };
+}
+
+/** The 401 for a presented key that is not a valid episode key of this server. */
+export function keyRefusal(reason: Extract<KeyCheck, { ok: false }>['reason']): SwarmError {
+  return reason === 'malformed'
+    ? unauthorized('invalid_api_key', 'the API key is not an episode key of this server; claim an episode first (POST /swarm/v1/episodes)')
+    : unauthorized('invalid_episode_key', 'the episode key is not valid (bad signature)');
 }
 
 export type Role = 'admin' | 'join';
@@ -69,3 +77,25 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 
 /** A fresh random token (admin/join) or secret. */
 export const newToken = (prefix: string): string => `${prefix}_${randomBytes(24).toString('base64url')}`;
+
+/** The shortest admin or join token accepted from a flag or the environment. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * Why explicit tokens cannot be used, or null: each must be at least MIN_TOKEN_LENGTH printable
+ * characters without spaces (what a bearer header carries), and admin and join must differ (a
+ * shared token would let every client act as the admin). `sources` names where each came from.
+ */
+export function explicitTokenProblem(tokens: Partial<Record<Role, string>>, sources: Partial<Record<Role, string>> = {}): string | null {
+  for (const role of ['admin', 'join'] as const) {
+    const token = tokens[role];
+    if (token === undefined) continue;
+    const from = sources[role] ?? `the ${role} token`;
+    if (token.length < MIN_TOKEN_LENGTH) return `${from} is ${token.length} characters long; use at least ${MIN_TOKEN_LENGTH} (e.g. \`openssl rand -hex 24\`)`;
+    if (!/^[\x21-\x7e]+$/.test(token)) return `${from} must be printable ASCII without spaces (it travels in an Authorization: Bearer header)`;
+  }
+  if (tokens.admin !== undefined && tokens.admin === tokens.join) {
+    return `${sources.admin ?? 'the admin token'} and ${sources.join ?? 'the join token'} are the same: the admin token must differ from the join token, or every client could act as the admin`;
+  }
+  return null;
+}

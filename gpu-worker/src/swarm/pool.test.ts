@@ -1,8 +1,10 @@
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TimelineSchema, type Timeline } from '../../../src/shared/timeline/index';
+import { SwarmError } from '../../../src/shared/swarm-error';
+import { FakeFaultyFs } from '../testing/fake-faulty-fs';
 import { DurablePool, oldestWeightVersion, type PoolEntry } from './pool';
 
 function call(episodeId: string, weightVersion = 0): Timeline {
@@ -85,5 +87,91 @@ describe('DurablePool', () => {
 
   it('knows the oldest weight version of an episode', () => {
     expect(oldestWeightVersion([call('a', 3), call('a', 1)])).toBe(1);
+  });
+
+  describe('under I/O failure (fake file system)', () => {
+    const siblings = (p: string): string[] => readdirSync(dirname(p)).filter((n) => n !== basename(p));
+
+    it('admits an entry only once its line is on disk; a failed append is a 503 and leaves the pool unchanged', async () => {
+      const p = path();
+      const fs = new FakeFaultyFs();
+      const problems: string[] = [];
+      const pool = await DurablePool.open(p, 0, () => undefined, { fs, now: () => 42 });
+      pool.onProblem((m) => problems.push(m));
+      await pool.add(entry('a'));
+      fs.fail('append', 'ENOSPC');
+      const err = await pool.add(entry('b')).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SwarmError);
+      expect(err).toMatchObject({ status: 503, code: 'journal_unavailable', retryAfterS: 5 });
+      expect((err as Error).message).toMatch(/ENOSPC/);
+      expect(pool.has('b')).toBe(false);
+      expect(pool.size).toBe(1);
+      expect(pool.health).toMatchObject({ ok: false, lastErrorAt: 42 });
+      expect(pool.health.lastError).toMatch(/appending episode b failed: ENOSPC/);
+      expect(problems).toHaveLength(1);
+      fs.fail('sync', 'EIO');
+      await expect(pool.add(entry('c'))).rejects.toMatchObject({ status: 503 });
+      expect(pool.has('c')).toBe(false);
+      // The disk recovers: the retried end goes through, after the half-written line.
+      await pool.add(entry('b'));
+      expect(pool.health.ok).toBe(true);
+      expect(pool.list().map((e) => e.episodeId)).toEqual(['a', 'b']);
+      const logs: string[] = [];
+      const again = await DurablePool.open(p, 0, (m) => logs.push(m));
+      // 'c' reached the page cache before its fsync failed: it is replayed (its client was told to retry).
+      expect(again.list().map((e) => e.episodeId)).toEqual(['a', 'c', 'b']);
+      expect(logs.join('\n')).toMatch(/unreadable and skipped/);
+      await Promise.all([pool.dispose(), again.dispose()]);
+    });
+
+    it('a failed compaction keeps the old journal open and intact and leaves no temporary file', async () => {
+      const p = path();
+      const fs = new FakeFaultyFs();
+      const pool = await DurablePool.open(p, 0, () => undefined, { fs });
+      for (const id of ['a', 'b', 'c']) await pool.add(entry(id));
+      await pool.remove(['a'], 'trained', 1);
+      const before = readFileSync(p, 'utf8');
+      for (const op of ['rename', 'create', 'append', 'sync'] as const) {
+        fs.fail(op, 'EIO');
+        await expect(pool.compact()).rejects.toMatchObject({ status: 503, code: 'journal_unavailable' });
+        expect(readFileSync(p, 'utf8')).toBe(before);
+        expect(siblings(p)).toEqual([]);
+        expect(pool.health.ok).toBe(false);
+      }
+      // The old journal still takes appends, and rollback still knows the uncompacted removal.
+      await pool.add(entry('d'));
+      expect(readFileSync(p, 'utf8').startsWith(before)).toBe(true);
+      expect(pool.rollback(0).map((e) => e.episodeId)).toEqual(['a']);
+      await pool.compact();
+      expect(pool.health.ok).toBe(true);
+      expect(readFileSync(p, 'utf8').trim().split('\n')).toHaveLength(4);
+      await pool.add(entry('e'));
+      const again = await DurablePool.open(p, 0);
+      expect(again.list().map((e) => e.episodeId)).toEqual(['a', 'b', 'c', 'd', 'e']);
+      await Promise.all([pool.dispose(), again.dispose()]);
+    });
+
+    it('a failed removal is reported, not thrown: the trained entries stay out of the pool', async () => {
+      const p = path();
+      const fs = new FakeFaultyFs();
+      const pool = await DurablePool.open(p, 0, () => undefined, { fs });
+      for (const id of ['a', 'b']) await pool.add(entry(id));
+      fs.fail('append', 'ENOSPC');
+      expect((await pool.remove(['a'], 'trained', 1)).map((e) => e.episodeId)).toEqual(['a']);
+      expect(pool.list().map((e) => e.episodeId)).toEqual(['b']);
+      expect(pool.health.lastError).toMatch(/removal of 1 episode/);
+      await pool.dispose();
+    });
+
+    it('refuses to start on a journal it cannot rewrite, leaving it intact', async () => {
+      const p = path();
+      const pool = await DurablePool.open(p, 0);
+      await pool.add(entry('a'));
+      await pool.dispose();
+      const before = readFileSync(p, 'utf8');
+      await expect(DurablePool.open(p, 0, () => undefined, { fs: new FakeFaultyFs().fail('rename', 'EACCES') })).rejects.toThrow(/could not be rewritten at start \(it is intact\).*EACCES/);
+      expect(readFileSync(p, 'utf8')).toBe(before);
+      expect(siblings(p)).toEqual([]);
+    });
   });
 });

@@ -4,11 +4,18 @@
 // from a checkpoint) removals after the checkpoint's step are undone, because their training
 // was lost with the weights — at most the work since the last checkpoint is redone, and no
 // accepted episode is lost. A checkpoint compacts the journal to the current entries.
-import { existsSync, readFileSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+//
+// Under I/O failure: an entry joins the pool only once its line is on disk (a failed append is a
+// 503 `journal_unavailable` with a retry hint and leaves the pool as it was); a line left torn by
+// a failed write is terminated before the next one; a failed compaction removes its temporary
+// file and keeps the old journal open and intact. A failed removal is kept in memory (the
+// episodes were trained) and reported: a crash before the next checkpoint undoes it anyway.
+// The last failure is reported through `health` and `onProblem`.
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { TimelineSchema, type Timeline } from '../../../src/shared/timeline/index';
-import { writeFileAtomic } from './run-dir';
+import { unavailable, type SwarmError } from './errors';
+import { nodeJournalFs, tempPathFor, type JournalFile, type JournalFs } from './journal-fs';
 
 export const PoolEntrySchema = z.object({
   /** Arrival order, kept across resumes. */
@@ -33,26 +40,55 @@ const JournalLineSchema = z.discriminatedUnion('op', [
 
 export const oldestWeightVersion = (calls: readonly Timeline[]): number => calls.reduce((m, c) => Math.min(m, c.weightVersion), Number.POSITIVE_INFINITY);
 
+/** The journal's condition: whether its last write succeeded, and the last failure seen. */
+export interface JournalHealth {
+  ok: boolean;
+  lastError: string | null;
+  lastErrorAt: number | null;
+}
+
+/** Seconds a client is asked to wait after a journal failure. */
+const JOURNAL_RETRY_S = 5;
+
+const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
+
 export class DurablePool {
   private readonly entries = new Map<string, PoolEntry>();
   /** Entries removed since the last checkpoint, for rollback. */
   private removedSince: { entry: PoolEntry; step: number }[] = [];
   private nextSeq = 0;
-  private handle: FileHandle | null = null;
+  private handle: JournalFile | null = null;
   private chain: Promise<unknown> = Promise.resolve();
+  /** A write failed part-way: the next line starts on a fresh line. */
+  private torn = false;
+  private readonly problemListeners = new Set<(message: string) => void>();
+  health: JournalHealth = { ok: true, lastError: null, lastErrorAt: null };
 
   private constructor(
     private readonly path: string,
     private readonly log: (message: string) => void,
+    private readonly fs: JournalFs,
+    private readonly now: () => number,
   ) {}
 
   /** Opens (replaying) the journal at `path`; removals tagged after `checkpointStep` are undone. */
-  static async open(path: string, checkpointStep: number, log: (message: string) => void = () => undefined): Promise<DurablePool> {
-    const pool = new DurablePool(path, log);
-    if (existsSync(path)) pool.replay(readFileSync(path, 'utf8'), checkpointStep);
-    pool.handle = await open(path, 'a', 0o600);
+  static async open(
+    path: string,
+    checkpointStep: number,
+    log: (message: string) => void = () => undefined,
+    opts: { fs?: JournalFs; now?: () => number } = {},
+  ): Promise<DurablePool> {
+    const pool = new DurablePool(path, log, opts.fs ?? nodeJournalFs, opts.now ?? Date.now);
+    const text = await pool.fs.readText(path);
+    if (text !== null) pool.replay(text, checkpointStep);
+    pool.handle = await pool.fs.openAppend(path);
     // Rewrite at once so undone removals and a torn tail do not linger in the file.
-    await pool.compact();
+    try {
+      await pool.compact();
+    } catch (err) {
+      await pool.dispose();
+      throw new Error(`the pool journal ${path} could not be rewritten at start (it is intact): ${describe(err)}`);
+    }
     return pool;
   }
 
@@ -66,7 +102,7 @@ export class DurablePool {
       } catch (err) {
         // A torn last line is an `end` that was never answered; anything else is reported.
         const last = lines.slice(i + 1).every((l) => l.trim() === '');
-        this.log(`pool journal line ${i + 1} ${last ? 'is incomplete (crash while writing); ignored' : `is unreadable and skipped: ${err instanceof Error ? err.message : String(err)}`}`);
+        this.log(`pool journal line ${i + 1} ${last ? 'is incomplete (crash while writing); ignored' : `is unreadable and skipped: ${describe(err)}`}`);
         return;
       }
       if (parsed.op === 'add') {
@@ -95,14 +131,30 @@ export class DurablePool {
     return this.entries.get(episodeId);
   }
 
-  /** Adds an entry; resolves once it is on disk. */
-  add(entry: Omit<PoolEntry, 'seq'>): Promise<PoolEntry> {
-    const full: PoolEntry = { ...entry, seq: this.nextSeq++ };
-    this.entries.set(full.episodeId, full);
-    return this.append({ op: 'add', entry: full }).then(() => full);
+  /** Called with a description of each journal failure (the worker logs it as an event). */
+  onProblem(listener: (message: string) => void): () => void {
+    this.problemListeners.add(listener);
+    return () => this.problemListeners.delete(listener);
   }
 
-  /** Removes entries as part of step `step`; resolves once the removal is on disk. */
+  /**
+   * Adds an entry once its line is on disk; resolves with it then. On an I/O failure the pool is
+   * unchanged and the promise rejects with a 503 `journal_unavailable` (retry later).
+   */
+  add(entry: Omit<PoolEntry, 'seq'>): Promise<PoolEntry> {
+    const full: PoolEntry = { ...entry, seq: this.nextSeq++ };
+    return this.append({ op: 'add', entry: full }, () => this.entries.set(full.episodeId, full)).then(
+      () => full,
+      (err: unknown) => {
+        throw this.failed(`appending episode ${full.episodeId}`, err);
+      },
+    );
+  }
+
+  /**
+   * Removes entries as part of step `step`; resolves once the removal is on disk. An I/O failure
+   * is reported, not thrown: the entries stay removed in memory (they were trained).
+   */
   remove(ids: readonly string[], reason: RemoveReason, step: number): Promise<PoolEntry[]> {
     const removed: PoolEntry[] = [];
     for (const id of ids) {
@@ -113,7 +165,13 @@ export class DurablePool {
       removed.push(entry);
     }
     if (removed.length === 0) return Promise.resolve(removed);
-    return this.append({ op: 'remove', ids: removed.map((e) => e.episodeId), reason, step }).then(() => removed);
+    return this.append({ op: 'remove', ids: removed.map((e) => e.episodeId), reason, step }).then(
+      () => removed,
+      (err: unknown) => {
+        this.failed(`recording the removal of ${removed.length} episode(s) (kept in memory; a crash before the next checkpoint redoes them)`, err);
+        return removed;
+      },
+    );
   }
 
   /** Puts back every entry removed by a step after `step` (their training was lost). */
@@ -124,31 +182,73 @@ export class DurablePool {
     return back.map((r) => r.entry);
   }
 
-  /** Rewrites the journal as the current entries only (after a checkpoint made the removals final). */
+  /**
+   * Rewrites the journal as the current entries only (after a checkpoint made the removals
+   * final): a new file, fsynced, renamed over the old one. On failure the temporary file is
+   * removed, the old journal stays open and intact, and the promise rejects with a 503.
+   */
   compact(): Promise<void> {
     return this.enqueue(async () => {
       const text = this.list().map((entry) => `${JSON.stringify({ op: 'add', entry })}\n`).join('');
-      await this.handle?.close();
-      writeFileAtomic(this.path, text, 0o600);
-      this.handle = await open(this.path, 'a', 0o600);
+      const tmp = tempPathFor(this.path);
+      let next: JournalFile | null = null;
+      try {
+        next = await this.fs.create(tmp);
+        await next.append(text);
+        await next.sync();
+        await this.fs.rename(tmp, this.path);
+      } catch (err) {
+        await next?.close().catch(() => undefined);
+        await this.fs.unlink(tmp).catch(() => undefined);
+        throw this.failed('compacting the journal (the old journal is kept and still used)', err);
+      }
+      // The new handle is the renamed file: appends go on into it.
+      const old = this.handle;
+      this.handle = next;
+      this.torn = false;
       this.removedSince = [];
+      this.succeeded();
+      await old?.close().catch(() => undefined);
+      await this.fs.syncDir(dirname(this.path));
     });
   }
 
   async dispose(): Promise<void> {
     await this.enqueue(async () => {
-      await this.handle?.close();
+      await this.handle?.close().catch(() => undefined);
       this.handle = null;
     });
   }
 
-  private append(line: z.infer<typeof JournalLineSchema>): Promise<void> {
+  /** Appends a line and syncs it; `onDurable` runs once it is on disk, before anything queued after. */
+  private append(line: z.infer<typeof JournalLineSchema>, onDurable?: () => void): Promise<void> {
     const text = `${JSON.stringify(line)}\n`;
     return this.enqueue(async () => {
       if (!this.handle) throw new Error('the pool journal is closed');
-      await this.handle.write(text);
-      await this.handle.datasync();
+      try {
+        await this.handle.append(this.torn ? `\n${text}` : text);
+        await this.handle.sync();
+      } catch (err) {
+        this.torn = true;
+        throw err;
+      }
+      this.torn = false;
+      this.succeeded();
+      onDurable?.();
     });
+  }
+
+  private succeeded(): void {
+    if (!this.health.ok) this.health = { ...this.health, ok: true };
+  }
+
+  /** Records a failure (health, log, listeners) and returns the 503 a client gets for it. */
+  private failed(what: string, err: unknown): SwarmError {
+    const message = `pool journal: ${what} failed: ${describe(err)}`;
+    this.health = { ok: false, lastError: message, lastErrorAt: this.now() };
+    if (this.problemListeners.size === 0) this.log(message);
+    for (const listener of this.problemListeners) listener(message);
+    return unavailable('journal_unavailable', `the pool journal could not be written (${describe(err)}); nothing was lost or changed — retry shortly`, JOURNAL_RETRY_S);
   }
 
   private enqueue(task: () => Promise<void>): Promise<void> {

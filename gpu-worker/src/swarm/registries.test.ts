@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClientRegistry } from './clients';
+import { ClientRegistry, openCountsByClient } from './clients';
 import { EpisodeRegistry, isExpired, summarize } from './episodes';
 
 describe('EpisodeRegistry', () => {
@@ -49,6 +49,30 @@ describe('ClientRegistry', () => {
     expect(r.seen('a', 130)).toEqual({ joined: true });
     expect(r.leave('b')).toBe(true);
     expect(r.leave('b')).toBe(false);
-    expect(r.list(() => 0).find((c) => c.clientId === 'a')?.counters.calls).toBe(3);
+    expect(r.list(new Map()).find((c) => c.clientId === 'a')?.counters.calls).toBe(3);
+  });
+
+  it('forgets inactive clients after the retention period, never active ones', () => {
+    const r = new ClientRegistry(100, 1000);
+    r.seen('gone', 0);
+    r.seen('busy', 0);
+    expect(r.sweep(200)).toEqual(['gone', 'busy']);
+    r.seen('busy', 900);
+    r.sweep(1300);
+    expect(r.has('gone')).toBe(false);
+    expect(r.has('busy')).toBe(true);
+    expect(r.size).toBe(1);
+    // Going silent again: inactive, then forgotten a retention period after its last activity.
+    expect(r.sweep(1001 + 900)).toEqual([]);
+    expect(r.has('busy')).toBe(false);
+  });
+
+  it('counts open episodes per client in one pass', () => {
+    const counts = openCountsByClient([{ clientId: 'a' }, { clientId: 'b' }, { clientId: 'a' }]);
+    expect([...counts]).toEqual([['a', 2], ['b', 1]]);
+    const r = new ClientRegistry(100);
+    r.seen('a', 0);
+    r.seen('c', 0);
+    expect(r.list(counts).map((c) => [c.clientId, c.openEpisodes])).toEqual([['a', 2], ['c', 0]]);
   });
 });

@@ -2,11 +2,11 @@
 // signing secret, generated tokens, the last checkpoint's state, the pool journal and the engine
 // checkpoints. Writes that must survive a crash are atomic (temp file, fsync, rename, fsync dir).
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CountersSchema, EvalResultSchema, StepMetricsSchema, type Counters } from '../../../src/shared/swarm-protocol';
-import { newToken, type Role } from './keys';
+import { explicitTokenProblem, newToken, type Role } from './keys';
 
 export interface RunFiles {
   dir: string;
@@ -17,6 +17,7 @@ export interface RunFiles {
   tokens: string;
   checkpoints: string;
   worker: string;
+  counters: string;
 }
 
 export function runFiles(dir: string): RunFiles {
@@ -29,7 +30,17 @@ export function runFiles(dir: string): RunFiles {
     tokens: join(dir, 'tokens.json'),
     checkpoints: join(dir, 'checkpoints'),
     worker: join(dir, 'worker.json'),
+    counters: join(dir, 'counters.json'),
   };
+}
+
+/**
+ * Creates the run folder (and makes an existing one) private: mode 0700, since it holds the
+ * signing secret and tokens but also config, state, the pool's timelines and the checkpoints.
+ */
+export function preparePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
 }
 
 function fsyncDir(dir: string): void {
@@ -46,17 +57,23 @@ function fsyncDir(dir: string): void {
 }
 
 /** Writes `data` to `path` so that a crash leaves either the old or the new content. */
-export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o644): void {
+export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o600): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fd = openSync(tmp, 'w', mode);
   try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(tmp, 'w', mode);
+    try {
+      writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    // No temporary file is left behind; the old content stays.
+    rmSync(tmp, { force: true });
+    throw err;
   }
-  renameSync(tmp, path);
   fsyncDir(dirname(path));
 }
 
@@ -79,6 +96,8 @@ const TokensFileSchema = z.object({ admin: z.string().min(8), join: z.string().m
  * win; otherwise they are read from `<run-dir>/tokens.json`, or generated into it (mode 0600).
  */
 export function resolveTokens(files: RunFiles, explicit: Partial<Record<Role, string>>): { tokens: Record<Role, string>; file: string | null } {
+  const problem = explicitTokenProblem(explicit);
+  if (problem) throw new Error(problem);
   if (explicit.admin && explicit.join) return { tokens: { admin: explicit.admin, join: explicit.join }, file: null };
   let saved: Record<Role, string> | null = null;
   if (existsSync(files.tokens)) saved = TokensFileSchema.parse(JSON.parse(readFileSync(files.tokens, 'utf8')));

@@ -9,12 +9,12 @@ import type {
 } from '../../../src/shared/swarm-protocol';
 import type { DecodeScheduler } from '../engine/decode-scheduler';
 import type { WorkerConfig } from '../worker-config';
-import { ClientRegistry } from './clients';
+import { ClientRegistry, openCountsByClient } from './clients';
 import type { EngineHost } from './engine-host';
-import { conflict, notFound, unauthorized, unavailable } from './errors';
+import { conflict, notFound, unavailable } from './errors';
 import { EpisodeRegistry, summarize, type Episode } from './episodes';
 import { EventLog } from './event-log';
-import { isEpisodeId, newEpisodeId, signEpisodeKey, verifyEpisodeKey } from './keys';
+import { isEpisodeId, keyRefusal, newEpisodeId, signEpisodeKey, verifyEpisodeKey } from './keys';
 import { oldestWeightVersion, type DurablePool } from './pool';
 import { emptyCounters, type RunFiles, type SavedState } from './run-dir';
 import { Trainer } from './trainer';
@@ -28,6 +28,8 @@ export interface SwarmDeps {
   scheduler: DecodeScheduler;
   pool: DurablePool;
   saved: SavedState | null;
+  /** The counters to count into (kept on disk by the worker); default: from `saved`. */
+  counters?: Counters;
   now?: () => number;
   /** One log sink: lines also go out as `log` events. */
   log?: (line: string) => void;
@@ -71,7 +73,7 @@ export class Swarm {
     this.startedAt = this.now();
     this.episodes = new EpisodeRegistry(deps.config.retainFinished);
     this.clients = new ClientRegistry(deps.config.clientTimeoutS * 1000);
-    this.counters = deps.saved ? { ...deps.saved.counters } : emptyCounters();
+    this.counters = deps.counters ?? (deps.saved ? { ...deps.saved.counters } : emptyCounters());
     this.step = deps.saved?.step ?? 0;
     this.weightVersion = deps.engine.info?.weightVersion ?? deps.saved?.weightVersion ?? 0;
     this.lastStep = deps.saved?.lastStep ?? null;
@@ -166,12 +168,7 @@ export class Swarm {
   /** The open episode an episode key names, or a 401/404/409 that says why not. */
   episodeForKey(key: string): Episode {
     const check = verifyEpisodeKey(this.deps.secret, key);
-    if (!check.ok) {
-      throw unauthorized(
-        check.reason === 'malformed' ? 'invalid_api_key' : 'invalid_episode_key',
-        check.reason === 'malformed' ? 'the API key is not an episode key of this server; claim an episode first (POST /swarm/v1/episodes)' : 'the episode key is not valid (bad signature)',
-      );
-    }
+    if (!check.ok) throw keyRefusal(check.reason);
     const ep = this.episodes.get(check.episodeId);
     if (!ep) throw notFound('episode_not_found', `episode ${check.episodeId} is unknown to this server (it may predate a restart); claim a new one`);
     this.assertOpen(ep);
@@ -329,13 +326,12 @@ export class Swarm {
   // ----- status -----
 
   status(): Status {
-    const openPerClient = (clientId: string): number => this.episodes.openEpisodes().filter((e) => e.clientId === clientId).length;
     const pool = this.pool.list();
     return {
       state: this.state, step: this.step, weightVersion: this.weightVersion, model: this.modelName, runDir: this.deps.files.dir,
       uptimeS: (this.now() - this.startedAt) / 1000, config: this.training, progress: this.trainer.progress(),
       pool: { episodes: pool.length, tasks: new Set(pool.map((e) => e.taskId)).size },
-      episodes: { open: this.episodes.openCount }, counters: { ...this.counters }, clients: this.clients.list(openPerClient),
+      episodes: { open: this.episodes.openCount }, counters: { ...this.counters }, clients: this.clients.list(openCountsByClient(this.episodes.openEpisodes())),
       lastStep: this.lastStep, eval: this.evalResults(),
       engine: { alive: this.engine.status === 'ready', device: this.engine.info?.device ?? 'unknown', restarts: this.engine.restarts, lastError: this.engine.lastError?.split('\n')[0] ?? null },
       lastCheckpoint: this.trainer.lastCheckpoint ? { step: this.trainer.lastCheckpoint.step, at: this.trainer.lastCheckpoint.at } : null,

@@ -2,9 +2,14 @@
 // oversized bodies, unknown episodes, forged / expired / finished keys, double ends, non-finite
 // and string rewards, absurd max_tokens, control characters and broken UTF-8 — each must get a
 // 4xx with `{error: {type, code, message}}` — plus a property-based fuzz over random bodies.
+// The hardening cases (issue #16) go further: hostile connections, router-level refusals,
+// client ids decoded twice, unbounded rewards, a failing pool journal — and after each one the
+// worker must be healthy and a normal episode must still train.
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { ErrorBodySchema, type ClaimResponse } from '../../../src/shared/swarm-protocol';
+import { ErrorBodySchema, MAX_ABS_REWARD, type ClaimResponse, type Health, type Status } from '../../../src/shared/swarm-protocol';
+import type { FakeFaultyFs } from './fake-faulty-fs';
+import { openIdle, rawExchange, requestHead, type RawAnswer } from './sockets';
 import { http, type HttpResult } from './workers';
 
 export interface BadInputTarget {
@@ -106,8 +111,11 @@ export async function fuzzRandomRequests(t: BadInputTarget, runs: number): Promi
   const paths = ['/v1/chat/completions', '/swarm/v1/episodes', '/swarm/v1/episodes/ep_0000000000/end', '/swarm/v1/clients', '/swarm/v1/clients/x/agree-sync', '/swarm/v1/config'];
   const token = fc.constantFrom(undefined, t.tokens.join, t.tokens.admin, 'ajk1.ep_aaaaaaaaaaaa.zzzz', 'x');
   const body = fc.oneof(fc.json(), fc.string(), fc.jsonValue().map((v) => JSON.stringify({ messages: v, taskId: v, reward: v, clientId: v })));
+  // Client-id routes with arbitrary segments: raw, percent-encoded once or twice (decoded once).
+  const segment = fc.string({ maxLength: 40 }).chain((id) => fc.constantFrom(id, encodeURIComponent(id), encodeURIComponent(encodeURIComponent(id)), `${id}%`, `%${id}`));
+  const clientPath = fc.tuple(segment, fc.constantFrom('heartbeat', 'leave', 'agree-sync')).map(([id, action]) => `/swarm/v1/clients/${id}/${action}`);
   await fc.assert(
-    fc.asyncProperty(fc.constantFrom(...paths), fc.constantFrom('POST', 'PATCH'), token, body, async (path, method, tok, b) => {
+    fc.asyncProperty(fc.oneof(fc.constantFrom(...paths), clientPath), fc.constantFrom('POST', 'PATCH'), token, body, async (path, method, tok, b) => {
       const res = await http(t.url, method, path, { ...(tok !== undefined ? { token: tok } : {}), body: b });
       expect(res.status, `${method} ${path} ${b.slice(0, 200)} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`).toBeLessThan(500);
       if (res.status >= 400) expect(ErrorBodySchema.safeParse(res.body).success).toBe(true);
@@ -115,3 +123,144 @@ export async function fuzzRandomRequests(t: BadInputTarget, runs: number): Promi
     { numRuns: runs },
   );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hardening cases (issue #16)
+// ---------------------------------------------------------------------------------------------
+
+export interface HardeningTarget {
+  url: string;
+  tokens: { admin: string; join: string };
+  /** The worker's connection bound (maxConnectionsPerAddress); the case is skipped when unknown. */
+  maxConnectionsPerAddress?: number;
+  /** The worker's headers timeout in seconds; the slow-headers case is skipped when unknown. */
+  headersTimeoutS?: number;
+  /** The fake file system under the worker's pool journal; the journal case is skipped without it. */
+  journalFs?: FakeFaultyFs;
+}
+
+const asResult = (a: RawAnswer): HttpResult => ({ status: a.status, headers: new Headers(a.headers), body: a.body });
+
+export function hardeningCases(t: HardeningTarget): BadCase[] {
+  const { url, tokens } = t;
+  const join = tokens.join;
+  const claimAndPlay = async (clientId: string): Promise<ClaimResponse> => {
+    const c = await http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', { token: join, body: { clientId, taskId: 'hard' } });
+    if (c.status !== 201) throw new Error(`claim failed: ${JSON.stringify(c.body)}`);
+    await http(url, 'POST', '/v1/chat/completions', { token: c.body.apiKey, body: { messages: [{ role: 'user', content: 'hi' }] } });
+    return c.body;
+  };
+  const endWith = async (reward: number): Promise<HttpResult> => {
+    const c = await claimAndPlay('hard-rewards');
+    // A raw body: JSON.stringify cannot write 1e308 * 10 (Infinity), but it can write 1e308.
+    return http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: join, body: `{"taskId":"hard","reward":${reward}}` });
+  };
+  const cases: BadCase[] = [
+    {
+      name: 'a body trickled with a wrong token: refused on the headers, connection closed',
+      status: 401, code: 'invalid_api_key',
+      run: async () => {
+        const a = await rawExchange(url, { head: `${requestHead('POST', '/v1/chat/completions', { token: 'not-a-key', contentLength: 8 * 1024 * 1024 })}{"messages":[`, trickle: { chunk: 'x'.repeat(32), everyMs: 20 }, timeoutMs: 15_000 });
+        expect(a.headers['connection']).toBe('close');
+        expect(a.closedAfterMs).toBeLessThan(10_000);
+        return asResult(a);
+      },
+    },
+    { name: 'malformed percent-encoding in the URL', status: 400, code: 'bad_url', run: () => http(url, 'POST', '/swarm/v1/clients/%E0%A4%A/heartbeat', { token: join }) },
+    { name: 'a path segment over the router limit', status: 414, code: 'uri_too_long', run: () => http(url, 'POST', `/swarm/v1/clients/${'z'.repeat(3000)}/heartbeat`, { token: join }) },
+    { name: 'headers over 16 KiB', status: 431, code: 'headers_too_large', run: async () => asResult(await rawExchange(url, { head: requestHead('GET', '/health', { extra: `X-Big: ${'b'.repeat(20_000)}` }), timeoutMs: 10_000 })) },
+    { name: 'not HTTP at all', status: 400, code: 'bad_request', run: async () => asResult(await rawExchange(url, { head: 'HELLO THERE\r\n\r\n', timeoutMs: 10_000 })) },
+    { name: 'a percent-encoded % in a client id is not decoded twice (no 500)', status: 404, code: 'client_not_found', run: () => http(url, 'POST', '/swarm/v1/clients/100%25/heartbeat', { token: join }) },
+    {
+      name: 'a%2541 does not reach client aA',
+      status: 404, code: 'client_not_found',
+      run: async () => {
+        await http(url, 'POST', '/swarm/v1/clients', { token: join, body: { clientId: 'aA' } });
+        return http(url, 'POST', '/swarm/v1/clients/a%2541/heartbeat', { token: join });
+      },
+    },
+    { name: 'a heartbeat of an unknown client does not register it', status: 404, code: 'client_not_found', run: () => http(url, 'POST', '/swarm/v1/clients/never-registered/heartbeat', { token: join }) },
+    { name: 'a client id longer than any registrable one', status: 404, code: 'client_not_found', run: () => http(url, 'POST', `/swarm/v1/clients/${'i'.repeat(201)}/heartbeat`, { token: join }) },
+    { name: 'a reward that overflows the advantages (1e308)', status: 400, code: 'invalid_request', run: () => endWith(1e308) },
+    { name: `a reward beyond ±${MAX_ABS_REWARD}`, status: 400, code: 'invalid_request', run: () => endWith(-(MAX_ABS_REWARD * 10)) },
+  ];
+  if (t.maxConnectionsPerAddress !== undefined && t.maxConnectionsPerAddress > 0 && t.maxConnectionsPerAddress <= 64) {
+    const max = t.maxConnectionsPerAddress;
+    cases.push({
+      name: `more than ${max} connections from one address`,
+      status: 503, code: 'too_many_connections',
+      run: async () => {
+        const held = await Promise.all(Array.from({ length: max }, () => openIdle(url)));
+        try {
+          const a = await rawExchange(url, { head: requestHead('GET', '/health'), timeoutMs: 10_000 });
+          expect(a.headers['retry-after']).toBe('1');
+          return asResult(a);
+        } finally {
+          for (const h of held) h.socket.destroy();
+          await Promise.all(held.map((h) => h.closed));
+        }
+      },
+    });
+  }
+  if (t.headersTimeoutS !== undefined && t.headersTimeoutS <= 2) {
+    cases.push({
+      name: 'headers trickled slower than the headers timeout',
+      status: 408, code: 'request_timeout',
+      run: async () => asResult(await rawExchange(url, { head: 'POST /swarm/v1/episodes HTTP/1.1\r\nHost: x\r\n', trickle: { chunk: 'X-Slow: 1\r\n', everyMs: 100 }, timeoutMs: 15_000 })),
+    });
+  }
+  if (t.journalFs) {
+    const fs = t.journalFs;
+    cases.push({
+      name: 'the pool journal cannot be written (disk full): 503 with Retry-After, nothing pooled',
+      status: 503, code: 'journal_unavailable',
+      run: async () => {
+        const c = await claimAndPlay('hard-journal');
+        fs.fail('append', 'ENOSPC');
+        const r = await http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: join, body: { taskId: 'hard', reward: 1 } });
+        expect(r.headers.get('retry-after')).toBe('5');
+        const health = (await http<Health>(url, 'GET', '/health')).body;
+        expect(health).toMatchObject({ ok: false, journal: { ok: false } });
+        // The client retries, as the SDKs do on a 503: accepted now.
+        const again = await http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: join, body: { taskId: 'hard', reward: 1 } });
+        expect(again.status).toBe(200);
+        return r;
+      },
+    });
+  }
+  return cases;
+}
+
+/**
+ * A normal task group — two episodes of one task, rewards 1 and 0, so the group has a signal —
+ * claimed, played and ended; resolves once a training step has used both (a C2 worker with
+ * group size 2).
+ */
+export async function expectNormalEpisodeTrains(t: Pick<HardeningTarget, 'url' | 'tokens'>, taskId: string): Promise<void> {
+  const status = async (): Promise<Status> => (await http<Status>(t.url, 'GET', '/swarm/v1/status', { token: t.tokens.admin })).body;
+  const before = (await status()).counters.trainedEpisodes;
+  for (const reward of [1, 0]) {
+    const c = await http<ClaimResponse>(t.url, 'POST', '/swarm/v1/episodes', { token: t.tokens.join, body: { clientId: 'battery-normal', taskId } });
+    expect(c.status, JSON.stringify(c.body)).toBe(201);
+    const chat = await http(t.url, 'POST', '/v1/chat/completions', { token: c.body.apiKey, body: { messages: [{ role: 'user', content: 'hi' }] } });
+    expect(chat.status).toBe(200);
+    const end = await http(t.url, 'POST', `/swarm/v1/episodes/${c.body.episodeId}/end`, { token: t.tokens.join, body: { taskId, reward } });
+    expect(end.status, JSON.stringify(end.body)).toBe(200);
+  }
+  const t0 = Date.now();
+  while ((await status()).counters.trainedEpisodes < before + 2) {
+    if (Date.now() - t0 > 30_000) throw new Error(`the normal task group ${taskId} was not trained within 30 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Each case: its status and error shape; then the worker is healthy and a normal episode trains. */
+export async function expectRefusedAndStillTraining(cases: readonly BadCase[], t: HardeningTarget): Promise<void> {
+  for (const [i, c] of cases.entries()) {
+    await expectBadInputRefused([c]);
+    await expectNormalEpisodeTrains(t, `after-${i}`);
+    const health = await http<Health>(t.url, 'GET', '/health');
+    expect(health.body, `${c.name}: health afterwards`).toMatchObject({ ok: true, state: 'running' });
+  }
+}
+

@@ -37,6 +37,8 @@ export interface FakeEngineOptions {
   /** Simulated time per decoding step of a batch. */
   stepMs?: number;
   contextLength?: number;
+  /** Methods that never answer (an engine stuck in a long render or step); `kill()` still ends them. */
+  hang?: readonly EngineMethod[];
 }
 
 const GEN_PROMPT = '<|im_start|>assistant\n';
@@ -118,6 +120,7 @@ export class FakeEngine implements EngineHandle {
     return new Promise<EngineResult<M>>((resolve, reject) => {
       const fail = (err: Error): void => reject(err);
       this.pending.add(fail);
+      if (this.opts.hang?.includes(method)) return;
       const done = (value: unknown, delayMs = 0): void => {
         setTimeout(() => {
           this.pending.delete(fail);

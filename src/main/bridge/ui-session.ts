@@ -51,7 +51,7 @@ export interface UiSession {
 export async function startUiSession(o: UiSessionOptions): Promise<UiSession> {
   const { out } = o;
   const staticDir = o.staticDir ?? (await ensureWebBuild(o.repoRoot, (l) => out(`ui: ${l}`)));
-  mkdirSync(o.dataDir, { recursive: true });
+  mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const workbench = await o.createWorkbench({ ...o.tuning, dataDir: o.dataDir, log: out });
   const backend = withTransport(withLocalDefaults(workbench.backend, o.localDefaults), 'websocket');
   let bridge: BridgeServer;

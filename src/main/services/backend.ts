@@ -228,7 +228,7 @@ export class Backend implements WorkbenchBackend {
     const runDir = join(this.o.dataDir, 'runs', runId);
     const example = resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir });
     const model = p.model === 'builtin' ? 'builtin' : resolve(p.model);
-    mkdirSync(runDir, { recursive: true });
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
     const session = this.newSession(runId, 'local', example.label, model);
     const spec: LocalWorkerSpec = {
       bin: join(this.o.repoRoot, 'bin', 'agentjet.mjs'), cwd: this.o.repoRoot, runDir: join(runDir, 'worker'), args: [...workerFlags(p, model), ...(this.o.workerArgs ?? [])],
@@ -263,7 +263,7 @@ export class Backend implements WorkbenchBackend {
     const runId = newRunId();
     const runDir = join(this.o.dataDir, 'runs', runId);
     const example = p.example !== undefined ? resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir }) : null;
-    mkdirSync(runDir, { recursive: true });
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
     const session = this.newSession(runId, 'remote', example?.label ?? null, probe.health.model);
     this.o.store.createRun({ runId, name: `remote ${new URL(url).host}`, mode: 'remote', workerUrl: url, model: probe.health.model, example: example?.label ?? null, config: { connect: { ...p, adminToken: undefined, joinToken: undefined } }, createdAt: session.get().startedAt });
     const ctx = this.context(runId, runDir, session);
@@ -283,7 +283,7 @@ export class Backend implements WorkbenchBackend {
       const workspace = example ? await CodeWorkspace.open(example.workspace) : null;
       const groupSize = w.firstStatus?.config.groupSize ?? 1;
       clients = new ClientService({
-        ctx, http: w.http, workspace, currentStep: () => session.get().step,
+        ctx, http: w.http, workspace, currentStep: () => session.get().step, events: (l) => w.onSwarmEvent(l),
         runner: conn.joinToken && workspace ? { serverUrl: conn.url, joinToken: conn.joinToken, count: clientCount, groupSize, cacheDir: join(this.o.dataDir, 'cache', 'clients'), nodePaths: [join(this.o.repoRoot, 'node_modules')] } : null,
       });
       session.activity('starting_clients', `${clientCount} client(s)`);

@@ -1,20 +1,19 @@
 // ClientService: the run's swarm clients. Wraps the ClientRunner for the run's code (a bundled
 // example through an overlay, or a user folder), serves the editor (files, save → compile →
 // hot-swap, compile errors as values), records every deployed code version with a chart marker,
-// merges the runner's clients with the worker's counters (polled every second) into the clients
-// panel, and forwards client logs.
+// merges the runner's clients with the worker's counters into the clients panel, and forwards
+// client logs. The worker's clients follow its events stream (ClientTracker), with a status
+// snapshot at start and every `reconcileMs` (30 s) — never a listing polled every second.
 import { resolve } from 'node:path';
-import { z } from 'zod';
-import { ClientInfoSchema } from '../../shared/swarm-protocol';
+import type { SwarmEvent } from '../../shared/swarm-events';
 import type { ClientRow, CodeFile, CodeFiles, CompileError, LogLine, SaveResult } from '../../shared/workbench-api';
 import { WorkbenchError } from '../../shared/workbench-api';
 import { ClientRunner, type CompileMessage, type SourceFile } from '../runner/index';
 import { mergeClientRows } from './client-rows';
+import { ClientTracker } from './client-tracker';
 import type { CodeWorkspace } from './code-workspace';
 import type { RunContext } from './run-context';
 import type { WorkerHttp } from './worker-http';
-
-const ClientsAnswerSchema = z.object({ clients: z.array(ClientInfoSchema) });
 
 export interface ClientServiceOptions {
   ctx: RunContext;
@@ -25,14 +24,22 @@ export interface ClientServiceOptions {
   runner: { serverUrl: string; joinToken: string; count: number; groupSize: number; cacheDir: string; nodePaths: string[] } | null;
   /** Training steps completed now (for code markers). */
   currentStep: () => number;
-  pollMs?: number;
+  /** Subscribes to the worker's events (the clients list follows them). */
+  events: (listener: (e: SwarmEvent) => void) => () => void;
+  /** How often a status snapshot corrects the followed list (default 30 s). */
+  reconcileMs?: number;
 }
+
+/** Panel updates from events are coalesced to at most one per this many ms. */
+const REFRESH_MS = 200;
 
 export class ClientService {
   private readonly runner: ClientRunner | null;
   private rows: ClientRow[] = [];
-  private remote: z.infer<typeof ClientInfoSchema>[] = [];
+  private readonly tracker = new ClientTracker();
   private readonly timer: NodeJS.Timeout;
+  private readonly offEvents: () => void;
+  private refreshTimer: NodeJS.Timeout | null = null;
   private polling = false;
   private disposed = false;
   private codeVersion: string | null = null;
@@ -52,8 +59,12 @@ export class ClientService {
       this.runner.on('client:log', (l) => this.log({ t: l.t, source: l.clientId, stream: l.stream === 'system' ? 'event' : l.stream, line: l.line }));
       for (const ev of ['client:started', 'client:exited'] as const) this.runner.on(ev, () => this.refresh());
     }
-    this.timer = setInterval(() => void this.poll(), o.pollMs ?? 1000);
+    this.offEvents = o.events((e) => {
+      if (this.tracker.event(e)) this.refreshSoon();
+    });
+    this.timer = setInterval(() => void this.poll(), o.reconcileMs ?? 30_000);
     this.timer.unref();
+    void this.poll();
   }
 
   /**
@@ -125,6 +136,8 @@ export class ClientService {
     if (this.disposed) return;
     this.disposed = true;
     clearInterval(this.timer);
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.offEvents();
     await this.runner?.dispose();
   }
 
@@ -180,23 +193,36 @@ export class ClientService {
     return errors.map((e) => ({ path: ws?.rel(e.file) ?? e.file, line: e.line, column: e.column, message: e.message }));
   }
 
+  /** A status snapshot of the worker's clients (start, then every reconcileMs). */
   private async poll(): Promise<void> {
     if (this.polling || this.disposed) return;
     this.polling = true;
+    this.tracker.beginSnapshot();
     try {
-      this.remote = (await this.o.http.get('/swarm/v1/clients', ClientsAnswerSchema, 5000)).clients;
+      const s = await this.o.http.status();
+      this.tracker.applySnapshot(s.clients, s.eventSeq);
     } catch {
-      // The worker is unreachable for now: the session shows it; local rows still update.
+      // The worker is unreachable for now: the session shows it; events and local rows still update.
+      this.tracker.abortSnapshot();
     } finally {
       this.polling = false;
     }
     if (!this.disposed) this.refresh();
   }
 
+  private refreshSoon(): void {
+    if (this.refreshTimer || this.disposed) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = null;
+      this.refresh();
+    }, REFRESH_MS);
+    this.refreshTimer.unref();
+  }
+
   private refresh(): void {
     if (this.disposed) return;
     const local = this.runner?.status().clients ?? [];
-    const rows = mergeClientRows(local, this.remote);
+    const rows = mergeClientRows(local, this.tracker.list());
     if (JSON.stringify(rows) === JSON.stringify(this.rows)) return;
     const before = new Map(this.rows.map((r) => [r.clientId, JSON.stringify(r)]));
     this.rows = rows;

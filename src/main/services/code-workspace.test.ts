@@ -1,5 +1,5 @@
 // The code workspace: paths from the root, edits of a bundled example only in the overlay, a user folder in place.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,5 +48,30 @@ describe('CodeWorkspace', () => {
     await ws.save([{ path: 'client.ts', content: 'console.log(2);\n' }]);
     expect(readFileSync(join(dir, 'client.ts'), 'utf8')).toBe('console.log(2);\n');
     expect(ws.clientCode()).toEqual({ entry: join(dir, 'client.ts') });
+  });
+
+  it('never follows a symlink out of a user folder when saving', async () => {
+    const dir = temp();
+    const outside = temp();
+    writeFileSync(join(dir, 'client.ts'), 'console.log(1);\n');
+    writeFileSync(join(outside, 'victim.ts'), 'precious\n');
+    symlinkSync(join(outside, 'victim.ts'), join(dir, 'evil.ts'));
+    symlinkSync(outside, join(dir, 'lib'));
+    symlinkSync(join(outside, 'nothing-yet.ts'), join(dir, 'dangling.ts'));
+    symlinkSync(join(dir, 'client.ts'), join(dir, 'alias.ts'));
+    const ws = await CodeWorkspace.open({ root: dir, entry: join(dir, 'client.ts'), editableDir: dir, overlayDir: null });
+    await expect(ws.save([{ path: 'evil.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable', message: expect.stringMatching(/outside the client folder/) });
+    await expect(ws.save([{ path: 'lib/new.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable' });
+    await expect(ws.save([{ path: 'lib/deeper/new.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable' });
+    await expect(ws.save([{ path: 'dangling.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable' });
+    // A refused file in a batch writes none of the batch.
+    await expect(ws.save([{ path: 'client.ts', content: 'changed' }, { path: 'evil.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable' });
+    expect(readFileSync(join(outside, 'victim.ts'), 'utf8')).toBe('precious\n');
+    expect(readFileSync(join(dir, 'client.ts'), 'utf8')).toBe('console.log(1);\n');
+    expect(existsSync(join(outside, 'new.ts')) || existsSync(join(outside, 'deeper')) || existsSync(join(outside, 'nothing-yet.ts'))).toBe(false);
+    // A link that stays inside the folder is written through to its real file; new subfolders are fine.
+    await ws.save([{ path: 'alias.ts', content: 'console.log(3);\n' }, { path: 'sub/dir/x.ts', content: 'x\n' }]);
+    expect(readFileSync(join(dir, 'client.ts'), 'utf8')).toBe('console.log(3);\n');
+    expect(readFileSync(join(dir, 'sub', 'dir', 'x.ts'), 'utf8')).toBe('x\n');
   });
 });

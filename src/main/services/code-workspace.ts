@@ -1,10 +1,11 @@
 // Where a run's client code lives and how the editor names it: paths relative to a workspace
 // root ('/'-separated, never `..`), editable when inside the client's own folder. A bundled example
 // is never modified: edits are kept as an overlay in the run folder and compiled from there; a
-// user folder is edited in place.
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+// user folder is edited in place — and a save never follows a symlink out of the folder: the real
+// path of every target is resolved first, and the file is opened without following a link.
+import { constants, existsSync } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/workbench-api';
 import type { ClientCode } from '../runner/index';
 
@@ -92,13 +93,61 @@ export class CodeWorkspace {
       const abs = this.abs(f.path);
       if (!this.editable(abs)) throw new WorkbenchError('not_editable', `${f.path} is not editable (only files in ${this.rel(this.spec.editableDir) ?? this.spec.editableDir}/ are)`);
     }
-    for (const f of files) {
-      const abs = this.abs(f.path);
-      const rel = this.rel(abs)!;
-      const target = this.spec.overlayDir ? join(this.spec.overlayDir, ...rel.split('/')) : abs;
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, f.content);
+    const base = this.spec.overlayDir ?? this.spec.editableDir;
+    if (this.spec.overlayDir) await mkdir(this.spec.overlayDir, { recursive: true });
+    const targets = await Promise.all(
+      files.map(async (f) => {
+        const rel = this.rel(this.abs(f.path))!;
+        const target = this.spec.overlayDir ? join(this.spec.overlayDir, ...rel.split('/')) : this.abs(f.path);
+        return { f, rel, real: await realTargetInside(base, target, f.path) };
+      }),
+    );
+    for (const { f, rel, real } of targets) {
+      await mkdir(dirname(real), { recursive: true });
+      await writeNoFollow(real, f.content);
       if (this.spec.overlayDir) this.overlay.set(rel, f.content);
     }
+  }
+}
+
+/**
+ * The real path `target` would be written at (symlinks in its folders, or the file itself being
+ * one, resolved), which must lie inside the real `base`; a `not_editable` error otherwise.
+ */
+export async function realTargetInside(base: string, target: string, shown: string): Promise<string> {
+  const realBase = await realpath(base);
+  // The nearest existing folder on the way; the rest is created inside it.
+  const missing: string[] = [];
+  let dir = dirname(target);
+  while (!existsSync(dir) && dirname(dir) !== dir) {
+    missing.unshift(basename(dir));
+    dir = dirname(dir);
+  }
+  let real = join(await realpath(dir), ...missing, basename(target));
+  try {
+    real = await realpath(real);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    // A dangling symlink would be followed by the write: refuse it like one pointing out.
+    if (await isLink(real)) throw new WorkbenchError('not_editable', `${shown} is a symbolic link to a file that does not exist; refusing to write through it`);
+  }
+  if (relativeInside(realBase, real) === null) {
+    throw new WorkbenchError('not_editable', `${shown} resolves (through a symbolic link) to ${real}, outside the client folder; refusing to write there`);
+  }
+  return real;
+}
+
+async function isLink(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => null))?.isSymbolicLink() ?? false;
+}
+
+/** Writes `content` to `path` without following a symlink there (O_NOFOLLOW where it exists). */
+async function writeNoFollow(path: string, content: string): Promise<void> {
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
+  const h = await open(path, flags, 0o644);
+  try {
+    await h.writeFile(content);
+  } finally {
+    await h.close();
   }
 }

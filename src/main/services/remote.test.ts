@@ -133,7 +133,8 @@ describe('connectRemote', () => {
     const evals = await until('an eval point', () => wb.backend.metrics({ runId }), (m) => m.evals.length === 1);
     expect(evals.evals[0]).toMatchObject({ weightVersion: 1, episodes: 1, rewardMean: 1, successRate: 1 });
 
-    const clients = await until('the remote client listed', () => wb.backend.clients({}), (c) => c.clients.some((x) => x.clientId === 'laptop'));
+    // The list follows the events stream (coalesced): wait for the third end to be counted.
+    const clients = await until('the remote client listed with its three ends', () => wb.backend.clients({}), (c) => c.clients.some((x) => x.clientId === 'laptop' && x.ended === 3));
     expect(clients.clients.find((x) => x.clientId === 'laptop')).toMatchObject({ local: false, status: 'connected', ended: 3 });
 
     const unknown = await errorOf(wb.backend.episodeDetail({ runId, episodeId: 'no-such-episode' }));

@@ -88,6 +88,7 @@ export class WorkerService {
   /** Set once stopped: the worker's last lines (its checkpoint on shutdown) are kept until then. */
   private logsClosed = false;
   private readonly stepListeners = new Set<(step: number) => void>();
+  private readonly eventListeners = new Set<(e: SwarmEvent) => void>();
   /** The worker's status when the connection was made. */
   firstStatus: Status | null = null;
 
@@ -137,6 +138,12 @@ export class WorkerService {
     return () => this.stepListeners.delete(listener);
   }
 
+  /** Called with every event of the worker's stream (the clients list follows them). */
+  onSwarmEvent(listener: (e: SwarmEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
   /** The recent worker log lines, oldest first. */
   logs(limit: number): LogLine[] {
     return this.ring.slice(-limit);
@@ -171,6 +178,7 @@ export class WorkerService {
     this.fetcher.close();
     if (opts.stopWorker && this.conn.local) await this.conn.local.proc.stop(opts.graceMs);
     this.stepListeners.clear();
+    this.eventListeners.clear();
     this.logsClosed = true;
   }
 
@@ -226,6 +234,7 @@ export class WorkerService {
     if (e.type === 'log') this.addLog({ t: e.time, source: WORKER_LOG_SOURCE, stream: 'event', line: `[${e.level}] ${e.source}: ${e.message}` });
     this.apply(this.folder.fold(e));
     if (e.type === 'step') for (const l of this.stepListeners) l(e.metrics.step);
+    for (const l of this.eventListeners) l(e);
   }
 
   private apply(out: FoldOutput): void {
