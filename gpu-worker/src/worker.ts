@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { LoadParams } from '../../src/shared/engine-protocol';
+import type { LoadParams, TrainingPlan } from '../../src/shared/engine-protocol';
 import { DecodeScheduler } from './engine/decode-scheduler';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
@@ -81,6 +81,13 @@ export function engineLoadParams(config: WorkerConfig, modelPath: string): LoadP
   };
 }
 
+/** The worker-config fields that reproduce the engine's plan on every later load. */
+export function pinnedTraining(plan: TrainingPlan, given: WorkerConfig['lora']): Pick<WorkerConfig, 'trainMode' | 'activationCheckpointing' | 'lora'> {
+  const chosen = plan.lora ? { r: plan.lora.r, alpha: plan.lora.alpha, ...(plan.lora.targetModules ? { targetModules: plan.lora.targetModules } : {}) } : undefined;
+  const lora = given ?? chosen; // LoRA settings given (dropout included) stay as given
+  return { trainMode: plan.mode, activationCheckpointing: plan.activationCheckpointing, ...(lora ? { lora } : {}) };
+}
+
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = resolveConfig(input, opts.resume ?? false);
@@ -112,9 +119,13 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     throw err;
   }
   // No --lr given on a new run: train at the rate the engine's plan chose for this model size and mode.
+  // The plan's mode, LoRA and checkpointing are pinned, so restarts and --resume load what the
+  // checkpoints were saved with even if the device's free memory changed meanwhile.
   const plan = engine.info?.plan;
-  if (plan && !opts.resume && input.training?.lr === undefined && plan.lr !== config.training.lr) {
-    config.training.lr = plan.lr;
+  if (plan) {
+    if (!opts.resume && input.training?.lr === undefined) config.training.lr = plan.lr;
+    Object.assign(config, pinnedTraining(plan, config.lora));
+    engine.pinLoad(engineLoadParams(config, modelPath));
     writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
   }
   if (plan) log(`engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${input.training?.lr === undefined && !opts.resume ? ' (chosen for the model size)' : ' (given)'}: ${plan.reason}`);

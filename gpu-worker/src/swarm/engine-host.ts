@@ -47,9 +47,17 @@ export class EngineHost implements EngineCaller {
   restarts = 0;
   lastError: string | null = null;
   private engine: EngineHandle | null = null;
+  private load: LoadParams;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly opts: EngineHostOptions) {}
+  constructor(private readonly opts: EngineHostOptions) {
+    this.load = opts.load;
+  }
+
+  /** Restarts load these params from now on (e.g. the training setup the first load's plan chose). */
+  pinLoad(load: LoadParams): void {
+    this.load = load;
+  }
 
   get pid(): number | undefined {
     return this.engine?.pid;
@@ -93,7 +101,7 @@ export class EngineHost implements EngineCaller {
     ref.handle = engine;
     this.engine = engine;
     try {
-      let info = await engine.call('load', this.opts.load);
+      let info = await engine.call('load', this.load);
       const checkpoint = this.opts.checkpoint();
       if (checkpoint) info = await engine.call('restore', { path: checkpoint });
       this.info = info;
