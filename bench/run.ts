@@ -2,6 +2,7 @@
 import { benchCampaign } from './campaign';
 import { benchEngine } from './engine';
 import { benchHotswap } from './hotswap';
+import { benchMemory } from './memory';
 import { benchMerge } from './merge';
 import { benchRewardModel } from './reward-model';
 import { benchServer } from './server';
@@ -15,6 +16,7 @@ const benches: Record<string, { about: string; run: Bench }> = {
   campaign: { about: 'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report', run: benchCampaign },
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
   hotswap: { about: 'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched', run: benchHotswap },
+  memory: { about: 'train-step peak memory and time with checkpointing + chunked logprobs on vs off at 8k/16k tokens; FSDP 2 ranks vs 1 process', run: benchMemory },
   merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },
   'reward-model': { about: 'learned rewards: reward-model training time and held-out accuracy, ONNX vs PyTorch, scoring conversations/s in one client process, policy trained on the RM score alone vs the verifiable reward', run: benchRewardModel },
   store: { about: 'workbench SQLite store at 100,000 episodes: rows/s ingested, ms per filtered page, episodes/s with timelines, bytes per episode, detail ms', run: benchStore },

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { LoadParams, TrainingPlan } from '../../src/shared/engine-protocol';
 import { DecodeScheduler } from './engine/decode-scheduler';
 import { schedulerGenerator } from './engine/generator';
 import type { WorkerFile } from '../../src/shared/swarm-protocol';
@@ -23,7 +24,7 @@ import { emptyCounters, loadOrCreateSecret, preparePrivateDir, readState, resolv
 import { Swarm } from './swarm/swarm';
 import { TensorBoardSink } from './swarm/tensorboard-sink';
 import type { CheckpointInfo } from './swarm/checkpoints';
-import { WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
+import { loraOf, WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
 
 export interface StartOptions {
   /** Continue the run in `config.runDir` (its saved config, overridden by `config` fields given). */
@@ -74,9 +75,29 @@ function resolveConfig(input: WorkerConfigInput, resume: boolean): WorkerConfig 
   return WorkerConfigSchema.parse({ ...input, runDir });
 }
 
+/** What the engine loads: the model, its placement, and the training setup the plan starts from. */
+export function engineLoadParams(config: WorkerConfig, modelPath: string): LoadParams {
+  return {
+    path: modelPath, device: config.device, dtype: config.dtype, seed: config.seed, mode: config.trainMode,
+    microBatchTokens: config.training.microBatchTokens, klCoef: config.training.klCoef,
+    ...(config.threads ? { threads: config.threads } : {}),
+    ...(config.lora ? { lora: config.lora } : {}),
+    ...(config.activationCheckpointing !== undefined ? { activationCheckpointing: config.activationCheckpointing } : {}),
+  };
+}
+
+/** The worker-config fields that reproduce the engine's plan on every later load. */
+export function pinnedTraining(plan: TrainingPlan, given: WorkerConfig['lora']): Pick<WorkerConfig, 'trainMode' | 'activationCheckpointing' | 'lora'> {
+  const chosen = plan.lora ? { r: plan.lora.r, alpha: plan.lora.alpha, ...(plan.lora.targetModules ? { targetModules: plan.lora.targetModules } : {}) } : undefined;
+  const lora = given ?? chosen; // LoRA settings given (dropout included) stay as given
+  return { trainMode: plan.mode, activationCheckpointing: plan.activationCheckpointing, ...(lora ? { lora } : {}) };
+}
+
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = resolveConfig(input, opts.resume ?? false);
+  const lora = loraOf(config);
+  if (lora) config.lora = lora;
   const files = runFiles(config.runDir);
   preparePrivateDir(files.dir);
   writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
@@ -89,8 +110,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   let swarm: Swarm | null = null;
   const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
   const engine = new EngineHost({
-    factory: opts.engineFactory ?? processEngineFactory(),
-    load: { path: modelPath, device: config.device, dtype: config.dtype, seed: config.seed, ...(config.threads ? { threads: config.threads } : {}), ...(config.lora ? { lora: config.lora } : {}) },
+    factory: opts.engineFactory ?? processEngineFactory({ procs: config.engineProcs, ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}) }),
+    load: engineLoadParams(config, modelPath),
     checkpoint: () => (swarm ? (swarm.trainer.lastCheckpoint?.path ?? null) : initialCheckpoint),
     onLog: (line) => (swarm ? swarm.log('info', 'engine', line) : log(`engine: ${line}`)),
     onCrash: (reason) => swarm?.onEngineCrash(reason),
@@ -104,6 +125,17 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     await pool.dispose();
     throw err;
   }
+  // No --lr given on a new run: train at the rate the engine's plan chose for this model size and mode.
+  // The plan's mode, LoRA and checkpointing are pinned, so restarts and --resume load what the
+  // checkpoints were saved with even if the device's free memory changed meanwhile.
+  const plan = engine.info?.plan;
+  if (plan) {
+    if (!opts.resume && input.training?.lr === undefined) config.training.lr = plan.lr;
+    Object.assign(config, pinnedTraining(plan, config.lora));
+    engine.pinLoad(engineLoadParams(config, modelPath));
+    writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
+  }
+  if (plan) log(`engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${input.training?.lr === undefined && !opts.resume ? ' (chosen for the model size)' : ' (given)'}: ${plan.reason}`);
   const scheduler = new DecodeScheduler(
     {
       generate: (requests) => engine.call('generate', { requests }),

@@ -7,6 +7,20 @@ import { WireErrorSchema } from './result';
 const Int = z.number().int();
 const Ids = z.array(Int);
 
+export const TrainingPlanSchema = z.object({
+  mode: z.enum(['full', 'lora']),
+  lora: z.object({ r: Int, alpha: z.number(), targetModules: z.array(z.string()).nullable() }).nullable(),
+  activationCheckpointing: z.boolean(),
+  /** The learning rate suggested for this model size and mode (the worker uses it unless --lr is given). */
+  lr: z.number().positive(),
+  reason: z.string(),
+  estimateBytes: Int,
+  budgetBytes: Int,
+  trainableParams: Int,
+  breakdown: z.record(z.string(), Int),
+});
+export type TrainingPlan = z.infer<typeof TrainingPlanSchema>;
+
 export const EngineInfoSchema = z.object({
   loaded: z.boolean(),
   model: z.string().nullable(),
@@ -23,8 +37,18 @@ export const EngineInfoSchema = z.object({
   transformers: z.string(),
   eosTokenIds: Ids,
   padTokenId: Int,
+  /** Training side (gpu-worker/engine/PROTOCOL.md): the engine's ranks and their process ids. */
+  worldSize: Int.positive().optional(),
+  rankPids: Ids.optional(),
+  /** How train steps run for the loaded model: the tree path it takes, chunked logprobs, checkpointing. */
+  treeAttention: z.enum(['segments', 'dense']).optional(),
+  chunkedLogprobs: z.boolean().optional(),
+  activationCheckpointing: z.boolean().optional(),
+  /** The load-time plan: what was chosen from the parameter count and the device memory, and why. */
+  plan: TrainingPlanSchema.optional(),
 });
 export type EngineInfo = z.infer<typeof EngineInfoSchema>;
+
 
 export const LoraOptionsSchema = z.object({
   r: Int.positive(),
@@ -34,6 +58,9 @@ export const LoraOptionsSchema = z.object({
 });
 export type LoraOptions = z.infer<typeof LoraOptionsSchema>;
 
+export const TrainModeSchema = z.enum(['auto', 'full', 'lora']);
+export type TrainMode = z.infer<typeof TrainModeSchema>;
+
 export const LoadParamsSchema = z.object({
   path: z.string(),
   device: z.enum(['auto', 'cpu', 'cuda']).optional(),
@@ -41,6 +68,15 @@ export const LoadParamsSchema = z.object({
   lora: LoraOptionsSchema.optional(),
   seed: Int.optional(),
   threads: Int.positive().optional(),
+  /** Full fine-tune or LoRA; `auto` (default) picks from the parameter count and the device memory. */
+  mode: TrainModeSchema.optional(),
+  /** Absent: on from 200M parameters, or when the step would not fit otherwise. */
+  activationCheckpointing: z.boolean().optional(),
+  /** Planning hints: the train_step micro-batch budget and the KL coefficient (> 0 budgets a reference). */
+  microBatchTokens: Int.positive().optional(),
+  klCoef: z.number().min(0).optional(),
+  /** Bytes a rank may use, instead of the device's free memory. */
+  memoryBudgetBytes: Int.positive().optional(),
 });
 export type LoadParams = z.infer<typeof LoadParamsSchema>;
 
@@ -116,6 +152,12 @@ export const TrainHyperSchema = z.object({
   microBatchTokens: Int.positive().optional(),
   /** Compute loss, stats and gradient norm only: no optimizer step, no weight-version bump. */
   dryRun: z.boolean().optional(),
+  /** Tree samples: `auto` (segments where the model takes them), the exact `segments` path, or the `dense` reference mask. */
+  treeAttention: z.enum(['auto', 'segments', 'dense']).optional(),
+  /** false: logprobs from full logits (the reference path), for comparisons. */
+  chunkedLogprobs: z.boolean().optional(),
+  /** Override the load-time activation checkpointing for this step. */
+  activationCheckpointing: z.boolean().optional(),
 });
 export type TrainHyper = z.infer<typeof TrainHyperSchema>;
 
@@ -137,6 +179,16 @@ export const TrainStatsSchema = z.object({
   dryRun: z.boolean().optional(),
   seconds: z.number(),
   weightVersion: Int,
+  activationCheckpointing: z.boolean().optional(),
+  treeAttention: z.enum(['segments', 'dense']).optional(),
+  chunkedLogprobs: z.boolean().optional(),
+  worldSize: Int.optional(),
+  /** Peak memory of rank 0 during the step (CUDA: allocated tensors; Linux CPU: resident set); null where unmeasured. */
+  peakMemoryBytes: Int.nullable().optional(),
+  /** Per rank: bytes of its parameters (its shards under FSDP), trainable ones, optimizer states, and its step peak. */
+  rankMemory: z.array(z.object({
+    paramBytes: Int, trainableParamBytes: Int, optimizerBytes: Int, peakBytes: Int.nullable(), beforeBytes: Int.nullable(),
+  })).optional(),
 });
 export type TrainStats = z.infer<typeof TrainStatsSchema>;
 

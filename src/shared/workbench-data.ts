@@ -2,7 +2,7 @@
 // method takes or returns or an event carries — session, connect params, code, metrics, clients,
 // logs, episodes and the inspector's views. Re-exported by workbench-api.ts.
 import { z } from 'zod';
-import { ConnectTrainingShape } from './options/index';
+import { ConnectTrainingShape, ConnectWorkerShape } from './options/index';
 import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StrategySchema, TrainedInfoSchema, WorkerStateSchema } from './swarm-protocol';
 import { BreakCauseSchema } from './timeline/types';
 
@@ -65,8 +65,9 @@ export const LocalConnectSchema = z.object({
   /** An example name (`examples`) or a folder holding `client.ts` (+ `reward.ts`). */
   example: z.string().min(1).default('calculator-agent'),
   clients: Int.min(0).max(64).default(2),
-  /** Training settings of the form (declared in options/declarations.ts; unset: the worker's defaults). */
+  /** Training and engine settings of the form (declared in options/declarations.ts; unset: the worker's defaults). */
   ...ConnectTrainingShape,
+  ...ConnectWorkerShape,
 });
 export type LocalConnect = z.input<typeof LocalConnectSchema>;
 

@@ -33,19 +33,25 @@ def main() -> int:
 
     from transformers.utils import logging as hf_logging
 
+    from .distributed import follow, start_from_env
     from .engine import Engine
     from .framing import FrameReader
     from .server import Server
 
     hf_logging.disable_progress_bar()
     threads = os.environ.get("AGENTJET_ENGINE_THREADS")
-    engine = Engine(threads=int(threads) if threads and threads.isdigit() else None)
+    group = start_from_env()  # one process, or one of torchrun's ranks (distributed.py)
+    engine = Engine(threads=int(threads) if threads and threads.isdigit() else None, group=group)
+    if not group.leader:  # follower ranks never read frames: rank 0 drives them (distributed.follow)
+        return follow(group, engine.run_collective)
     logging.getLogger("agentjet_engine").info("engine ready (pid %d)", os.getpid())
     with os.fdopen(frames_fd, "wb") as out:
         try:
             Server(engine).serve(FrameReader(sys.stdin.fileno()), out)
         except KeyboardInterrupt:
             pass
+        finally:
+            engine.close()
     return 0
 
 

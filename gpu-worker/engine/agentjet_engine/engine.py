@@ -2,59 +2,36 @@
 
 from __future__ import annotations
 
-import gc
-import random
 from typing import Any
 
-import numpy as np
 import torch
 import transformers
 
-from . import checkpoint
 from . import params as P
-from .errors import EngineError, context_overflow, invalid, not_loaded
+from .distributed import RankGroup
+from .engine_training import TrainingEngine, set_threads
+from .errors import EngineError, context_overflow, invalid
 from .generation import GenerationRequest, generate
-from .loading import LoadedModel, default_threads, dtype_name, load_model, load_reference, parse_load_options
-from .rendering import Renderer, normalise_messages, normalise_tools
-from .scoring import forward_input, input_logprobs, score_sequences
-from .training import parse_hyper, parse_samples, train_step
-from .trees import ModelInput, parse_token_seq
+from .loading import LoadedModel, default_threads, dtype_name
+from .rendering import normalise_messages, normalise_tools
+from .scoring import score_sequences
+from .trees import parse_token_seq
 
 
-def seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
+class Engine(TrainingEngine):
+    """Owns one model, its tokenizer, optimizer and weight version. Methods take and return JSON data.
 
+    `load`, `train_step`, `save` and `restore` (engine_training.py) run on every rank; the rest on
+    rank 0 against `self.loaded`, which under FSDP holds rank 0's inference copy."""
 
-def set_threads(threads: int) -> None:
-    if torch.get_num_threads() != threads:
-        torch.set_num_threads(threads)
-
-
-class Engine:
-    """Owns one model, its tokenizer, optimizer and weight version. Methods take and return JSON data."""
-
-    def __init__(self, threads: int | None = None) -> None:
+    def __init__(self, threads: int | None = None, group: RankGroup | None = None) -> None:
         set_threads(threads or default_threads())
-        self.loaded: LoadedModel | None = None
-        self.optimizer: torch.optim.Optimizer | None = None
-        self.renderer: Renderer | None = None
-        self.weight_version = 0
-        self._reference: Any = None  # frozen load-time model for the KL term, made on first use
+        super().__init__(group)
 
     # ---- state -------------------------------------------------------------------------------
-    def _require(self) -> LoadedModel:
-        if self.loaded is None:
-            raise not_loaded()
-        return self.loaded
-
-    def _trainable(self) -> list[tuple[str, torch.nn.Parameter]]:
-        return self._require().trainable_parameters()
-
     def info(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
         base = {"torch": torch.__version__, "transformers": transformers.__version__,
-                "threads": torch.get_num_threads(), "weightVersion": self.weight_version}
+                "threads": torch.get_num_threads(), "weightVersion": self.weight_version, **self.training_info()}
         if self.loaded is None:
             device = "cuda" if torch.cuda.is_available() else "cpu"
             return {**base, "loaded": False, "model": None, "device": device,
@@ -68,26 +45,6 @@ class Engine:
                 "trainableParams": sum(p.numel() for _, p in m.trainable_parameters()),
                 "vocabSize": m.vocab_size, "contextLength": m.context_length, "lora": m.options.lora is not None,
                 "eosTokenIds": list(m.eos_ids), "padTokenId": m.pad_id}
-
-    def load(self, params: dict[str, Any]) -> dict[str, Any]:
-        options = parse_load_options(params)
-        self.unload()
-        set_threads(options.threads)
-        seed_everything(options.seed)
-        loaded = load_model(options)
-        self.loaded = loaded
-        self.renderer = Renderer(loaded.tokenizer)
-        self.optimizer = torch.optim.AdamW([p for _, p in loaded.trainable_parameters()], lr=0.0,
-                                           betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0)
-        self.weight_version = 0
-        return self.info()
-
-    def unload(self) -> None:
-        self.loaded = self.optimizer = self.renderer = self._reference = None
-        self.weight_version = 0
-        gc.collect()
-        if torch.cuda.is_available():
-            torch.cuda.empty_cache()
 
     # ---- text --------------------------------------------------------------------------------
     def render(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -151,53 +108,5 @@ class Engine:
                 raise context_overflow(f"sequences[{i}].tokenIds", seq.depth, m.context_length)
             sequences.append(seq)
         return {"logprobs": score_sequences(m.model, sequences, pad_id=m.pad_id, device=m.device,
-                                            autocast=m.autocast(), mask_dtype=m.compute_dtype)}
-
-    def _reference_logprobs(self, inp: ModelInput) -> torch.Tensor:
-        """Per-token logprobs under the load-time weights: the adapter switched off under LoRA,
-        otherwise a frozen copy reloaded from the model folder the first time it is needed."""
-        m = self._require()
-        if m.options.lora is not None:
-            with m.model.disable_adapter():
-                return input_logprobs(forward_input(m.model, inp, m.autocast()), inp)
-        if self._reference is None:
-            self._reference = load_reference(m)
-        return input_logprobs(forward_input(self._reference, inp, m.autocast()), inp)
-
-    def train_step(self, params: dict[str, Any]) -> dict[str, Any]:
-        m = self._require()
-        assert self.optimizer is not None
-        samples = parse_samples(params.get("samples"), m.vocab_size, m.context_length)
-        hyper = parse_hyper(params.get("hyper"))
-        stats = train_step(m.model, self.optimizer, [p for _, p in self._trainable()], samples, hyper,
-                           pad_id=m.pad_id, device=m.device, autocast=m.autocast,
-                           reference=self._reference_logprobs if hyper.kl_coef > 0 else None,
-                           mask_dtype=m.compute_dtype)
-        if not hyper.dry_run:
-            self.weight_version += 1
-        return {**stats, "weightVersion": self.weight_version}
-
-    # ---- checkpoints -------------------------------------------------------------------------
-    def save(self, params: dict[str, Any]) -> dict[str, Any]:
-        m = self._require()
-        assert self.optimizer is not None
-        path = P.get_str(params, "path")
-        meta = {"weightVersion": self.weight_version, "load": m.options.to_json(),
-                "torch": torch.__version__, "transformers": transformers.__version__}
-        size = checkpoint.save(path, self._trainable(), self.optimizer, meta)
-        return {"path": path, "weightVersion": self.weight_version, "bytes": size}
-
-    def restore(self, params: dict[str, Any]) -> dict[str, Any]:
-        m = self._require()
-        assert self.optimizer is not None
-        path = P.get_str(params, "path")
-        meta = checkpoint.read_meta(path)
-        saved_lora = (meta.get("load") or {}).get("lora")
-        current_lora = m.options.to_json()["lora"]
-        if saved_lora != current_lora:
-            raise EngineError("state", "checkpoint_mismatch",
-                              f"checkpoint was saved with lora={saved_lora}, but the model is loaded with "
-                              f"lora={current_lora}")
-        meta = checkpoint.restore(path, self._trainable(), self.optimizer)
-        self.weight_version = int(meta["weightVersion"])
-        return self.info()
+                                            autocast=m.autocast(), mask_dtype=m.compute_dtype,
+                                            **self.scoring_options())}

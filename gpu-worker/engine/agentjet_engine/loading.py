@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
 
 from . import params as P
 from .errors import invalid
+from .memory_plan import ModelShape
+from .tree_attention import ATTN_IMPLEMENTATION
 
 
 def default_threads() -> int:
@@ -35,6 +38,11 @@ class LoadOptions:
     lora: LoraOptions | None = None
     seed: int = 0
     threads: int = field(default_factory=default_threads)
+    mode: str = "auto"                            # "auto" | "full" | "lora" (see memory_plan.py)
+    activation_checkpointing: bool | None = None  # None: from the parameter count, on when needed to fit
+    micro_batch_tokens: int = 4096                # planning hint: the train_step micro-batch budget
+    kl_coef: float = 0.0                          # planning hint: > 0 budgets the KL reference
+    memory_budget_bytes: int | None = None        # override the device's memory (per rank)
 
     def to_json(self) -> dict[str, Any]:
         lora = None if self.lora is None else {
@@ -63,6 +71,11 @@ def parse_load_options(params: dict[str, Any]) -> LoadOptions:
                            alpha=P.get_float(raw, "alpha", "lora", lo=0.0, lo_open=True),
                            dropout=P.get_float(raw, "dropout", "lora", default=0.0, lo=0.0, hi=0.99),
                            target_modules=targets)
+    mode = P.get_str(params, "mode", default="auto", choices=("auto", "full", "lora"))
+    if lora is not None:  # LoRA settings given: LoRA it is
+        if mode == "full":
+            raise invalid("mode", "is \"full\" but lora options are given; drop one of them", "conflict")
+        mode = "lora"
     return LoadOptions(
         path=str(folder.resolve()),
         device=P.get_str(params, "device", default="auto", choices=("auto", "cpu", "cuda")),
@@ -70,14 +83,25 @@ def parse_load_options(params: dict[str, Any]) -> LoadOptions:
         lora=lora,
         seed=P.get_int(params, "seed", default=0, lo=0, hi=2**63 - 1),
         threads=P.get_int(params, "threads", default=default_threads(), lo=1, hi=1024),
+        mode=mode,
+        activation_checkpointing=P.get_bool(params, "activationCheckpointing", default=None),
+        micro_batch_tokens=P.get_int(params, "microBatchTokens", default=4096, lo=1),
+        kl_coef=P.get_float(params, "klCoef", default=0.0, lo=0.0),
+        memory_budget_bytes=P.get_int(params, "memoryBudgetBytes", default=None, lo=1),
     )
 
 
-def resolve_device(name: str) -> torch.device:
+def resolve_device(name: str, local_rank: int = 0) -> torch.device:
+    """`auto` = CUDA if available else CPU; on CUDA each rank takes the GPU of its local rank."""
     if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise invalid("device", "CUDA was requested but torch.cuda.is_available() is false", "unavailable")
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda":
+        if not torch.cuda.is_available():
+            raise invalid("device", "CUDA was requested but torch.cuda.is_available() is false", "unavailable")
+        if local_rank >= torch.cuda.device_count():
+            raise invalid("device", f"rank {local_rank} needs GPU {local_rank} but only {torch.cuda.device_count()} "
+                                    "are visible (fewer --engine-procs, or --engine-devices)", "unavailable")
+        return torch.device("cuda", local_rank)
     return torch.device(name)
 
 
@@ -95,7 +119,9 @@ def autocast_context(device: torch.device, compute_dtype: torch.dtype) -> contex
     """bf16 compute over fp32 master weights (see `load_model`); nothing to do in fp32."""
     if compute_dtype == torch.float32:
         return contextlib.nullcontext()
-    return torch.autocast(device_type=device.type, dtype=compute_dtype)
+    # No weight-cast cache: it would hold a bf16 copy of every weight until the forward ends (under
+    # FSDP, of every gathered layer), and each weight is cast once per forward anyway.
+    return torch.autocast(device_type=device.type, dtype=compute_dtype, cache_enabled=False)
 
 
 def load_tokenizer(path: str) -> Any:
@@ -167,24 +193,25 @@ def fp32_output_head(model: Any) -> None:
 
     bf16 logits are only good to ~0.1 nats at typical magnitudes, far too coarse for importance
     ratios exp(logp − rollout_logp); with fp32 logits, generation, `logprobs` and `train_step`
-    agree to within the (much smaller) bf16 noise of the transformer body.
+    agree to within the (much smaller) bf16 noise of the transformer body. (A bound method, so a
+    deep copy of the model — FSDP's inference copy — computes with its own weights.)
     """
     head = model.get_output_embeddings()
-    if not isinstance(head, torch.nn.Linear):
-        return
+    if isinstance(head, torch.nn.Linear):
+        head.forward = types.MethodType(_fp32_linear_forward, head)
 
-    def forward(hidden: torch.Tensor) -> torch.Tensor:
-        with torch.autocast(device_type=hidden.device.type, enabled=False):
-            bias = None if head.bias is None else head.bias.float()
-            return torch.nn.functional.linear(hidden.float(), head.weight.float(), bias)
 
-    head.forward = forward
+def _fp32_linear_forward(head: torch.nn.Linear, hidden: torch.Tensor) -> torch.Tensor:
+    with torch.autocast(device_type=hidden.device.type, enabled=False):
+        bias = None if head.bias is None else head.bias.float()
+        return torch.nn.functional.linear(hidden.float(), head.weight.float(), bias)
 
 
 # Attention implementations that take the engine's custom 4-D masks (tree-packed samples) as
 # additive masks; flash-attention kernels only take 2-D padding masks. `sdpa` first, `eager` for
 # architectures without sdpa support.
-ATTENTION_IMPLEMENTATIONS = ("sdpa", "eager")
+# `agentjet_sdpa` is sdpa plus the exact tree path (tree_attention.py).
+ATTENTION_IMPLEMENTATIONS = (ATTN_IMPLEMENTATION, "sdpa", "eager")
 
 
 def _from_pretrained(path: str, dtype: torch.dtype) -> Any:
@@ -201,14 +228,14 @@ def _from_pretrained(path: str, dtype: torch.dtype) -> Any:
     raise invalid("path", f"could not load a causal LM from {path!r}: {error}", "load_failed") from error
 
 
-def load_model(options: LoadOptions) -> LoadedModel:
+def load_model(options: LoadOptions, local_rank: int = 0) -> LoadedModel:
     """Load the folder onto the device.
 
     Full fine-tuning keeps fp32 master weights and runs bf16 under autocast (bf16 weights would
     swallow small AdamW updates). Under LoRA the frozen base is stored in the compute dtype and
     peft keeps the adapter weights in fp32.
     """
-    device = resolve_device(options.device)
+    device = resolve_device(options.device, local_rank)
     compute_dtype = resolve_dtype(options.dtype, device)
     tokenizer = load_tokenizer(options.path)
     storage_dtype = compute_dtype if options.lora is not None else torch.float32
@@ -229,6 +256,55 @@ def load_model(options: LoadOptions) -> LoadedModel:
                        compute_dtype=compute_dtype, eos_ids=eos_ids, pad_id=int(pad_id),
                        context_length=context_length(model, tokenizer),
                        vocab_size=int(model.get_input_embeddings().num_embeddings))
+
+
+def set_activation_checkpointing(model: Any, on: bool) -> None:
+    """Recompute each decoder layer in backward instead of keeping its activations (non-reentrant
+    torch.utils.checkpoint through transformers' GradientCheckpointingLayer); a no-op when unchanged."""
+    if bool(getattr(model, "is_gradient_checkpointing", False)) == on:
+        return
+    if on:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    else:
+        model.gradient_checkpointing_disable()
+
+
+def model_shape(path: str) -> ModelShape:
+    """The model's size and shape from its config alone: instantiated on the meta device (no memory)."""
+    config = AutoConfig.from_pretrained(path, local_files_only=True)
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    text = config.get_text_config()
+    params = sum(p.numel() for p in model.parameters())  # tied weights are one parameter
+    head = model.get_output_embeddings()
+    linears = tuple((name, m.in_features, m.out_features) for name, m in model.named_modules()
+                    if isinstance(m, torch.nn.Linear) and m is not head)
+    hidden = int(text.hidden_size)
+    heads = int(getattr(text, "num_attention_heads", 1) or 1)
+    head_dim = int(getattr(text, "head_dim", None) or hidden // heads)
+    return ModelShape(params=params, hidden=hidden, layers=int(text.num_hidden_layers), heads=heads,
+                      kv_heads=int(getattr(text, "num_key_value_heads", None) or heads), head_dim=head_dim,
+                      intermediate=int(getattr(text, "intermediate_size", None) or 4 * hidden),
+                      vocab=int(text.vocab_size), linears=linears)
+
+
+def memory_budget(device: torch.device, ranks_on_host: int = 1) -> int:
+    """Bytes a rank may use: free GPU memory on CUDA, else the host's available RAM shared by its ranks."""
+    if device.type == "cuda":
+        free, _total = torch.cuda.mem_get_info(device)
+        return int(free)
+    available = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+                    break
+    except OSError:
+        pass
+    if available is None:
+        available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return int(available // max(1, ranks_on_host))
 
 
 def _apply_lora(model: Any, lora: LoraOptions) -> Any:

@@ -65,6 +65,8 @@ def get_str(params: dict[str, Any], key: str, prefix: str = "", default: Any = _
 
 def get_bool(params: dict[str, Any], key: str, prefix: str = "", default: Any = _MISSING) -> Any:
     value = _get(params, key, prefix, default)
+    if value is default and default is not _MISSING:
+        return value
     if not isinstance(value, bool):
         raise invalid(_join(prefix, key), f"must be a boolean, got {_kind(value)}", "wrong_type")
     return value

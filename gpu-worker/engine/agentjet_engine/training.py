@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,9 +19,9 @@ from torch import Tensor
 from . import params as P
 from .batching import pack_by_token_budget
 from .errors import EngineError, context_overflow, invalid
-from .losses import entropy_from_logits, k3_kl, masked_sum, ppo_clip_loss
-from .scoring import forward_input, input_logprobs
-from .trees import ModelInput, TokenSeq, at_parents, make_input, parse_token_seq
+from .losses import entropy_from_logits, k3_kl, ppo_clip_loss
+from .scoring import PolicyScorer, Targets, forward_input, input_logprobs, score_targets, select_targets
+from .trees import TREE_ATTENTION, ModelInput, TokenSeq, at_parents, make_input, parse_token_seq
 
 
 @dataclass
@@ -34,6 +33,9 @@ class Hyper:
     max_grad_norm: float = 1.0        # ≤ 0 disables clipping (the norm is still reported)
     micro_batch_tokens: int = 4096
     dry_run: bool = False             # loss + gradient norm only: no optimizer step, no version bump
+    tree_attention: str = "auto"      # "auto" (segments where the model takes them) | "segments" | "dense"
+    chunked_logprobs: bool = True     # False: the full-logits reference path (for comparisons)
+    activation_checkpointing: bool | None = None   # None: the load-time choice
 
 
 @dataclass
@@ -65,6 +67,9 @@ def parse_hyper(raw: Any) -> Hyper:
         max_grad_norm=P.get_float(h, "maxGradNorm", "hyper", default=1.0),
         micro_batch_tokens=P.get_int(h, "microBatchTokens", "hyper", default=4096, lo=1),
         dry_run=P.get_bool(h, "dryRun", "hyper", default=False),
+        tree_attention=P.get_str(h, "treeAttention", "hyper", default="auto", choices=("auto", *TREE_ATTENTION)),
+        chunked_logprobs=P.get_bool(h, "chunkedLogprobs", "hyper", default=True),
+        activation_checkpointing=P.get_bool(h, "activationCheckpointing", "hyper", default=None),
     )
 
 
@@ -120,60 +125,85 @@ def _padded(rows: list[list[float]], width: int, device: torch.device) -> Tensor
     return out.to(device)
 
 
-ReferenceFn = Callable[[ModelInput], Tensor]  # micro-batch → reference logprob of each token (B, T)
+# micro-batch + its scored tokens → reference logprob of each scored token (N,)
+ReferenceFn = Callable[[ModelInput, Targets], Tensor]
 
 
-def weighted_sum(values: Tensor, weights: Tensor, mask: Tensor) -> Tensor:
-    """Σ weights·values where `mask`; masked-out entries (even inf/nan) contribute exactly 0."""
-    return masked_sum(values * weights, mask)
+@dataclass
+class StepContext:
+    """How a step runs its micro-batches (fixed for the step; see `accumulate_gradients`)."""
+    pad_id: int
+    device: torch.device
+    autocast: Callable[[], contextlib.AbstractContextManager[Any]]
+    mask_dtype: torch.dtype = torch.float32
+    tree_attention: str = "segments"   # "segments" (exact, block-sparse) or "dense" (the reference mask)
+    chunked: bool = True               # logprobs from hidden states in chunks (False: full-logits reference)
+    reference: ReferenceFn | None = None
 
 
-def accumulate_gradients(model: Any, samples: list[Sample], hyper: Hyper, *, pad_id: int, device: torch.device,
-                         autocast: Callable[[], contextlib.AbstractContextManager[Any]],
-                         reference: ReferenceFn | None, mask_dtype: torch.dtype = torch.float32) -> dict[str, float]:
-    """Forward/backward every micro-batch, leaving the step's gradient in `.grad`; returns stat sums.
+def micro_batches(samples: list[Sample], budget: int) -> list[list[int]]:
+    return pack_by_token_budget([len(s.token_ids) for s in samples], budget)
 
-    The loss is a weighted token-mean over all masked tokens of the whole step: each micro-batch
-    backpropagates its weighted masked *sum* divided by the step's total weight, so accumulation
-    reproduces the full-batch gradient exactly. A micro-batch that holds a tree sample runs with a
-    4-D tree attention mask (in `mask_dtype`, the compute dtype) and depth position ids; every
-    token's logprob is read from the logits at its parent.
-    """
-    total = loss_weight(samples)
-    batches = pack_by_token_budget([len(s.token_ids) for s in samples], hyper.micro_batch_tokens)
+
+def _score(scorer: Any, inp: ModelInput, targets: Targets, ctx: StepContext) -> tuple[Tensor, Tensor]:
+    """(logp, entropy) at the targets; entropy detached. The reference path builds full logits."""
+    if ctx.chunked:
+        return score_targets(scorer, inp, targets, ctx.autocast())
+    model = scorer.lm if isinstance(scorer, PolicyScorer) else scorer
+    logits = forward_input(model, inp, ctx.autocast())
+    logp = input_logprobs(logits, inp)[targets.rows, targets.cols]
+    with torch.no_grad():
+        entropy = _predicting_entropy(logits.detach(), inp)[targets.rows, targets.cols]
+    return logp, entropy
+
+
+def run_micro_batch(scorer: Any, chunk: list[Sample], hyper: Hyper, total: float, ctx: StepContext) -> dict[str, float]:
+    """Forward/backward one micro-batch; its loss is its weighted masked *sum* over the step's total
+    weight, so accumulating every micro-batch reproduces the full-batch gradient exactly."""
+    inp = make_input([s.seq() for s in chunk], ctx.pad_id, ctx.mask_dtype, ctx.device, ctx.tree_attention)
+    width = inp.ids.shape[1]
+    targets = select_targets(inp, _padded([s.loss_mask for s in chunk], width, ctx.device).bool())
+
+    def at(rows: list[list[float]]) -> Tensor:
+        return _padded(rows, width, ctx.device)[targets.rows, targets.cols]
+    weight, adv = at([s.loss_weights() for s in chunk]), at([s.advantages for s in chunk])
+    rollout = at([s.rollout_logprobs for s in chunk])
+    everywhere = torch.ones_like(weight, dtype=torch.bool)
+
+    logp, entropy = _score(scorer, inp, targets, ctx)
+    pg, clipped, _ = ppo_clip_loss(logp, rollout, adv, everywhere, hyper.clip_low, hyper.clip_high)
+    loss = (pg * weight).sum() / total
+    sums = {"pg": 0.0, "kl": 0.0, "clipped": 0.0, "approx_kl": 0.0, "entropy": 0.0}
+    if ctx.reference is not None and hyper.kl_coef > 0:
+        with torch.no_grad():
+            ref_logp = ctx.reference(inp, targets)
+        kl = k3_kl(logp, ref_logp)
+        loss = loss + hyper.kl_coef * (kl * weight).sum() / total
+        sums["kl"] = float((kl.detach() * weight).sum())
+    loss.backward()
+    with torch.no_grad():
+        log_ratio = logp.detach() - rollout
+        sums["pg"] = float((pg.detach() * weight).sum())
+        sums["clipped"] = float((clipped.float() * weight).sum())
+        sums["approx_kl"] = float(((torch.expm1(log_ratio) - log_ratio) * weight).sum())
+        sums["entropy"] = float((entropy * weight).sum())
+    return sums
+
+
+def accumulate_gradients(scorer: Any, samples: list[Sample], hyper: Hyper, ctx: StepContext,
+                         batches: list[list[int]] | None = None, total: float | None = None) -> dict[str, float]:
+    """Forward/backward the micro-batches (default: all of the step's), leaving their gradient in
+    `.grad`; returns stat sums. `total` is the step's loss weight (all samples, on every rank)."""
+    total = loss_weight(samples) if total is None else total
+    batches = micro_batches(samples, hyper.micro_batch_tokens) if batches is None else batches
     sums = dict(pg=0.0, kl=0.0, clipped=0.0, approx_kl=0.0, entropy=0.0, micro_batches=float(len(batches)))
-    model.train()
+    scorer.train()
     try:
         for batch in batches:
-            chunk = [samples[i] for i in batch]
-            inp = make_input([s.seq() for s in chunk], pad_id, mask_dtype, device)
-            width = inp.ids.shape[1]
-            mask = _padded([s.loss_mask for s in chunk], width, device).bool()
-            weight = _padded([s.loss_weights() for s in chunk], width, device)
-            adv = _padded([s.advantages for s in chunk], width, device)
-            rollout = _padded([s.rollout_logprobs for s in chunk], width, device)
-
-            logits = forward_input(model, inp, autocast())
-            logp = input_logprobs(logits, inp)
-            pg, clipped, _ = ppo_clip_loss(logp, rollout, adv, mask, hyper.clip_low, hyper.clip_high)
-            loss = weighted_sum(pg, weight, mask) / total
-            if reference is not None and hyper.kl_coef > 0:
-                with torch.no_grad():
-                    ref_logp = reference(inp)
-                kl = k3_kl(logp, ref_logp)
-                loss = loss + hyper.kl_coef * weighted_sum(kl, weight, mask) / total
-                sums["kl"] += weighted_sum(kl.detach(), weight, mask).item()
-            loss.backward()
-
-            with torch.no_grad():
-                sums["pg"] += weighted_sum(pg.detach(), weight, mask).item()
-                sums["clipped"] += weighted_sum(clipped.float(), weight, mask).item()
-                log_ratio = logp.detach() - rollout
-                sums["approx_kl"] += weighted_sum(torch.expm1(log_ratio) - log_ratio, weight, mask).item()
-                sums["entropy"] += weighted_sum(_predicting_entropy(logits.detach(), inp), weight, mask).item()
-            del logits, logp, loss
+            for key, value in run_micro_batch(scorer, [samples[i] for i in batch], hyper, total, ctx).items():
+                sums[key] += value
     finally:
-        model.eval()
+        scorer.eval()
     return sums
 
 
@@ -185,35 +215,13 @@ def _predicting_entropy(logits: Tensor, inp: ModelInput) -> Tensor:
     return at_parents(entropy_from_logits(logits), inp.parents)
 
 
-def train_step(model: Any, optimizer: torch.optim.Optimizer, params: list[torch.nn.Parameter],
-               samples: list[Sample], hyper: Hyper, *, pad_id: int, device: torch.device,
-               autocast: Callable[[], contextlib.AbstractContextManager[Any]],
-               reference: ReferenceFn | None, mask_dtype: torch.dtype = torch.float32) -> dict[str, Any]:
-    """One optimizer step: accumulate gradients, clip their norm, one AdamW update.
-
-    Stats: `loss = pgLoss + klCoef · klLoss`, `klLoss` the mean k3 KL to the reference (0 when
-    klCoef is 0), `approxKl` the mean k3 KL between the rollout and current policies, `entropy`
-    the mean full-distribution entropy at masked positions, `gradNorm` the norm before clipping.
-    Every mean is weighted like the loss. With `hyper.dry_run` the gradient is computed and
-    measured but no update is made (weights and optimizer state stay as they were).
-    """
-    started = time.perf_counter()
+def step_stats(sums: dict[str, float], samples: list[Sample], hyper: Hyper, grad_norm: float,
+               seconds: float) -> dict[str, Any]:
+    """TrainStats from the (all-rank) stat sums. `loss = pgLoss + klCoef · klLoss`, `klLoss` the mean
+    k3 KL to the reference (0 when klCoef is 0), `approxKl` the mean k3 KL between the rollout and
+    current policies, `entropy` the mean full-distribution entropy at masked positions, `gradNorm`
+    the norm before clipping. Every mean is weighted like the loss."""
     total = loss_weight(samples)
-    optimizer.zero_grad(set_to_none=True)
-    sums = accumulate_gradients(model, samples, hyper, pad_id=pad_id, device=device, autocast=autocast,
-                                reference=reference, mask_dtype=mask_dtype)
-    max_norm = hyper.max_grad_norm if hyper.max_grad_norm > 0 else math.inf
-    grad_norm = float(torch.nn.utils.clip_grad_norm_(params, max_norm))
-    if not math.isfinite(grad_norm):
-        optimizer.zero_grad(set_to_none=True)
-        raise EngineError("internal", "non_finite_gradient",
-                          f"gradient norm is {grad_norm}; the update was skipped and weights are unchanged")
-    if not hyper.dry_run:
-        for group in optimizer.param_groups:
-            group["lr"] = hyper.lr
-        optimizer.step()
-    optimizer.zero_grad(set_to_none=True)
-
     pg_loss, kl_loss = sums["pg"] / total, sums["kl"] / total
     return {
         "loss": pg_loss + hyper.kl_coef * kl_loss,
@@ -228,5 +236,44 @@ def train_step(model: Any, optimizer: torch.optim.Optimizer, params: list[torch.
         "lossWeight": total,
         "microBatches": int(sums["micro_batches"]),
         "dryRun": hyper.dry_run,
-        "seconds": time.perf_counter() - started,
+        "seconds": seconds,
     }
+
+
+def grad_norm(params: list[torch.nn.Parameter], sum_ranks: Callable[[float], float] = lambda x: x) -> float:
+    """The gradient's L2 norm in float64 (fp32 reductions over millions of entries drift by ~1e-5,
+    which would hide whether two runs computed the same gradient). Under FSDP each rank holds
+    disjoint shards: the squared norms of the local shards are summed over the ranks."""
+    squares = 0.0
+    with torch.no_grad():
+        for p in params:
+            g = p.grad
+            if g is None:
+                continue
+            flat = (g.to_local() if hasattr(g, "to_local") else g).reshape(-1)
+            for lo in range(0, flat.numel(), 1 << 24):
+                squares += float(torch.linalg.vector_norm(flat[lo:lo + (1 << 24)], dtype=torch.float64)) ** 2
+    return math.sqrt(sum_ranks(squares))
+
+
+def clip_and_step(optimizer: torch.optim.Optimizer, params: list[torch.nn.Parameter], hyper: Hyper,
+                  sum_ranks: Callable[[float], float] = lambda x: x) -> float:
+    """Clip the gradient norm (reported before clipping), then one AdamW update unless a dry run.
+    A non-finite norm skips the update and raises (weights unchanged)."""
+    norm = grad_norm(params, sum_ranks)
+    if not math.isfinite(norm):
+        optimizer.zero_grad(set_to_none=True)
+        raise EngineError("internal", "non_finite_gradient",
+                          f"gradient norm is {norm}; the update was skipped and weights are unchanged")
+    if hyper.max_grad_norm > 0 and norm > hyper.max_grad_norm:
+        scale = hyper.max_grad_norm / (norm + 1e-6)   # as torch.nn.utils.clip_grad_norm_
+        with torch.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p.grad.mul_(scale)
+    if not hyper.dry_run:
+        for group in optimizer.param_groups:
+            group["lr"] = hyper.lr
+        optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return norm

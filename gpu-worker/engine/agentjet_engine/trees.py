@@ -10,7 +10,7 @@ attends to its ancestors and itself — j is an ancestor-or-self of i iff `j <= 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -19,6 +19,7 @@ from torch import Tensor
 from . import params as P
 from .batching import pad_right
 from .errors import invalid
+from .tree_attention import TreePlan, make_plan
 
 
 @dataclass
@@ -112,53 +113,87 @@ def subtree_ends(parents: Sequence[int]) -> list[int]:
 class ModelInput:
     """A right-padded micro-batch ready for the model.
 
-    `attention_mask` is None when every row is linear (plain causal attention; see `make_input`);
-    when a row is a tree it is a (B, 1, T, T) additive float mask (0 = attend, dtype-min = blocked)
-    for all rows — linear rows causal, tree rows ancestor-or-self, and each padding query attending
-    only to itself (so no softmax row is empty). transformers passes a 4-D mask through to the
-    attention (sdpa / eager) as-is. `parents` is None for linear-only batches.
+    With only linear rows `mask` and `plan` are None (plain causal attention; see `make_input`).
+    When a row is a tree, either `plan` holds the segment plan of every row (`tree_attention.py`:
+    the exact block-sparse path, no T×T mask) or `mask` is the dense reference: a (B, 1, T, T)
+    additive float mask (0 = attend, dtype-min = blocked) for all rows — linear rows causal, tree
+    rows ancestor-or-self, each padding query attending only to itself (so no softmax row is empty)
+    — which transformers passes through to the attention (sdpa / eager) as-is. `parents` is None
+    for linear-only batches.
     """
     ids: Tensor
-    attention_mask: Tensor | None
+    mask: Tensor | None
     position_ids: Tensor
     parents: Tensor | None   # (B, T) index each token is predicted from; -1 at roots and padding
+    plan: TreePlan | None = None
+    real: Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.bool))  # (B, T): not padding
+
+    @property
+    def attention_mask(self) -> Any:
+        """What the model's `attention_mask` argument gets: None, the dense mask, or the plan mapping."""
+        if self.plan is not None:
+            return {"full_attention": self.plan}
+        return self.mask
 
     def to(self, device: torch.device) -> ModelInput:
-        return ModelInput(self.ids.to(device), None if self.attention_mask is None else self.attention_mask.to(device),
-                          self.position_ids.to(device), None if self.parents is None else self.parents.to(device))
+        return ModelInput(self.ids.to(device), None if self.mask is None else self.mask.to(device),
+                          self.position_ids.to(device), None if self.parents is None else self.parents.to(device),
+                          None if self.plan is None else self.plan.to(device), self.real.to(device))
+
+
+TREE_ATTENTION = ("segments", "dense")
 
 
 def make_input(seqs: Sequence[TokenSeq], pad_id: int, mask_dtype: torch.dtype = torch.float32,
-               device: torch.device | None = None) -> ModelInput:
-    """Pad a micro-batch of linear and/or tree sequences onto `device` (the CPU by default); the
-    (B, 1, T, T) mask is built there from per-token subtree ends, so only O(B·T) data is copied."""
+               device: torch.device | None = None, tree_attention: str = "segments") -> ModelInput:
+    """Pad a micro-batch of linear and/or tree sequences onto `device` (the CPU by default).
+
+    `tree_attention` picks how a micro-batch holding a tree attends: "segments" (exact, skips the
+    empty blocks) or "dense" (the reference (B, 1, T, T) mask, built on `device` from per-token
+    subtree ends so only O(B·T) data is copied).
+    """
+    if tree_attention not in TREE_ATTENTION:
+        raise ValueError(f"tree_attention must be one of {TREE_ATTENTION}, got {tree_attention!r}")
     device = device or torch.device("cpu")
-    ids, _ = pad_right([s.ids for s in seqs], pad_id)
+    ids, real = pad_right([s.ids for s in seqs], pad_id)
+    real = real.bool()
     batch, width = ids.shape
     if all(s.parents is None for s in seqs):
         # Right padding needs no mask under causal attention: a real token never looks ahead, so it
         # sees exactly its own sequence; padding outputs are never read. Positions run on through
         # the padding (so transformers sees no packed sequences) and sdpa takes its causal fast path.
-        return ModelInput(ids, None, torch.arange(width).expand(batch, width), None).to(device)
+        return ModelInput(ids, None, torch.arange(width).expand(batch, width), None, None, real).to(device)
     positions = torch.zeros((batch, width), dtype=torch.long)
     parents = torch.full((batch, width), -1, dtype=torch.long)
-    ends = torch.arange(1, width + 1, dtype=torch.long).repeat(batch, 1)  # padding: own subtree only
     for row, s in enumerate(seqs):
         n = len(s.ids)
         if s.parents is None:
             positions[row, :n] = torch.arange(n)
             parents[row, :n] = torch.arange(-1, n - 1)
-            ends[row, :n] = n
         else:
             positions[row, :n] = torch.tensor(s.positions if s.positions is not None else depths(s.parents))
             parents[row, :n] = torch.tensor(s.parents)
-            ends[row, :n] = torch.tensor(subtree_ends(s.parents))
+    if tree_attention == "segments":
+        plan = make_plan([(s.parents, len(s.ids)) for s in seqs], width)
+        return ModelInput(ids, None, positions, parents, plan, real).to(device)
+    return ModelInput(ids.to(device), dense_tree_mask(seqs, width, mask_dtype, device), positions.to(device),
+                      parents.to(device), None, real.to(device))
+
+
+def dense_tree_mask(seqs: Sequence[TokenSeq], width: int, mask_dtype: torch.dtype,
+                    device: torch.device) -> Tensor:
+    """(B, 1, T, T) additive mask: key j visible to query i iff j is an ancestor-or-self of i."""
+    batch = len(seqs)
+    ends = torch.arange(1, width + 1, dtype=torch.long).repeat(batch, 1)  # padding: own subtree only
+    for row, s in enumerate(seqs):
+        n = len(s.ids)
+        ends[row, :n] = n if s.parents is None else torch.tensor(subtree_ends(s.parents))
     index = torch.arange(width, device=device)
     query, key = index.view(1, width, 1), index.view(1, 1, width)
-    allowed = (key <= query) & (query < ends.to(device).unsqueeze(1))   # (B, T, T): key j is ancestor-or-self of query i
+    allowed = (key <= query) & (query < ends.to(device).unsqueeze(1))   # (B, T, T)
     bias = torch.zeros((batch, width, width), dtype=mask_dtype, device=device)
     bias.masked_fill_(~allowed, torch.finfo(mask_dtype).min)
-    return ModelInput(ids.to(device), bias.unsqueeze(1), positions.to(device), parents.to(device))
+    return bias.unsqueeze(1)
 
 
 def parent_logprobs(logits: Tensor, ids: Tensor, parents: Tensor) -> Tensor:

@@ -30,8 +30,8 @@ def test_save_restore_round_trip(make_engine: Callable[..., Engine], corpus: lis
         a.train_step({"samples": samples, "hyper": HYPER})
     saved = a.save({"path": str(tmp_path / "ckpt")})
     assert saved["weightVersion"] == 2 and saved["bytes"] > 0
-    assert {p.name for p in (tmp_path / "ckpt").iterdir()} == \
-        {"weights.safetensors", "optimizer.pt", "rng.pt", "engine.json"}
+    assert {p.name for p in (tmp_path / "ckpt").iterdir()} == {"dcp", "rng-0.pt", "engine.json"}
+    assert (tmp_path / "ckpt" / "dcp" / ".metadata").is_file()  # torch.distributed.checkpoint
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp folders left behind
     # Unseeded sampling draws its seed from the engine RNG, which the checkpoint captures. (Both engines
     # share this process's global RNG, so a's draw happens before b is loaded and restored.)

@@ -30,7 +30,7 @@ def test_lora_trains_only_adapter_parameters(make_engine: Callable[..., Engine],
     assert changed and all("lora_" in n for n in changed)
     assert any("lora_A" in n for n in changed) and any("lora_B" in n for n in changed)
     assert engine.logprobs({"sequences": [{"tokenIds": samples[0]["tokenIds"]}]})["logprobs"] != first
-    assert engine._reference is None  # KL used disable_adapter(), not a copy
+    assert engine.trainer.reference is None  # KL used disable_adapter(), not a copy
     prompt = max((s["tokenIds"] for s in samples), key=len)[:30]
     assert len(prompt) == 30
     out = engine.generate({"requests": [{"promptIds": prompt, "maxTokens": 8, "temperature": 0.9, "seed": 5},

@@ -53,10 +53,9 @@ def to_samples(raw: list[dict[str, Any]]) -> list[Sample]:
 
 
 def grads_for(engine: Engine, samples: list[Sample], hyper: Hyper) -> tuple[dict[str, float], list[torch.Tensor]]:
-    m = engine.loaded
+    m, trainer = engine.loaded, engine.trainer
     m.model.zero_grad(set_to_none=True)
-    sums = accumulate_gradients(m.model, samples, hyper, pad_id=m.pad_id, device=m.device, autocast=m.autocast,
-                                reference=None)
+    sums = accumulate_gradients(trainer.scorer, samples, hyper, trainer._context(hyper))
     grads = [p.grad.clone() for _, p in m.trainable_parameters()]
     m.model.zero_grad(set_to_none=True)
     return sums, grads
@@ -129,11 +128,11 @@ def test_grad_norm_is_clipped_and_reported(engine: Engine, corpus: list) -> None
 
 def test_kl_to_initial_weights(engine: Engine, corpus: list) -> None:
     samples = [{**s, "advantages": 1.0} for s in make_samples(engine, corpus)]
-    assert engine._reference is None
+    assert engine.trainer.reference is None
     first = engine.train_step({"samples": samples, "hyper": {"lr": 3e-3}})
-    assert engine._reference is None  # no KL requested: no reference copy is made
+    assert engine.trainer.reference is None  # no KL requested: no reference copy is made
     second = engine.train_step({"samples": samples, "hyper": {"lr": 3e-3, "klCoef": 0.5}})
-    assert engine._reference is not None
+    assert engine.trainer.reference is not None
     assert first["klLoss"] == 0.0 and second["klLoss"] > 0.0
     assert math.isclose(second["loss"], second["pgLoss"] + 0.5 * second["klLoss"], rel_tol=1e-6)
 

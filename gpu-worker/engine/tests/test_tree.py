@@ -65,11 +65,10 @@ def to_samples(raw: list[dict[str, Any]]) -> list[Sample]:
 
 
 def loss_and_grad(engine: Engine, raw: list[dict[str, Any]], hyper: Hyper) -> tuple[float, torch.Tensor]:
-    m = engine.loaded
+    m, trainer = engine.loaded, engine.trainer
     samples = to_samples(raw)
     m.model.zero_grad(set_to_none=True)
-    sums = accumulate_gradients(m.model, samples, hyper, pad_id=m.pad_id, device=m.device, autocast=m.autocast,
-                                reference=engine._reference_logprobs if hyper.kl_coef > 0 else None)
+    sums = accumulate_gradients(trainer.scorer, samples, hyper, trainer._context(hyper))
     grad = torch.cat([p.grad.flatten() for _, p in m.trainable_parameters()])
     m.model.zero_grad(set_to_none=True)
     total = loss_weight(samples)
@@ -165,7 +164,8 @@ def test_tree_logprobs_equal_the_unpacked_paths(engine: Engine, merged: dict[str
 def test_tree_mask_blocks_everything_but_ancestors() -> None:
     parents = [-1, 0, 1, 1, 0, 4]           # 0 → 1 → {2, 3}; 0 → 4 → 5
     assert subtree_ends(parents) == [6, 4, 3, 4, 6, 6]
-    inp = make_input([TokenSeq([5, 6, 7, 8, 9, 10], parents, [0, 1, 2, 2, 1, 2]), TokenSeq([5, 6, 7])], pad_id=0)
+    inp = make_input([TokenSeq([5, 6, 7, 8, 9, 10], parents, [0, 1, 2, 2, 1, 2]), TokenSeq([5, 6, 7])], pad_id=0,
+                     tree_attention="dense")
     allowed = inp.attention_mask[:, 0] == 0
     assert inp.attention_mask.shape == (2, 1, 6, 6)
     assert allowed[0].nonzero().tolist() == [[0, 0], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2], [3, 0], [3, 1], [3, 3],

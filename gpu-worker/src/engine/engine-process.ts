@@ -22,6 +22,21 @@ export interface EngineProcessOptions {
   /** Called once if the process exits while not being disposed. */
   onExit?: (reason: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** Engine ranks: 1 = one process; N > 1 = FSDP over N ranks started by torchrun (see `engineArgv`). */
+  procs?: number;
+  /** CUDA devices the ranks may use (CUDA_VISIBLE_DEVICES, e.g. "0,1"); rank r takes the r-th. */
+  devices?: string;
+}
+
+/**
+ * The engine's command line after the interpreter. N ranks run under torchrun's own launcher
+ * (`python -m torch.distributed.run`, the standard way: it sets RANK/LOCAL_RANK/WORLD_SIZE/
+ * MASTER_ADDR/MASTER_PORT, `--standalone` picks a free rendezvous port on this host, and its agent
+ * ends the whole job when a rank fails); every rank inherits stdio, and only rank 0 speaks frames.
+ */
+export function engineArgv(procs = 1): string[] {
+  if (procs <= 1) return ['-u', '-m', 'agentjet_engine'];
+  return ['-u', '-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${procs}`, '--monitor-interval=0.5', '-m', 'agentjet_engine'];
 }
 
 interface Pending {
@@ -49,9 +64,10 @@ export class EngineProcess {
 
   private constructor(private readonly opts: EngineProcessOptions) {
     const python = findPython(opts.python, opts.env ?? process.env);
-    this.child = spawn(python, ['-u', '-m', 'agentjet_engine'], {
+    const devices = opts.devices !== undefined ? { CUDA_VISIBLE_DEVICES: opts.devices } : {};
+    this.child = spawn(python, engineArgv(opts.procs), {
       cwd: ENGINE_DIR,
-      env: { ...process.env, ...opts.env, PYTHONUNBUFFERED: '1' },
+      env: { ...process.env, ...opts.env, ...devices, PYTHONUNBUFFERED: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const decoder = new FrameDecoder((msg) => this.log(`[worker] ${msg}`));

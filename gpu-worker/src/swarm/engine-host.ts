@@ -7,6 +7,7 @@ import type { EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams }
 import { backoffDelay } from '../../../src/shared/backoff';
 import { EngineExitedError, EngineProcess } from '../engine/engine-process';
 import type { EngineCaller } from '../engine/engine-caller';
+import { RemoteError } from '../../../src/shared/result';
 import { unavailable } from './errors';
 
 export interface EngineHandle extends EngineCaller {
@@ -19,7 +20,7 @@ export type EngineFactory = (hooks: { onExit: (reason: string) => void; onLog: (
 
 /** The real engine: a Python process over stdio frames. */
 export const processEngineFactory =
-  (opts: { python?: string; startTimeoutMs?: number } = {}): EngineFactory =>
+  (opts: { python?: string; startTimeoutMs?: number; procs?: number; devices?: string } = {}): EngineFactory =>
   (hooks) =>
     EngineProcess.start({ ...opts, onExit: hooks.onExit, onLog: hooks.onLog });
 
@@ -69,9 +70,17 @@ export class EngineHost implements EngineView {
   private error: string | null = null;
   private version = 0;
   private engine: EngineHandle | null = null;
+  private load: LoadParams;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly opts: EngineHostOptions) {}
+  constructor(private readonly opts: EngineHostOptions) {
+    this.load = opts.load;
+  }
+
+  /** Restarts load these params from now on (e.g. the training setup the first load's plan chose). */
+  pinLoad(load: LoadParams): void {
+    this.load = load;
+  }
 
   get pid(): number | undefined {
     return this.engine?.pid;
@@ -115,15 +124,18 @@ export class EngineHost implements EngineView {
         return result;
       },
       (err: unknown) => {
-        throw err instanceof EngineExitedError ? this.unavailableError(err.message) : err;
+        if (err instanceof EngineExitedError) throw this.unavailableError(err.message);
+        // A multi-rank engine lost a rank: it answers `rank_failed` and exits; like a crash, the work is not at fault.
+        if (err instanceof RemoteError && err.code === 'rank_failed') throw this.unavailableError(err.message);
+        throw err;
       },
     );
   }
 
   /** Loads the model afresh (initial weights, new optimizer; a reset), with changed load settings; later restarts use them too. */
   async reload(patch: Partial<LoadParams>): Promise<EngineInfo> {
-    this.opts.load = { ...this.opts.load, ...patch };
-    const info = await this.call('load', this.opts.load);
+    this.load = { ...this.load, ...patch };
+    const info = await this.call('load', this.load);
     this.facts = info;
     return info;
   }
@@ -148,7 +160,7 @@ export class EngineHost implements EngineView {
     ref.handle = engine;
     this.engine = engine;
     try {
-      let info = await engine.call('load', this.opts.load);
+      let info = await engine.call('load', this.load);
       const checkpoint = this.opts.checkpoint();
       if (checkpoint) info = await engine.call('restore', { path: checkpoint });
       this.facts = info;

@@ -14,7 +14,7 @@ import {
   type WorkbenchParsedParams as P,
   type WorkbenchResult as R,
 } from '../../shared/workbench-api';
-import { trainingFromFields, WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
+import { trainingFromFields, workerFromFields, WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
 import { CampaignService } from '../campaign/campaign-service';
 import type { Store } from '../store/types';
 import { draftTask } from '../task/task-draft';
@@ -396,5 +396,5 @@ export class Backend implements WorkbenchBackend {
 
 /** The worker settings of a local connect: the workbench's, then what the connect set (the worker's defaults apply otherwise). */
 export function localWorkerConfig(p: Readonly<Record<string, unknown>>, model: string, base: WorkerConfigPatch = {}): WorkerConfigPatch {
-  return WorkerConfigPatchSchema.parse({ ...base, model, training: { ...base.training, ...trainingFromFields(p) } });
+  return WorkerConfigPatchSchema.parse({ ...base, ...workerFromFields(p), model, training: { ...base.training, ...trainingFromFields(p) } });
 }

@@ -6,6 +6,7 @@
 // it at run time through PATCH /swarm/v1/config, WORKER_OPTIONS when it is fixed at start), read it
 // from the config where it acts, and add its row to the README's option table.
 import { z } from 'zod';
+import { TrainModeSchema } from '../engine-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../timeline/types';
 import { bool, enumOf, intIn, numberIn, oneOf, option, text } from './spec';
 
@@ -66,6 +67,20 @@ export const WORKER_OPTIONS = {
   seed: option({ value: intIn(Number.MIN_SAFE_INTEGER), default: 0, flag: 'seed', arg: 'S', help: 'seed of the engine and the server sampling' }),
   agentjetCompat: option({ value: bool, default: false, flag: 'agentjet-compat', help: "also serve AgentJet's SwarmClient routes under /agentjet/<join-token> (the worker then starts paused, ENGINE.OFFLINE, until a client's start_engine)" }),
   tensorboardDir: option({ value: text(), flag: 'tensorboard', arg: 'DIR', help: 'write step, eval and merge metrics as TensorBoard event files into DIR', unset: 'none written' }),
+  trainMode: option({
+    value: enumOf(TrainModeSchema), default: 'auto', flag: 'train-mode', label: 'Training mode',
+    help: 'full fine-tune or LoRA; auto picks from the parameter count and the device memory, prints what and why, and refuses what cannot fit',
+  }),
+  loraR: option({ value: intIn(1, 4096), flag: 'lora-r', arg: 'R', label: 'LoRA rank', help: 'LoRA rank (giving it means LoRA)', unset: 'the plan decides' }),
+  loraAlpha: option({ value: numberIn(z.number().positive()), flag: 'lora-alpha', arg: 'A', label: 'LoRA alpha', help: 'LoRA alpha (needs --lora-r)', unset: '2·R' }),
+  loraDropout: option({ value: numberIn(z.number().min(0).max(0.99)), flag: 'lora-dropout', arg: 'D', help: 'adapter dropout (needs --lora-r)', unset: '0' }),
+  loraTargets: option({
+    value: text(z.string().regex(/^[\w.-]+(,[\w.-]+)*$/, 'comma-separated module names, e.g. q_proj,v_proj')), flag: 'lora-targets', arg: 'q_proj,v_proj', label: 'LoRA targets',
+    help: 'adapter target modules (needs --lora-r)', unset: 'all linear layers',
+  }),
+  activationCheckpointing: option({ value: bool, flag: 'activation-checkpointing', help: 'recompute layers in backward', unset: 'on from 200M parameters or when needed to fit' }),
+  engineProcs: option({ value: intIn(1, 64), default: 1, flag: 'engine-procs', arg: 'N', label: 'Engine ranks', help: 'engine ranks: N > 1 trains with FSDP2 over N processes (torchrun; gloo on CPU, NCCL on CUDA with one GPU per rank)' }),
+  engineDevices: option({ value: text(z.string().regex(/^\d+(,\d+)*$/, 'comma-separated GPU indices, e.g. 0,1')), flag: 'engine-devices', arg: '0,1', help: 'the GPUs the ranks use (CUDA_VISIBLE_DEVICES)', unset: 'all' }),
   retainFinished: option({ value: intIn(0), default: 2000, help: 'finished episodes kept in memory for inspection' }),
 };
 

@@ -37,6 +37,13 @@ export type WorkerConfigPatch = z.infer<typeof WorkerConfigPatchSchema>;
 
 /** The training fields of the workbench's connect form, keyed by camelCase flag name (`maxTokens`). */
 export const ConnectTrainingShape = formShape(TRAINING_OPTIONS);
+/** The worker (engine) fields of the connect form: training mode, LoRA, engine ranks. */
+export const ConnectWorkerShape = formShape(WORKER_OPTIONS);
+/** The worker settings named by connect-form fields. */
+export const workerFromFields = (fields: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const labelled = Object.entries(WORKER_OPTIONS).flatMap(([k, o]) => ('label' in o ? [k as keyof typeof WORKER_OPTIONS] : []));
+  return fromFlags(WORKER_OPTIONS, fields, labelled);
+};
 
 /** The training settings named by connect-form (or flag) fields. */
 export const trainingFromFields = (fields: Readonly<Record<string, unknown>>): TrainingConfigPatch => TrainingConfigPatchSchema.parse(fromFlags(TRAINING_OPTIONS, fields));

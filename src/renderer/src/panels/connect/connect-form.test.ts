@@ -9,6 +9,14 @@ describe('buildLocalParams', () => {
     const r = buildLocalParams({ ...DEFAULT_LOCAL, strategy: 'C2', batch: '8', groupSize: '4', lr: '1e-5', maxTokens: '256' });
     expect(r).toEqual({ ok: true, params: { model: 'builtin', example: 'calculator-agent', clients: 2, strategy: 'C2', batch: 8, groupSize: 4, lr: 1e-5, maxTokens: 256 } });
   });
+  it('passes the training setup (mode, LoRA, engine ranks) and names contradictions', () => {
+    const r = buildLocalParams({ ...DEFAULT_LOCAL, loraR: '16', loraTargets: 'q_proj, v_proj', engineProcs: '2' });
+    expect(r).toEqual({ ok: true, params: { model: 'builtin', example: 'calculator-agent', clients: 2, loraR: 16, loraTargets: 'q_proj,v_proj', engineProcs: 2 } });
+    expect(buildLocalParams({ ...DEFAULT_LOCAL, trainMode: 'full' })).toMatchObject({ ok: true, params: { trainMode: 'full' } });
+    expect(buildLocalParams({ ...DEFAULT_LOCAL, loraAlpha: '8' })).toEqual({ ok: false, error: expect.stringMatching(/^LoRA rank: /) });
+    expect(buildLocalParams({ ...DEFAULT_LOCAL, trainMode: 'full', loraR: '8' })).toEqual({ ok: false, error: expect.stringMatching(/^Training mode: /) });
+    expect(buildLocalParams({ ...DEFAULT_LOCAL, engineProcs: '0' })).toEqual({ ok: false, error: expect.stringMatching(/^Engine ranks: /) });
+  });
   it('names the bad field', () => {
     const r = buildLocalParams({ ...DEFAULT_LOCAL, clients: 'two' });
     expect(r.ok).toBe(false);

@@ -1,11 +1,11 @@
 // Turns the Connect forms' text fields into validated connect params (the contract's schemas), or
 // one readable error naming the field. The training fields are the declared options with a form
 // label (src/shared/options/declarations.ts). Pure, so every branch is tested.
-import { formFields, TRAINING_OPTIONS, type FormField } from '../../../../shared/options/index';
+import { formFields, TRAINING_OPTIONS, WORKER_OPTIONS, type FormField } from '../../../../shared/options/index';
 import { LocalConnectSchema, RemoteConnectSchema, type LocalConnect, type RemoteConnect } from '../../../../shared/workbench-api';
 
-/** The advanced training settings of the local form, in declaration order. */
-export const TRAINING_FIELDS: readonly FormField[] = formFields(TRAINING_OPTIONS);
+/** The advanced settings of the local form (training, then engine: mode, LoRA, ranks), in declaration order. */
+export const TRAINING_FIELDS: readonly FormField[] = [...formFields(TRAINING_OPTIONS), ...formFields(WORKER_OPTIONS)];
 
 /** Model, example and clients, plus one text per training field (by its name; '' = the worker's default). */
 export type LocalForm = { model: string; example: string; clients: string } & Record<string, string>;
@@ -64,7 +64,10 @@ export function buildLocalParams(f: LocalForm): Built<LocalConnect> {
   });
   const parsed = LocalConnectSchema.strict().safeParse(raw);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
-  return { ok: true, params: parsed.data };
+  const d = parsed.data;
+  if ((d.loraAlpha !== undefined || d.loraTargets !== undefined) && d.loraR === undefined) return { ok: false, error: 'LoRA rank: required with LoRA alpha or targets' };
+  if (d.trainMode === 'full' && d.loraR !== undefined) return { ok: false, error: 'Training mode: "full" contradicts the LoRA settings' };
+  return { ok: true, params: d };
 }
 
 export function buildRemoteParams(f: RemoteForm): Built<RemoteConnect> {

@@ -1,0 +1,117 @@
+"""Log-probabilities and entropies from hidden states through the output head, chunked over tokens.
+
+`HeadLogprobs` computes, for N hidden states and the N tokens they predict, log softmax(h·Wᵀ + b)
+at the token and the entropy of the distribution, one chunk of rows at a time in fp32, so at most
+`chunk × vocab` logits exist at once — in the backward pass too, which recomputes each chunk's
+logits from the saved hidden states (instead of keeping N × vocab of them) and forms
+∂logp/∂logits = onehot − softmax directly. For a 152k vocabulary and 32k trained tokens that is the
+difference between ~20 GB of fp32 logits (plus the entropy temporaries) and a few hundred MB.
+The entropy is a statistic (no gradient). Computing in fp32 matches `fp32_output_head` in loading.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+# Rows per chunk are chosen so one chunk's fp32 logits stay near this many elements (256 MiB).
+CHUNK_ELEMENTS = 2**26
+
+
+def chunk_rows(vocab_size: int, elements: int = CHUNK_ELEMENTS) -> int:
+    return max(16, elements // max(1, vocab_size))
+
+
+def _no_autocast(device: torch.device) -> contextlib.AbstractContextManager[Any]:
+    return torch.autocast(device_type=device.type, enabled=False)
+
+
+class HeadLogprobs(torch.autograd.Function):
+    """(hidden (N, H), weight (V, H), bias (V,) | None, tokens (N,)) → (logp (N,), entropy (N,)), fp32."""
+
+    @staticmethod
+    def forward(ctx: Any, hidden: Tensor, weight: Tensor, bias: Tensor | None, tokens: Tensor,
+                chunk: int) -> tuple[Tensor, Tensor]:
+        n = hidden.shape[0]
+        logp = hidden.new_empty(n, dtype=torch.float32)
+        entropy = hidden.new_empty(n, dtype=torch.float32)
+        lse = hidden.new_empty(n, dtype=torch.float32)
+        with _no_autocast(hidden.device), torch.no_grad():
+            w = weight.float()
+            b = None if bias is None else bias.float()
+            for lo in range(0, n, chunk):
+                hi = min(n, lo + chunk)
+                logits = F.linear(hidden[lo:hi].float(), w, b)
+                norm = torch.logsumexp(logits, dim=-1)
+                lse[lo:hi] = norm
+                logp[lo:hi] = logits.gather(1, tokens[lo:hi].unsqueeze(1)).squeeze(1) - norm
+                probs = torch.exp(logits - norm.unsqueeze(1))
+                entropy[lo:hi] = norm - (probs * logits).sum(-1)
+                del logits, probs
+        ctx.save_for_backward(hidden, weight, bias, tokens, lse)
+        ctx.chunk = chunk
+        ctx.mark_non_differentiable(entropy)
+        return logp, entropy
+
+    @staticmethod
+    def backward(ctx: Any, grad_logp: Tensor, _grad_entropy: Tensor | None) -> tuple[Tensor | None, ...]:
+        hidden, weight, bias, tokens, lse = ctx.saved_tensors
+        need_h, need_w, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1], ctx.needs_input_grad[2]
+        n, chunk = hidden.shape[0], ctx.chunk
+        grad_h = torch.empty_like(hidden) if need_h else None
+        with _no_autocast(hidden.device), torch.no_grad():
+            w = weight.float()
+            b = None if bias is None else bias.float()
+            grad_w = torch.zeros_like(w) if need_w else None
+            grad_b = torch.zeros_like(b) if need_b and b is not None else None
+            g_all = grad_logp.float()
+            for lo in range(0, n, chunk):
+                hi = min(n, lo + chunk)
+                h = hidden[lo:hi].float()
+                g = g_all[lo:hi]
+                # ∂logp/∂logits = onehot(token) − softmax, scaled by the incoming gradient
+                grad_logits = torch.exp(F.linear(h, w, b) - lse[lo:hi].unsqueeze(1))
+                grad_logits.mul_(-g.unsqueeze(1))
+                grad_logits.scatter_add_(1, tokens[lo:hi].unsqueeze(1), g.unsqueeze(1))
+                if grad_h is not None:
+                    grad_h[lo:hi] = (grad_logits @ w).to(hidden.dtype)
+                if grad_w is not None:
+                    grad_w.addmm_(grad_logits.t(), h)
+                if grad_b is not None:
+                    grad_b += grad_logits.sum(0)
+                del grad_logits
+        return (grad_h, None if grad_w is None else grad_w.to(weight.dtype),
+                None if grad_b is None else grad_b.to(bias.dtype), None, None)
+
+
+def head_logprobs(head: Any, hidden: Tensor, tokens: Tensor, chunk: int | None = None) -> tuple[Tensor, Tensor]:
+    """(logp, entropy) of `tokens` under the output `head` applied to `hidden` (N, H), both (N,) fp32.
+
+    A plain `nn.Linear` head (the usual case, tied or not) goes through the chunked `HeadLogprobs`;
+    any other head (e.g. one wrapped by a LoRA adapter) is applied chunk by chunk under activation
+    checkpointing, which bounds the logits the same way at the cost of one extra head forward.
+    """
+    vocab = head.out_features if hasattr(head, "out_features") else head.weight.shape[0]
+    chunk = chunk or chunk_rows(vocab)
+    if type(head) is torch.nn.Linear:
+        return HeadLogprobs.apply(hidden, head.weight, head.bias, tokens, chunk)
+    logps, entropies = [], []
+    for lo in range(0, hidden.shape[0], chunk):
+        h, t = hidden[lo:lo + chunk], tokens[lo:lo + chunk]
+        logp = torch.utils.checkpoint.checkpoint(_module_logp, head, h, t, use_reentrant=False)
+        with torch.no_grad():
+            logits = head(h).float()
+            probs = torch.softmax(logits, -1)
+            entropies.append(torch.logsumexp(logits, -1) - (probs * logits).sum(-1))
+        logps.append(logp)
+    empty = hidden.new_zeros(0, dtype=torch.float32)
+    return (torch.cat(logps) if logps else empty), (torch.cat(entropies) if entropies else empty)
+
+
+def _module_logp(head: Any, h: Tensor, tokens: Tensor) -> Tensor:
+    logits = head(h).float()
+    return logits.gather(1, tokens.unsqueeze(1)).squeeze(1) - torch.logsumexp(logits, -1)

@@ -1,0 +1,76 @@
+// Integration: a real worker whose engine runs as 2 FSDP ranks (torchrun, gloo on this CPU) with the
+// built-in model. It trains a step and checkpoints; then rank 1 is frozen, a second update starts and
+// waits in its first collective, and rank 1 is killed: the update fails with the rank error (its
+// episodes stay pooled), the engine exits, and the worker restarts it from the last checkpoint and
+// trains the pooled episodes on the restarted ranks.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClaimResponse, Status } from '../../src/shared/swarm-protocol';
+import { BUILTIN_MODEL_DIR } from './resources';
+import { http, tempDir, TEST_TOKENS } from './testing/workers';
+import { startWorker, type Worker } from './worker';
+
+async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (ok(v)) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const status = async (url: string): Promise<Status> => (await http<Status>(url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body;
+
+async function playGroup(url: string, taskId: string): Promise<void> {
+  for (const reward of [1, 0]) {
+    const claim = await until(() => http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'fsdp', taskId } }), (r) => r.status !== 503);
+    expect(claim.status, JSON.stringify(claim.body)).toBe(201);
+    const client = new OpenAI({ baseURL: claim.body.baseUrl, apiKey: claim.body.apiKey, maxRetries: 0 });
+    await client.chat.completions.create({ model: claim.body.model, messages: [{ role: 'user', content: 'What is 2 + 2?' }], max_tokens: 12 });
+    const end = await http(url, 'POST', `/swarm/v1/episodes/${claim.body.episodeId}/end`, { token: TEST_TOKENS.join, body: { taskId, reward } });
+    expect(end.status).toBe(200);
+  }
+}
+
+describe('swarm worker with a 2-rank FSDP engine', () => {
+  let w: Worker;
+  let dir: string;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir('aj-fsdp-');
+    w = await startWorker(
+      { model: BUILTIN_MODEL_DIR, port: 0, runDir: join(dir, 'run'), threads: 1, seed: 1, engineProcs: 2, training: { strategy: 'C2', batch: 1, groupSize: 2, lr: 1e-4, checkpointEvery: 1, defaultMaxTokens: 12 } },
+      { tokens: TEST_TOKENS, log: (l) => logs.push(l), sweepIntervalMs: 50 },
+    );
+  }, 240_000);
+  afterAll(async () => {
+    await w?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('restarts from the last checkpoint when a rank dies mid-step, keeping the interrupted update pooled', async () => {
+    const info = w.engine.info;
+    expect(info?.worldSize).toBe(2);
+    const follower = info?.rankPids?.[1];
+    expect(follower).toEqual(expect.any(Number));
+    await playGroup(w.url, 'g1');
+    await until(() => status(w.url), (x) => x.step === 1 && x.lastCheckpoint?.step === 1);
+
+    process.kill(follower!, 'SIGSTOP'); // rank 1 stops answering; rank 0 still serves generation
+    await playGroup(w.url, 'g2');
+    await until(() => w.swarm.trainer.updating, (u) => u, 30_000); // the update is waiting in its first collective
+    process.kill(follower!, 'SIGKILL');
+
+    const s = await until(() => status(w.url), (x) => x.engine.restarts === 1 && x.state === 'running', 180_000);
+    expect(logs.join('\n')).toMatch(/update interrupted, its episodes stay pooled: .*failed across the engine's 2 ranks/);
+    expect(s.step).toBeGreaterThanOrEqual(1);
+    expect(w.engine.info?.rankPids).not.toContain(follower);
+    // the pooled g2 episodes train on the restarted ranks
+    const after = await until(() => status(w.url), (x) => x.step === 2, 120_000);
+    expect(after.weightVersion).toBe(2);
+  }, 420_000);
+});
