@@ -59,8 +59,10 @@ def test_stop_ids_and_finish_reasons(engine: Engine) -> None:
     stopped = gen(engine, {"promptIds": p, "maxTokens": 6, "temperature": 0, "stopIds": [stop_at]})[0]
     assert stopped["finishReason"] == "stop"
     assert stopped["tokenIds"] == greedy["tokenIds"][: first + 1]  # includes the stop token
-    assert gen(engine, {"promptIds": p, "maxTokens": 0, "temperature": 0})[0] == \
+    empty = gen(engine, {"promptIds": p, "maxTokens": 0, "temperature": 0})[0]
+    assert {k: empty[k] for k in ("tokenIds", "logprobs", "finishReason", "text")} == \
         {"tokenIds": [], "logprobs": [], "finishReason": "length", "text": ""}
+    assert empty["promptTokens"] == len(p) and empty["cachedTokens"] == 0
 
 
 def test_default_stop_is_eos_and_text_drops_special_tokens(engine: Engine) -> None:
