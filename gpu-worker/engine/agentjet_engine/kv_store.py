@@ -109,8 +109,10 @@ class SlotStore:
         shape = (new_rows, self.kv_heads, new_tokens, self.head_dim)
         ks, vs = [], []
         for layer in range(self.layers):
-            k = torch.empty(shape, dtype=self.dtype, device=self.device)
-            v = torch.empty(shape, dtype=self.dtype, device=self.device)
+            # zeros, not empty: masked positions are still multiplied by their (zero) attention weight,
+            # and uninitialised memory may hold NaN/Inf, which would turn that product into NaN
+            k = torch.zeros(shape, dtype=self.dtype, device=self.device)
+            v = torch.zeros(shape, dtype=self.dtype, device=self.device)
             if used_rows and used_tokens and self.k:
                 k[:used_rows, :, :used_tokens] = self.k[layer][:used_rows, :, :used_tokens]
                 v[:used_rows, :, :used_tokens] = self.v[layer][:used_rows, :, :used_tokens]
