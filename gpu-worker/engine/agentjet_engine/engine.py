@@ -93,13 +93,13 @@ class Engine:
 
     # ---- text --------------------------------------------------------------------------------
     def render(self, params: dict[str, Any]) -> dict[str, Any]:
-        self._require()
+        m = self._require()
         assert self.renderer is not None
         messages = normalise_messages(params.get("messages"))
         tools = normalise_tools(params.get("tools"))
         add_prompt = P.get_bool(params, "addGenerationPrompt", default=True)
         try:
-            return self.renderer.render(messages, tools, add_prompt)
+            return self.renderer.render(messages, tools, add_prompt, context_length=m.context_length)
         except EngineError:
             raise
         except Exception as exc:  # jinja errors raised by the model's own template
