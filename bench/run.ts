@@ -1,5 +1,6 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
 import { benchEngine } from './engine';
+import { benchGpu } from './gpu';
 import { benchHotswap } from './hotswap';
 import { benchMerge } from './merge';
 import { benchServer } from './server';
@@ -11,6 +12,7 @@ type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 
 const benches: Record<string, { about: string; run: Bench }> = {
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
+  gpu: { about: 'GPU (python -m agentjet_engine.bench_gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails', run: benchGpu },
   hotswap: { about: 'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched', run: benchHotswap },
   merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },
   store: { about: 'workbench SQLite store at 100,000 episodes: rows/s ingested, ms per filtered page, episodes/s with timelines, bytes per episode, detail ms', run: benchStore },
