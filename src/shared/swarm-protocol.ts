@@ -61,6 +61,25 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 // OpenAI-compatible chat completions
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Size limits of one inference request (README, "Request limits"): above them the server answers
+ * 400 `invalid_request` at once, before any engine work, so no request can hold the engine long.
+ */
+export const REQUEST_LIMITS = {
+  /** Messages in one conversation. */
+  messages: 2048,
+  /** Characters of one message's text (its content parts together, and each tool call's arguments). */
+  messageChars: 1 << 20,
+  /** Tool definitions. */
+  tools: 128,
+  /** Characters of one tool definition's JSON. */
+  toolChars: 32 * 1024,
+  /** Characters of all tool definitions' JSON together. */
+  toolsChars: 256 * 1024,
+} as const;
+
+const tooLong = (what: string, limit: number): string => `${what} is longer than this server's limit of ${limit} characters`;
+
 const TextPartSchema = z.object({ type: z.literal('text'), text: TextSchema });
 /** OpenAI content: a string, an array of text parts, or null. */
 const ContentSchema = z.union([TextSchema, z.array(TextPartSchema), z.null()]).optional();
@@ -68,7 +87,7 @@ const ContentSchema = z.union([TextSchema, z.array(TextPartSchema), z.null()]).o
 export const RequestToolCallSchema = z.object({
   id: IdSchema,
   type: z.literal('function').default('function'),
-  function: z.object({ name: IdSchema, arguments: TextSchema }),
+  function: z.object({ name: IdSchema, arguments: TextSchema.max(REQUEST_LIMITS.messageChars, tooLong('a tool call\'s arguments', REQUEST_LIMITS.messageChars)) }),
 });
 
 export const RequestMessageSchema = z
@@ -83,6 +102,8 @@ export const RequestMessageSchema = z
     // A tool message without tool_call_id is accepted (the engine renders it): envs answer an
     // unparseable call that way, since there is no call id to answer.
     if (m.tool_calls && m.tool_calls.length > 0 && m.role !== 'assistant') ctx.addIssue({ code: 'custom', message: 'only assistant messages carry tool_calls' });
+    const chars = typeof m.content === 'string' ? m.content.length : (m.content ?? []).reduce((n, p) => n + p.text.length, 0);
+    if (chars > REQUEST_LIMITS.messageChars) ctx.addIssue({ code: 'custom', path: ['content'], message: tooLong('the message', REQUEST_LIMITS.messageChars) });
   });
 export type RequestMessage = z.infer<typeof RequestMessageSchema>;
 
@@ -110,8 +131,21 @@ const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
  */
 export const ChatCompletionRequestSchema = z.object({
   model: z.string().max(200).optional(),
-  messages: z.array(RequestMessageSchema).min(1),
-  tools: opt(z.array(RequestToolSchema).max(128)),
+  messages: z.array(RequestMessageSchema).min(1).max(REQUEST_LIMITS.messages, `at most ${REQUEST_LIMITS.messages} messages per request`),
+  tools: opt(
+    z
+      .array(RequestToolSchema)
+      .max(REQUEST_LIMITS.tools, `at most ${REQUEST_LIMITS.tools} tools per request`)
+      .superRefine((tools, ctx) => {
+        let total = 0;
+        tools.forEach((t, i) => {
+          const chars = JSON.stringify(t).length;
+          total += chars;
+          if (chars > REQUEST_LIMITS.toolChars) ctx.addIssue({ code: 'custom', path: [i], message: tooLong(`tool ${JSON.stringify(t.function.name.slice(0, 64))}`, REQUEST_LIMITS.toolChars) });
+        });
+        if (total > REQUEST_LIMITS.toolsChars) ctx.addIssue({ code: 'custom', message: tooLong('the tools together', REQUEST_LIMITS.toolsChars) });
+      }),
+  ),
   tool_choice: opt(ToolChoiceSchema),
   parallel_tool_calls: opt(z.boolean()),
   stream: opt(z.boolean()),
