@@ -89,8 +89,47 @@ class Serving:
             self._batcher = ContinuousBatcher(served, lambda ids: m.tokenizer.decode(ids, skip_special_tokens=True),
                                               config, m.compute_dtype)
             self._for = m
-            self.fallback = unsupported_reason(model)
+            self.fallback = unsupported_reason(model) or self._self_check(m)
         return self._batcher
+
+    def _self_check(self, m: Any) -> str | None:
+        """Compares the continuous path's logits with the model's own forward on a short prompt, so a
+        model whose attention the slot store does not reproduce falls back to the static path."""
+        assert self._batcher is not None
+        prompt = [int(t) % m.vocab_size for t in range(3, 3 + 12)]
+        try:
+            with torch.inference_mode(), m.autocast():
+                want = self.inference_model()(input_ids=torch.tensor([prompt], device=m.device)).logits[0, -1].float()
+            sink = _Collect()
+            probe = GenerationRequest(prompt_ids=prompt, max_tokens=1, temperature=0.0, top_p=1.0,
+                                      stop_ids=frozenset(), seed=0)
+            batcher = self._batcher
+            batcher.submit([probe], sink)
+            captured: list[torch.Tensor] = []
+            original = batcher._forward
+
+            def forward(*args: Any) -> torch.Tensor:
+                logits = original(*args)
+                captured.append(logits[-1])
+                return logits
+
+            batcher._forward = forward  # type: ignore[method-assign]
+            try:
+                while sink.results is None and sink.error is None:
+                    batcher.step()
+            finally:
+                del batcher._forward
+            batcher.drop_cache()
+            batcher.prefix.stats = type(batcher.prefix.stats)()
+            batcher.stats = type(batcher.stats)()
+            tolerance = 1e-3 if m.compute_dtype == torch.float32 else 0.1
+            diff = float((captured[-1] - want).abs().max()) if captured else float("inf")
+            if sink.error is not None or diff > tolerance:
+                return f"self-check failed (max logit difference {diff:.2e})" if sink.error is None else \
+                    f"self-check failed ({sink.error})"
+        except Exception as exc:  # an architecture the slot attention cannot drive
+            return f"self-check failed ({type(exc).__name__}: {exc})"
+        return None
 
     @property
     def continuous(self) -> bool:
