@@ -2,6 +2,7 @@
 // request, the episode/client lifecycle, the runtime config and the status snapshot. Imported by
 // the server (gpu-worker), the SDKs and the workbench, so the two ends cannot drift.
 import { z } from 'zod';
+import { CacheStatsSchema } from './engine-protocol';
 import { MatchLevelSchema, MergeModeSchema } from './timeline/types';
 
 // ---------------------------------------------------------------------------------------------
@@ -364,6 +365,28 @@ export const EvalResultSchema = z.object({
 });
 export type EvalResult = z.infer<typeof EvalResultSchema>;
 
+/**
+ * Inference side of one step: the engine's prefix KV cache and batching over the generations since
+ * the previous step (the inference-side twin of timeline merging). Absent from older workers.
+ */
+export const StepServingSchema = z.object({
+  /** Prompt tokens the engine was asked to prefill… */
+  promptTokens: z.number().int().nonnegative(),
+  /** …of which it computed these… */
+  prefilledTokens: z.number().int().nonnegative(),
+  /** …and took these from the prefix cache. */
+  reusedTokens: z.number().int().nonnegative(),
+  /** reusedTokens / (reusedTokens + prefilledTokens). */
+  hitRate: z.number(),
+  /** Prefix cache size at the step. */
+  cacheBytes: z.number().int().nonnegative(),
+  evictions: z.number().int().nonnegative(),
+  /** Sequences decoded together per engine step (mean). */
+  meanBatch: z.number(),
+  generatedTokens: z.number().int().nonnegative(),
+});
+export type StepServing = z.infer<typeof StepServingSchema>;
+
 export const StepMetricsSchema = z.object({
   step: z.number().int(),
   weightVersion: z.number().int(),
@@ -387,8 +410,24 @@ export const StepMetricsSchema = z.object({
   gradNorm: z.number().nullable(),
   trainedTokens: z.number().int(),
   seconds: z.number(),
+  serving: StepServingSchema.optional(),
 });
 export type StepMetrics = z.infer<typeof StepMetricsSchema>;
+
+/** The serving side of `/swarm/v1/status`: the admission gate and the engine's batch and prefix-cache counters. */
+export const ServingStatusSchema = z.object({
+  /** `continuous` (the engine's continuous batcher) or `legacy` (the static path, for comparisons). */
+  mode: z.enum(['continuous', 'legacy']),
+  admitted: z.number().int(),
+  completed: z.number().int(),
+  cancelled: z.number().int(),
+  failed: z.number().int(),
+  inFlight: z.number().int(),
+  waiting: z.number().int(),
+  paused: z.boolean(),
+  engine: CacheStatsSchema.nullable(),
+});
+export type ServingStatus = z.infer<typeof ServingStatusSchema>;
 
 export const CountersSchema = EpisodeCountersSchema.extend({
   malformedToolCalls: z.number().int(),
@@ -416,6 +455,7 @@ export const StatusSchema = z.object({
   engine: z.object({ alive: z.boolean(), device: z.string(), restarts: z.number().int(), lastError: z.string().nullable() }),
   lastCheckpoint: z.object({ step: z.number().int(), at: z.number() }).nullable(),
   eventSeq: z.number().int(),
+  serving: ServingStatusSchema.optional(),
 });
 export type Status = z.infer<typeof StatusSchema>;
 

@@ -4,7 +4,7 @@
 // this table: the main side validates params with `dispatchWorkbenchCall`, the renderer side
 // validates results in `createWorkbenchClient`. Nothing that crosses a process is trusted unparsed.
 import { z } from 'zod';
-import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StrategySchema, WorkerStateSchema } from './swarm-protocol';
+import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StepServingSchema, StrategySchema, WorkerStateSchema } from './swarm-protocol';
 import { BreakCauseSchema } from './timeline/types';
 
 const Int = z.number().int();
@@ -138,6 +138,8 @@ export const StepPointSchema = z.object({
   entropy: z.number().nullable(),
   approxKl: z.number().nullable(),
   breakCounts: z.record(z.string(), Count),
+  /** The engine's prefix cache and batching over the step's rollouts (absent from older workers). */
+  serving: StepServingSchema.optional(),
 });
 export type StepPoint = z.infer<typeof StepPointSchema>;
 
