@@ -142,6 +142,7 @@ class ContinuousBatcher:
         self.waiting: list[Row] = []
         self.slots: list[Row] = []      # [decoding | prefilling], index = slot
         self.decoding = 0
+        self._rows_hint = 0
         self.stats = BatchStats()
 
     # ---- requests --------------------------------------------------------------------------------
@@ -223,6 +224,8 @@ class ContinuousBatcher:
 
     def _admit(self) -> None:
         keep: list[Row] = []
+        # room for every row that may be admitted now, so the store grows once, not once per row
+        self._rows_hint = min(self.config.max_rows, len(self.slots) + len(self.waiting))
         for row in self.waiting:
             if row.job.cancelled:
                 continue
@@ -243,7 +246,7 @@ class ContinuousBatcher:
 
     def _place(self, row: Row) -> None:
         slot = len(self.slots)
-        self.store.ensure(slot + 1, len(row.prompt) + 1, slot, self.store.tokens)
+        self.store.ensure(max(slot + 1, self._rows_hint), len(row.prompt) + 1, slot, self.store.tokens)
         row.slot = slot
         row.reused = self.prefix.lookup(row.prompt, len(row.prompt) - 1, slot)
         row.length = row.reused
