@@ -6,7 +6,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { ConfigureParams } from '../../src/shared/engine-protocol';
+import { Admission, type GenerationGate } from './engine/admission';
 import { DecodeScheduler } from './engine/decode-scheduler';
+import { LegacyGate } from './engine/legacy-gate';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
 import { EventsSocketServer } from './server/events-ws';
@@ -31,6 +34,11 @@ export interface StartOptions {
   now?: () => number;
   /** How often expiry and client liveness are checked (default 1 s). */
   sweepIntervalMs?: number;
+  /**
+   * `continuous` (default): the engine's continuous batcher behind the admission gate. `legacy`:
+   * today's static batches with chunked re-prefill, kept for benchmark comparisons.
+   */
+  servingMode?: 'continuous' | 'legacy';
 }
 
 export interface Worker {
@@ -65,6 +73,26 @@ function resolveConfig(input: WorkerConfigInput, resume: boolean): WorkerConfig 
   return WorkerConfigSchema.parse({ ...input, runDir });
 }
 
+/** The engine's generation settings for a serving mode (applied after every engine start). */
+function servingSettings(config: WorkerConfig, mode: 'continuous' | 'legacy'): ConfigureParams {
+  return mode === 'legacy' ? { mode: 'static' } : { mode: 'continuous', maxRows: config.maxBatch };
+}
+
+/** The admission gate in front of the engine: twice what the engine decodes at once may be in flight. */
+function generationGate(engine: EngineHost, config: WorkerConfig, mode: 'continuous' | 'legacy'): GenerationGate {
+  if (mode === 'legacy') {
+    return new LegacyGate(
+      new DecodeScheduler(
+        { generate: (requests) => engine.call('generate', { requests }), decode: async (sequences) => (await engine.call('decode', { sequences })).texts },
+        { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
+      ),
+    );
+  }
+  const s = engine.info?.serving;
+  const kvTokens = s?.kvCacheBytes !== undefined && s.bytesPerToken ? Math.floor(s.kvCacheBytes / s.bytesPerToken) : undefined;
+  return new Admission(engine, { maxInFlight: 2 * config.maxBatch, ...(kvTokens ? { maxTokensInFlight: 2 * kvTokens } : {}) });
+}
+
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = resolveConfig(input, opts.resume ?? false);
@@ -79,8 +107,10 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
 
   let swarm: Swarm | null = null;
   const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
+  const servingMode = opts.servingMode ?? 'continuous';
   const engine = new EngineHost({
     factory: opts.engineFactory ?? processEngineFactory(),
+    configure: servingSettings(config, servingMode),
     load: { path: modelPath, device: config.device, dtype: config.dtype, seed: config.seed, ...(config.threads ? { threads: config.threads } : {}), ...(config.lora ? { lora: config.lora } : {}) },
     checkpoint: () => (swarm ? (swarm.trainer.lastCheckpoint?.path ?? null) : initialCheckpoint),
     onLog: (line) => (swarm ? swarm.log('info', 'engine', line) : log(`engine: ${line}`)),
@@ -95,13 +125,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     await pool.dispose();
     throw err;
   }
-  const scheduler = new DecodeScheduler(
-    {
-      generate: (requests) => engine.call('generate', { requests }),
-      decode: async (sequences) => (await engine.call('decode', { sequences })).texts,
-    },
-    { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
-  );
+  const scheduler = generationGate(engine, config, servingMode);
   const s = new Swarm({ config, modelName, secret, files, engine, scheduler, pool, saved, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
   swarm = s;
   const completions = new CompletionService(s, config.seed);

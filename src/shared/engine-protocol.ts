@@ -19,6 +19,8 @@ export const ServingSummarySchema = z.object({
   kvCacheBytes: Int.optional(),
   prefixCacheBytes: Int.optional(),
   blockTokens: Int.optional(),
+  /** Key + value bytes one token takes in the KV cache (all layers). */
+  bytesPerToken: Int.optional(),
 });
 export type ServingSummary = z.infer<typeof ServingSummarySchema>;
 

@@ -166,6 +166,8 @@ export interface ChatCompletionUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** OpenAI's field: prompt tokens the engine took from its prefix KV cache instead of computing them. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 // ---------------------------------------------------------------------------------------------

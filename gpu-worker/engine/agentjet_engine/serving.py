@@ -201,7 +201,8 @@ class Serving:
             c = b.config
             out.update({"continuous": self.continuous, "fallback": self.fallback, "maxRows": c.max_rows,
                         "prefillTokens": c.prefill_tokens, "kvCacheBytes": c.kv_bytes,
-                        "prefixCacheBytes": c.prefix_bytes, "blockTokens": c.block_tokens})
+                        "prefixCacheBytes": c.prefix_bytes, "blockTokens": c.block_tokens,
+                        "bytesPerToken": b.store.bytes_per_token})
         return out
 
     def stats(self) -> dict[str, Any]:

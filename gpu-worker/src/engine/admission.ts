@@ -10,7 +10,9 @@
 // Aborting a call's signal removes it from the queue or cancels it in the engine.
 import type { CacheStats, EngineMethod, EngineParams, EngineResult, GenerateDelta } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
+import type { ServingStatus, StepServing } from '../../../src/shared/swarm-protocol';
 import type { CallOptions } from './engine-process';
+import { stepServing } from './serving-stats';
 
 /** The engine calls the gate makes (the EngineHost; a fake engine in tests). */
 export interface StreamingEngine {
@@ -69,20 +71,25 @@ interface Waiting {
   reject: (err: Error) => void;
 }
 
-export interface AdmissionStats {
-  admitted: number;
-  completed: number;
-  cancelled: number;
-  failed: number;
-  inFlight: number;
-  waiting: number;
-  tokensInFlight: number;
-  paused: boolean;
-  /** The engine's batch and prefix-cache counters, refreshed at most once a second. */
-  engine: CacheStats | null;
+export type AdmissionStats = ServingStatus & { tokensInFlight: number };
+
+/** How the worker asks for generations: the admission gate, or the legacy scheduler behind the same surface. */
+export interface GenerationGate {
+  readonly mode: 'continuous' | 'legacy';
+  generate(req: AdmissionRequest, hooks?: AdmissionHooks): Promise<AdmissionResult>;
+  /** New generations wait; resolves once the running ones finished (a policy update). */
+  pause(): Promise<void>;
+  resume(): void;
+  /** Rejects everything waiting (engine gone, worker stopping). */
+  failAll(err: Error): void;
+  readonly pending: number;
+  stats(): ServingStatus;
+  /** The engine's prefix-cache and batch figures since the previous call (one per training step). */
+  stepFigures(): Promise<StepServing | undefined>;
 }
 
-export class Admission {
+export class Admission implements GenerationGate {
+  readonly mode = 'continuous';
   private readonly maxInFlight: number;
   private readonly maxTokens: number;
   private readonly now: () => number;
@@ -95,6 +102,7 @@ export class Admission {
   private engineStats: CacheStats | null = null;
   private statsAt = -Infinity;
   private statsPending = false;
+  private stepSnapshot: CacheStats | null = null;
 
   constructor(
     private readonly engine: StreamingEngine,
@@ -110,7 +118,15 @@ export class Admission {
   }
 
   stats(): AdmissionStats {
-    return { ...this.counters, inFlight: this.inFlight, waiting: this.queue.length, tokensInFlight: this.tokensInFlight, paused: this.paused, engine: this.engineStats };
+    return { mode: this.mode, ...this.counters, inFlight: this.inFlight, waiting: this.queue.length, tokensInFlight: this.tokensInFlight, paused: this.paused, engine: this.engineStats };
+  }
+
+  async stepFigures(): Promise<StepServing | undefined> {
+    const previous = this.stepSnapshot;
+    const now = await this.refreshEngineStatsNow();
+    if (!now) return undefined;
+    this.stepSnapshot = now;
+    return stepServing(previous, now);
   }
 
   async generate(req: AdmissionRequest, hooks: AdmissionHooks = {}): Promise<AdmissionResult> {

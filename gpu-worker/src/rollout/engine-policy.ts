@@ -1,12 +1,12 @@
 // A chat policy backed by the engine: render the conversation with the model's own template,
-// generate (batched with other concurrent calls), parse Hermes tool calls, and record the call
+// generate (through the admission gate: the engine batches concurrent calls), parse Hermes tool calls, and record the call
 // token-exactly (prompt ids + spans, sampled ids + raw logprobs) for training and inspection.
 import type { ChatMessage, Tool } from '../../../src/shared/chat';
 import type { EngineMethod, EngineParams, EngineResult } from '../../../src/shared/engine-protocol';
 import type { Policy } from '../../../src/shared/episode';
 import type { Timeline } from '../../../src/shared/timeline/index';
 import { parseToolCalls } from '../../../src/shared/tool-calls';
-import type { GenerateBatcher } from '../engine/generate-batcher';
+import type { GenerationGate } from '../engine/admission';
 
 /** The part of EngineProcess a policy needs; tests may pass a fake. */
 export interface EngineCaller {
@@ -36,18 +36,19 @@ export interface EnginePolicyOptions {
   onCall: (call: CallRecord) => void;
 }
 
-export function enginePolicy(engine: EngineCaller, batcher: GenerateBatcher, opts: EnginePolicyOptions): Policy {
+export function enginePolicy(engine: EngineCaller, gate: Pick<GenerationGate, 'generate'>, opts: EnginePolicyOptions): Policy {
   let calls = 0;
   return async (messages: ChatMessage[], tools: Tool[]): Promise<ChatMessage> => {
     const toolList = tools.length > 0 ? tools : null;
     const rendered = await engine.call('render', { messages, tools: toolList, addGenerationPrompt: true });
-    const { generation, weightVersion } = await batcher.submit({
+    const generation = await gate.generate({
       promptIds: rendered.tokenIds,
       maxTokens: opts.sampling.maxTokens,
       temperature: opts.sampling.temperature,
       topP: opts.sampling.topP ?? 1,
       seed: opts.nextSeed(),
     });
+    const { weightVersion } = generation;
     const callIndex = calls++;
     const parsed = parseToolCalls(generation.text, `${opts.episodeId}_${callIndex}`);
     const output: ChatMessage =

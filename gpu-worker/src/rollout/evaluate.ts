@@ -1,9 +1,9 @@
 // Plays many episodes of an example task against the engine at once (their calls batched
 // together) and reports reward, success and per-call records.
 import { runEpisode, type EpisodeResult } from '../../../src/shared/episode';
-import { createPrng } from '../../../src/shared/prng';
+import { createPrng, deriveSeed } from '../../../src/shared/prng';
 import type { TaskEnv } from '../../../src/shared/task';
-import { GenerateBatcher } from '../engine/generate-batcher';
+import { Admission } from '../engine/admission';
 import { enginePolicy, type CallRecord, type EngineCaller, type Sampling } from './engine-policy';
 
 export interface PlayedEpisode<T> {
@@ -25,13 +25,14 @@ export interface PlayOptions {
 
 /** Runs one episode per task, all concurrently; results come back in task order. */
 export async function playEpisodes<T>(engine: EngineCaller, env: TaskEnv<T>, tasks: readonly T[], opts: PlayOptions): Promise<PlayedEpisode<T>[]> {
-  const batcher = new GenerateBatcher((requests) => engine.call('generate', { requests }), opts.maxBatch ?? 64);
-  const prng = createPrng(opts.seed);
+  const gate = new Admission(engine, { maxInFlight: 2 * (opts.maxBatch ?? 64) });
   return Promise.all(
     tasks.map(async (task, index) => {
       const calls: CallRecord[] = [];
       const episodeId = `${opts.episodePrefix ?? 'ep'}${index}`;
-      const policy = enginePolicy(engine, batcher, {
+      // one PRNG per episode: its seeds do not depend on the order in which concurrent calls finish
+      const prng = createPrng(deriveSeed(opts.seed, episodeId));
+      const policy = enginePolicy(engine, gate, {
         sampling: opts.sampling,
         nextSeed: () => prng.int(0, 2 ** 31 - 1),
         episodeId,

@@ -1,17 +1,20 @@
-// The OpenAI-compatible routes: `GET /v1/models` and `POST /v1/chat/completions` (JSON or SSE
-// streaming with content and tool-call deltas, then `[DONE]`). Authorised by an episode key.
+// The OpenAI-compatible routes: `GET /v1/models` and `POST /v1/chat/completions` (JSON, or SSE
+// streamed token by token: content deltas as generated, a tool call's id and name as soon as the
+// name is known, then its arguments as they are generated; then `[DONE]`). Authorised by an
+// episode key. A client that goes away cancels its request in the engine.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ChatCompletionRequestSchema, IdSchema } from '../../../src/shared/swarm-protocol';
-import type { StreamDelta } from '../../../src/shared/tool-call-stream';
+import type { StreamEvent } from '../../../src/shared/tool-call-stream';
+import { AdmissionCancelledError } from '../engine/admission';
 import { prepareRequest } from '../swarm/chat-request';
 import type { CompletionOutcome, CompletionService } from '../swarm/completions';
-import { DecodeCancelledError } from '../engine/decode-scheduler';
 import { badRequest, SwarmError } from '../swarm/errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf } from './auth';
 import { parseBody } from './http';
+import { chunkDelta } from './sse-chunks';
 
 export interface OpenAiRouteDeps {
   swarm: Swarm;
@@ -70,9 +73,9 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     const body = parseBody(ChatCompletionRequestSchema, req.body);
     const agent = agentOf(req);
     const prepared = prepareRequest(body, swarm.training, ep.kind);
-    let clientGone = false;
+    const clientGone = new AbortController();
     reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) clientGone = true;
+      if (!reply.raw.writableFinished) clientGone.abort();
     });
     // The fingerprint names the weight version that sampled the reply (streams: the current one
     // when the first chunk goes out, which is after sampling began).
@@ -81,7 +84,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     });
 
     if (!prepared.stream) {
-      const out = await completions.complete(ep, prepared, { cancelled: () => clientGone, ...(agent ? { agent } : {}) }).catch(rethrowCancelled);
+      const out = await completions.complete(ep, prepared, { signal: clientGone.signal, ...(agent ? { agent } : {}) }).catch(rethrowCancelled);
       void reply.header('x-agentjet-engine-ms', out.engineMs.toFixed(2)).header('x-agentjet-weight-version', String(out.weightVersion));
       return {
         ...base(out), object: 'chat.completion',
@@ -94,17 +97,15 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     const id = `chatcmpl-${ep.id.slice(3)}_${ep.nextCallIndex}`;
     const created = Math.floor(Date.now() / 1000);
     const chunk = (delta: object, finish: string | null = null) => ({ ...base({ id, created }), object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
-    const onDelta = (d: StreamDelta): void => {
+    const onEvent = (e: StreamEvent): void => {
+      const delta = chunkDelta(e);
+      if (!delta) return;
       if (!sse.started) sse.send(chunk({ role: 'assistant', content: '' }));
-      if (d.content !== '') sse.send(chunk({ content: d.content }));
-      for (const { index, call } of d.toolCalls) {
-        sse.send(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
-        sse.send(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }));
-      }
+      sse.send(chunk(delta));
     };
     let out: CompletionOutcome;
     try {
-      out = await completions.complete(ep, prepared, { onDelta, cancelled: () => clientGone, ...(agent ? { agent } : {}) });
+      out = await completions.complete(ep, prepared, { onEvent, signal: clientGone.signal, ...(agent ? { agent } : {}) });
     } catch (err) {
       if (!sse.started) return rethrowCancelled(err);
       sse.fail(err instanceof SwarmError ? err : new SwarmError(500, 'server_error', 'internal', err instanceof Error ? err.message : String(err)));
@@ -119,6 +120,6 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
 }
 
 function rethrowCancelled(err: unknown): never {
-  if (err instanceof DecodeCancelledError) throw new SwarmError(499, 'invalid_request_error', 'client_closed_request', 'the client closed the request');
+  if (err instanceof AdmissionCancelledError) throw new SwarmError(499, 'invalid_request_error', 'client_closed_request', 'the client closed the request');
   throw err;
 }

@@ -1,25 +1,26 @@
 // One chat completion of an episode: render with the model's own template, generate through the
-// decode scheduler (batched with every other call in flight), parse Hermes tool calls, and record
-// the call token-exactly as a Timeline of the episode (prompt ids + spans, sampled ids + raw
-// logprobs, weight version). Streaming callers get content and tool-call deltas as text arrives.
+// admission gate (the engine batches it with every other call in flight), parse Hermes tool calls,
+// and record the call token-exactly as a Timeline of the episode (prompt ids + spans, sampled ids +
+// raw logprobs, weight version). Streaming callers get StreamEvents as tokens arrive: content
+// deltas, a tool call's id and name once known, its arguments as generated. tool_choice "required"
+// (or a named function) resamples up to 3 times, so such a streamed reply is sent at the end.
 import type { ChatMessage } from '../../../src/shared/chat';
 import { createPrng, deriveSeed, type Prng } from '../../../src/shared/prng';
 import { RemoteError } from '../../../src/shared/result';
 import type { ChatCompletionUsage } from '../../../src/shared/swarm-protocol';
 import type { Timeline } from '../../../src/shared/timeline/index';
-import { ToolCallStream, type StreamDelta } from '../../../src/shared/tool-call-stream';
-import { parseToolCalls, type ParsedAssistantText } from '../../../src/shared/tool-calls';
-import type { DecodeResult } from '../engine/decode-scheduler';
+import { HermesStreamParser, parseStream, type ParsedAssistantText, type StreamEvent } from '../../../src/shared/tool-call-stream';
+import type { AdmissionResult } from '../engine/admission';
 import type { PreparedRequest } from './chat-request';
 import { badRequest, SwarmError } from './errors';
 import type { Episode } from './episodes';
 import type { Swarm } from './swarm';
 
 export interface CompletionHooks {
-  /** Streaming: receives each delta as it becomes sendable. */
-  onDelta?: (delta: StreamDelta) => void;
-  /** Polled between decoding rounds; a cancelled call is neither finished nor recorded. */
-  cancelled?: () => boolean;
+  /** Streaming: each event as it becomes sendable (tool_choice "required": all at the end). */
+  onEvent?: (event: StreamEvent) => void;
+  /** Aborted (the client went away): the engine request is cancelled; the call is not recorded. */
+  signal?: AbortSignal;
   agent?: string;
 }
 
@@ -62,7 +63,6 @@ export class CompletionService {
     const callIndex = s.episodes.beginCall(ep, s.now());
     s.touchClient(ep.clientId);
     let recorded = false;
-    const release = s.scheduler.reserve();
     try {
       const t0 = performance.now();
       const rendered = await s.engine.call('render', { messages: req.messages, tools: req.tools, addGenerationPrompt: true }).catch((err: unknown) => {
@@ -77,32 +77,39 @@ export class CompletionService {
       const idPrefix = `${ep.id.slice(3)}_${callIndex}`;
       const parseTools = req.toolChoice.mode !== 'none' && req.tools !== null;
       const insist = req.toolChoice.mode === 'required';
-      const streamer = hooks.onDelta && !insist ? new ToolCallStream(idPrefix, parseTools) : null;
-
-      let result: DecodeResult | null = null;
+      const emit = (events: StreamEvent[]): void => events.forEach((e) => hooks.onEvent?.(e));
+      let result: AdmissionResult | null = null;
       let parsed: ParsedAssistantText = { content: null, toolCalls: [], malformed: 0 };
       let attempts = 0;
       while (attempts < (insist ? TOOL_CHOICE_ATTEMPTS : 1)) {
         const seed = req.seed === null ? this.prng.int(0, 2 ** 31 - 1) : attempts === 0 ? req.seed : deriveSeed(req.seed, `attempt${attempts}`) & 0x7fffffff;
         attempts += 1;
-        const pending = s.scheduler
-          .submit({
-            promptIds: rendered.tokenIds, maxTokens, temperature: req.temperature, topP: req.topP, seed, stop: req.stop,
-            ...(streamer ? { onText: (text: string) => hooks.onDelta!(streamer.push(text)) } : {}),
-            ...(hooks.cancelled ? { cancelled: hooks.cancelled } : {}),
-          })
+        const parser = hooks.onEvent && !insist ? new HermesStreamParser(idPrefix, parseTools) : null;
+        let streamed = '';
+        result = await s.scheduler
+          .generate(
+            { promptIds: rendered.tokenIds, maxTokens, temperature: req.temperature, topP: req.topP, seed, stop: req.stop },
+            {
+              ...(parser ? { onDelta: (d: { text: string }) => { streamed += d.text; emit(parser.push(d.text)); } } : {}),
+              ...(hooks.signal ? { signal: hooks.signal } : {}),
+            },
+          )
           .catch((err: unknown) => {
             throw engineInputError(err);
           });
-        release(); // queued: the round may start
-        result = await pending;
-        parsed = parseTools ? parseToolCalls(result.text, idPrefix) : { content: result.text === '' ? null : result.text, toolCalls: [], malformed: 0 };
+        if (parser) {
+          // the deltas add up to the reply's text; should they fall short, send the rest
+          if (result.text.startsWith(streamed)) emit(parser.push(result.text.slice(streamed.length)));
+          emit(parser.finish());
+          parsed = parser.result();
+        } else {
+          parsed = parseStream(result.text, idPrefix, parseTools).parsed;
+        }
         const name = req.toolChoice.name;
         if (!insist || parsed.toolCalls.some((c) => name === undefined || c.function.name === name)) break;
       }
       if (!result) throw new SwarmError(500, 'server_error', 'internal', 'no generation was made');
-      if (streamer) hooks.onDelta!(streamer.finish(result.text).delta);
-      else if (hooks.onDelta) hooks.onDelta({ content: parsed.content ?? '', toolCalls: parsed.toolCalls.map((call, index) => ({ index, call })) });
+      if (hooks.onEvent && insist) emit(parseStream(result.text, idPrefix, parseTools).events);
 
       const message: ChatMessage =
         parsed.toolCalls.length > 0 ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls } : { role: 'assistant', content: parsed.content ?? '' };
@@ -122,11 +129,13 @@ export class CompletionService {
       return {
         id: `chatcmpl-${idPrefix}`, created: Math.floor(created / 1000), message,
         finishReason: parsed.toolCalls.length > 0 ? 'tool_calls' : result.finishReason,
-        usage: { prompt_tokens: rendered.tokenIds.length, completion_tokens: result.tokenIds.length, total_tokens: rendered.tokenIds.length + result.tokenIds.length },
+        usage: {
+          prompt_tokens: rendered.tokenIds.length, completion_tokens: result.tokenIds.length, total_tokens: rendered.tokenIds.length + result.tokenIds.length,
+          prompt_tokens_details: { cached_tokens: result.cache.cachedTokens },
+        },
         engineMs: renderMs + result.engineMs, weightVersion: result.weightVersion, malformedToolCalls: parsed.malformed, attempts,
       };
     } finally {
-      release();
       if (!recorded) s.episodes.endCall(ep, s.now());
     }
   }

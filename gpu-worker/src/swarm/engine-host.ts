@@ -1,12 +1,13 @@
 // Supervises the engine process: starts it, loads the model and restores the last checkpoint;
 // when the process dies it fails in-flight calls with a clear 503, restarts it (with backoff)
 // from the last checkpoint and reports back; calls while it is down get a 503 with a retry hint.
-import type { EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams } from '../../../src/shared/engine-protocol';
-import { EngineExitedError, EngineProcess } from '../engine/engine-process';
+import type { ConfigureParams, EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams } from '../../../src/shared/engine-protocol';
+import { EngineExitedError, EngineProcess, type CallOptions } from '../engine/engine-process';
 import type { EngineCaller } from '../rollout/engine-policy';
 import { unavailable } from './errors';
 
 export interface EngineHandle extends EngineCaller {
+  call<M extends EngineMethod>(method: M, params: EngineParams[M], opts?: CallOptions): Promise<EngineResult<M>>;
   readonly alive: boolean;
   readonly pid: number | undefined;
   dispose(): Promise<void>;
@@ -25,6 +26,8 @@ export type EngineStatus = 'starting' | 'ready' | 'restarting' | 'failed' | 'dis
 export interface EngineHostOptions {
   factory: EngineFactory;
   load: LoadParams;
+  /** Generation settings applied after every (re)start (`configure`). */
+  configure?: ConfigureParams;
   /** Absolute path of the checkpoint to restore after a (re)start, or null for the loaded model. */
   checkpoint: () => string | null;
   onLog?: (line: string) => void;
@@ -61,10 +64,10 @@ export class EngineHost implements EngineCaller {
     return info;
   }
 
-  call<M extends EngineMethod>(method: M, params: EngineParams[M]): Promise<EngineResult<M>> {
+  call<M extends EngineMethod>(method: M, params: EngineParams[M], opts?: CallOptions): Promise<EngineResult<M>> {
     const engine = this.engine;
     if (this.status !== 'ready' || !engine) return Promise.reject(this.unavailableError());
-    return engine.call(method, params).catch((err: unknown) => {
+    return engine.call(method, params, opts).catch((err: unknown) => {
       throw err instanceof EngineExitedError ? this.unavailableError(err.message) : err;
     });
   }
@@ -92,6 +95,7 @@ export class EngineHost implements EngineCaller {
       let info = await engine.call('load', this.opts.load);
       const checkpoint = this.opts.checkpoint();
       if (checkpoint) info = await engine.call('restore', { path: checkpoint });
+      if (this.opts.configure) info = { ...info, serving: await engine.call('configure', this.opts.configure) };
       this.info = info;
       return info;
     } catch (err) {

@@ -7,7 +7,7 @@ import type { SwarmEvent, SwarmEventBody } from '../../../src/shared/swarm-event
 import type {
   ClaimRequest, ClaimResponse, Counters, EndRequest, EndResponse, EvalResult, Status, StepMetrics, TrainingConfig, WorkerState,
 } from '../../../src/shared/swarm-protocol';
-import type { DecodeScheduler } from '../engine/decode-scheduler';
+import type { GenerationGate } from '../engine/admission';
 import type { WorkerConfig } from '../worker-config';
 import { ClientRegistry } from './clients';
 import type { EngineHost } from './engine-host';
@@ -25,7 +25,8 @@ export interface SwarmDeps {
   secret: Buffer;
   files: RunFiles;
   engine: EngineHost;
-  scheduler: DecodeScheduler;
+  /** The admission gate every generation goes through. */
+  scheduler: GenerationGate;
   pool: DurablePool;
   saved: SavedState | null;
   now?: () => number;
@@ -87,7 +88,7 @@ export class Swarm {
     return this.deps.engine;
   }
 
-  get scheduler(): DecodeScheduler {
+  get scheduler(): GenerationGate {
     return this.deps.scheduler;
   }
 
@@ -340,6 +341,7 @@ export class Swarm {
       engine: { alive: this.engine.status === 'ready', device: this.engine.info?.device ?? 'unknown', restarts: this.engine.restarts, lastError: this.engine.lastError?.split('\n')[0] ?? null },
       lastCheckpoint: this.trainer.lastCheckpoint ? { step: this.trainer.lastCheckpoint.step, at: this.trainer.lastCheckpoint.at } : null,
       eventSeq: this.events.lastSeq,
+      serving: this.scheduler.stats(),
     };
   }
 

@@ -111,6 +111,7 @@ export class Trainer {
     s.emitState('update');
     try {
       await s.scheduler.pause();
+      const serving = await s.scheduler.stepFigures().catch(() => undefined);
       const entries = selected.map((id) => s.pool.get(id)).filter((e): e is PoolEntry => e !== undefined);
       const max = s.training.maxStaleness;
       const stale = entries.filter((e) => staleness(oldestWeightVersion(e.calls), s.weightVersion) > max);
@@ -135,7 +136,7 @@ export class Trainer {
       } else {
         s.counters.droppedEpisodes += fresh.length;
       }
-      const metrics = this.metrics(fresh, built, stats, stale.length, (performance.now() - t0) / 1000);
+      const metrics = { ...this.metrics(fresh, built, stats, stale.length, (performance.now() - t0) / 1000), ...(serving ? { serving } : {}) };
       s.lastStep = metrics;
       s.emit({ type: 'step', metrics });
       const m = built.merge;

@@ -47,6 +47,8 @@ export class FakeEngine implements EngineHandle {
   weightVersion = 0;
   readonly calls: { method: EngineMethod; params: unknown }[] = [];
   readonly generateBatches: number[] = [];
+  /** Streamed generations stopped by their signal (a client that went away). */
+  cancelledGenerates = 0;
   private pending = new Set<(err: Error) => void>();
 
   constructor(
@@ -127,7 +129,10 @@ export class FakeEngine implements EngineHandle {
     for (let i = 0; i < r.tokenIds.length; i++) {
       await new Promise((res) => setTimeout(res, stepMs));
       if (!this.alive) return;
-      if (opts.signal?.aborted) throw cancelledError();
+      if (opts.signal?.aborted) {
+        this.cancelledGenerates += 1;
+        throw cancelledError();
+      }
       const last = i === r.tokenIds.length - 1;
       const visible = last ? r.text : decode(r.tokenIds.slice(0, i + 1)).slice(0, r.text.length);
       const text = visible.startsWith(shown) ? visible.slice(shown.length) : '';
