@@ -43,9 +43,9 @@ export async function chat(c: ClaimResponse, body: Record<string, unknown>): Pro
   return { reply: (await res.json()) as ChatReply, engineMs: Number(res.headers.get('x-agentjet-engine-ms')) };
 }
 
-/** Generated tokens/s with `n` episodes each making `calls` calls concurrently (≥ 16 calls in all). */
+/** Generated tokens/s with `n` episodes each making `calls` calls concurrently (≥ 4 calls in all). */
 export async function throughput(w: Worker, n: number, minCalls: number, maxTokens: number): Promise<number> {
-  const calls = Math.max(minCalls, Math.ceil(16 / n));
+  const calls = Math.max(minCalls, Math.ceil(4 / n));
   const claims = await Promise.all(Array.from({ length: n }, (_, i) => claim(w, `bench-c${n}-${i % 8}`)));
   const t0 = performance.now();
   const tokens = await Promise.all(
@@ -135,9 +135,27 @@ export interface EpisodesResult {
   completionTokens: number;
 }
 
+/** The system + tools prompt of about `tokens` tokens for this worker's model (rendered to count). */
+export async function calibratedPrompt(w: Worker, tokens: number): Promise<{ system: string; tools: unknown[]; tokens: number }> {
+  const count = async (words: number): Promise<number> => {
+    const { system, tools } = systemAndTools(words);
+    const r = await w.engine.call('render', { messages: [{ role: 'system', content: system }], tools: tools as never, addGenerationPrompt: false });
+    return r.tokenIds.length;
+  };
+  let lo = 1;
+  let hi = 8;
+  while ((await count(hi)) < tokens && hi < 1 << 14) hi *= 2;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if ((await count(mid)) < tokens) lo = mid;
+    else hi = mid;
+  }
+  return { ...systemAndTools(hi), tokens: await count(hi) };
+}
+
 /** `episodes` concurrent episodes of `turns` calls; each turn appends the reply and a new message. */
-export async function multiTurn(w: Worker, episodes: number, turns: number, maxTokens: number, systemWords: number): Promise<EpisodesResult> {
-  const { system, tools } = systemAndTools(systemWords);
+export async function multiTurn(w: Worker, episodes: number, turns: number, maxTokens: number, prompt: { system: string; tools: unknown[] }): Promise<EpisodesResult> {
+  const { system, tools } = prompt;
   const claims = await Promise.all(Array.from({ length: episodes }, (_, i) => claim(w, `bench-turns-${i % 8}`)));
   const out: EpisodesResult = { seconds: 0, episodes, calls: 0, promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
   const t0 = performance.now();

@@ -15,7 +15,7 @@ import { ENGINE_DIR, findPython } from '../gpu-worker/src/engine/find-python';
 import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import { argValue, round } from './engine';
-import { abort, chat, claim, multiTurn, percentile, PROMPTS, throughput, timedStream, unbatched, type EpisodesResult } from './server-load';
+import { abort, calibratedPrompt, chat, claim, multiTurn, percentile, PROMPTS, throughput, timedStream, unbatched, type EpisodesResult } from './server-load';
 
 interface Options {
   threads: number;
@@ -25,7 +25,7 @@ interface Options {
   episodes: number;
   turns: number;
   turnTokens: number;
-  systemWords: number;
+  systemTokens: number;
   maxOpen: number;
   legacy: boolean;
 }
@@ -73,6 +73,7 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
   const w = await worker(model, dir, o.threads, 'continuous');
   let turns: EpisodesResult;
   let computed: number;
+  let prompt: Awaited<ReturnType<typeof calibratedPrompt>>;
   try {
     const info = w.engine.info!;
     console.log(`\n[${label}] ${info.model} · ${(info.params / 1e6).toFixed(1)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · context ${info.contextLength}`);
@@ -81,7 +82,7 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
     console.log(`[${label}] server overhead per call: p50 ${o1.p50.toFixed(2)} ms · p99 ${o1.p99.toFixed(2)} ms`);
     f['overhead_p50_ms'] = round(o1.p50, 2);
     f['overhead_p99_ms'] = round(o1.p99, 2);
-    const base = await unbatched(w, 8, o.maxTokens);
+    const base = await unbatched(w, 4, o.maxTokens);
     console.log(`[${label}] one-at-a-time engine calls (render + generate): ${base.toFixed(1)} tokens/s`);
     f['tps_unbatched'] = round(base);
     for (const n of [1, 8, 32, 64]) {
@@ -93,11 +94,12 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
     const s = await streams(w, o.streams, o.maxTokens);
     console.log(`[${label}] ${o.streams} concurrent streams: time to first token p50 ${s.ttft50.toFixed(0)} ms / p99 ${s.ttft99.toFixed(0)} ms · inter-token p50 ${s.itl50.toFixed(1)} ms / p99 ${s.itl99.toFixed(1)} ms · ${s.chunksPerStream.toFixed(1)} content chunks per stream`);
     Object.assign(f, { ttft_p50_ms_c32: round(s.ttft50), ttft_p99_ms_c32: round(s.ttft99), itl_p50_ms_c32: round(s.itl50, 2), itl_p99_ms_c32: round(s.itl99, 2), chunks_per_stream_c32: round(s.chunksPerStream) });
+    prompt = await calibratedPrompt(w, Math.min(o.systemTokens, Math.floor(info.contextLength * 0.4)));
     const before = await prefilled(w);
-    turns = await multiTurn(w, o.episodes, o.turns, o.turnTokens, o.systemWords);
+    turns = await multiTurn(w, o.episodes, o.turns, o.turnTokens, prompt);
     computed = (await prefilled(w)) - before;
     console.log(
-      `[${label}] ${o.episodes} × ${o.turns}-turn episodes (system + tools prompt): ${turns.seconds.toFixed(1)} s, ${(turns.episodes / turns.seconds).toFixed(3)} episodes/s · ` +
+      `[${label}] ${o.episodes} × ${o.turns}-turn episodes (system + tools prompt of ${prompt.tokens} tokens): ${turns.seconds.toFixed(1)} s, ${(turns.episodes / turns.seconds).toFixed(3)} episodes/s · ` +
         `prompt tokens ${turns.promptTokens}, computed ${computed} (${(turns.promptTokens / Math.max(1, computed)).toFixed(1)}× fewer with prefix reuse; ${turns.cachedTokens} reported cached)`,
     );
     f['prefill_tokens_10turn'] = turns.promptTokens;
@@ -117,7 +119,7 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
     const legacy = await worker(model, dir, o.threads, 'legacy');
     try {
       await throughput(legacy, 2, 1, 4);
-      const t = await multiTurn(legacy, o.episodes, o.turns, o.turnTokens, o.systemWords);
+      const t = await multiTurn(legacy, o.episodes, o.turns, o.turnTokens, prompt);
       const speedup = t.seconds / turns.seconds;
       console.log(`[${label}] the same episodes on today's engine (static batches, no reuse): ${t.seconds.toFixed(1)} s, ${(t.episodes / t.seconds).toFixed(3)} episodes/s → ${speedup.toFixed(2)}× episode throughput now`);
       f['legacy_episodes_per_s_10turn'] = round(t.episodes / t.seconds, 4);
@@ -163,7 +165,7 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     episodes: Number(argValue(args, '--episodes') ?? 16),
     turns: Number(argValue(args, '--turns') ?? 10),
     turnTokens: Number(argValue(args, '--turn-tokens') ?? 16),
-    systemWords: Number(argValue(args, '--system-words') ?? 160),
+    systemTokens: Number(argValue(args, '--system-tokens') ?? 512),
     maxOpen: Number(argValue(args, '--max-open') ?? 20_000),
     legacy: argValue(args, '--legacy') !== 'false',
   };

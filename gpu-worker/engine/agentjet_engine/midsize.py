@@ -52,6 +52,9 @@ def create(size: str, out: str | Path, tokenizer_dir: str | Path, seed: int = 0,
 
 
 def main(argv: list[str] | None = None) -> int:
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", default="mid", choices=sorted(SIZES))
     parser.add_argument("--out", required=True)
