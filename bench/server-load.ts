@@ -169,7 +169,8 @@ export async function multiTurn(w: Worker, episodes: number, turns: number, maxT
         out.cachedTokens += reply.usage?.prompt_tokens_details?.cached_tokens ?? 0;
         out.completionTokens += reply.usage?.completion_tokens ?? 0;
         const message = reply.choices?.[0]?.message ?? { role: 'assistant', content: '' };
-        messages.push(message);
+        // a random-init model can emit NUL, which the server refuses in requests: drop it when echoing
+        messages.push({ ...message, content: message.content?.replace(/\u0000/g, '') ?? null });
         const call = message.tool_calls?.[0];
         if (call) messages.push({ role: 'tool', tool_call_id: call.id, content: `result ${t * 13 + e}` });
         else messages.push({ role: 'user', content: `Turn ${t + 1}: now add ${t + 2} and explain the result in one line.` });

@@ -136,12 +136,6 @@ class Server:
         self.out.write(data)
         self.out.flush()
 
-    def respond(self, out: BinaryIO, response: dict[str, Any]) -> None:
-        """Writes one response now (kept for callers that drive the server frame by frame)."""
-        self.out = out
-        self.send(response)
-        self.flush()
-
     # ---- one request ---------------------------------------------------------------------------
     def _run(self, request_id: Any, fn: Callable[[], Any]) -> None:
         """Runs a handler and sends its answer; errors become error frames (never raises)."""
@@ -158,16 +152,6 @@ class Server:
             if isinstance(exc, torch.OutOfMemoryError) and torch.cuda.is_available():
                 torch.cuda.empty_cache()
             self.send(error_response(request_id, internal(exc)))
-
-    def handle(self, payload: bytes) -> dict[str, Any] | None:
-        """Synchronous form for tests and scripts: one payload → its response (generations run to the end)."""
-        self.outbox.clear()
-        self.accept_payload(payload)
-        while self.backlog or self.engine.serving.busy:
-            self.advance()
-        responses = [json.loads(f[4:]) for f in self.outbox if b'"delta"' not in f[:64]]
-        self.outbox.clear()
-        return responses[-1] if responses else None
 
     def accept_payload(self, payload: bytes) -> None:
         request_id: Any = None

@@ -7,7 +7,9 @@ import { useMemo, type ReactNode } from 'react';
 import { Area, Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { CodeMarker, EvalPoint, Session, StepPoint } from '../../../../shared/workbench-api';
 import { batchFill, evalRows, fmt, markerLines, mergeRows, rewardRows, stepTimeRows, type MarkerLine } from '../../charts/series';
+import { servingRows } from '../../charts/serving';
 import { percent } from '../../format';
+import { PrefixCacheChart } from './PrefixCacheChart';
 
 export interface ChartsPanelProps {
   active: boolean;
@@ -51,6 +53,7 @@ export function ChartsPanel({ active, runId, live, session, steps, evals, marker
   const reward = useMemo(() => rewardRows(steps), [steps]);
   const evalData = useMemo(() => evalRows(evals), [evals]);
   const merge = useMemo(() => mergeRows(steps), [steps]);
+  const serving = useMemo(() => servingRows(steps), [steps]);
   const time = useMemo(() => stepTimeRows(steps), [steps]);
   const lines = useMemo(() => markerLines(markers), [markers]);
   const fill = batchFill(live ? (session?.progress ?? null) : null);
@@ -182,6 +185,10 @@ export function ChartsPanel({ active, runId, live, session, steps, evals, marker
                 </ComposedChart>
               </ResponsiveContainer>
             ))}
+        </ChartCard>
+
+        <ChartCard title="Prefix KV cache: prompt tokens computed vs reused" testId="chart-prefix-cache" points={serving.length} span={3} extra={serving.length > 0 ? <span className="muted">hit rate {percent(serving.at(-1)!.hitRate)} · batch {fmt(serving.at(-1)!.meanBatch, 1)}</span> : null}>
+          {noSteps ?? (serving.length === 0 ? <Empty text="This worker reports no prefix-cache figures (legacy serving or an older worker)." /> : active && <PrefixCacheChart rows={serving} />)}
         </ChartCard>
 
         <ChartCard title="Step time: rollout vs update (s)" testId="chart-steptime" points={steps.length} span={3}>
