@@ -98,14 +98,25 @@ class SlotStore:
     def bytes(self) -> int:
         return self.rows * self.tokens * self.bytes_per_token
 
-    def ensure(self, rows: int, tokens: int, used_rows: int, used_tokens: int) -> None:
-        """Grow to hold `rows` rows of `tokens` tokens, keeping the first `used_rows` × `used_tokens`."""
+    def ensure(self, rows: int, tokens: int, used_rows: int, used_tokens: int, row_limit: int | None = None,
+               token_limit: int | None = None) -> None:
+        """Grow to hold `rows` rows of `tokens` tokens, keeping the first `used_rows` × `used_tokens`.
+
+        Rows double and tokens grow by half (amortised copies), but never past `row_limit` rows or
+        `token_limit` tokens unless `rows`/`tokens` themselves need it.
+        """
         if rows <= self.rows and tokens <= self.tokens:
             return
         new_rows = max(self.rows, 1)
         while new_rows < rows:
             new_rows *= 2
-        new_tokens = max(self.tokens, -(-tokens // TOKEN_STEP) * TOKEN_STEP)
+        if row_limit is not None:
+            new_rows = max(rows, min(new_rows, row_limit))
+        new_tokens = self.tokens
+        if tokens > self.tokens:
+            new_tokens = max(-(-tokens // TOKEN_STEP) * TOKEN_STEP, -(-(self.tokens * 3 // 2) // TOKEN_STEP) * TOKEN_STEP)
+            if token_limit is not None:
+                new_tokens = max(tokens, min(new_tokens, token_limit))
         shape = (new_rows, self.kv_heads, new_tokens, self.head_dim)
         ks, vs = [], []
         for layer in range(self.layers):

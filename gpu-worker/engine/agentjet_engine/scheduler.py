@@ -130,10 +130,11 @@ def model_dims(model: Any) -> tuple[int, int, int, list[str]]:
 
 class ContinuousBatcher:
     def __init__(self, served: ServingModel, decode: Callable[[list[int]], str], config: ServingConfig,
-                 dtype: torch.dtype) -> None:
+                 dtype: torch.dtype, context: int | None = None) -> None:
         self.served = served
         self.decode = decode
         self.config = config
+        self.context = context  # the model's context length: no row grows past it
         layers, kv_heads, head_dim, layer_types = model_dims(served.model)
         self.mask_types = sorted(set(layer_types))
         self.store = SlotStore(layers, kv_heads, head_dim, dtype, served.device)
@@ -244,9 +245,16 @@ class ContinuousBatcher:
             self._place(row)
         self.waiting = keep
 
+    def _ensure(self, rows: int, tokens: int) -> None:
+        """Grows the slot store within the row cap and the KV budget (and the model's context)."""
+        per_row = max(1, max(tokens, self.store.tokens) * self.store.bytes_per_token)
+        row_limit = max(1, min(self.config.max_rows, self.config.kv_bytes // per_row))
+        self.store.ensure(rows, tokens, len(self.slots), self.store.tokens, row_limit=row_limit,
+                          token_limit=self.context)
+
     def _place(self, row: Row) -> None:
         slot = len(self.slots)
-        self.store.ensure(max(slot + 1, self._rows_hint), len(row.prompt) + 1, slot, self.store.tokens)
+        self._ensure(max(slot + 1, self._rows_hint), len(row.prompt) + 1)
         row.slot = slot
         row.reused = self.prefix.lookup(row.prompt, len(row.prompt) - 1, slot)
         row.length = row.reused
@@ -282,7 +290,7 @@ class ContinuousBatcher:
         lens = torch.tensor(positions[:d], dtype=torch.long, device=device) if d else None
         decode_kv = max(positions[:d]) + 1 if d else 0
         need = max([decode_kv] + [s.start + s.count for s in segments])
-        self.store.ensure(len(self.slots), need, len(self.slots), self.store.tokens)
+        self._ensure(len(self.slots), need)
         plan = StepPlan(self.store, d, lens, decode_kv, segments)
         return plan, tokens, positions, logit_rows, logit_index
 

@@ -87,7 +87,7 @@ class Serving:
             model = self.inference_model()
             served = _Served(model, m.device, m.pad_id, m.autocast)
             self._batcher = ContinuousBatcher(served, lambda ids: m.tokenizer.decode(ids, skip_special_tokens=True),
-                                              config, m.compute_dtype)
+                                              config, m.compute_dtype, m.context_length)
             self._for = m
             self.fallback = unsupported_reason(model) or self._self_check(m)
         return self._batcher
