@@ -1,6 +1,7 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
 import { benchCampaign } from './campaign';
 import { benchEngine } from './engine';
+import { benchGpu } from './gpu';
 import { benchHotswap } from './hotswap';
 import { benchMemory } from './memory';
 import { benchMerge } from './merge';
@@ -15,6 +16,7 @@ type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 const benches: Record<string, { about: string; run: Bench }> = {
   campaign: { about: 'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report', run: benchCampaign },
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
+  gpu: { about: 'GPU (python -m agentjet_engine.bench_gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails', run: benchGpu },
   hotswap: { about: 'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched', run: benchHotswap },
   memory: { about: 'train-step peak memory and time with checkpointing + chunked logprobs on vs off at 8k/16k tokens; FSDP 2 ranks vs 1 process', run: benchMemory },
   merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },

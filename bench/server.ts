@@ -1,100 +1,135 @@
-// Benchmark `server`: what the swarm server costs and gains on top of the engine. (1) Latency the
-// server adds per chat call over the engine's own time for it (render + generate), p50/p99, one
-// call at a time. (2) Generated tokens/s through the OpenAI API at 1, 8, 32 and 64 concurrent
-// episodes (calls batched by the decode scheduler) against one-at-a-time engine generate calls
-// in the same run. (3) The most concurrently open episodes the server holds (claims up to
-// --max-open) and the process RSS then and a few seconds later (worker and load generator share
-// the process). Runs a real worker with the built-in model (or --model) on a free port.
+// Benchmark `server`: the swarm server's serving, side by side in one run, for the built-in model
+// and a randomly initialised mid-size Qwen2 model (`--size`, built from a config, no download):
+// (1) latency the server adds per call over the engine's time (p50/p99); (2) generated tokens/s at
+// 1, 8, 32 and 64 concurrent episodes against one-at-a-time engine calls; (3) time to first token
+// and inter-token latency of 32 concurrent SSE streams; (4) 10-turn episodes with a long
+// system + tools prompt at 16 concurrent: prompt tokens the engine computed with prefix reuse vs
+// all of them (what an engine without reuse computes), and episode throughput against today's
+// engine (the static path behind `servingMode: 'legacy'`: static batches, chunked re-prefill);
+// (5) for the built-in model, the open episodes held and the RSS. A real worker on a free port.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ENGINE_DIR, findPython } from '../gpu-worker/src/engine/find-python';
 import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
-import type { ClaimResponse } from '../src/shared/swarm-protocol';
 import { argValue, round } from './engine';
 import { apiOverheads, reportApiOverheads, reportTranslationCost, translationCostUs } from './server-apis';
+import { abort, calibratedPrompt, chat, claim, multiTurn, percentile, PROMPTS, throughput, timedStream, unbatched, type EpisodesResult } from './server-load';
 
-const PROMPTS = [
-  'Tom has 12 apples and buys 7 more. How many apples does he have now?',
-  'What is 345 + 678?',
-  'A box holds 9 pens. How many pens are in 6 boxes?',
-  'I am thinking of a number between 1 and 100. Guess it.',
-];
-
-async function claim(w: Worker, clientId: string): Promise<ClaimResponse> {
-  const res = await fetch(`${w.url}/swarm/v1/episodes`, {
-    method: 'POST', headers: { authorization: `Bearer ${w.tokens.join}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ clientId, kind: 'eval' }),
-  });
-  if (res.status !== 201) throw new Error(`claim failed: ${res.status} ${await res.text()}`);
-  return (await res.json()) as ClaimResponse;
+interface Options {
+  threads: number;
+  maxTokens: number;
+  calls: number;
+  streams: number;
+  episodes: number;
+  turns: number;
+  turnTokens: number;
+  systemTokens: number;
+  maxOpen: number;
+  legacy: boolean;
 }
 
-async function abort(w: Worker, episodeId: string): Promise<void> {
-  await fetch(`${w.url}/swarm/v1/episodes/${episodeId}/abort`, { method: 'POST', headers: { authorization: `Bearer ${w.tokens.join}` } });
+async function worker(model: string, dir: string, threads: number, mode: 'continuous' | 'legacy'): Promise<Worker> {
+  return startWorker(
+    { model, port: 0, runDir: join(dir, `run-${mode}-${Date.now()}`), threads, seed: 0, episodeTimeoutS: 3600, maxEpisodeTimeoutS: 3600, training: { strategy: 'C1', batch: 100_000 } },
+    { log: () => undefined, servingMode: mode },
+  );
 }
-
-const percentile = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
-};
 
 /** Latency minus the engine time the server reports for the call (x-agentjet-engine-ms). */
-async function overhead(w: Worker, n: number, maxTokens: number): Promise<{ p50: number; p99: number }> {
+async function overhead(w: Worker, n: number): Promise<{ p50: number; p99: number }> {
   const c = await claim(w, 'bench-latency');
   const out: number[] = [];
   for (let i = 0; i < n + 3; i++) {
     const t0 = performance.now();
-    const res = await fetch(`${c.baseUrl}/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: c.model, messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length] }], max_tokens: maxTokens, seed: i }),
-    });
-    await res.json();
-    const total = performance.now() - t0;
-    if (i >= 3) out.push(total - Number(res.headers.get('x-agentjet-engine-ms')));
+    const { engineMs } = await chat(c, { messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length] }], max_tokens: 8, seed: i });
+    if (i >= 3) out.push(performance.now() - t0 - engineMs);
   }
   await abort(w, c.episodeId);
   return { p50: percentile(out, 50), p99: percentile(out, 99) };
 }
 
-/**
- * Tokens/s with `n` episodes each making `calls` calls (at least 16 calls in all) concurrently
- * through the API. At n = 1 the prompts and seeds are those of the one-at-a-time baseline.
- */
-async function throughput(w: Worker, n: number, minCalls: number, maxTokens: number): Promise<number> {
-  const calls = Math.max(minCalls, Math.ceil(16 / n));
-  const claims = await Promise.all(Array.from({ length: n }, (_, i) => claim(w, `bench-c${n}-${i % 8}`)));
-  const t0 = performance.now();
-  const tokens = await Promise.all(
-    claims.map(async (c, i) => {
-      let total = 0;
-      for (let k = 0; k < calls; k++) {
-        // Plain fetch keeps the load generator (same process, same CPUs) light.
-        const res = await fetch(`${c.baseUrl}/chat/completions`, {
-          method: 'POST', headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: c.model, messages: [{ role: 'user', content: PROMPTS[(i + k) % PROMPTS.length]! }], max_tokens: maxTokens, seed: i * 100 + k }),
-        });
-        const r = (await res.json()) as { usage?: { completion_tokens: number } };
-        total += r.usage?.completion_tokens ?? 0;
-      }
-      return total;
-    }),
-  );
-  const tps = tokens.reduce((a, b) => a + b, 0) / ((performance.now() - t0) / 1000);
+async function streams(w: Worker, n: number, maxTokens: number): Promise<{ ttft50: number; ttft99: number; itl50: number; itl99: number; chunksPerStream: number }> {
+  const claims = await Promise.all(Array.from({ length: n }, (_, i) => claim(w, `bench-stream-${i % 8}`)));
+  const runs = await Promise.all(claims.map((c, i) => timedStream(c, { messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length] }], max_tokens: maxTokens, seed: 500 + i })));
   await Promise.all(claims.map((c) => abort(w, c.episodeId)));
-  return tps;
+  const gaps = runs.flatMap((r) => r.gaps);
+  const ttfts = runs.map((r) => r.ttft);
+  return { ttft50: percentile(ttfts, 50), ttft99: percentile(ttfts, 99), itl50: percentile(gaps, 50), itl99: percentile(gaps, 99), chunksPerStream: runs.reduce((a, r) => a + r.chunks, 0) / n };
 }
 
-/** Tokens/s of the same requests as one-at-a-time engine calls (render + generate; no server, no batching). */
-async function unbatched(w: Worker, n: number, maxTokens: number): Promise<number> {
-  let tokens = 0;
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    const prompt = await w.engine.call('render', { messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length]! }] });
-    const out = await w.engine.call('generate', { requests: [{ promptIds: prompt.tokenIds, maxTokens, temperature: 1, seed: i }] });
-    tokens += out.results[0]!.tokenIds.length;
+async function prefilled(w: Worker): Promise<number> {
+  const s = await w.engine.call('cache_stats', {});
+  return s.prefixCache?.prefilledTokens ?? 0;
+}
+
+interface ModelFigures {
+  [key: string]: number | string;
+}
+
+async function benchModel(label: string, model: string, dir: string, o: Options): Promise<ModelFigures> {
+  const f: ModelFigures = {};
+  const w = await worker(model, dir, o.threads, 'continuous');
+  let turns: EpisodesResult;
+  let computed: number;
+  let prompt: Awaited<ReturnType<typeof calibratedPrompt>>;
+  try {
+    const info = w.engine.info!;
+    console.log(`\n[${label}] ${info.model} · ${(info.params / 1e6).toFixed(1)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · context ${info.contextLength}`);
+    await throughput(w, 2, 1, 4); // warm-up
+    const o1 = await overhead(w, 20);
+    console.log(`[${label}] server overhead per call: p50 ${o1.p50.toFixed(2)} ms · p99 ${o1.p99.toFixed(2)} ms`);
+    f['overhead_p50_ms'] = round(o1.p50, 2);
+    f['overhead_p99_ms'] = round(o1.p99, 2);
+    const base = await unbatched(w, 4, o.maxTokens);
+    console.log(`[${label}] one-at-a-time engine calls (render + generate): ${base.toFixed(1)} tokens/s`);
+    f['tps_unbatched'] = round(base);
+    for (const n of [1, 8, 32, 64]) {
+      const tps = await throughput(w, n, o.calls, o.maxTokens);
+      console.log(`[${label}] ${String(n).padStart(2)} concurrent episodes: ${tps.toFixed(1)} tokens/s (${(tps / base).toFixed(1)}× one-at-a-time)`);
+      f[`tps_c${n}`] = round(tps);
+    }
+    f['batching_gain_c32'] = round(Number(f['tps_c32']) / base, 2);
+    const s = await streams(w, o.streams, o.maxTokens);
+    console.log(`[${label}] ${o.streams} concurrent streams: time to first token p50 ${s.ttft50.toFixed(0)} ms / p99 ${s.ttft99.toFixed(0)} ms · inter-token p50 ${s.itl50.toFixed(1)} ms / p99 ${s.itl99.toFixed(1)} ms · ${s.chunksPerStream.toFixed(1)} content chunks per stream`);
+    Object.assign(f, { ttft_p50_ms_c32: round(s.ttft50), ttft_p99_ms_c32: round(s.ttft99), itl_p50_ms_c32: round(s.itl50, 2), itl_p99_ms_c32: round(s.itl99, 2), chunks_per_stream_c32: round(s.chunksPerStream) });
+    prompt = await calibratedPrompt(w, Math.min(o.systemTokens, Math.floor(info.contextLength * 0.4)));
+    const before = await prefilled(w);
+    turns = await multiTurn(w, o.episodes, o.turns, o.turnTokens, prompt);
+    computed = (await prefilled(w)) - before;
+    console.log(
+      `[${label}] ${o.episodes} × ${o.turns}-turn episodes (system + tools prompt of ${prompt.tokens} tokens): ${turns.seconds.toFixed(1)} s, ${(turns.episodes / turns.seconds).toFixed(3)} episodes/s · ` +
+        `prompt tokens ${turns.promptTokens}, computed ${computed} (${(turns.promptTokens / Math.max(1, computed)).toFixed(1)}× fewer with prefix reuse; ${turns.cachedTokens} reported cached)`,
+    );
+    f['prefill_tokens_10turn'] = turns.promptTokens;
+    f['prefill_computed_10turn'] = computed;
+    f['prefill_saved_ratio_10turn'] = round(turns.promptTokens / Math.max(1, computed), 2);
+    f['episodes_per_s_10turn'] = round(turns.episodes / turns.seconds, 4);
+    if (label === 'builtin' && o.maxOpen > 0) {
+      const open = await openEpisodes(w, o.maxOpen);
+      console.log(`[${label}] open episodes held: ${open.held} · RSS ${open.rss.toFixed(0)} MB, ${open.rssLater.toFixed(0)} MB 3 s later`);
+      f['max_open_episodes'] = open.held;
+      f['rss_mb'] = round(open.rssLater);
+    }
+  } finally {
+    await w.dispose();
   }
-  return tokens / ((performance.now() - t0) / 1000);
+  if (o.legacy) {
+    const legacy = await worker(model, dir, o.threads, 'legacy');
+    try {
+      await throughput(legacy, 2, 1, 4);
+      const t = await multiTurn(legacy, o.episodes, o.turns, o.turnTokens, prompt);
+      const speedup = t.seconds / turns.seconds;
+      console.log(`[${label}] the same episodes on today's engine (static batches, no reuse): ${t.seconds.toFixed(1)} s, ${(t.episodes / t.seconds).toFixed(3)} episodes/s → ${speedup.toFixed(2)}× episode throughput now`);
+      f['legacy_episodes_per_s_10turn'] = round(t.episodes / t.seconds, 4);
+      f['episode_speedup_10turn'] = round(speedup, 2);
+    } finally {
+      await legacy.dispose();
+    }
+  }
+  return f;
 }
 
 const rssMb = (): number => process.memoryUsage().rss / 2 ** 20;
@@ -114,45 +149,48 @@ async function openEpisodes(w: Worker, max: number): Promise<{ held: number; rss
   return { held: open, rss, rssLater };
 }
 
+/** Writes the random-init mid-size model folder (agentjet_engine.midsize) into `dir`. */
+function midsizeModel(size: string, dir: string): string {
+  const out = join(dir, `qwen2-${size}`);
+  execFileSync(findPython(), ['-m', 'agentjet_engine.midsize', '--size', size, '--out', out, '--tokenizer', BUILTIN_MODEL_DIR], { cwd: ENGINE_DIR, stdio: ['ignore', 'ignore', 'inherit'] });
+  return out;
+}
+
 export async function benchServer(args: string[]): Promise<Record<string, unknown>> {
-  const model = argValue(args, '--model') ?? BUILTIN_MODEL_DIR;
-  const threads = Number(argValue(args, '--threads') ?? 2);
-  const maxTokens = Number(argValue(args, '--max-tokens') ?? 32);
-  const calls = Number(argValue(args, '--calls') ?? 2);
-  const maxOpen = Number(argValue(args, '--max-open') ?? 20_000);
-  const levels = [1, 8, 32, 64];
-  console.log('bench server: (1) latency the server adds per call over the engine\'s own time (p50/p99, one call at a time);');
-  console.log(`  (2) generated tokens/s through the API at ${levels.join(', ')} concurrent episodes (≥${calls} calls each, ≥16 in all, max_tokens ${maxTokens}) vs one-at-a-time engine calls;`);
-  console.log(`  (3) the most concurrently open episodes held (up to ${maxOpen}) and the process RSS.`);
+  const size = argValue(args, '--size') ?? 'mid';
+  const o: Options = {
+    threads: Number(argValue(args, '--threads') ?? 2),
+    maxTokens: Number(argValue(args, '--max-tokens') ?? 32),
+    calls: Number(argValue(args, '--calls') ?? 2),
+    streams: Number(argValue(args, '--streams') ?? 32),
+    episodes: Number(argValue(args, '--episodes') ?? 16),
+    turns: Number(argValue(args, '--turns') ?? 10),
+    turnTokens: Number(argValue(args, '--turn-tokens') ?? 16),
+    systemTokens: Number(argValue(args, '--system-tokens') ?? 512),
+    maxOpen: Number(argValue(args, '--max-open') ?? 20_000),
+    legacy: argValue(args, '--legacy') !== 'false',
+  };
+  const model = argValue(args, '--model');
+  console.log('bench server: per model, (1) latency the server adds per call (p50/p99); (2) generated tokens/s at 1, 8, 32, 64 concurrent episodes vs one-at-a-time engine calls;');
+  console.log(`  (3) time to first token and inter-token latency of ${o.streams} concurrent SSE streams; (4) ${o.episodes} concurrent ${o.turns}-turn episodes with a long system + tools prompt:`);
+  console.log('  prompt tokens computed with prefix reuse vs all prompt tokens (no reuse), and episode throughput vs today\'s engine (static batches, no reuse);');
+  console.log(`  (5) open episodes held. Models: the built-in one and a random-init Qwen2 of size "${size}" (threads ${o.threads}, max_tokens ${o.maxTokens}).`);
   const dir = mkdtempSync(join(tmpdir(), 'aj-bench-server-'));
-  const w = await startWorker(
-    { model, port: 0, runDir: join(dir, 'run'), threads, seed: 0, episodeTimeoutS: 3600, maxEpisodeTimeoutS: 3600, training: { strategy: 'C1', batch: 100_000 } },
-    { log: () => undefined },
-  );
   try {
-    const info = w.engine.info!;
-    console.log(`model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads`);
-    const o = await overhead(w, Number(argValue(args, '--overhead-n') ?? 40), 8);
-    console.log(`server overhead per call: p50 ${o.p50.toFixed(2)} ms · p99 ${o.p99.toFixed(2)} ms`);
-    const apis = { ...reportApiOverheads(await apiOverheads(w, Number(argValue(args, '--overhead-n') ?? 40)), Number(argValue(args, '--overhead-n') ?? 40)), ...reportTranslationCost(translationCostUs()) };
-    const base = await unbatched(w, 16, maxTokens);
-    console.log(`one-at-a-time engine calls (render + generate): ${base.toFixed(0)} tokens/s`);
-    const tps: Record<number, number> = {};
-    for (const n of levels) {
-      const before = { ...w.scheduler.stats };
-      tps[n] = await throughput(w, n, calls, maxTokens);
-      const rounds = w.scheduler.stats.rounds - before.rounds;
-      const rows = w.scheduler.stats.rowRounds - before.rowRounds;
-      console.log(`${String(n).padStart(2)} concurrent episodes: ${tps[n]!.toFixed(0)} tokens/s (${(tps[n]! / base).toFixed(1)}× one-at-a-time; mean batch ${(rows / Math.max(1, rounds)).toFixed(1)})`);
+    const builtin = args.includes('--skip-builtin') ? {} : await benchModel('builtin', model ?? BUILTIN_MODEL_DIR, dir, o);
+    const mid = size === 'none' ? {} : await benchModel(size, midsizeModel(size, dir), dir, { ...o, maxOpen: 0 });
+    const prefixed = Object.fromEntries(Object.entries(builtin).map(([k, v]) => [`builtin_${k}`, v]));
+    // The CPU cost each inference API adds per call (chat completions, Responses, Messages) on the built-in model.
+    const n = Number(argValue(args, '--overhead-n') ?? 40);
+    const aw = await worker(model ?? BUILTIN_MODEL_DIR, dir, o.threads, 'continuous');
+    let apis: Record<string, unknown>;
+    try {
+      apis = { ...reportApiOverheads(await apiOverheads(aw, n), n), ...reportTranslationCost(translationCostUs()) };
+    } finally {
+      await aw.dispose();
     }
-    const open = await openEpisodes(w, maxOpen);
-    console.log(`open episodes held: ${open.held} · RSS ${open.rss.toFixed(0)} MB, ${open.rssLater.toFixed(0)} MB 3 s later`);
-    return {
-      bench: 'server', overhead_p50_ms: round(o.p50, 2), overhead_p99_ms: round(o.p99, 2), tps_c1: round(tps[1]!), tps_c8: round(tps[8]!), tps_c32: round(tps[32]!),
-      tps_c64: round(tps[64]!), tps_unbatched: round(base), max_open_episodes: open.held, rss_mb: round(open.rssLater), ...apis,
-    };
+    return { bench: 'server', size, ...mid, ...prefixed, ...apis };
   } finally {
-    await w.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
 }

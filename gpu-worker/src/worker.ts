@@ -6,10 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { LoadParams, TrainingPlan } from '../../src/shared/engine-protocol';
-import { DecodeScheduler } from './engine/decode-scheduler';
-import { schedulerGenerator } from './engine/generator';
+import type { ConfigureParams, LoadParams, TrainingPlan } from '../../src/shared/engine-protocol';
 import type { WorkerFile } from '../../src/shared/swarm-protocol';
+import { Admission, type GenerationGate } from './engine/admission';
+import { DecodeScheduler } from './engine/decode-scheduler';
+import { gateGenerator } from './engine/generator';
+import { LegacyGate } from './engine/legacy-gate';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
 import { EventsSocketServer } from './server/events-ws';
@@ -39,6 +41,11 @@ export interface StartOptions {
   sweepIntervalMs?: number;
   /** The pool journal's file system (tests inject I/O failures with a fake). */
   journalFs?: JournalFs;
+  /**
+   * `continuous` (default): the engine's continuous batcher behind the admission gate. `legacy`:
+   * today's static batches with chunked re-prefill, kept for benchmark comparisons.
+   */
+  servingMode?: 'continuous' | 'legacy';
 }
 
 export interface Worker {
@@ -50,8 +57,10 @@ export interface Worker {
   readonly files: RunFiles;
   readonly swarm: Swarm;
   readonly engine: EngineHost;
-  /** The decode scheduler behind the worker's Generator (its stats; tests pause it). */
-  readonly scheduler: DecodeScheduler;
+  /** The admission gate behind the worker's Generator (its stats; tests pause it). */
+  readonly scheduler: GenerationGate;
+
+
   readonly app: FastifyInstance;
   checkpoint(reason: string): Promise<CheckpointInfo>;
   /** SIGTERM: stop taking work, finish running generations (bounded), checkpoint, dispose. */
@@ -93,6 +102,26 @@ export function pinnedTraining(plan: TrainingPlan, given: WorkerConfig['lora']):
   return { trainMode: plan.mode, activationCheckpointing: plan.activationCheckpointing, ...(lora ? { lora } : {}) };
 }
 
+/** The engine's generation settings for a serving mode (applied after every engine start). */
+function servingSettings(config: WorkerConfig, mode: 'continuous' | 'legacy'): ConfigureParams {
+  return mode === 'legacy' ? { mode: 'static' } : { mode: 'continuous', maxRows: config.maxBatch };
+}
+
+/** The admission gate in front of the engine: twice what the engine decodes at once may be in flight. */
+function generationGate(engine: EngineHost, config: WorkerConfig, mode: 'continuous' | 'legacy'): GenerationGate {
+  if (mode === 'legacy') {
+    return new LegacyGate(
+      new DecodeScheduler(
+        { generate: (requests) => engine.call('generate', { requests }), decode: async (sequences) => (await engine.call('decode', { sequences })).texts },
+        { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
+      ),
+    );
+  }
+  const s = engine.info?.serving;
+  const kvTokens = s?.kvCacheBytes !== undefined && s.bytesPerToken ? Math.floor(s.kvCacheBytes / s.bytesPerToken) : undefined;
+  return new Admission(engine, { maxInFlight: 2 * config.maxBatch, ...(kvTokens ? { maxTokensInFlight: 2 * kvTokens } : {}) });
+}
+
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = resolveConfig(input, opts.resume ?? false);
@@ -109,9 +138,11 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
 
   let swarm: Swarm | null = null;
   const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
+  const servingMode = opts.servingMode ?? 'continuous';
   const engine = new EngineHost({
     factory: opts.engineFactory ?? processEngineFactory({ procs: config.engineProcs, ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}) }),
     load: engineLoadParams(config, modelPath),
+    configure: servingSettings(config, servingMode),
     checkpoint: () => (swarm ? (swarm.trainer.lastCheckpoint?.path ?? null) : initialCheckpoint),
     onLog: (line) => (swarm ? swarm.log('info', 'engine', line) : log(`engine: ${line}`)),
     onCrash: (reason) => swarm?.onEngineCrash(reason),
@@ -136,13 +167,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
   }
   if (plan) log(`engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${input.training?.lr === undefined && !opts.resume ? ' (chosen for the model size)' : ' (given)'}: ${plan.reason}`);
-  const scheduler = new DecodeScheduler(
-    {
-      generate: (requests) => engine.call('generate', { requests }),
-      decode: async (sequences) => (await engine.call('decode', { sequences })).texts,
-    },
-    { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
-  );
+  const scheduler = generationGate(engine, config, servingMode);
   // Counters persist as they change, so kill -9 + --resume never sets them back.
   const counters = DurableCounters.open(files.counters, saved?.counters ?? emptyCounters(), (m) => log(`[warn] ${m}`));
   const s = new Swarm({ config, modelName, secret, files, engine, generation: scheduler, pool, saved, counters: counters.counters, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
@@ -150,7 +175,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   pool.onProblem((message) => s.log('error', 'pool', message));
   const tensorboard = config.tensorboardDir ? new TensorBoardSink(config.tensorboardDir) : null;
   if (tensorboard) s.onEvent((e) => tensorboard.onEvent(e));
-  const generator = schedulerGenerator(scheduler);
+  const generator = gateGenerator(scheduler);
   const completions = new CompletionService(s, { engine, generator, contextLength: () => engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER }, config.seed);
   const matcher = new TokenMatcher(tokens);
   // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.

@@ -1,5 +1,6 @@
-// The worker ⇄ engine contract (gpu-worker/engine/PROTOCOL.md): one zod schema per method's
-// params and result, so the TypeScript side parses every frame the Python engine sends.
+// The worker ⇄ engine contract (gpu-worker/engine/PROTOCOL.md, protocol v2): one zod schema per
+// method's params and result, plus the delta frames of streamed generations, so the TypeScript side
+// parses every frame the Python engine sends.
 import { z } from 'zod';
 import { ChatMessageSchema, ToolSchema } from './chat';
 import { WireErrorSchema } from './result';
@@ -20,6 +21,31 @@ export const TrainingPlanSchema = z.object({
   breakdown: z.record(z.string(), Int),
 });
 export type TrainingPlan = z.infer<typeof TrainingPlanSchema>;
+/** The engine's generation settings (`configure`'s result; `info.serving`). */
+export const ServingSummarySchema = z.object({
+  mode: z.enum(['continuous', 'static']),
+  /** False when the model's attention is not supported by the continuous path (then static). */
+  continuous: z.boolean().optional(),
+  fallback: z.string().nullable().optional(),
+  maxRows: Int.optional(),
+  prefillTokens: Int.optional(),
+  kvCacheBytes: Int.optional(),
+  prefixCacheBytes: Int.optional(),
+  blockTokens: Int.optional(),
+  /** Key + value bytes one token takes in the KV cache (all layers). */
+  bytesPerToken: Int.optional(),
+});
+export type ServingSummary = z.infer<typeof ServingSummarySchema>;
+
+export const ConfigureParamsSchema = z.object({
+  mode: z.enum(['continuous', 'static']).optional(),
+  maxRows: Int.positive().optional(),
+  prefillTokens: Int.positive().optional(),
+  kvCacheBytes: Int.nonnegative().optional(),
+  prefixCacheBytes: Int.nonnegative().optional(),
+  blockTokens: Int.positive().optional(),
+});
+export type ConfigureParams = z.infer<typeof ConfigureParamsSchema>;
 
 export const EngineInfoSchema = z.object({
   loaded: z.boolean(),
@@ -46,6 +72,7 @@ export const EngineInfoSchema = z.object({
   activationCheckpointing: z.boolean().optional(),
   /** The load-time plan: what was chosen from the parameter count and the device memory, and why. */
   plan: TrainingPlanSchema.optional(),
+  serving: ServingSummarySchema.optional(),
 });
 export type EngineInfo = z.infer<typeof EngineInfoSchema>;
 
@@ -98,17 +125,36 @@ export const GenerateRequestSchema = z.object({
   temperature: z.number().min(0),
   topP: z.number().gt(0).max(1).optional(),
   stopIds: Ids.optional(),
+  /** Stop strings (OpenAI `stop`): the reply ends with the token that completes one; `text` ends before it. */
+  stop: z.array(z.string().min(1).max(1024)).max(16).optional(),
   seed: Int.optional(),
 });
 export type GenerateRequest = z.infer<typeof GenerateRequestSchema>;
+export interface GenerateParams {
+  requests: GenerateRequest[];
+  /** Send delta frames as tokens are produced (continuous mode). */
+  stream?: boolean;
+}
 export const GenerationSchema = z.object({
   tokenIds: Ids,
   /** Raw (temperature-1, unfiltered) log-probabilities of the sampled tokens. */
   logprobs: z.array(z.number()),
   finishReason: z.enum(['stop', 'length']),
   text: z.string(),
+  promptTokens: Int.optional(),
+  /** Prompt tokens served from the engine's prefix KV cache (not computed again). */
+  cachedTokens: Int.optional(),
 });
 export type Generation = z.infer<typeof GenerationSchema>;
+
+/** A streamed generate's delta frame body: new tokens of request `index` and the text now visible. */
+export const GenerateDeltaSchema = z.object({
+  index: Int.nonnegative(),
+  tokenIds: Ids,
+  logprobs: z.array(z.number()),
+  text: z.string(),
+});
+export type GenerateDelta = z.infer<typeof GenerateDeltaSchema>;
 export const GenerateResultSchema = z.object({ results: z.array(GenerationSchema), weightVersion: Int });
 export type GenerateResult = z.infer<typeof GenerateResultSchema>;
 
@@ -195,6 +241,50 @@ export type TrainStats = z.infer<typeof TrainStatsSchema>;
 export const SaveResultSchema = z.object({ path: z.string(), weightVersion: Int, bytes: Int });
 export type SaveResult = z.infer<typeof SaveResultSchema>;
 
+export const CancelResultSchema = z.object({ cancelled: z.boolean() });
+
+export const BatchStatsSchema = z.object({
+  active: Int,
+  decoding: Int,
+  waiting: Int,
+  kvBytes: Int,
+  kvBudgetBytes: Int,
+  steps: Int,
+  decodeTokens: Int,
+  prefillTokens: Int,
+  meanDecodeBatch: z.number(),
+  forwardSeconds: z.number(),
+  sequences: Int,
+  maxRows: Int,
+});
+export type BatchStats = z.infer<typeof BatchStatsSchema>;
+
+export const PrefixCacheStatsSchema = z.object({
+  enabled: z.boolean(),
+  blockTokens: Int,
+  blocks: Int,
+  bytes: Int,
+  capacityBytes: Int,
+  budgetBytes: Int,
+  lookups: Int,
+  hits: Int,
+  hitRate: z.number(),
+  reusedTokens: Int,
+  prefilledTokens: Int,
+  tokenHitRate: z.number(),
+  insertedBlocks: Int,
+  evictions: Int,
+  clears: Int,
+});
+export type PrefixCacheStats = z.infer<typeof PrefixCacheStatsSchema>;
+
+export const CacheStatsSchema = z.object({
+  mode: z.enum(['continuous', 'static']),
+  batch: BatchStatsSchema.nullable(),
+  prefixCache: PrefixCacheStatsSchema.nullable(),
+});
+export type CacheStats = z.infer<typeof CacheStatsSchema>;
+
 /** Every method: its params type and the schema its result is parsed with. */
 export const engineMethods = {
   info: { result: EngineInfoSchema },
@@ -206,6 +296,9 @@ export const engineMethods = {
   train_step: { result: TrainStatsSchema },
   save: { result: SaveResultSchema },
   restore: { result: EngineInfoSchema },
+  cancel: { result: CancelResultSchema },
+  configure: { result: ServingSummarySchema },
+  cache_stats: { result: CacheStatsSchema },
 } as const;
 export type EngineMethod = keyof typeof engineMethods;
 
@@ -213,18 +306,25 @@ export interface EngineParams {
   info: Record<string, never>;
   load: LoadParams;
   render: RenderParams;
-  generate: { requests: GenerateRequest[] };
+  generate: GenerateParams;
   logprobs: { sequences: LogprobsSequence[] };
   decode: { sequences: number[][]; skipSpecialTokens?: boolean };
   train_step: { samples: TrainSample[]; hyper: TrainHyper };
   save: { path: string };
   restore: { path: string };
+  cancel: { requestId: number | string };
+  configure: ConfigureParams;
+  cache_stats: Record<string, never>;
 }
 export type EngineResult<M extends EngineMethod> = z.infer<(typeof engineMethods)[M]['result']>;
 
-/** A response frame from the engine, before its result is parsed per method. */
+/** Methods that run exclusively in the engine (generation drained first; PROTOCOL.md "Concurrency"). */
+export const EXCLUSIVE_METHODS: readonly EngineMethod[] = ['load', 'train_step', 'save', 'restore'];
+
+/** A frame from the engine, before its result is parsed per method: a response or a delta. */
 export const EngineResponseSchema = z.union([
   z.object({ id: z.union([Int, z.string(), z.null()]), result: z.unknown() }).strict(),
   z.object({ id: z.union([Int, z.string(), z.null()]), error: WireErrorSchema }).strict(),
+  z.object({ id: z.union([Int, z.string()]), delta: GenerateDeltaSchema }).strict(),
 ]);
 export type EngineResponse = z.infer<typeof EngineResponseSchema>;

@@ -1,16 +1,9 @@
-// The streaming event interface the Responses and Messages routes translate (BOARD.md "Streaming
-// events": serving's tool-call-stream.ts will declare it and the completion service will emit it),
-// and, until then, the one adapter from today's `StreamDelta` (content deltas and completed tool
-// calls) into those events. Switching to serving's events is one line where the hooks are built
-// (`streamHooks` in gpu-worker/src/server/sse.ts). Pure.
-import type { ToolCall } from './chat';
-import type { StreamDelta } from './tool-call-stream';
+// The streaming event interface the Responses and Messages routes translate: the Hermes stream
+// parser's events (tool-call-stream.ts), which the completion service emits token by token; and
+// `eventsOfDelta`, the events a whole-reply `StreamDelta` (content + completed calls) stands for. Pure.
+import type { StreamDelta, StreamEvent } from './tool-call-stream';
 
-export type StreamEvent =
-  | { kind: 'content'; text: string }
-  | { kind: 'tool_call_start'; index: number; id: string; name: string }
-  | { kind: 'tool_call_args'; index: number; text: string }
-  | { kind: 'tool_call_end'; index: number; call: ToolCall };
+export type { StreamEvent };
 
 /** The events one `StreamDelta` stands for: its content, then each completed call as start, args, end. */
 export function eventsOfDelta(delta: StreamDelta): StreamEvent[] {

@@ -2,6 +2,7 @@
 // request, the episode/client lifecycle, the runtime config and the status snapshot. Imported by
 // the server (gpu-worker), the SDKs and the workbench, so the two ends cannot drift.
 import { z } from 'zod';
+import { CacheStatsSchema } from './engine-protocol';
 import { AlgoSchema, StrategySchema, TrainingConfigSchema } from './options/index';
 import { MatchLevelSchema, MergedSampleSchema, MergeModeSchema, MergeStatsSchema } from './timeline/types';
 
@@ -62,6 +63,25 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 // OpenAI-compatible chat completions
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Size limits of one inference request (README, "Request limits"): above them the server answers
+ * 400 `invalid_request` at once, before any engine work, so no request can hold the engine long.
+ */
+export const REQUEST_LIMITS = {
+  /** Messages in one conversation. */
+  messages: 2048,
+  /** Characters of one message's text (its content parts together, and each tool call's arguments). */
+  messageChars: 1 << 20,
+  /** Tool definitions. */
+  tools: 128,
+  /** Characters of one tool definition's JSON. */
+  toolChars: 32 * 1024,
+  /** Characters of all tool definitions' JSON together. */
+  toolsChars: 256 * 1024,
+} as const;
+
+const tooLong = (what: string, limit: number): string => `${what} is longer than this server's limit of ${limit} characters`;
+
 const TextPartSchema = z.object({ type: z.literal('text'), text: TextSchema });
 /** OpenAI content: a string, an array of text parts, or null. */
 const ContentSchema = z.union([TextSchema, z.array(TextPartSchema), z.null()]).optional();
@@ -69,7 +89,7 @@ const ContentSchema = z.union([TextSchema, z.array(TextPartSchema), z.null()]).o
 export const RequestToolCallSchema = z.object({
   id: IdSchema,
   type: z.literal('function').default('function'),
-  function: z.object({ name: IdSchema, arguments: TextSchema }),
+  function: z.object({ name: IdSchema, arguments: TextSchema.max(REQUEST_LIMITS.messageChars, tooLong('a tool call\'s arguments', REQUEST_LIMITS.messageChars)) }),
 });
 
 export const RequestMessageSchema = z
@@ -84,6 +104,8 @@ export const RequestMessageSchema = z
     // A tool message without tool_call_id is accepted (the engine renders it): envs answer an
     // unparseable call that way, since there is no call id to answer.
     if (m.tool_calls && m.tool_calls.length > 0 && m.role !== 'assistant') ctx.addIssue({ code: 'custom', message: 'only assistant messages carry tool_calls' });
+    const chars = typeof m.content === 'string' ? m.content.length : (m.content ?? []).reduce((n, p) => n + p.text.length, 0);
+    if (chars > REQUEST_LIMITS.messageChars) ctx.addIssue({ code: 'custom', path: ['content'], message: tooLong('the message', REQUEST_LIMITS.messageChars) });
   });
 export type RequestMessage = z.infer<typeof RequestMessageSchema>;
 
@@ -111,8 +133,21 @@ const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
  */
 export const ChatCompletionRequestSchema = z.object({
   model: z.string().max(200).optional(),
-  messages: z.array(RequestMessageSchema).min(1),
-  tools: opt(z.array(RequestToolSchema).max(128)),
+  messages: z.array(RequestMessageSchema).min(1).max(REQUEST_LIMITS.messages, `at most ${REQUEST_LIMITS.messages} messages per request`),
+  tools: opt(
+    z
+      .array(RequestToolSchema)
+      .max(REQUEST_LIMITS.tools, `at most ${REQUEST_LIMITS.tools} tools per request`)
+      .superRefine((tools, ctx) => {
+        let total = 0;
+        tools.forEach((t, i) => {
+          const chars = JSON.stringify(t).length;
+          total += chars;
+          if (chars > REQUEST_LIMITS.toolChars) ctx.addIssue({ code: 'custom', path: [i], message: tooLong(`tool ${JSON.stringify(t.function.name.slice(0, 64))}`, REQUEST_LIMITS.toolChars) });
+        });
+        if (total > REQUEST_LIMITS.toolsChars) ctx.addIssue({ code: 'custom', message: tooLong('the tools together', REQUEST_LIMITS.toolsChars) });
+      }),
+  ),
   tool_choice: opt(ToolChoiceSchema),
   parallel_tool_calls: opt(z.boolean()),
   stream: opt(z.boolean()),
@@ -132,6 +167,8 @@ export interface ChatCompletionUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** OpenAI's field: prompt tokens the engine took from its prefix KV cache instead of computing them. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,6 +313,28 @@ export const EvalResultSchema = z.object({
 });
 export type EvalResult = z.infer<typeof EvalResultSchema>;
 
+/**
+ * Inference side of one step: the engine's prefix KV cache and batching over the generations since
+ * the previous step (the inference-side twin of timeline merging). Absent from older workers.
+ */
+export const StepServingSchema = z.object({
+  /** Prompt tokens the engine was asked to prefill… */
+  promptTokens: z.number().int().nonnegative(),
+  /** …of which it computed these… */
+  prefilledTokens: z.number().int().nonnegative(),
+  /** …and took these from the prefix cache. */
+  reusedTokens: z.number().int().nonnegative(),
+  /** reusedTokens / (reusedTokens + prefilledTokens). */
+  hitRate: z.number(),
+  /** Prefix cache size at the step. */
+  cacheBytes: z.number().int().nonnegative(),
+  evictions: z.number().int().nonnegative(),
+  /** Sequences decoded together per engine step (mean). */
+  meanBatch: z.number(),
+  generatedTokens: z.number().int().nonnegative(),
+});
+export type StepServing = z.infer<typeof StepServingSchema>;
+
 export const StepMetricsSchema = z.object({
   step: z.number().int(),
   weightVersion: z.number().int(),
@@ -299,8 +358,24 @@ export const StepMetricsSchema = z.object({
   gradNorm: z.number().nullable(),
   trainedTokens: z.number().int(),
   seconds: z.number(),
+  serving: StepServingSchema.optional(),
 });
 export type StepMetrics = z.infer<typeof StepMetricsSchema>;
+
+/** The serving side of `/swarm/v1/status`: the admission gate and the engine's batch and prefix-cache counters. */
+export const ServingStatusSchema = z.object({
+  /** `continuous` (the engine's continuous batcher) or `legacy` (the static path, for comparisons). */
+  mode: z.enum(['continuous', 'legacy']),
+  admitted: z.number().int(),
+  completed: z.number().int(),
+  cancelled: z.number().int(),
+  failed: z.number().int(),
+  inFlight: z.number().int(),
+  waiting: z.number().int(),
+  paused: z.boolean(),
+  engine: CacheStatsSchema.nullable(),
+});
+export type ServingStatus = z.infer<typeof ServingStatusSchema>;
 
 export const CountersSchema = EpisodeCountersSchema.extend({
   malformedToolCalls: z.number().int(),
@@ -328,6 +403,7 @@ export const StatusSchema = z.object({
   engine: z.object({ alive: z.boolean(), device: z.string(), restarts: z.number().int(), lastError: z.string().nullable() }),
   lastCheckpoint: z.object({ step: z.number().int(), at: z.number() }).nullable(),
   eventSeq: z.number().int(),
+  serving: ServingStatusSchema.optional(),
 });
 export type Status = z.infer<typeof StatusSchema>;
 

@@ -1,87 +1,397 @@
-// Streaming view of model text with Hermes `<tool_call>` blocks: fed the text generated so far,
-// it returns what can be sent to an OpenAI streaming client now — content deltas and completed
-// tool calls — such that the concatenated deltas equal `parseToolCalls` of the final text. Text
-// inside an open block, a partial `<tool_call` tag, trailing whitespace (a later tool call would
-// trim it) and a trailing U+FFFD (half a UTF-8 character) are held back until they settle.
-// Pure: text in, deltas out.
+// Streaming parser of model text with Hermes `<tool_call>` blocks: fed text deltas as they are
+// generated, it emits StreamEvents the way OpenAI's and vLLM's (Hermes parser) streaming do —
+// content text as it comes, a tool call's id and name as soon as the name is known and its
+// arguments follow, then the arguments incrementally — and at the end the parsed message.
+// `parseToolCalls` (tool-calls.ts) is this parser run over a whole text, so a streamed reply and
+// a non-streamed one are the same message by construction. Pure: text in, events out.
+//
+// Guarantees (property-tested in tool-call-stream.test.ts): concatenated content deltas equal the
+// final content; concatenated argument deltas of a call equal its final `function.arguments`; every
+// started call ends, in order; a block that is not a call is never started — its text is held back
+// until that is certain, then sent as content.
+//
+// Rules:
+// - A block runs from `<tool_call>` to `</tool_call>`, to the next `<tool_call>` (cut short) or to
+//   the end of the text. Tags count wherever they appear (even inside a JSON string).
+// - Its body must be one JSON object with a non-empty string `name` and an object `arguments`
+//   (absent or null: `{}`). The call starts once the name is known and its arguments object has
+//   begun; the arguments are the generated JSON without insignificant whitespace (strings and
+//   numbers as written). A started call whose JSON then breaks or stops (syntax error, text or
+//   block ended early) is closed with the arguments parsed so far and counted in `malformed`.
+// - A block that never started a call stays in the content verbatim and counts in `malformed`.
+// - Content: without tool calls, the text verbatim. With tool calls, whitespace next to a call is
+//   dropped and the text runs around calls are joined with "\n" (leading whitespace of the reply
+//   itself is kept: it is sent before any call can be known).
 import type { ToolCall } from './chat';
-import { parseToolCalls, TOOL_CALL_CLOSE, TOOL_CALL_OPEN, type ParsedAssistantText } from './tool-calls';
+import { JsonMinifier } from './json-minify';
 
+export const TOOL_CALL_OPEN = '<tool_call>';
+export const TOOL_CALL_CLOSE = '</tool_call>';
+
+/** The id of the i-th call parsed with a given prefix. */
+export const toolCallId = (idPrefix: string, index: number): string => `call_${idPrefix}_${index}`;
+
+export type StreamEvent =
+  | { kind: 'content'; text: string }
+  | { kind: 'tool_call_start'; index: number; id: string; name: string }
+  | { kind: 'tool_call_args'; index: number; text: string }
+  | { kind: 'tool_call_end'; index: number; call: ToolCall };
+
+export interface ParsedAssistantText {
+  /** Text outside tool calls (blocks that are not calls stay in it verbatim); null when empty. */
+  content: string | null;
+  toolCalls: ToolCall[];
+  /** Blocks that were not well-formed calls (left as text, or closed early). */
+  malformed: number;
+}
+
+const WS = /^[ \t\n\r]*$/;
+const isWs = (s: string): boolean => WS.test(s);
+
+/** Length of the longest suffix of `text` that is a proper prefix of one of `tags`. */
+function partialTag(text: string, tags: readonly string[]): number {
+  for (let k = Math.min(text.length, Math.max(...tags.map((t) => t.length)) - 1); k > 0; k--) {
+    const tail = text.slice(text.length - k);
+    if (tags.some((t) => t.startsWith(tail))) return k;
+  }
+  return 0;
+}
+
+/** The JSON body of one block: `{"name": …, "arguments": {…}, …}`, scanned as it arrives. */
+class BlockBody {
+  state: 'pre' | 'key' | 'colon' | 'value' | 'next' | 'post' | 'broken' = 'pre';
+  name: string | null = null;
+  args: JsonMinifier | null = null;
+  argsNull = false;
+  argsInvalid = false;
+  private key: JsonMinifier | null = null;
+  private keyText = '';
+  private value: JsonMinifier | null = null;
+  private valueKey = '';
+  private first = true;
+
+  feed(ch: string): void {
+    if (this.state === 'broken') return;
+    if (this.value) {
+      const r = this.value.feed(ch);
+      if (r === 'error') return this.break();
+      if (r === 'consumed') {
+        if (this.value.done) this.valueDone();
+        return;
+      }
+      this.valueDone(); // rejected: the value ended before `ch`
+    }
+    if (this.key) {
+      if (this.key.feed(ch) === 'error') return this.break();
+      if (this.key.done) {
+        this.keyText = JSON.parse(this.key.out) as string;
+        this.key = null;
+        this.state = 'colon';
+      }
+      return;
+    }
+    this.structural(ch);
+  }
+
+  /** True when the text so far is exactly one complete object (whitespace around it aside). */
+  get complete(): boolean {
+    return this.state === 'post';
+  }
+
+  private break(): void {
+    this.state = 'broken';
+    this.value = this.key = null;
+  }
+
+  private structural(ch: string): void {
+    if (' \t\n\r'.includes(ch)) return;
+    switch (this.state) {
+      case 'pre':
+        return ch === '{' ? void (this.state = 'key') : this.break();
+      case 'key':
+        if (ch === '}' && this.first) return void (this.state = 'post');
+        if (ch !== '"') return this.break();
+        this.key = new JsonMinifier();
+        this.key.feed(ch);
+        return;
+      case 'colon':
+        if (ch !== ':') return this.break();
+        this.state = 'value';
+        return;
+      case 'value':
+        this.value = new JsonMinifier();
+        this.valueKey = this.keyText;
+        if (this.valueKey === 'arguments') {
+          if (this.args || this.argsNull) return this.break(); // a second `arguments`
+          if (ch === '{') this.args = this.value;
+          else if (ch !== 'n') this.argsInvalid = true;
+        }
+        if (this.value.feed(ch) === 'error') return this.break();
+        if (this.value.done) this.valueDone();
+        return;
+      case 'next':
+        if (ch === ',') {
+          this.first = false;
+          this.state = 'key';
+          return;
+        }
+        return ch === '}' ? void (this.state = 'post') : this.break();
+      case 'post':
+        return this.break();
+    }
+  }
+
+  private valueDone(): void {
+    const v = this.value!;
+    this.value = null;
+    this.state = 'next';
+    if (this.valueKey === 'name') {
+      if (this.name !== null) return this.break(); // a second `name`
+      const parsed: unknown = JSON.parse(v.out);
+      this.name = typeof parsed === 'string' ? parsed : '';
+    } else if (this.valueKey === 'arguments' && v.out === 'null') {
+      this.argsNull = true;
+    } else if (this.valueKey === 'arguments' && v !== this.args) {
+      this.argsInvalid = true;
+    }
+  }
+}
+
+interface OpenBlock {
+  raw: string;
+  body: BlockBody;
+  /** Index of the started call, or null. */
+  call: number | null;
+  sentArgs: number;
+}
+
+export class HermesStreamParser {
+  private pending = '';
+  private block: OpenBlock | null = null;
+  private readonly calls: ToolCall[] = [];
+  private malformed = 0;
+  private content = '';
+  /** Trailing whitespace of the current text run, sent once more text follows. */
+  private heldWs = '';
+  /** The current run follows a call (its leading whitespace is dropped; "\n" joins it). */
+  private afterCall = false;
+  private finished = false;
+  private events: StreamEvent[] = [];
+
+  /**
+   * @param idPrefix the tool-call id prefix of this reply (`call_<idPrefix>_<i>`)
+   * @param parseTools false when the reply is plain text (no tools, or `tool_choice: "none"`)
+   */
+  constructor(
+    private readonly idPrefix: string,
+    private readonly parseTools = true,
+  ) {}
+
+  /** Feeds newly generated text; returns the events it makes sendable. */
+  push(delta: string): StreamEvent[] {
+    if (this.finished) throw new Error('the stream has finished');
+    if (!this.parseTools) {
+      this.text(delta);
+      return this.take();
+    }
+    this.pending += delta;
+    this.scan(false);
+    return this.take();
+  }
+
+  /** The text has ended: returns the last events. */
+  finish(): StreamEvent[] {
+    if (this.finished) return [];
+    if (this.parseTools) this.scan(true);
+    if (this.calls.length === 0 && this.heldWs) this.emitContent(this.heldWs);
+    this.heldWs = '';
+    this.finished = true;
+    return this.take();
+  }
+
+  /** The parsed reply (complete once `finish` was called). */
+  result(): ParsedAssistantText {
+    return { content: this.content === '' ? null : this.content, toolCalls: [...this.calls], malformed: this.malformed };
+  }
+
+  private take(): StreamEvent[] {
+    const out = this.events;
+    this.events = [];
+    return out;
+  }
+
+  private scan(final: boolean): void {
+    for (;;) {
+      if (!this.block) {
+        const open = this.pending.indexOf(TOOL_CALL_OPEN);
+        if (open < 0) {
+          const hold = final ? 0 : partialTag(this.pending, [TOOL_CALL_OPEN]);
+          this.text(this.pending.slice(0, this.pending.length - hold));
+          this.pending = this.pending.slice(this.pending.length - hold);
+          return;
+        }
+        this.text(this.pending.slice(0, open));
+        this.pending = this.pending.slice(open + TOOL_CALL_OPEN.length);
+        this.block = { raw: TOOL_CALL_OPEN, body: new BlockBody(), call: null, sentArgs: 0 };
+        continue;
+      }
+      const close = this.pending.indexOf(TOOL_CALL_CLOSE);
+      const reopen = this.pending.indexOf(TOOL_CALL_OPEN);
+      if (close >= 0 && (reopen < 0 || close < reopen)) {
+        this.body(this.pending.slice(0, close));
+        this.pending = this.pending.slice(close + TOOL_CALL_CLOSE.length);
+        this.endBlock(TOOL_CALL_CLOSE);
+        continue;
+      }
+      if (reopen >= 0) {
+        this.body(this.pending.slice(0, reopen));
+        this.pending = this.pending.slice(reopen);
+        this.endBlock('');
+        continue;
+      }
+      const hold = final ? 0 : partialTag(this.pending, [TOOL_CALL_OPEN, TOOL_CALL_CLOSE]);
+      this.body(this.pending.slice(0, this.pending.length - hold));
+      this.pending = this.pending.slice(this.pending.length - hold);
+      if (final) this.endBlock('');
+      return;
+    }
+  }
+
+  private body(text: string): void {
+    const b = this.block!;
+    b.raw += text;
+    for (const ch of text) {
+      b.body.feed(ch);
+      if (b.call === null) this.maybeStart(); // decided at the character, however the text was cut
+    }
+    this.sendArgs(b);
+  }
+
+  private maybeStart(): void {
+    const b = this.block!;
+    const body = b.body;
+    if (b.call !== null || !body.name || body.argsInvalid || !body.args || body.state === 'broken') return;
+    this.heldWs = '';
+    const index = this.calls.length;
+    b.call = index;
+    this.calls.push({ id: toolCallId(this.idPrefix, index), type: 'function', function: { name: body.name, arguments: '' } });
+    this.events.push({ kind: 'tool_call_start', index, id: toolCallId(this.idPrefix, index), name: body.name });
+  }
+
+  private sendArgs(b: OpenBlock, extra = ''): void {
+    if (b.call === null || !b.body.args) return;
+    const text = b.body.args.out.slice(b.sentArgs) + extra;
+    b.sentArgs = b.body.args.out.length;
+    if (text === '') return;
+    this.calls[b.call]!.function.arguments += text;
+    this.events.push({ kind: 'tool_call_args', index: b.call, text });
+  }
+
+  private endBlock(closeTag: string): void {
+    const b = this.block!;
+    this.block = null;
+    b.raw += closeTag;
+    const body = b.body;
+    if (b.call === null && body.complete && body.name && !body.argsInvalid && !body.args) {
+      // `arguments` absent or null: a call with no arguments, known only now
+      this.heldWs = '';
+      const index = this.calls.length;
+      this.calls.push({ id: toolCallId(this.idPrefix, index), type: 'function', function: { name: body.name, arguments: '{}' } });
+      this.events.push({ kind: 'tool_call_start', index, id: toolCallId(this.idPrefix, index), name: body.name });
+      this.events.push({ kind: 'tool_call_args', index, text: '{}' });
+      this.endCall(index);
+      return;
+    }
+    if (b.call === null) {
+      this.malformed += 1;
+      this.text(b.raw);
+      return;
+    }
+    const args = body.args!;
+    if (!body.complete) this.malformed += 1;
+    this.sendArgs(b, args.done ? '' : args.repair());
+    this.endCall(b.call);
+  }
+
+  private endCall(index: number): void {
+    const call = this.calls[index]!;
+    this.events.push({ kind: 'tool_call_end', index, call: { ...call, function: { ...call.function } } });
+    this.afterCall = true;
+  }
+
+  /** Text outside blocks: content, with the whitespace rules of the header comment. */
+  private text(s: string): void {
+    if (s === '') return;
+    if (!this.parseTools) return this.emitContent(s);
+    let rest = s;
+    if (this.afterCall) {
+      const trimmed = rest.replace(/^[ \t\n\r]+/, '');
+      if (trimmed === '') return;
+      rest = trimmed;
+      this.afterCall = false;
+      if (this.content !== '') this.heldWs = '\n';
+    }
+    if (isWs(rest)) {
+      this.heldWs += rest;
+      return;
+    }
+    const body = rest.replace(/[ \t\n\r]+$/, '');
+    this.emitContent(this.heldWs + body);
+    this.heldWs = rest.slice(body.length);
+  }
+
+  private emitContent(text: string): void {
+    if (text === '') return;
+    this.content += text;
+    const last = this.events.at(-1);
+    if (last?.kind === 'content') last.text += text;
+    else this.events.push({ kind: 'content', text });
+  }
+}
+
+/** The events of a whole text at once, and the parsed reply. */
+export function parseStream(text: string, idPrefix: string, parseTools = true): { events: StreamEvent[]; parsed: ParsedAssistantText } {
+  const p = new HermesStreamParser(idPrefix, parseTools);
+  const events = [...p.push(text), ...p.finish()];
+  return { events, parsed: p.result() };
+}
+
+/** Transitional (until the routes consume StreamEvents): events folded into content + finished calls. */
 export interface StreamDelta {
   content: string;
   /** Tool calls completed since the previous delta, with their index in the message. */
   toolCalls: { index: number; call: ToolCall }[];
 }
 
-export interface StreamFinish {
-  delta: StreamDelta;
-  final: ParsedAssistantText;
-  /** False when what was already streamed is not a prefix of the final message (counted by the server). */
-  consistent: boolean;
-}
-
-/** The end of the part of `text` that no later text can turn into (part of) a tool-call block. */
-export function settledLength(text: string): number {
-  let pos = 0;
-  for (;;) {
-    const open = text.indexOf(TOOL_CALL_OPEN, pos);
-    if (open < 0) break;
-    const close = text.indexOf(TOOL_CALL_CLOSE, open + TOOL_CALL_OPEN.length);
-    const nextOpen = text.indexOf(TOOL_CALL_OPEN, open + TOOL_CALL_OPEN.length);
-    if (close >= 0 && (nextOpen < 0 || close < nextOpen)) pos = close + TOOL_CALL_CLOSE.length;
-    else if (nextOpen >= 0) pos = nextOpen; // cut short by another block: malformed, settled as text
-    else return open; // open block: wait for its end
-  }
-  // A suffix that may be the start of an opening tag.
-  for (let k = Math.min(TOOL_CALL_OPEN.length - 1, text.length); k > 0; k--) {
-    if (TOOL_CALL_OPEN.startsWith(text.slice(text.length - k))) return text.length - k;
-  }
-  return text.length;
-}
-
+/** Transitional adapter over HermesStreamParser taking "the text so far" (see StreamDelta). */
 export class ToolCallStream {
-  private emittedContent = '';
-  private emittedCalls: ToolCall[] = [];
+  private readonly parser: HermesStreamParser;
+  private fed = '';
 
-  /**
-   * @param idPrefix the tool-call id prefix of this call (as given to `parseToolCalls`)
-   * @param parseTools false when the reply is plain text (no tools, or `tool_choice: "none"`)
-   */
-  constructor(
-    private readonly idPrefix: string,
-    private readonly parseTools: boolean,
-  ) {}
+  constructor(idPrefix: string, parseTools: boolean) {
+    this.parser = new HermesStreamParser(idPrefix, parseTools);
+  }
 
-  /** `text`: everything generated so far (not a delta). */
   push(text: string): StreamDelta {
-    const clean = text.endsWith('\uFFFD') ? text.replace(/\uFFFD+$/, '') : text;
-    if (!this.parseTools) return this.advance(clean, []);
-    const parsed = parseToolCalls(clean.slice(0, settledLength(clean)), this.idPrefix);
-    return this.advance((parsed.content ?? '').trimEnd(), parsed.toolCalls);
+    if (!text.startsWith(this.fed)) return { content: '', toolCalls: [] };
+    const delta = text.slice(this.fed.length);
+    this.fed = text;
+    return fold(this.parser.push(delta));
   }
 
-  /** `text`: the final generated text. */
-  finish(text: string): StreamFinish {
-    const final: ParsedAssistantText = this.parseTools ? parseToolCalls(text, this.idPrefix) : { content: text === '' ? null : text, toolCalls: [], malformed: 0 };
-    const content = final.content ?? '';
-    const consistent =
-      content.startsWith(this.emittedContent) &&
-      this.emittedCalls.every((c, i) => JSON.stringify(c) === JSON.stringify(final.toolCalls[i]));
-    const delta = this.advance(content, final.toolCalls);
-    return { delta, final, consistent };
+  finish(text: string): { delta: StreamDelta; final: ParsedAssistantText; consistent: boolean } {
+    const consistent = text.startsWith(this.fed);
+    const tail = consistent ? this.parser.push(text.slice(this.fed.length)) : [];
+    const delta = fold([...tail, ...this.parser.finish()]);
+    return { delta, final: this.parser.result(), consistent };
   }
+}
 
-  private advance(content: string, calls: readonly ToolCall[]): StreamDelta {
-    let contentDelta = '';
-    if (content.length > this.emittedContent.length && content.startsWith(this.emittedContent)) {
-      contentDelta = content.slice(this.emittedContent.length);
-      this.emittedContent = content;
-    }
-    const toolCalls: StreamDelta['toolCalls'] = [];
-    for (let i = this.emittedCalls.length; i < calls.length; i++) {
-      toolCalls.push({ index: i, call: calls[i]! });
-      this.emittedCalls.push(calls[i]!);
-    }
-    return { content: contentDelta, toolCalls };
+function fold(events: StreamEvent[]): StreamDelta {
+  const out: StreamDelta = { content: '', toolCalls: [] };
+  for (const e of events) {
+    if (e.kind === 'content') out.content += e.text;
+    else if (e.kind === 'tool_call_end') out.toolCalls.push({ index: e.index, call: e.call });
   }
+  return out;
 }

@@ -1,17 +1,9 @@
 // Hermes `<tool_call>` blocks: parse model text into OpenAI-shaped content + tool calls, and
 // render them back exactly as the built-in chat template does (gpu-worker/engine/PROTOCOL.md).
 import type { ChatMessage, ToolCall } from './chat';
+import { parseStream, TOOL_CALL_CLOSE, TOOL_CALL_OPEN, type ParsedAssistantText } from './tool-call-stream';
 
-export const TOOL_CALL_OPEN = '<tool_call>';
-export const TOOL_CALL_CLOSE = '</tool_call>';
-
-export interface ParsedAssistantText {
-  /** Text outside well-formed blocks (malformed blocks stay in it verbatim); null when empty. */
-  content: string | null;
-  toolCalls: ToolCall[];
-  /** Blocks that could not be read as a call (bad JSON, no name, non-object arguments, unclosed). */
-  malformed: number;
-}
+export { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, toolCallId, type ParsedAssistantText } from './tool-call-stream';
 
 type JsonObject = Record<string, unknown>;
 
@@ -44,73 +36,16 @@ export function pyJsonDumps(value: unknown): string {
   return 'null';
 }
 
-/** Reads one block body; null when it is not a well-formed call. */
-function parseBlockBody(body: string): { name: string; args: JsonObject } | null {
-  const parsed = tryParseJson(body.trim());
-  if (!parsed.ok || !isJsonObject(parsed.value)) return null;
-  const { name } = parsed.value;
-  const args = parsed.value['arguments'] ?? {};
-  if (typeof name !== 'string' || name.length === 0 || !isJsonObject(args)) return null;
-  return { name, args };
-}
-
-/** The id of the i-th call parsed with a given prefix. */
-export const toolCallId = (idPrefix: string, index: number): string => `call_${idPrefix}_${index}`;
-
 /**
- * Splits model text into content and tool calls. Tolerates whitespace around the JSON, several
- * blocks, and a missing `</tool_call>` at the very end of the text. A block cut short by another
- * `<tool_call>` or one that does not parse is left in the content and counted in `malformed`.
- * Arguments are re-serialised with JSON.stringify (OpenAI's compact shape); ids are
- * `call_<idPrefix>_<i>` for the i-th well-formed call.
+ * Splits model text into content and tool calls: the streaming parser (tool-call-stream.ts, where
+ * the rules are) run over the whole text, so a non-streamed reply is exactly what a stream of the
+ * same text delivers. Tolerates whitespace around the JSON, several blocks, and a missing
+ * `</tool_call>` at the end of the text or before the next block; a block that is not a call stays
+ * in the content and is counted in `malformed`. Arguments are the generated JSON without
+ * insignificant whitespace; ids are `call_<idPrefix>_<i>` for the i-th call.
  */
 export function parseToolCalls(text: string, idPrefix: string): ParsedAssistantText {
-  const toolCalls: ToolCall[] = [];
-  const runs: string[] = [];
-  let current = '';
-  let malformed = 0;
-  let pos = 0;
-  for (;;) {
-    const start = text.indexOf(TOOL_CALL_OPEN, pos);
-    if (start < 0) {
-      current += text.slice(pos);
-      break;
-    }
-    current += text.slice(pos, start);
-    const bodyStart = start + TOOL_CALL_OPEN.length;
-    const close = text.indexOf(TOOL_CALL_CLOSE, bodyStart);
-    const nextOpen = text.indexOf(TOOL_CALL_OPEN, bodyStart);
-    let bodyEnd: number;
-    let blockEnd: number;
-    let cutShort = false;
-    if (close >= 0 && (nextOpen < 0 || close < nextOpen)) {
-      bodyEnd = close;
-      blockEnd = close + TOOL_CALL_CLOSE.length;
-    } else if (nextOpen >= 0) {
-      bodyEnd = blockEnd = nextOpen;
-      cutShort = true;
-    } else {
-      bodyEnd = blockEnd = text.length;
-    }
-    const call = cutShort ? null : parseBlockBody(text.slice(bodyStart, bodyEnd));
-    if (call === null) {
-      malformed++;
-      current += text.slice(start, blockEnd);
-    } else {
-      runs.push(current);
-      current = '';
-      toolCalls.push({
-        id: toolCallId(idPrefix, toolCalls.length),
-        type: 'function',
-        function: { name: call.name, arguments: JSON.stringify(call.args) },
-      });
-    }
-    pos = blockEnd;
-  }
-  runs.push(current);
-  if (toolCalls.length === 0) return { content: text === '' ? null : text, toolCalls, malformed };
-  const content = runs.map((r) => r.trim()).filter((r) => r !== '').join('\n');
-  return { content: content === '' ? null : content, toolCalls, malformed };
+  return parseStream(text, idPrefix).parsed;
 }
 
 /** An assistant message from model text: what a server returns to the client. */

@@ -3,7 +3,7 @@
 // logs, episodes and the inspector's views. Re-exported by workbench-api.ts.
 import { z } from 'zod';
 import { ConnectTrainingShape, ConnectWorkerShape } from './options/index';
-import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StrategySchema, TrainedInfoSchema, WorkerStateSchema } from './swarm-protocol';
+import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StepServingSchema, StrategySchema, TrainedInfoSchema, WorkerStateSchema } from './swarm-protocol';
 import { BreakCauseSchema } from './timeline/types';
 
 const Int = z.number().int();
@@ -138,6 +138,8 @@ export const StepPointSchema = z.object({
   entropy: z.number().nullable(),
   approxKl: z.number().nullable(),
   breakCounts: z.record(z.string(), Count),
+  /** The engine's prefix cache and batching over the step's rollouts (absent from older workers). */
+  serving: StepServingSchema.optional(),
 });
 export type StepPoint = z.infer<typeof StepPointSchema>;
 

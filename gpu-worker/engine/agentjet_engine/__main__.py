@@ -47,7 +47,7 @@ def main() -> int:
     logging.getLogger("agentjet_engine").info("engine ready (pid %d)", os.getpid())
     with os.fdopen(frames_fd, "wb") as out:
         try:
-            Server(engine).serve(FrameReader(sys.stdin.fileno()), out)
+            Server(engine).serve(FrameReader(sys.stdin.fileno()), out, eof_grace_s=5.0)
         except KeyboardInterrupt:
             pass
         finally:

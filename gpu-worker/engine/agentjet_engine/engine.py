@@ -15,6 +15,7 @@ from .generation import GenerationRequest, generate
 from .loading import LoadedModel, default_threads, dtype_name
 from .rendering import normalise_messages, normalise_tools
 from .scoring import score_sequences
+from .serving import Serving
 from .trees import parse_token_seq
 
 
@@ -27,6 +28,7 @@ class Engine(TrainingEngine):
     def __init__(self, threads: int | None = None, group: RankGroup | None = None) -> None:
         set_threads(threads or default_threads())
         super().__init__(group)
+        self.serving = Serving(self)  # generation: continuous batcher, prefix cache, static path
 
     # ---- state -------------------------------------------------------------------------------
     def info(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -37,24 +39,24 @@ class Engine(TrainingEngine):
             return {**base, "loaded": False, "model": None, "device": device,
                     "dtype": "bfloat16" if device == "cuda" else "float32", "params": 0,
                     "trainableParams": 0, "vocabSize": 0, "contextLength": 0, "lora": False,
-                    "eosTokenIds": [], "padTokenId": -1}
+                    "eosTokenIds": [], "padTokenId": -1, "serving": self.serving.summary()}
         m = self.loaded
         return {**base, "loaded": True, "model": m.options.path, "device": m.device.type,
                 "dtype": dtype_name(m.compute_dtype),
                 "params": sum(p.numel() for p in m.model.parameters()),
                 "trainableParams": sum(p.numel() for _, p in m.trainable_parameters()),
                 "vocabSize": m.vocab_size, "contextLength": m.context_length, "lora": m.options.lora is not None,
-                "eosTokenIds": list(m.eos_ids), "padTokenId": m.pad_id}
+                "eosTokenIds": list(m.eos_ids), "padTokenId": m.pad_id, "serving": self.serving.summary()}
 
     # ---- text --------------------------------------------------------------------------------
     def render(self, params: dict[str, Any]) -> dict[str, Any]:
-        self._require()
+        m = self._require()
         assert self.renderer is not None
         messages = normalise_messages(params.get("messages"))
         tools = normalise_tools(params.get("tools"))
         add_prompt = P.get_bool(params, "addGenerationPrompt", default=True)
         try:
-            return self.renderer.render(messages, tools, add_prompt)
+            return self.renderer.render(messages, tools, add_prompt, context_length=m.context_length)
         except EngineError:
             raise
         except Exception as exc:  # jinja errors raised by the model's own template
@@ -80,22 +82,40 @@ class Engine(TrainingEngine):
         seed = P.get_int(r, "seed", field, default=None, lo=0, hi=2**63 - 1)
         if seed is None:  # drawn from the engine's RNG, so a run is reproducible from the load seed
             seed = int(torch.randint(0, 2**62, (1,)).item())
+        strings = P.get_list(r, "stop", field, default=[])
+        if len(strings) > 16:
+            raise invalid(f"{field}.stop", "at most 16 stop strings", "out_of_range")
+        for j, text in enumerate(strings):
+            if not isinstance(text, str) or not text or len(text) > 1024:
+                raise invalid(f"{field}.stop[{j}]", "must be a non-empty string of at most 1024 characters",
+                              "wrong_type")
         return GenerationRequest(
             prompt_ids=prompt,
             max_tokens=min(max_tokens, m.context_length - len(prompt)),
             temperature=P.get_float(r, "temperature", field, lo=0.0),
             top_p=P.get_float(r, "topP", field, default=1.0, lo=0.0, hi=1.0, lo_open=True),
-            stop_ids=frozenset(stop_ids), seed=seed)
+            stop_ids=frozenset(stop_ids), seed=seed, stop=tuple(strings))
 
-    def generate(self, params: dict[str, Any]) -> dict[str, Any]:
+    def parse_generate(self, params: dict[str, Any]) -> tuple[list[GenerationRequest], bool]:
+        """(requests, stream) of a `generate` frame, validated."""
         m = self._require()
         raw = P.get_list(params, "requests", min_len=1)
-        requests = [self._parse_generation(r, i, m) for i, r in enumerate(raw)]
-        results = generate(m.model, requests, pad_id=m.pad_id, device=m.device, autocast=m.autocast())
-        return {"results": [{"tokenIds": r.token_ids, "logprobs": r.logprobs, "finishReason": r.finish_reason,
-                             "text": m.tokenizer.decode(r.token_ids, skip_special_tokens=True)}
-                            for r in results],
-                "weightVersion": self.weight_version}
+        if len(raw) > 1024:
+            raise invalid("requests", "at most 1024 requests per frame", "out_of_range")
+        stream = P.get_bool(params, "stream", default=False)
+        return [self._parse_generation(r, i, m) for i, r in enumerate(raw)], stream
+
+    def generate(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Synchronous `generate` (tests, scripts): runs the serving loop until these requests finish."""
+        requests, _ = self.parse_generate(params)
+        return {"results": self.serving.run_to_completion(requests), "weightVersion": self.weight_version}
+
+    def configure(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Serving settings (`mode`, batch and cache budgets); see PROTOCOL.md."""
+        return self.serving.configure(params)
+
+    def cache_stats(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.serving.stats()
 
     def logprobs(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()

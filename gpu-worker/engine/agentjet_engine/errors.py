@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-ErrorType = Literal["protocol", "unknown_method", "invalid_params", "state", "context_overflow", "internal"]
+ErrorType = Literal["protocol", "unknown_method", "invalid_params", "state", "context_overflow", "cancelled",
+                    "internal"]
 
 
 class EngineError(Exception):

@@ -1,4 +1,8 @@
-"""Batched autoregressive generation with a KV cache, per-request sampling settings and raw logprobs."""
+"""The static batched generation path (left-padded batch, finished rows fed pads), kept behind the
+engine's `mode: "static"` setting to compare against the continuous batcher (`scheduler.py`).
+
+Per-request sampling settings, one CPU generator per request, raw logprobs — the same conventions
+as the continuous path, which shares `GenerationRequest` and `sample_tokens`."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ class GenerationRequest:
     top_p: float
     stop_ids: frozenset[int]
     seed: int
+    stop: tuple[str, ...] = ()   # stop strings (continuous path; the static path ignores them)
 
 
 @dataclass

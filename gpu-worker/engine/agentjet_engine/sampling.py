@@ -17,26 +17,38 @@ def top_p_keep(sorted_probs: Tensor, top_p: Tensor) -> Tensor:
     return (mass_before < top_p) | (top_p >= 1.0)  # top_p = 1 keeps everything despite float rounding
 
 
+def _inverse_cdf(probs: Tensor, uniforms: Tensor) -> Tensor:
+    """Index where the cumulative mass of each row of `probs` (B, V) passes its uniform's share."""
+    cdf = probs.cumsum(-1)
+    target = uniforms.unsqueeze(-1) * cdf[:, -1:]
+    pick = torch.searchsorted(cdf, target, right=True).clamp(max=probs.shape[-1] - 1)
+    # Rounding at the very end can land on a zero-probability entry: step back to the last kept one.
+    last_kept = probs.shape[-1] - 1 - (probs.flip(-1) > 0).to(torch.int8).argmax(-1, keepdim=True)
+    return torch.minimum(pick, last_kept)
+
+
 def sample_tokens(logits: Tensor, temperature: Tensor, top_p: Tensor, uniforms: Tensor) -> Tensor:
     """Pick one token per row of `logits` (B, V).
 
     Rows with temperature 0 take the argmax. Other rows sample from softmax(logits / temperature)
-    restricted to the top-p nucleus, by inverse CDF at the row's uniform draw in [0, 1): given the
-    same logits and uniforms the choice is deterministic on any device, so reproducibility only
-    needs a per-request generator for the uniforms (drawn on CPU).
+    by inverse CDF at the row's uniform draw in [0, 1), over the vocabulary in id order — no sort.
+    Rows with top-p < 1 are restricted to the nucleus, which needs their probabilities sorted: only
+    those rows are sorted. Given the same logits and uniforms the choice is deterministic on any
+    device, so reproducibility only needs a per-request generator for the uniforms (drawn on CPU).
     """
     logits = logits.float()
     greedy = logits.argmax(-1)
-    safe_t = torch.where(temperature > 0, temperature, torch.ones_like(temperature))
+    sampled_rows = temperature > 0
+    if not bool(sampled_rows.any()):
+        return greedy
+    safe_t = torch.where(sampled_rows, temperature, torch.ones_like(temperature))
     probs = torch.softmax(logits / safe_t.unsqueeze(-1), dim=-1)
-    sorted_probs, order = probs.sort(dim=-1, descending=True, stable=True)
-    kept = torch.where(top_p_keep(sorted_probs, top_p), sorted_probs, torch.zeros_like(sorted_probs))
-    cdf = kept.cumsum(-1)
-    target = uniforms.unsqueeze(-1) * cdf[:, -1:]
-    pick = torch.searchsorted(cdf, target, right=True).clamp(max=logits.shape[-1] - 1)
-    # searchsorted can land on a zero-probability tail entry only through rounding at the very end;
-    # step back to the last kept entry in that case.
-    n_kept = (kept > 0).sum(-1, keepdim=True).clamp(min=1)
-    pick = torch.minimum(pick, n_kept - 1)
-    sampled = order.gather(-1, pick).squeeze(-1)
-    return torch.where(temperature > 0, sampled, greedy)
+    sampled = _inverse_cdf(probs, uniforms).squeeze(-1)
+    nucleus = sampled_rows & (top_p < 1.0)
+    if bool(nucleus.any()):
+        rows = nucleus.nonzero().squeeze(-1)
+        sorted_probs, order = probs[rows].sort(dim=-1, descending=True, stable=True)
+        kept = torch.where(top_p_keep(sorted_probs, top_p[rows]), sorted_probs, torch.zeros_like(sorted_probs))
+        pick = _inverse_cdf(kept, uniforms[rows])
+        sampled[rows] = order.gather(-1, pick).squeeze(-1)
+    return torch.where(sampled_rows, sampled, greedy)

@@ -1,12 +1,27 @@
-"""Request dispatch: frames in, one response frame out per request; no input can stop the loop."""
+"""Protocol v2 dispatch: a reader thread turns stdin frames into a queue; the main thread runs the
+serving loop — it drains the queue, answers light requests at once, admits generations to the
+continuous batcher and runs one decode step at a time, so requests are answered by id, out of
+order, and `info`/`render`/`decode`/`logprobs` never wait for a generation to finish.
+
+`train_step`, `save`, `restore` and `load` run exclusively: once one is received, admission
+stops, the running generations finish, it runs alone, and the requests that arrived after it
+(generations, logprobs, further exclusive ones) follow in order. Every weight change drops the
+prefix KV cache. No input can stop the loop: bad frames get error frames; EOF on stdin ends it
+within a step (and a watchdog exits the process when a long exclusive call holds the loop).
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+import queue
+import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import torch
@@ -14,14 +29,51 @@ import torch
 from .engine import Engine
 from .errors import EngineError, internal
 from .framing import FrameReader, FrameTooLarge, encode_frame
+from .scheduler import Job
 
 log = logging.getLogger("agentjet_engine")
 
 Handler = Callable[[dict[str, Any]], Any]
 
+EXCLUSIVE = frozenset({"load", "train_step", "save", "restore"})
+# Requests that follow an exclusive one in arrival order (they depend on its weights).
+ORDERED = EXCLUSIVE | {"generate", "logprobs"}
+CANCELLED = EngineError("cancelled", "cancelled", "the request was cancelled")
+
 
 def error_response(request_id: Any, error: EngineError) -> dict[str, Any]:
     return {"id": request_id, "error": error.to_json()}
+
+
+def id_key(request_id: Any) -> tuple[str, Any]:
+    return (type(request_id).__name__, request_id)
+
+
+@dataclass
+class Request:
+    id: Any
+    method: str
+    params: dict[str, Any]
+
+
+class _Sink:
+    """Sends one generate request's delta frames and its final answer."""
+
+    def __init__(self, server: "Server", request_id: Any) -> None:
+        self.server, self.id = server, request_id
+
+    def delta(self, index: int, token_ids: list[int], logprobs: list[float], text: str) -> None:
+        self.server.send({"id": self.id, "delta": {"index": index, "tokenIds": token_ids, "logprobs": logprobs,
+                                                    "text": text}})
+
+    def done(self, results: list[dict[str, Any]]) -> None:
+        self.server.jobs.pop(id_key(self.id), None)
+        self.server.send({"id": self.id, "result": {"results": results,
+                                                     "weightVersion": self.server.engine.weight_version}})
+
+    def fail(self, error: Exception) -> None:
+        self.server.jobs.pop(id_key(self.id), None)
+        self.server.send(error_response(self.id, error if isinstance(error, EngineError) else internal(error)))
 
 
 class Server:
@@ -30,9 +82,15 @@ class Server:
         self.methods: dict[str, Handler] = {
             "info": engine.info, "load": engine.load, "render": engine.render, "generate": engine.generate,
             "logprobs": engine.logprobs, "decode": engine.decode, "train_step": engine.train_step,
-            "save": engine.save, "restore": engine.restore,
+            "save": engine.save, "restore": engine.restore, "configure": engine.configure,
+            "cache_stats": engine.cache_stats, "cancel": self.cancel,
         }
+        self.jobs: dict[tuple[str, Any], Job] = {}
+        self.backlog: deque[Request] = deque()
+        self.outbox: list[bytes] = []
+        self.out: BinaryIO | None = None
 
+    # ---- parsing -------------------------------------------------------------------------------
     def parse(self, payload: bytes) -> tuple[Any, str, dict[str, Any]]:
         """(id, method, params) or an EngineError carrying the id when one could be read."""
         try:
@@ -51,6 +109,9 @@ class Server:
         method = request.get("method")
         if not isinstance(method, str):
             raise _WithId(request_id, EngineError("protocol", "bad_method", "request `method` must be a string"))
+        if method not in self.methods:
+            raise _WithId(request_id, EngineError("unknown_method", "unknown_method",
+                                                  f"unknown method {method!r}; known: {', '.join(sorted(self.methods))}"))
         params = request.get("params")
         if params is None:
             params = {}
@@ -58,51 +119,173 @@ class Server:
             raise _WithId(request_id, EngineError("invalid_params", "wrong_type", "params: must be an object"))
         return request_id, method, params
 
-    def handle(self, payload: bytes) -> dict[str, Any]:
-        """One request payload → one response object (never raises)."""
-        request_id: Any = None
+    # ---- output --------------------------------------------------------------------------------
+    def send(self, response: dict[str, Any]) -> None:
         try:
-            request_id, method, params = self.parse(payload)
-            handler = self.methods.get(method)
-            if handler is None:
-                raise EngineError("unknown_method", "unknown_method",
-                                  f"unknown method {method!r}; known: {', '.join(sorted(self.methods))}")
+            frame = encode_frame(response)
+        except (TypeError, ValueError) as exc:  # e.g. a NaN slipped into a result
+            frame = encode_frame(error_response(response.get("id"), EngineError(
+                "internal", "unencodable_result", f"the result could not be encoded as JSON: {exc}")))
+        self.outbox.append(frame)
+
+    def flush(self) -> None:
+        if not self.outbox or self.out is None:
+            return
+        data = b"".join(self.outbox)
+        self.outbox.clear()
+        self.out.write(data)
+        self.out.flush()
+
+    # ---- one request ---------------------------------------------------------------------------
+    def _run(self, request_id: Any, fn: Callable[[], Any]) -> None:
+        """Runs a handler and sends its answer; errors become error frames (never raises)."""
+        try:
             started = time.perf_counter()
-            result = handler(params)
-            log.debug("%s took %.3fs", method, time.perf_counter() - started)
-            return {"id": request_id, "result": result}
-        except _WithId as wrapped:
-            return error_response(wrapped.request_id, wrapped.error)
+            result = fn()
+            log.debug("request %r took %.3fs", request_id, time.perf_counter() - started)
+            if result is not None:
+                self.send({"id": request_id, "result": result})
         except EngineError as exc:
-            return error_response(request_id, exc)
+            self.send(error_response(request_id, exc))
         except Exception as exc:  # anything else is reported and the engine keeps serving
             log.error("internal error:\n%s", traceback.format_exc())
             if isinstance(exc, torch.OutOfMemoryError) and torch.cuda.is_available():
                 torch.cuda.empty_cache()
-            return error_response(request_id, internal(exc))
+            self.send(error_response(request_id, internal(exc)))
 
-    def respond(self, out: BinaryIO, response: dict[str, Any]) -> None:
+    def accept_payload(self, payload: bytes) -> None:
+        request_id: Any = None
         try:
-            frame = encode_frame(response)
-        except (ValueError, TypeError) as exc:  # e.g. a NaN in a result: JSON has no spelling for it
-            frame = encode_frame(error_response(response.get("id"), EngineError(
-                "internal", "unencodable_result", f"the result could not be encoded as JSON: {exc}")))
-        out.write(frame)
-        out.flush()
+            request_id, method, params = self.parse(payload)
+        except _WithId as wrapped:
+            self.send(error_response(wrapped.request_id, wrapped.error))
+            return
+        except EngineError as exc:
+            self.send(error_response(request_id, exc))
+            return
+        self.accept(Request(request_id, method, params))
 
-    def serve(self, reader: FrameReader, out: BinaryIO) -> None:
-        """Answer frames in order until end of input."""
-        while True:
+    def accept(self, req: Request) -> None:
+        if req.method == "cancel":
+            self._run(req.id, lambda: self.cancel(req.params))
+        elif req.method in ORDERED and (self.backlog or req.method in EXCLUSIVE):
+            self.backlog.append(req)
+        else:
+            self.start(req)
+
+    def start(self, req: Request) -> None:
+        """Runs a request now; a continuous `generate` is admitted and answered when it finishes."""
+        if req.method == "generate" and self.engine.loaded is not None and self.engine.serving.continuous:
+            self._run(req.id, lambda: self._submit(req))
+        elif req.method in EXCLUSIVE:
+            self._run(req.id, lambda: self._exclusive(req))
+        else:
+            self._run(req.id, lambda: self.methods[req.method](req.params))
+
+    def _submit(self, req: Request) -> None:
+        key = id_key(req.id)
+        if key in self.jobs:
+            raise EngineError("protocol", "duplicate_id", f"request id {req.id!r} is already generating")
+        requests, stream = self.engine.parse_generate(req.params)
+        job = self.engine.serving.submit(requests, _Sink(self, req.id), stream)
+        if job.left > 0:
+            self.jobs[key] = job
+        return None
+
+    def _exclusive(self, req: Request) -> Any:
+        before = self.engine.weight_version
+        try:
+            return self.methods[req.method](req.params)
+        finally:
+            if req.method != "save" and (req.method != "train_step" or self.engine.weight_version != before):
+                self.engine.serving.weights_changed()
+
+    def cancel(self, params: dict[str, Any]) -> dict[str, Any]:
+        if "requestId" not in params:
+            raise EngineError("invalid_params", "missing_field", "requestId: is required")
+        target = params["requestId"]
+        if isinstance(target, bool) or not isinstance(target, (int, str)):
+            raise EngineError("invalid_params", "wrong_type", "requestId: must be an integer or a string")
+        job = self.jobs.pop(id_key(target), None)
+        if job is not None:
+            self.engine.serving.batcher.cancel(job)
+            self.send(error_response(target, CANCELLED))
+            return {"cancelled": True}
+        for queued in list(self.backlog):
+            if queued.method == "generate" and id_key(queued.id) == id_key(target):
+                self.backlog.remove(queued)
+                self.send(error_response(target, CANCELLED))
+                return {"cancelled": True}
+        return {"cancelled": False}
+
+    # ---- the loop ------------------------------------------------------------------------------
+    def advance(self) -> None:
+        """Runs what is ready: the backlog up to an exclusive request that must wait, then one step."""
+        serving = self.engine.serving
+        while self.backlog:
+            head = self.backlog[0]
+            if head.method in EXCLUSIVE and serving.busy:
+                break  # admission is paused until the running generations finish
+            self.backlog.popleft()
+            self.start(head)
+        if serving.busy:
             try:
-                payload = reader.read_frame()
-            except FrameTooLarge as exc:
-                dropped = reader.discard_pending()
-                log.warning("refused a %d-byte frame; dropped %d pending bytes", exc.length, dropped)
-                self.respond(out, error_response(None, EngineError("protocol", "frame_too_large", str(exc))))
-                continue
-            if payload is None:
-                return
-            self.respond(out, self.handle(payload))
+                serving.step()
+            except Exception as exc:
+                log.error("serving step failed:\n%s", traceback.format_exc())
+                if isinstance(exc, torch.OutOfMemoryError) and torch.cuda.is_available():
+                    torch.cuda.empty_cache()
+
+    def serve(self, reader: FrameReader, out: BinaryIO, eof_grace_s: float | None = None) -> None:
+        """Answers frames until end of input. With `eof_grace_s`, a process whose loop is held by a
+        long call past that many seconds after EOF exits anyway (the worker is gone)."""
+        self.out = out
+        inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        threading.Thread(target=_read_frames, args=(reader, inbox, eof_grace_s), name="frames", daemon=True).start()
+        while True:
+            idle = not self.engine.serving.busy and not self.backlog
+            try:
+                item = inbox.get() if idle else inbox.get_nowait()
+            except queue.Empty:
+                item = None
+            while item is not None:
+                kind, value = item
+                if kind == "eof":
+                    self.flush()
+                    return
+                if kind == "frame":
+                    self.accept_payload(value)
+                else:
+                    self.send(error_response(None, value))
+                try:
+                    item = inbox.get_nowait()
+                except queue.Empty:
+                    item = None
+            self.flush()
+            self.advance()
+            self.flush()
+
+
+def _read_frames(reader: FrameReader, inbox: "queue.Queue[tuple[str, Any]]", eof_grace_s: float | None) -> None:
+    while True:
+        try:
+            payload = reader.read_frame()
+        except FrameTooLarge as exc:
+            dropped = reader.discard_pending()
+            log.warning("refused a %d-byte frame; dropped %d pending bytes", exc.length, dropped)
+            inbox.put(("error", EngineError("protocol", "frame_too_large", str(exc))))
+            continue
+        except OSError as exc:
+            log.warning("reading frames failed: %s", exc)
+            payload = None
+        if payload is None:
+            inbox.put(("eof", None))
+            if eof_grace_s is not None:
+                time.sleep(eof_grace_s)
+                log.warning("stdin closed and the engine is still busy after %.0fs; exiting", eof_grace_s)
+                os._exit(0)
+            return
+        inbox.put(("frame", payload))
 
 
 class _WithId(Exception):

@@ -59,8 +59,10 @@ def test_stop_ids_and_finish_reasons(engine: Engine) -> None:
     stopped = gen(engine, {"promptIds": p, "maxTokens": 6, "temperature": 0, "stopIds": [stop_at]})[0]
     assert stopped["finishReason"] == "stop"
     assert stopped["tokenIds"] == greedy["tokenIds"][: first + 1]  # includes the stop token
-    assert gen(engine, {"promptIds": p, "maxTokens": 0, "temperature": 0})[0] == \
+    empty = gen(engine, {"promptIds": p, "maxTokens": 0, "temperature": 0})[0]
+    assert {k: empty[k] for k in ("tokenIds", "logprobs", "finishReason", "text")} == \
         {"tokenIds": [], "logprobs": [], "finishReason": "length", "text": ""}
+    assert empty["promptTokens"] == len(p) and empty["cachedTokens"] == 0
 
 
 def test_default_stop_is_eos_and_text_drops_special_tokens(engine: Engine) -> None:
@@ -132,3 +134,19 @@ def test_bf16_autocast_path_on_cpu(make_engine: Any) -> None:
                                             "advantages": 1.0, "rolloutLogprobs": lp}],
                                "hyper": {"lr": 1e-3, "klCoef": 0.1}})
     assert stats["weightVersion"] == 1 and abs(stats["klLoss"]) < 1e-3
+
+
+def test_a_model_the_continuous_path_cannot_reproduce_falls_back_to_static(make_engine: Any, monkeypatch: Any) -> None:
+    from agentjet_engine import attention
+
+    def broken(module: Any, query: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        return torch.zeros_like(query).transpose(1, 2), None
+
+    monkeypatch.setitem(attention.AttentionInterface._global_mapping, attention.NAME, broken)
+    engine = make_engine()
+    summary = engine.info()["serving"]
+    assert summary["continuous"] is False and summary["fallback"].startswith("self-check failed")
+    p = prompt(engine)
+    r = gen(engine, {"promptIds": p, "maxTokens": 6, "temperature": 1.0, "seed": 2})[0]
+    lp = engine.logprobs({"sequences": [{"tokenIds": p + r["tokenIds"]}]})["logprobs"][0]
+    assert max(abs(a - b) for a, b in zip(lp[len(p):], r["logprobs"])) < 1e-4

@@ -116,3 +116,63 @@ def test_render_invalid_params_name_the_field(engine: Engine, params: dict[str, 
         engine.render(params)
     assert info.value.type == "invalid_params"
     assert info.value.message.startswith(field + ":")
+
+
+def exact_spans(engine: Engine, messages: list[dict[str, Any]], tools: Any, add_prompt: bool = True) -> list[Any]:
+    """Spans by the definition: render every prefix (what the fast path must agree with)."""
+    from agentjet_engine import rendering
+    renderer = engine.renderer
+    saved = renderer._fast_ends
+    renderer._fast_ends = lambda *a, **k: None   # type: ignore[method-assign]
+    try:
+        return rendering.Renderer.render(renderer, rendering.normalise_messages(messages),
+                                         rendering.normalise_tools(tools), add_prompt)["spans"]
+    finally:
+        renderer._fast_ends = saved  # type: ignore[method-assign]
+
+
+def test_linear_spans_equal_the_prefix_definition_on_the_corpus(engine: Engine, corpus: list) -> None:
+    for t in corpus[:60]:
+        for add_prompt in (True, False):
+            before = engine.renderer.fallbacks
+            fast = engine.render({"messages": t["messages"], "tools": t["tools"], "addGenerationPrompt": add_prompt})
+            assert engine.renderer.fallbacks == before   # the built-in template never needs the fallback
+            assert fast["spans"] == exact_spans(engine, t["messages"], t["tools"], add_prompt)
+
+
+def test_render_cost_does_not_grow_with_the_square_of_the_messages(engine: Engine, monkeypatch: Any) -> None:
+    calls = {"n": 0}
+    original = engine.loaded.tokenizer.apply_chat_template
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(engine.loaded.tokenizer, "apply_chat_template", counting)
+    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": str(i % 10)} for i in range(40)]
+    out = engine.render({"messages": messages})
+    check_cover(out["spans"], len(out["tokenIds"]))
+    assert len([s for s in out["spans"] if s["messageIndex"] >= 0]) == 40
+    assert calls["n"] <= 1 + 3   # the render without generation prompt and the three checks, not 40
+
+
+def test_oversized_conversations_are_refused_before_rendering(engine: Engine, monkeypatch: Any) -> None:
+    def no_render(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("rendered a conversation that cannot fit")
+
+    monkeypatch.setattr(engine.renderer, "_tracked_text", no_render)
+    many = [{"role": "user", "content": "What is 2 + 2? Please answer."} for _ in range(10_000)]
+    with pytest.raises(EngineError) as info:
+        engine.render({"messages": many})
+    assert info.value.type == "context_overflow"
+    big_tool = {"type": "function", "function": {"name": "t", "description": "x" * 40_000, "parameters": {}}}
+    with pytest.raises(EngineError) as info:
+        engine.render({"messages": [{"role": "user", "content": "hi"}], "tools": [big_tool] * 128})
+    assert info.value.type == "context_overflow"
+
+
+def test_a_prompt_over_the_context_is_refused_after_tokenizing(engine: Engine) -> None:
+    context = engine.info()["contextLength"]
+    with pytest.raises(EngineError) as info:
+        engine.render({"messages": [{"role": "user", "content": "12 " * context}]})
+    assert info.value.type == "context_overflow" and "messages" in info.value.message

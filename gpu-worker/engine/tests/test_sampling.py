@@ -19,9 +19,20 @@ def test_sample_tokens_greedy_and_inverse_cdf() -> None:
     logits = torch.log(torch.tensor([[0.1, 0.6, 0.3], [0.1, 0.6, 0.3], [0.1, 0.6, 0.3], [0.1, 0.6, 0.3]]))
     temperature = torch.tensor([0.0, 1.0, 1.0, 1.0])
     top_p = torch.tensor([1.0, 1.0, 1.0, 0.5])
-    # sorted order: token 1 (0.6), token 2 (0.3), token 0 (0.1); cdf 0.6, 0.9, 1.0
+    # top_p = 1: id order, cdf 0.1, 0.7, 1.0 (no sort); top_p = 0.5: the nucleus is {token 1}
     uniforms = torch.tensor([0.99, 0.65, 0.95, 0.99])
-    assert sample_tokens(logits, temperature, top_p, uniforms).tolist() == [1, 2, 0, 1]
+    assert sample_tokens(logits, temperature, top_p, uniforms).tolist() == [1, 1, 2, 1]
+    assert sample_tokens(logits, temperature, torch.ones(4), torch.tensor([0.0, 0.05, 0.2, 0.75])).tolist() == \
+        [1, 0, 1, 2]
+    # nucleus rows sort their probabilities: token 1 (0.6), token 2 (0.3), token 0 (0.1)
+    assert sample_tokens(logits[:2], torch.ones(2), torch.tensor([0.95, 0.95]), torch.tensor([0.65, 0.95])).tolist() == \
+        [2, 0]
+
+
+def test_sample_tokens_never_picks_a_zero_probability_token() -> None:
+    logits = torch.tensor([[0.0, 0.0, float("-inf")], [float("-inf"), 0.0, float("-inf")]])
+    picks = sample_tokens(logits, torch.ones(2), torch.ones(2), torch.tensor([0.999999, 0.999999]))
+    assert picks.tolist() == [1, 1]
 
 
 def test_sample_tokens_temperature_sharpens() -> None:

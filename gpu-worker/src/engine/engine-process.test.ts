@@ -1,6 +1,7 @@
 // Integration: the real Python engine process with the built-in model, over real stdio frames.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GenerateDelta } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import { BUILTIN_MODEL_DIR } from '../resources';
 import { EngineExitedError, EngineProcess } from './engine-process';
@@ -30,6 +31,38 @@ describe('EngineProcess (real engine)', () => {
     recomputed.forEach((lp, i) => expect(Math.abs(lp - gen.logprobs[i]!)).toBeLessThan(1e-4));
     const { texts } = await engine.call('decode', { sequences: [gen.tokenIds] });
     expect(texts[0]).toBe(gen.text);
+  });
+
+  it('streams a generation as delta frames, answers other calls meanwhile, and cancels by signal', async () => {
+    const rendered = await engine.call('render', { messages: [{ role: 'user', content: 'Count to twenty.' }] });
+    const deltas: GenerateDelta[] = [];
+    let resolveFirst: () => void = () => undefined;
+    const first = new Promise<void>((r) => (resolveFirst = r));
+    const long = engine.call(
+      'generate',
+      { requests: [{ promptIds: rendered.tokenIds, maxTokens: 200, temperature: 1, seed: 3, stopIds: [] }], stream: true },
+      { onDelta: (d) => { deltas.push(d); resolveFirst(); } },
+    );
+    await first;
+    const order: string[] = [];
+    const info = engine.call('info', {}).then((r) => { order.push('info'); return r; });
+    await Promise.all([long.then(() => order.push('generate')), info]);
+    expect(order).toEqual(['info', 'generate']);
+    const out = await long;
+    expect(deltas.flatMap((d) => d.tokenIds)).toEqual(out.results[0]!.tokenIds);
+    expect(deltas.map((d) => d.text).join('')).toBe(out.results[0]!.text);
+
+    const controller = new AbortController();
+    const doomed = engine.call(
+      'generate',
+      { requests: [{ promptIds: rendered.tokenIds, maxTokens: 200, temperature: 1, seed: 4, stopIds: [] }], stream: true },
+      { onDelta: () => controller.abort(), signal: controller.signal },
+    );
+    const err = await doomed.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RemoteError);
+    expect((err as RemoteError).type).toBe('cancelled');
+    const stats = await engine.call('cache_stats', {});
+    expect(stats.batch?.active).toBe(0);
   });
 
   it('answers bad params with a typed error and keeps serving', async () => {

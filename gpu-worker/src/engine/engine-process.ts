@@ -1,4 +1,6 @@
-// Spawns and speaks to the Python engine over stdio frames; one typed call per protocol method.
+// Spawns and speaks to the Python engine over stdio frames (protocol v2): one typed call per
+// protocol method, many in flight at once and answered by id in any order; a streamed `generate`
+// delivers its delta frames to the caller's `onDelta`, and aborting its signal sends `cancel`.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import {
@@ -7,6 +9,7 @@ import {
   type EngineMethod,
   type EngineParams,
   type EngineResult,
+  type GenerateDelta,
 } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import { ENGINE_DIR, findPython } from './find-python';
@@ -39,10 +42,22 @@ export function engineArgv(procs = 1): string[] {
   return ['-u', '-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${procs}`, '--monitor-interval=0.5', '-m', 'agentjet_engine'];
 }
 
+/** Per-call options: streamed deltas and cancellation (the engine answers a cancelled call with `cancelled`). */
+export interface CallOptions {
+  onDelta?: (delta: GenerateDelta) => void;
+  signal?: AbortSignal;
+}
+
 interface Pending {
   method: EngineMethod;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
+  onDelta?: (delta: GenerateDelta) => void;
+}
+
+/** The error of a call whose signal was aborted before the engine started it. */
+export function cancelledError(): RemoteError {
+  return new RemoteError({ type: 'cancelled', code: 'cancelled', message: 'the request was cancelled' });
 }
 
 export class EngineExitedError extends Error {
@@ -122,21 +137,40 @@ export class EngineProcess {
     return this.child.pid;
   }
 
-  call<M extends EngineMethod>(method: M, params: EngineParams[M]): Promise<EngineResult<M>> {
+  call<M extends EngineMethod>(method: M, params: EngineParams[M], opts: CallOptions = {}): Promise<EngineResult<M>> {
     if (this.exitReason !== null) return Promise.reject(new EngineExitedError(this.exitReason));
+    if (opts.signal?.aborted) return Promise.reject(cancelledError());
     const id = this.nextId++;
     return new Promise<EngineResult<M>>((resolve, reject) => {
+      const onAbort = (): void => {
+        if (this.pending.has(id)) this.send('cancel', { requestId: id });
+      };
+      const settle = (): void => opts.signal?.removeEventListener('abort', onAbort);
       this.pending.set(id, {
         method,
         resolve: (value) => {
+          settle();
           const parsed = engineMethods[method].result.safeParse(value);
           if (parsed.success) resolve(parsed.data as EngineResult<M>);
           else reject(new Error(`engine answered ${method} with an unexpected shape: ${parsed.error.message}`));
         },
-        reject,
+        reject: (err) => {
+          settle();
+          reject(err);
+        },
+        ...(opts.onDelta ? { onDelta: opts.onDelta } : {}),
       });
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
       this.child.stdin.write(encodeFrame({ id, method, params }));
     });
+  }
+
+  /** Fire-and-forget request (its answer is dropped), e.g. `cancel`. */
+  private send<M extends EngineMethod>(method: M, params: EngineParams[M]): void {
+    if (this.exitReason !== null) return;
+    const id = this.nextId++;
+    this.pending.set(id, { method, resolve: () => undefined, reject: () => undefined });
+    this.child.stdin.write(encodeFrame({ id, method, params }));
   }
 
   /** Closes stdin (the engine exits on EOF), then kills it if it lingers. */
@@ -164,6 +198,10 @@ export class EngineProcess {
     }
     const pending = this.pending.get(msg.id);
     if (!pending) return;
+    if ('delta' in msg) {
+      pending.onDelta?.(msg.delta);
+      return;
+    }
     this.pending.delete(msg.id);
     if ('error' in msg) pending.reject(new RemoteError(msg.error));
     else pending.resolve(msg.result);

@@ -2,7 +2,9 @@
 // result, with an optional per-delta callback (streaming) and cancellation through an AbortSignal.
 // Everything that records a call (the server's completions path, the rollout policy of eval and the
 // demo) goes through a Generator, so the admission layer behind it can be swapped in one place.
-// Today `schedulerGenerator` backs it with the DecodeScheduler (rounds, chunked streaming).
+// `gateGenerator` backs it with the admission gate (engine/admission.ts: the engine's continuous
+// batcher and prefix cache, or the legacy static path); `schedulerGenerator` with the DecodeScheduler.
+import { AdmissionCancelledError, type GenerationGate } from './admission';
 import { DecodeCancelledError, type DecodeScheduler } from './decode-scheduler';
 
 export interface GenerationRequest {
@@ -96,6 +98,24 @@ export function schedulerGenerator(scheduler: DecodeScheduler): Generator {
         return { tokenIds: r.tokenIds, logprobs: r.logprobs, finishReason: r.finishReason, text: r.text, weightVersion: r.weightVersion, engineMs: r.engineMs };
       } catch (err) {
         throw err instanceof DecodeCancelledError ? new GenerationCancelledError() : err;
+      }
+    },
+  };
+}
+
+/** A Generator behind an admission gate (continuous batching in the engine, or the legacy gate). */
+export function gateGenerator(gate: Pick<GenerationGate, 'generate'>): Generator {
+  return {
+    async generate(request, hooks = {}) {
+      const { signal, onDelta } = hooks;
+      try {
+        const r = await gate.generate(
+          { promptIds: request.promptIds, maxTokens: request.maxTokens, temperature: request.temperature, topP: request.topP, seed: request.seed, ...(request.stop ? { stop: request.stop } : {}) },
+          { ...(onDelta ? { onDelta: (d: { text: string }) => d.text !== '' && onDelta({ text: d.text }) } : {}), ...(signal ? { signal } : {}) },
+        );
+        return { tokenIds: r.tokenIds, logprobs: r.logprobs, finishReason: r.finishReason, text: r.text, weightVersion: r.weightVersion, engineMs: r.engineMs, cache: r.cache };
+      } catch (err) {
+        throw err instanceof AdmissionCancelledError ? new GenerationCancelledError() : err;
       }
     },
   };

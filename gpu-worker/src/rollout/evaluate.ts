@@ -1,10 +1,10 @@
 // Plays many episodes of an example task against the engine at once (their calls batched
 // together) and reports reward, success and per-call records.
 import { runEpisode, type EpisodeResult } from '../../../src/shared/episode';
-import { createPrng } from '../../../src/shared/prng';
+import { createPrng, deriveSeed } from '../../../src/shared/prng';
 import type { TaskEnv } from '../../../src/shared/task';
-import { DecodeScheduler } from '../engine/decode-scheduler';
-import { schedulerGenerator } from '../engine/generator';
+import { Admission } from '../engine/admission';
+import { gateGenerator } from '../engine/generator';
 import { enginePolicy, type CallRecord, type EngineCaller, type Sampling } from './engine-policy';
 
 export interface PlayedEpisode<T> {
@@ -28,16 +28,14 @@ export interface PlayOptions {
 
 /** Runs one episode per task, all concurrently; results come back in task order. */
 export async function playEpisodes<T>(engine: EngineCaller, env: TaskEnv<T>, tasks: readonly T[], opts: PlayOptions): Promise<PlayedEpisode<T>[]> {
-  const scheduler = new DecodeScheduler(
-    { generate: (requests) => engine.call('generate', { requests }), decode: async (sequences) => (await engine.call('decode', { sequences })).texts },
-    { maxBatch: opts.maxBatch ?? 64 },
-  );
-  const deps = { engine, generator: schedulerGenerator(scheduler), contextLength: () => opts.contextLength ?? Number.MAX_SAFE_INTEGER };
-  const prng = createPrng(opts.seed);
+  const gate = new Admission(engine, { maxInFlight: 2 * (opts.maxBatch ?? 64) });
+  const deps = { engine, generator: gateGenerator(gate), contextLength: () => opts.contextLength ?? Number.MAX_SAFE_INTEGER };
   return Promise.all(
     tasks.map(async (task, index) => {
       const calls: CallRecord[] = [];
       const episodeId = `${opts.episodePrefix ?? 'ep'}${index}`;
+      // one PRNG per episode: its seeds do not depend on the order in which concurrent calls finish
+      const prng = createPrng(deriveSeed(opts.seed, episodeId));
       const policy = enginePolicy(deps, {
         sampling: opts.sampling,
         nextSeed: () => prng.int(0, 2 ** 31 - 1),

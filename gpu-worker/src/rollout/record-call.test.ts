@@ -37,9 +37,9 @@ describe('recordCall', () => {
     const streamed: string[] = [];
     const calls: string[] = [];
     const rec = await recordCall(d, spec({ messages: [{ role: 'user', content: 'calc please' }], tools: [calc], parseTools: true }), {
-      onDelta: (delta) => {
-        streamed.push(delta.content);
-        for (const c of delta.toolCalls) calls.push(c.call.function.name);
+      onEvent: (e) => {
+        if (e.kind === 'content') streamed.push(e.text);
+        if (e.kind === 'tool_call_start') calls.push(e.name);
       },
     });
     expect(rec.finishReason).toBe('tool_calls');

@@ -7,8 +7,7 @@ import type { ChatMessage, Tool } from '../../../src/shared/chat';
 import type { RenderResult } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import type { Timeline } from '../../../src/shared/timeline/index';
-import { ToolCallStream, type StreamDelta } from '../../../src/shared/tool-call-stream';
-import { parseToolCalls, type ParsedAssistantText } from '../../../src/shared/tool-calls';
+import { HermesStreamParser, parseStream, type ParsedAssistantText, type StreamEvent } from '../../../src/shared/tool-call-stream';
 import type { EngineCaller } from '../engine/engine-caller';
 import type { GenerationResult, Generator } from '../engine/generator';
 
@@ -46,8 +45,8 @@ export interface CallSpec {
 }
 
 export interface RecordHooks {
-  /** Streaming: each delta as it becomes sendable (a single final delta for `required` tool choices). */
-  onDelta?: (delta: StreamDelta) => void;
+  /** Streaming: each event as it becomes sendable (all at the end for `required` tool choices, which may resample). */
+  onEvent?: (event: StreamEvent) => void;
   signal?: AbortSignal;
 }
 
@@ -63,6 +62,8 @@ export interface RecordedCall {
   malformedToolCalls: number;
   /** Attempts made to satisfy tool_choice "required" / a named function. */
   attempts: number;
+  /** Prompt tokens the engine's prefix cache supplied (0 without one). */
+  cachedTokens: number;
 }
 
 /** The engine refused the input (bad messages, prompt over the context): the caller's mistake. */
@@ -94,11 +95,13 @@ interface Sampled {
 
 async function sample(deps: RecordDeps, spec: CallSpec, prompt: RenderResult, maxTokens: number, hooks: RecordHooks, submitted: () => void): Promise<Sampled> {
   const insist = spec.toolChoice.mode === 'required';
-  const streamer = hooks.onDelta && !insist ? new ToolCallStream(spec.idPrefix, spec.parseTools) : null;
-  let soFar = '';
-  const onDelta = streamer ? (d: { text: string }) => hooks.onDelta!(streamer.push((soFar += d.text))) : undefined;
+  const emit = (events: readonly StreamEvent[]): void => events.forEach((e) => hooks.onEvent?.(e));
   let out: Sampled | null = null;
   for (let attempt = 0; attempt < (insist ? TOOL_CHOICE_ATTEMPTS : 1); attempt++) {
+    // Streamed as generated (the Hermes parser: content, a tool call's name once known, its arguments).
+    const parser = hooks.onEvent && !insist ? new HermesStreamParser(spec.idPrefix, spec.parseTools) : null;
+    let streamed = '';
+    const onDelta = parser ? (d: { text: string }) => { streamed += d.text; emit(parser.push(d.text)); } : undefined;
     const pending = deps.generator
       .generate(
         { promptIds: prompt.tokenIds, maxTokens, temperature: spec.temperature, topP: spec.topP, seed: spec.seedFor(attempt), ...(spec.stop ? { stop: spec.stop } : {}) },
@@ -109,14 +112,21 @@ async function sample(deps: RecordDeps, spec: CallSpec, prompt: RenderResult, ma
       });
     submitted(); // queued: the round may start
     const result = await pending;
-    const parsed = spec.parseTools ? parseToolCalls(result.text, spec.idPrefix) : { content: result.text === '' ? null : result.text, toolCalls: [], malformed: 0 };
+    let parsed: ParsedAssistantText;
+    if (parser) {
+      // the deltas add up to the reply's text; should they fall short, the rest goes out now
+      if (result.text.startsWith(streamed)) emit(parser.push(result.text.slice(streamed.length)));
+      emit(parser.finish());
+      parsed = parser.result();
+    } else {
+      parsed = parseStream(result.text, spec.idPrefix, spec.parseTools).parsed;
+    }
     out = { result, parsed, attempts: attempt + 1 };
     const name = spec.toolChoice.name;
     if (!insist || parsed.toolCalls.some((c) => name === undefined || c.function.name === name)) break;
   }
   if (!out) throw new Error('no generation was made');
-  if (streamer) hooks.onDelta!(streamer.finish(out.result.text).delta);
-  else hooks.onDelta?.({ content: out.parsed.content ?? '', toolCalls: out.parsed.toolCalls.map((call, index) => ({ index, call })) });
+  if (hooks.onEvent && insist) emit(parseStream(out.result.text, spec.idPrefix, spec.parseTools).events);
   return out;
 }
 
@@ -145,7 +155,7 @@ export async function recordCall(deps: RecordDeps, spec: CallSpec, hooks: Record
     return {
       timeline, message, finishReason: parsed.toolCalls.length > 0 ? 'tool_calls' : result.finishReason,
       promptTokens: rendered.tokenIds.length, completionTokens: result.tokenIds.length, engineMs: renderMs + result.engineMs,
-      weightVersion: result.weightVersion, malformedToolCalls: parsed.malformed, attempts,
+      weightVersion: result.weightVersion, malformedToolCalls: parsed.malformed, attempts, cachedTokens: result.cache?.cachedTokens ?? 0,
     };
   } finally {
     release();

@@ -4,7 +4,7 @@
 // or as a stream of named SSE events translated from the server's streaming events.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatCompletionRequest } from '../../../src/shared/swarm-protocol';
-import { eventsOfDelta, type StreamEvent } from '../../../src/shared/stream-events';
+import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 import { prepareRequest, type PreparedRequest } from '../swarm/chat-request';
 import type { CompletionHooks, CompletionOutcome, CompletionService } from '../swarm/completions';
 import type { Episode } from '../swarm/episodes';
@@ -34,7 +34,7 @@ export interface ApiCall {
   /** `<episode>_<call index>`: the id stem of this call's response and items. */
   idPrefix: string;
   created: number;
-  hooks: Omit<CompletionHooks, 'onDelta'>;
+  hooks: Omit<CompletionHooks, 'onEvent'>;
 }
 
 export function prepareCall(req: FastifyRequest, reply: FastifyReply, deps: ApiRouteDeps, ep: Episode, chat: ChatCompletionRequest): ApiCall {
@@ -54,8 +54,8 @@ export function prepareCall(req: FastifyRequest, reply: FastifyReply, deps: ApiR
  * The completion hooks that feed `onEvent` the server's streaming events. Today they adapt the
  * completion service's `onDelta`; once it emits events itself this becomes `{ onEvent }`.
  */
-export function streamHooks(onEvent: (e: StreamEvent) => void): Pick<CompletionHooks, 'onDelta'> {
-  return { onDelta: (d) => eventsOfDelta(d).forEach(onEvent) };
+export function streamHooks(onEvent: (e: StreamEvent) => void): Pick<CompletionHooks, 'onEvent'> {
+  return { onEvent };
 }
 
 /** Runs the call as one JSON answer, with the engine-time and weight-version headers. */

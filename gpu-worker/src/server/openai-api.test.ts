@@ -146,13 +146,13 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
     await expect(client.chat.completions.create({ model: c.model, max_tokens: 10_000_000, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400, code: 'max_tokens_too_large' });
   });
 
-  it('batches concurrent calls into shared engine generate calls', async () => {
+  it('sends each call to the engine as it comes (the engine batches them) through the admission gate', async () => {
     const { c, client } = await claim();
     const before = t.engines[0]!.generateBatches.length;
+    const admitted = t.worker.swarm.status().serving!.admitted;
     await Promise.all(Array.from({ length: 12 }, () => client.chat.completions.create({ model: c.model, messages: [{ role: 'user', content: 'hi' }] })));
-    const batches = t.engines[0]!.generateBatches.slice(before);
-    expect(batches.reduce((a, b) => a + b, 0)).toBe(12);
-    expect(batches.length).toBeLessThan(12);
+    expect(t.engines[0]!.generateBatches.slice(before)).toEqual(Array(12).fill(1));
+    expect(t.worker.swarm.status().serving).toMatchObject({ mode: 'continuous', admitted: admitted + 12, inFlight: 0, waiting: 0 });
   });
 
   it('keeps text with multi-byte characters intact across streamed chunks', async () => {

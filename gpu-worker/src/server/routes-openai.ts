@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ChatCompletionRequestSchema, IdSchema } from '../../../src/shared/swarm-protocol';
-import type { StreamDelta } from '../../../src/shared/tool-call-stream';
+import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 import { prepareRequest } from '../swarm/chat-request';
 import type { CompletionOutcome, CompletionService } from '../swarm/completions';
 import { asSwarmError, badRequest, SwarmError, unauthorized } from '../swarm/errors';
@@ -11,6 +11,7 @@ import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf } from './auth';
 import { parseBody } from './http';
+import { chunkDelta } from './sse-chunks';
 
 export interface OpenAiRouteDeps {
   swarm: Swarm;
@@ -93,17 +94,16 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     const id = `chatcmpl-${ep.id.slice(3)}_${ep.nextCallIndex}`;
     const created = Math.floor(Date.now() / 1000);
     const chunk = (delta: object, finish: string | null = null) => ({ ...base({ id, created }), object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
-    const onDelta = (d: StreamDelta): void => {
+    // Token by token: content as generated, a tool call's id and name once known, then its arguments.
+    const onEvent = (e: StreamEvent): void => {
+      const delta = chunkDelta(e);
+      if (!delta) return;
       if (!sse.started) sse.send(chunk({ role: 'assistant', content: '' }));
-      if (d.content !== '') sse.send(chunk({ content: d.content }));
-      for (const { index, call } of d.toolCalls) {
-        sse.send(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
-        sse.send(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }));
-      }
+      sse.send(chunk(delta));
     };
     let out: CompletionOutcome;
     try {
-      out = await completions.complete(ep, prepared, { onDelta, signal: clientGone.signal, ...(agent ? { agent } : {}) });
+      out = await completions.complete(ep, prepared, { onEvent, signal: clientGone.signal, ...(agent ? { agent } : {}) });
     } catch (err) {
       if (!sse.started) throw err;
       sse.fail(asSwarmError(err));

@@ -4,7 +4,7 @@
 import type { ChatMessage } from '../../../src/shared/chat';
 import { createPrng, deriveSeed, type Prng } from '../../../src/shared/prng';
 import type { ChatCompletionUsage } from '../../../src/shared/swarm-protocol';
-import type { StreamDelta } from '../../../src/shared/tool-call-stream';
+import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 import { GenerationCancelledError } from '../engine/generator';
 import { CallRefusedError, recordCall, type RecordDeps, type RecordedCall } from '../rollout/record-call';
 import type { PreparedRequest } from './chat-request';
@@ -12,8 +12,8 @@ import { badRequest, clientClosed } from './errors';
 import type { Episode } from './episodes';
 
 export interface CompletionHooks {
-  /** Streaming: receives each delta as it becomes sendable. */
-  onDelta?: (delta: StreamDelta) => void;
+  /** Streaming: each event as it becomes sendable (tool_choice "required": all at the end). */
+  onEvent?: (event: StreamEvent) => void;
   /** Aborted (the client went away): the call is neither finished nor recorded. */
   signal?: AbortSignal;
   agent?: string;
@@ -75,13 +75,16 @@ export class CompletionService {
           parseTools: req.toolChoice.mode !== 'none' && req.tools !== null, maxTokens: req.maxTokens, temperature: req.temperature, topP: req.topP,
           stop: req.stop, seedFor,
         },
-        { ...(hooks.onDelta ? { onDelta: hooks.onDelta } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
+        { ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
       ).catch((err: unknown) => {
         throw asClientError(err);
       });
       return {
         id: `chatcmpl-${idPrefix}`, created: Math.floor(rec.timeline.createdAt / 1000), message: rec.message, finishReason: rec.finishReason,
-        usage: { prompt_tokens: rec.promptTokens, completion_tokens: rec.completionTokens, total_tokens: rec.promptTokens + rec.completionTokens },
+        usage: {
+          prompt_tokens: rec.promptTokens, completion_tokens: rec.completionTokens, total_tokens: rec.promptTokens + rec.completionTokens,
+          prompt_tokens_details: { cached_tokens: rec.cachedTokens },
+        },
         engineMs: rec.engineMs, weightVersion: rec.weightVersion, malformedToolCalls: rec.malformedToolCalls, attempts: rec.attempts,
       };
     } finally {

@@ -1,16 +1,15 @@
 // Supervises the engine process: starts it, loads the model and restores the last checkpoint;
 // when the process dies it fails in-flight calls with a clear 503, restarts it (with backoff)
 // from the last checkpoint and reports back; calls while it is down get a 503 with a retry hint.
-// It is the one owner of the weight version: the answers of the calls that change the weights
-// (load, restore, train_step) set it; everyone else reads `weightVersion`.
-import type { EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams } from '../../../src/shared/engine-protocol';
+import type { ConfigureParams, EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams } from '../../../src/shared/engine-protocol';
 import { backoffDelay } from '../../../src/shared/backoff';
-import { EngineExitedError, EngineProcess } from '../engine/engine-process';
+import { EngineExitedError, EngineProcess, type CallOptions } from '../engine/engine-process';
 import type { EngineCaller } from '../engine/engine-caller';
 import { RemoteError } from '../../../src/shared/result';
 import { unavailable } from './errors';
 
 export interface EngineHandle extends EngineCaller {
+  call<M extends EngineMethod>(method: M, params: EngineParams[M], opts?: CallOptions): Promise<EngineResult<M>>;
   readonly alive: boolean;
   readonly pid: number | undefined;
   dispose(): Promise<void>;
@@ -29,6 +28,8 @@ export type EngineStatus = 'starting' | 'ready' | 'restarting' | 'failed' | 'dis
 export interface EngineHostOptions {
   factory: EngineFactory;
   load: LoadParams;
+  /** Generation settings applied after every (re)start (`configure`). */
+  configure?: ConfigureParams;
   /** Absolute path of the checkpoint to restore after a (re)start, or null for the loaded model. */
   checkpoint: () => string | null;
   onLog?: (line: string) => void;
@@ -115,10 +116,10 @@ export class EngineHost implements EngineView {
     return info;
   }
 
-  call<M extends EngineMethod>(method: M, params: EngineParams[M]): Promise<EngineResult<M>> {
+  call<M extends EngineMethod>(method: M, params: EngineParams[M], opts?: CallOptions): Promise<EngineResult<M>> {
     const engine = this.engine;
     if (this.state !== 'ready' || !engine) return Promise.reject(this.unavailableError());
-    return engine.call(method, params).then(
+    return engine.call(method, params, opts).then(
       (result) => {
         if (engine === this.engine && SETS_WEIGHTS.has(method)) this.version = reportedWeightVersion(result) ?? this.version;
         return result;
@@ -136,8 +137,8 @@ export class EngineHost implements EngineView {
   async reload(patch: Partial<LoadParams>): Promise<EngineInfo> {
     this.load = { ...this.load, ...patch };
     const info = await this.call('load', this.load);
-    this.facts = info;
-    return info;
+    this.facts = this.opts.configure ? { ...info, serving: await this.call('configure', this.opts.configure) } : info;
+    return this.facts;
   }
 
   async dispose(): Promise<void> {
@@ -163,6 +164,7 @@ export class EngineHost implements EngineView {
       let info = await engine.call('load', this.load);
       const checkpoint = this.opts.checkpoint();
       if (checkpoint) info = await engine.call('restore', { path: checkpoint });
+      if (this.opts.configure) info = { ...info, serving: await engine.call('configure', this.opts.configure) };
       this.facts = info;
       this.version = info.weightVersion;
       return info;

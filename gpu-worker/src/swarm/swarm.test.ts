@@ -46,7 +46,7 @@ const claim = (s: Swarm, clientId = 'c1', kind: 'train' | 'eval' = 'train') => s
 /** A recorded call of episode `episodeId`, as the call-recording path returns it. */
 function recorded(episodeId: string, callIndex: number, weightVersion = 0): RecordedCall {
   const [timeline] = conversation(episodeId, [{ reply: say('hi'), weightVersion }]);
-  return { timeline: { ...timeline!, callIndex }, message: timeline!.output, finishReason: 'stop', promptTokens: 3, completionTokens: timeline!.outputIds.length, engineMs: 1, weightVersion, malformedToolCalls: 0, attempts: 1 };
+  return { timeline: { ...timeline!, callIndex }, message: timeline!.output, finishReason: 'stop', promptTokens: 3, completionTokens: timeline!.outputIds.length, engineMs: 1, weightVersion, malformedToolCalls: 0, attempts: 1, cachedTokens: 0 };
 }
 
 const refusedCode = (fn: () => unknown): string | null => {

@@ -7,7 +7,7 @@ import type { EngineInfo } from '../../../src/shared/engine-protocol';
 import type { TrainingConfig, TrainingConfigPatch } from '../../../src/shared/options/index';
 import type { SwarmEvent } from '../../../src/shared/swarm-events';
 import type {
-  ClaimRequest, ClaimResponse, ClientInfo, Counters, EndRequest, EndResponse, EvalResult, MergedEpisodeAnswer, Status, StepMetrics, WorkerState,
+  ClaimRequest, ClaimResponse, ClientInfo, Counters, EndRequest, EndResponse, EvalResult, MergedEpisodeAnswer, ServingStatus, Status, StepMetrics, WorkerState,
 } from '../../../src/shared/swarm-protocol';
 import { mergeTimelines } from '../../../src/shared/timeline/index';
 import type { RecordedCall } from '../rollout/record-call';
@@ -33,8 +33,8 @@ export interface SwarmDeps {
   secret: Buffer;
   files: RunFiles;
   engine: EngineView;
-  /** Paused by the trainer around every update. */
-  generation: GenerationGate;
+  /** Every generation goes through it; the trainer pauses it around every update; `stats` feeds status.serving. */
+  generation: GenerationGate & { stats?(): ServingStatus };
   pool: DurablePool;
   saved: SavedState | null;
   /** The counters to count into (kept on disk by the worker); default: from `saved`. */
@@ -387,7 +387,7 @@ export class Swarm implements CallLedger, TrainerHost {
       lastStep: this.lastStep, eval: this.evals.list(),
       engine: { alive: engine.status === 'ready', device: engine.info?.device ?? 'unknown', restarts: engine.restarts, lastError: engine.lastError?.split('\n')[0] ?? null },
       lastCheckpoint: checkpoint ? { step: checkpoint.step, at: checkpoint.at } : null,
-      eventSeq: this.bus.events.lastSeq,
+      eventSeq: this.bus.events.lastSeq, ...(this.deps.generation.stats ? { serving: this.deps.generation.stats() } : {}),
     };
   }
 

@@ -17,7 +17,7 @@ import type { TrainStats } from '../../../src/shared/engine-protocol';
 import type { TrainingConfig } from '../../../src/shared/options/index';
 import { RemoteError } from '../../../src/shared/result';
 import type { StepMerge } from '../../../src/shared/swarm-events';
-import type { BatchProgress, Counters, EvalResult, StepMetrics } from '../../../src/shared/swarm-protocol';
+import type { BatchProgress, Counters, EvalResult, StepMetrics, StepServing } from '../../../src/shared/swarm-protocol';
 import type { EngineCaller } from '../engine/engine-caller';
 import type { BuiltSamples } from '../trainer/train-samples';
 import { trainOnEpisodes, type TrainSettings } from '../trainer/train-step';
@@ -49,6 +49,8 @@ export interface TrainingEngine extends EngineCaller {
 export interface GenerationGate {
   pause(): Promise<void>;
   resume(): void;
+  /** The engine's batching and prefix-cache figures since the previous call (admission layers that have them). */
+  stepFigures?(): Promise<StepServing | undefined>;
 }
 
 /** The clients' sync agreements (strategies C4/C5). */
@@ -208,6 +210,8 @@ export class Trainer {
     this.beginUpdate();
     try {
       await this.deps.generation.pause();
+      // The engine's batching and prefix-cache figures over the rollouts since the last update.
+      const serving = await this.deps.generation.stepFigures?.().catch(() => undefined);
       const entries = selected.map((id) => this.deps.pool.get(id)).filter((e): e is PoolEntry => e !== undefined);
       const max = this.deps.config().maxStaleness;
       const stale = entries.filter((e) => staleness(oldestWeightVersion(e.calls), this.deps.engine.weightVersion) > max);
@@ -216,7 +220,7 @@ export class Trainer {
       if (fresh.length === 0) return;
       const settings = { ...this.deps.config() };
       const { built, stats } = await trainOnEpisodes(this.deps.engine, fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })), settings);
-      await this.commitStep({ fresh, built, stats, settings, droppedStale: stale.length, seconds: (performance.now() - t0) / 1000 });
+      await this.commitStep({ fresh, built, stats, settings, droppedStale: stale.length, seconds: (performance.now() - t0) / 1000, serving });
       const every = this.deps.config().checkpointEvery;
       if (stats && every > 0 && this.stepCount % every === 0) await this.checkpointLocked('periodic');
     } catch (err) {
@@ -227,7 +231,7 @@ export class Trainer {
   }
 
   /** The update is done: its episodes leave the pool, the step counts (if it trained) and is reported. */
-  private async commitStep(u: { fresh: readonly PoolEntry[]; built: BuiltSamples; stats: TrainStats | null; settings: TrainSettings; droppedStale: number; seconds: number }): Promise<void> {
+  private async commitStep(u: { fresh: readonly PoolEntry[]; built: BuiltSamples; stats: TrainStats | null; settings: TrainSettings; droppedStale: number; seconds: number; serving?: StepServing | undefined }): Promise<void> {
     const { fresh, built, stats } = u;
     const step = this.stepCount + 1;
     await this.deps.pool.remove(fresh.map((e) => e.episodeId), stats ? 'trained' : 'no_signal', step);
@@ -237,7 +241,10 @@ export class Trainer {
     } else {
       this.deps.host.count('droppedEpisodes', fresh.length);
     }
-    const metrics = stepMetrics({ step: this.stepCount, weightVersion: this.deps.engine.weightVersion, entries: fresh, built, stats, droppedStale: u.droppedStale, seconds: u.seconds });
+    const metrics: StepMetrics = {
+      ...stepMetrics({ step: this.stepCount, weightVersion: this.deps.engine.weightVersion, entries: fresh, built, stats, droppedStale: u.droppedStale, seconds: u.seconds }),
+      ...(u.serving ? { serving: u.serving } : {}),
+    };
     this.last = metrics;
     this.deps.onStep?.({ step: this.stepCount, weightVersion: metrics.weightVersion, episodes: fresh, built, trained: stats !== null, settings: u.settings });
     this.deps.events.emit({ type: 'step', metrics, merge: mergeOf(built.merge), episodeIds: fresh.map((e) => e.episodeId) });

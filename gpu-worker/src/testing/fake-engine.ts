@@ -1,14 +1,15 @@
 // A fake engine for unit tests of the server (named as a fake; integration tests use the real
 // one). Character-level "tokenizer" (token = code point + 10; 1 = <|im_start|>, 2 = <|im_end|> =
-// eos), a Qwen-style template with spans, scripted replies, a weight version that train_step
-// bumps, save/restore to a folder, and `kill()` to simulate a crash.
+// eos), a Qwen-style template with spans, scripted replies (stop strings applied), streamed
+// generations (one delta per token every `stepMs`) that a signal cancels, a weight version that
+// train_step bumps, save/restore to a folder, and `kill()` to simulate a crash.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage, Tool } from '../../../src/shared/chat';
-import type { EngineInfo, EngineMethod, EngineParams, EngineResult, GenerateRequest, Span } from '../../../src/shared/engine-protocol';
+import type { EngineInfo, EngineMethod, EngineParams, EngineResult, GenerateRequest, Generation, Span } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import { formatToolCalls } from '../../../src/shared/tool-calls';
-import { EngineExitedError } from '../engine/engine-process';
+import { cancelledError, EngineExitedError, type CallOptions } from '../engine/engine-process';
 import type { EngineFactory, EngineHandle } from '../swarm/engine-host';
 
 const IM_START = 1;
@@ -48,6 +49,8 @@ export class FakeEngine implements EngineHandle {
   weightVersion = 0;
   readonly calls: { method: EngineMethod; params: unknown }[] = [];
   readonly generateBatches: number[] = [];
+  /** Streamed generations stopped by their signal (a client that went away). */
+  cancelledGenerates = 0;
   private pending = new Set<(err: Error) => void>();
 
   constructor(
@@ -93,7 +96,7 @@ export class FakeEngine implements EngineHandle {
     return { tokenIds, spans, text: segments.map((s) => s.text).join('') };
   }
 
-  private generateOne(r: GenerateRequest): { tokenIds: number[]; logprobs: number[]; finishReason: 'stop' | 'length'; text: string } {
+  private generateOne(r: GenerateRequest): Generation {
     const prompt = decode(r.promptIds, false);
     const at = prompt.lastIndexOf(GEN_PROMPT);
     const before = at >= 0 ? prompt.slice(0, at) : prompt;
@@ -103,6 +106,7 @@ export class FakeEngine implements EngineHandle {
     const stops = new Set(r.stopIds ?? [IM_END]);
     const tokenIds: number[] = [];
     let finishReason: 'stop' | 'length' = 'length';
+    let text = '';
     for (const t of rest) {
       if (tokenIds.length >= r.maxTokens) break;
       tokenIds.push(t);
@@ -110,13 +114,39 @@ export class FakeEngine implements EngineHandle {
         finishReason = 'stop';
         break;
       }
+      text = decode(tokenIds);
+      const hit = (r.stop ?? []).map((s) => text.indexOf(s)).filter((i) => i >= 0);
+      if (hit.length > 0) {
+        text = text.slice(0, Math.min(...hit));
+        return { tokenIds, logprobs: tokenIds.map((_, i) => -0.1 * ((i % 5) + 1)), finishReason: 'stop', text, promptTokens: r.promptIds.length, cachedTokens: 0 };
+      }
     }
-    return { tokenIds, logprobs: tokenIds.map((_, i) => -0.1 * ((i % 5) + 1)), finishReason, text: decode(tokenIds) };
+    return { tokenIds, logprobs: tokenIds.map((_, i) => -0.1 * ((i % 5) + 1)), finishReason, text: decode(tokenIds), promptTokens: r.promptIds.length, cachedTokens: 0 };
   }
 
-  call<M extends EngineMethod>(method: M, params: EngineParams[M]): Promise<EngineResult<M>> {
+  /** Streams one generation token by token (one delta per `stepMs`); the signal cancels it. */
+  private async streamOne(r: Generation, index: number, opts: CallOptions): Promise<void> {
+    const stepMs = this.opts.stepMs ?? 0;
+    let shown = '';
+    for (let i = 0; i < r.tokenIds.length; i++) {
+      await new Promise((res) => setTimeout(res, stepMs));
+      if (!this.alive) return;
+      if (opts.signal?.aborted) {
+        this.cancelledGenerates += 1;
+        throw cancelledError();
+      }
+      const last = i === r.tokenIds.length - 1;
+      const visible = last ? r.text : decode(r.tokenIds.slice(0, i + 1)).slice(0, r.text.length);
+      const text = visible.startsWith(shown) ? visible.slice(shown.length) : '';
+      shown += text;
+      opts.onDelta?.({ index, tokenIds: [r.tokenIds[i]!], logprobs: [r.logprobs[i]!], text });
+    }
+  }
+
+  call<M extends EngineMethod>(method: M, params: EngineParams[M], opts: CallOptions = {}): Promise<EngineResult<M>> {
     this.calls.push({ method, params });
     if (!this.alive) return Promise.reject(new EngineExitedError('engine process exited (fake kill)'));
+    if (opts.signal?.aborted) return Promise.reject(cancelledError());
     return new Promise<EngineResult<M>>((resolve, reject) => {
       const fail = (err: Error): void => reject(err);
       this.pending.add(fail);
@@ -140,9 +170,25 @@ export class FakeEngine implements EngineHandle {
             const p = params as EngineParams['generate'];
             const results = p.requests.map((r) => this.generateOne(r));
             this.generateBatches.push(p.requests.length);
+            if (p.stream || opts.signal) {
+              void Promise.all(results.map((r, i) => this.streamOne(r, i, p.stream ? opts : { ...(opts.signal ? { signal: opts.signal } : {}) }))).then(
+                () => done({ results, weightVersion: this.weightVersion }),
+                (err: unknown) => {
+                  this.pending.delete(fail);
+                  reject(err instanceof Error ? err : new Error(String(err)));
+                },
+              );
+              return;
+            }
             const steps = Math.max(0, ...results.map((x) => x.tokenIds.length));
             return done({ results, weightVersion: this.weightVersion }, steps * (this.opts.stepMs ?? 0));
           }
+          case 'cancel':
+            return done({ cancelled: false });
+          case 'configure':
+            return done({ mode: 'continuous', continuous: true, fallback: null, maxRows: 64, prefillTokens: 512, kvCacheBytes: 1 << 30, prefixCacheBytes: 1 << 29, blockTokens: 16 });
+          case 'cache_stats':
+            return done({ mode: 'continuous', batch: null, prefixCache: null });
           case 'decode': {
             const p = params as EngineParams['decode'];
             return done({ texts: p.sequences.map((s) => decode(s, p.skipSpecialTokens ?? true)) });

@@ -22,13 +22,16 @@ export const CALC_BEHAVIOUR_MIX: readonly (readonly [CalcBehaviour, number])[] =
 export const callText = (expression: string): string => formatToolCallBlock('calc', JSON.stringify({ expression }));
 export const answerText = (value: string): string => `The answer is ${value}.\n#### ${value}`;
 
-/** A `<tool_call>` block the parser cannot read (bad JSON or non-object arguments). */
+/**
+ * A `<tool_call>` block the parser cannot read as a call: broken before its name and arguments
+ * object are both known (past that point a streamed call has started and is closed as a call).
+ */
 export function malformedCallText(expression: string, r: Prng): string {
   const body = r.pick([
-    `{"name": "calc", "arguments": {"expression": "${expression}"}`,
+    `{"name": calc, "arguments": {"expression": "${expression}"}}`,
     `{"name": "calc", "arguments": "${expression}"}`,
-    `{"name": "calc", "arguments": {"expression": ${expression}}}`,
-    `{"name": "calc", "arguments": {"expression": "${expression}"}}}`,
+    `{"arguments": {"expression": "${expression}"}}`,
+    `{"name": "calc" "arguments": {"expression": "${expression}"}}`,
   ]);
   return `<tool_call>\n${body}\n</tool_call>`;
 }

@@ -9,6 +9,7 @@ import { percent } from '../../format';
 import { BatchFillCard } from './BatchFillCard';
 import { Empty, Stat } from './chart-parts';
 import { EvalChart } from './EvalChart';
+import { PrefixCacheCard } from './PrefixCacheChart';
 import { MergeChart, RewardChart, StepTimeChart, SuccessChart } from './StepCharts';
 
 export interface ChartsPanelProps {
@@ -60,6 +61,7 @@ export function ChartsPanel({ active, runId, live, session, steps, evals, marker
         <BatchFillCard session={session} live={live} />
         <MergeChart {...step} />
         <StepTimeChart {...step} />
+        <PrefixCacheCard {...step} />
       </div>
     </div>
   );

@@ -1,0 +1,20 @@
+// Benchmark `gpu`: runs the engine's own GPU benchmark (`python -m agentjet_engine.bench_gpu`, which
+// needs only torch, transformers, peft and tokenizers, so it also runs on a GPU box without Node)
+// with the engine's interpreter, passing the options through; its lines are printed as they come
+// and its last line is the summary. Without CUDA it says so and fails.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import { ENGINE_DIR, findPython } from '../gpu-worker/src/engine/find-python';
+
+export async function benchGpu(args: string[]): Promise<Record<string, unknown>> {
+  const child = spawn(findPython(), ['-m', 'agentjet_engine.bench_gpu', ...args], { cwd: ENGINE_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
+  let last = '';
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (last) console.log(last);
+    last = line;
+  });
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+  if (code !== 0) throw new Error(`bench gpu failed (exit ${code}): ${last || 'no output'}`);
+  return z.record(z.string(), z.unknown()).parse(JSON.parse(last));
+}
