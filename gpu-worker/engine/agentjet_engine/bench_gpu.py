@@ -98,7 +98,13 @@ def random_engine(shape: str, device: torch.device, lora: bool = False, context:
     engine.loaded = LoadedModel(options=options, model=model, tokenizer=_NoTokenizer(), device=device,
                                 compute_dtype=dtype, eos_ids=[], pad_id=0, context_length=context,
                                 vocab_size=size["vocab_size"])
-    engine.optimizer = torch.optim.AdamW([p for _, p in engine.loaded.trainable_parameters()], lr=0.0)
+    # train_step runs on the engine's Trainer (engine_training.py), set up as `load` + the plan would.
+    from .bench_gpu_memory import model_shape_of
+    from .memory_plan import PlanRequest, plan_training
+    from .trainer import Trainer
+    plan = plan_training(model_shape_of(shape), 2**62, PlanRequest(mode="lora" if lora else "full", checkpointing=True,
+                                                                   micro_batch_tokens=16384, world_size=1))
+    engine.trainer = Trainer(engine.loaded, plan, engine.group)
     return engine
 
 
