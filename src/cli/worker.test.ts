@@ -18,10 +18,10 @@ describe('agentjet worker options', () => {
   });
 
   it('maps the engine flags: training mode, LoRA, checkpointing, ranks and devices', () => {
-    const { config } = workerConfigFromOptions(parse(['--lora-r', '8', '--lora-targets', 'q_proj,v_proj', '--activation-checkpointing', 'on',
+    const { config } = workerConfigFromOptions(parse(['--lora-r', '8', '--lora-targets', 'q_proj,v_proj', '--activation-checkpointing', 'true',
       '--engine-procs', '2', '--engine-devices', '0,1']), '/b');
     expect(config).toMatchObject({ lora: { r: 8, alpha: 16, targetModules: ['q_proj', 'v_proj'] }, activationCheckpointing: true, engineProcs: 2, engineDevices: '0,1' });
-    const full = workerConfigFromOptions(parse(['--run-dir', 'r', '--train-mode', 'full', '--activation-checkpointing', 'auto']), '/b').config;
+    const full = workerConfigFromOptions(parse(['--run-dir', 'r', '--train-mode', 'full']), '/b').config;
     expect(full).toEqual({ runDir: '/b/r', training: {}, trainMode: 'full' });
     expect(() => workerConfigFromOptions(parse(['--lora-alpha', '4']), '/b')).toThrow(/need --lora-r/);
     expect(() => workerConfigFromOptions(parse(['--train-mode', 'full', '--lora-r', '4']), '/b')).toThrow(/contradicts/);

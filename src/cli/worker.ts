@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { startWorker } from '../../gpu-worker/src/worker';
-import { WorkerConfigPatchSchema, type WorkerConfigInput, type WorkerConfigPatch } from '../../gpu-worker/src/worker-config';
+import { loraOf, WorkerConfigPatchSchema, type WorkerConfigInput, type WorkerConfigPatch } from '../../gpu-worker/src/worker-config';
 import { explicitTokenProblem } from '../../gpu-worker/src/swarm/keys';
 import { flagShape, fromFlags, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS } from '../shared/options/index';
 import { exitOnSignals } from './signals';
@@ -74,6 +74,8 @@ export function workerConfigFromOptions(given: WorkerOptions, cwd = process.cwd(
   const config: WorkerConfigInput = { ...file, ...flagged, runDir, training: { ...file.training, ...flagged.training } };
   if (model !== undefined) config.model = model === 'builtin' ? 'builtin' : resolve(cwd, model);
   if (config.tensorboardDir !== undefined) config.tensorboardDir = resolve(cwd, config.tensorboardDir);
+  const lora = loraOf(config); // --lora-* contradictions are refused here, before anything starts
+  if (lora) config.lora = lora;
   return { config, resume: cmd.resume !== undefined };
 }
 

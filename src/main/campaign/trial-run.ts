@@ -156,8 +156,10 @@ export async function runTrial(c: TrialContext): Promise<TrialOutcome> {
     }
     return await wrapUp(await ended);
   } catch (err) {
-    finish({ state: 'failed', note: message(err) });
-    return await wrapUp(finished ?? { state: 'failed', note: message(err) });
+    // A call that failed because the worker died (ECONNRESET) is reported with why it died, when that is known soon.
+    const why = worker ? await Promise.race([worker.failed, new Promise<null>((r) => setTimeout(() => r(null), 3000).unref())]) : null;
+    finish({ state: 'failed', note: why ?? message(err) });
+    return await wrapUp(finished ?? { state: 'failed', note: why ?? message(err) });
   } finally {
     c.signal.removeEventListener('abort', onAbort);
     for (const t of timers) clearTimeout(t);

@@ -60,7 +60,7 @@ export function buildLocalParams(f: LocalForm): Built<LocalConnect> {
     model: text(f.model) ?? 'builtin',
     example: text(f.example),
     clients: num(f.clients),
-    ...Object.fromEntries(TRAINING_FIELDS.map((t) => [t.name, t.kind === 'int' || t.kind === 'number' ? num(f[t.name] ?? '') : text(f[t.name] ?? '')])),
+    ...Object.fromEntries(TRAINING_FIELDS.map((t) => [t.name, t.kind === 'int' || t.kind === 'number' ? num(f[t.name] ?? '') : text(f[t.name] ?? '')?.replace(/\s*,\s*/g, ',')])),
   });
   const parsed = LocalConnectSchema.strict().safeParse(raw);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
