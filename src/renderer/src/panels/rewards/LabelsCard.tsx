@@ -14,14 +14,21 @@ function download(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function LabelsCard({ api, runId, refreshKey, onChanged }: { api: WorkbenchApi; runId: string; refreshKey: number; onChanged: () => void }) {
+export function LabelsCard({ api, runId, refreshKey, onChanged }: { api: WorkbenchApi; runId: string; refreshKey: string; onChanged: () => void }) {
   const [summary, setSummary] = useState<LabelSummary | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [withConvs, setWithConvs] = useState(false);
 
   useEffect(() => {
     let live = true;
-    api.labels({ runId }).then((r) => live && setSummary(r.summary), (err: unknown) => live && setNote(errorMessage(err)));
+    api.labels({ runId }).then(
+      (r) => {
+        if (!live) return;
+        setSummary(r.summary);
+        setNote(null);
+      },
+      (err: unknown) => live && setNote(errorMessage(err)),
+    );
     return () => {
       live = false;
     };

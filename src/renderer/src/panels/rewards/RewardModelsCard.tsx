@@ -9,7 +9,7 @@ import { errorMessage } from '../../store/toasts';
 
 type Loss = 'pairwise' | 'pointwise' | 'both';
 
-export function RewardModelsCard({ api, runId, live }: { api: WorkbenchApi; runId: string; live: boolean }) {
+export function RewardModelsCard({ api, runId, live, refreshKey }: { api: WorkbenchApi; runId: string; live: boolean; refreshKey: string }) {
   const [models, setModels] = useState<RewardModelRow[]>([]);
   const [status, setStatus] = useState<RmTrainingStatus | null>(null);
   const [loss, setLoss] = useState<Loss>('pairwise');
@@ -17,6 +17,7 @@ export function RewardModelsCard({ api, runId, live }: { api: WorkbenchApi; runI
   const [lr, setLr] = useState('1e-4');
   const [heldout, setHeldout] = useState('0.2');
   const [note, setNote] = useState<string | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
 
   useEffect(() => {
@@ -25,11 +26,12 @@ export function RewardModelsCard({ api, runId, live }: { api: WorkbenchApi; runI
       if (!on) return;
       setModels(r.models);
       setStatus(r.training);
-    }, (err: unknown) => on && setNote(errorMessage(err)));
+      setLoadError(null);
+    }, (err: unknown) => on && setLoadError(errorMessage(err)));
     return () => {
       on = false;
     };
-  }, [api, runId, tick]);
+  }, [api, runId, tick, refreshKey]);
 
   useEffect(() => api.onEvent((e) => {
     if (e.type !== 'reward_model' || e.runId !== runId) return;
@@ -96,6 +98,7 @@ export function RewardModelsCard({ api, runId, live }: { api: WorkbenchApi; runI
       </table>
       {models.length === 0 && <div className="muted">No reward model yet.</div>}
       {note && <div className="muted" role="status">{note}</div>}
+      {loadError && <div className="muted" role="status">{loadError}</div>}
     </div>
   );
 }

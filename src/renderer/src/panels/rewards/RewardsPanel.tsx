@@ -31,8 +31,9 @@ export function RewardsPanel({ api, active, runId, live, refreshKey }: RewardsPa
       <div className="rw-grid">
         <div className="rw-main">{active && <LabelQueueView key={runId} api={api} runId={runId} onLabelled={onLabelled} />}</div>
         <div className="rw-side-col">
-          <LabelsCard api={api} runId={runId} refreshKey={labelTick} onChanged={onLabelled} />
-          <RewardModelsCard api={api} runId={runId} live={live} />
+          {/* Reloaded when shown, on the run's progress and after a label: a run being connected is not in the store yet. */}
+          <LabelsCard api={api} runId={runId} refreshKey={`${active}:${refreshKey}:${labelTick}`} onChanged={onLabelled} />
+          <RewardModelsCard api={api} runId={runId} live={live} refreshKey={`${active}:${refreshKey}`} />
         </div>
       </div>
       <RewardModelChart api={api} runId={runId} active={active} refreshKey={refreshKey} />
