@@ -122,6 +122,57 @@ function generationGate(engine: EngineHost, config: WorkerConfig, mode: 'continu
   return new Admission(engine, { maxInFlight: 2 * config.maxBatch, ...(kvTokens ? { maxTokensInFlight: 2 * kvTokens } : {}) });
 }
 
+/**
+ * After the first load: a new run without --lr trains at the rate the engine's plan chose for this
+ * model size and mode, and the plan's mode, LoRA and checkpointing are pinned (config.json and the
+ * engine's later loads), so restarts and --resume load what the checkpoints were saved with even if
+ * the device's free memory changed meanwhile.
+ */
+function adoptPlan(engine: EngineHost, config: WorkerConfig, o: { lrGiven: boolean; modelPath: string; configFile: string; log: (line: string) => void }): void {
+  const plan = engine.info?.plan;
+  if (!plan) return;
+  if (!o.lrGiven) config.training.lr = plan.lr;
+  Object.assign(config, pinnedTraining(plan, config.lora));
+  engine.pinLoad(engineLoadParams(config, o.modelPath));
+  writeFileAtomic(o.configFile, `${JSON.stringify(config, null, 2)}\n`);
+  o.log(`engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${o.lrGiven ? ' (given)' : ' (chosen for the model size)'}: ${plan.reason}`);
+}
+
+/** Node's HTTP-level defences from the worker's options (seconds → milliseconds). */
+const connectionLimits = (c: WorkerConfig) => ({
+  headersTimeoutMs: c.headersTimeoutS * 1000, requestTimeoutMs: c.requestTimeoutS * 1000, keepAliveTimeoutMs: c.keepAliveTimeoutS * 1000, maxConnectionsPerAddress: c.maxConnectionsPerAddress,
+});
+
+/** The URL clients reach a server bound to `host:port` at (a wildcard bind answers on loopback). */
+function serverUrl(host: string, port: number): string {
+  const h = host.includes(':') ? `[${host}]` : host;
+  return `http://${h === '0.0.0.0' || h === '[::]' ? '127.0.0.1' : h}:${port}`;
+}
+
+/** The supervised engine process; until the swarm exists its logs go to `log` and restarts have nobody to tell. */
+function supervisedEngine(
+  config: WorkerConfig,
+  o: { modelPath: string; servingMode: 'continuous' | 'legacy'; initialCheckpoint: string | null; log: (line: string) => void; swarm: () => Swarm | null; factory?: EngineFactory },
+): EngineHost {
+  return new EngineHost({
+    factory: o.factory ?? processEngineFactory({ procs: config.engineProcs, ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}) }),
+    load: engineLoadParams(config, o.modelPath),
+    configure: servingSettings(config, o.servingMode),
+    checkpoint: () => {
+      const s = o.swarm();
+      return s ? (s.trainer.lastCheckpoint?.path ?? null) : o.initialCheckpoint;
+    },
+    onLog: (line) => {
+      const s = o.swarm();
+      if (s) s.log('info', 'engine', line);
+      else o.log(`engine: ${line}`);
+    },
+    onCrash: (reason) => o.swarm()?.onEngineCrash(reason),
+    onRecovered: (info) => o.swarm()?.onEngineRecovered(info),
+    onFailed: (reason) => o.swarm()?.onEngineFailed(reason),
+  });
+}
+
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = resolveConfig(input, opts.resume ?? false);
@@ -137,18 +188,9 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const modelName = config.modelName ?? (config.model === 'builtin' ? BUILTIN_MODEL_NAME : basename(modelPath));
 
   let swarm: Swarm | null = null;
-  const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
   const servingMode = opts.servingMode ?? 'continuous';
-  const engine = new EngineHost({
-    factory: opts.engineFactory ?? processEngineFactory({ procs: config.engineProcs, ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}) }),
-    load: engineLoadParams(config, modelPath),
-    configure: servingSettings(config, servingMode),
-    checkpoint: () => (swarm ? (swarm.trainer.lastCheckpoint?.path ?? null) : initialCheckpoint),
-    onLog: (line) => (swarm ? swarm.log('info', 'engine', line) : log(`engine: ${line}`)),
-    onCrash: (reason) => swarm?.onEngineCrash(reason),
-    onRecovered: (info) => swarm?.onEngineRecovered(info),
-    onFailed: (reason) => swarm?.onEngineFailed(reason),
-  });
+  const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
+  const engine = supervisedEngine(config, { modelPath, servingMode, initialCheckpoint, log, swarm: () => swarm, ...(opts.engineFactory ? { factory: opts.engineFactory } : {}) });
   const pool = await DurablePool.open(files.pool, saved?.step ?? 0, (m) => log(`[warn] pool: ${m}`), opts.journalFs ? { fs: opts.journalFs } : {});
   try {
     await engine.start();
@@ -156,17 +198,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     await pool.dispose();
     throw err;
   }
-  // No --lr given on a new run: train at the rate the engine's plan chose for this model size and mode.
-  // The plan's mode, LoRA and checkpointing are pinned, so restarts and --resume load what the
-  // checkpoints were saved with even if the device's free memory changed meanwhile.
-  const plan = engine.info?.plan;
-  if (plan) {
-    if (!opts.resume && input.training?.lr === undefined) config.training.lr = plan.lr;
-    Object.assign(config, pinnedTraining(plan, config.lora));
-    engine.pinLoad(engineLoadParams(config, modelPath));
-    writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
-  }
-  if (plan) log(`engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${input.training?.lr === undefined && !opts.resume ? ' (chosen for the model size)' : ' (given)'}: ${plan.reason}`);
+  adoptPlan(engine, config, { lrGiven: opts.resume === true || input.training?.lr !== undefined, modelPath, configFile: files.config, log });
   const scheduler = generationGate(engine, config, servingMode);
   // Counters persist as they change, so kill -9 + --resume never sets them back.
   const counters = DurableCounters.open(files.counters, saved?.counters ?? emptyCounters(), (m) => log(`[warn] ${m}`));
@@ -180,9 +212,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const matcher = new TokenMatcher(tokens);
   // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.
   if (config.agentjetCompat) s.pause();
-  const limits = { headersTimeoutMs: config.headersTimeoutS * 1000, requestTimeoutMs: config.requestTimeoutS * 1000, keepAliveTimeoutMs: config.keepAliveTimeoutS * 1000, maxConnectionsPerAddress: config.maxConnectionsPerAddress };
   const app = buildApp({
-    swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, limits,
+    swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, limits: connectionLimits(config),
     agentjetCompat: config.agentjetCompat, reset: { swarm: s, engine, generation: scheduler }, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   });
   let events: EventsSocketServer | null = null;
@@ -197,8 +228,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     throw err;
   }
   const port = (app.server.address() as AddressInfo).port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
+  const url = serverUrl(config.host, port);
   const serving: WorkerFile = { pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() };
   writeFileAtomic(files.worker, `${JSON.stringify(serving, null, 2)}\n`);
   s.log('info', 'worker', `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''})`);

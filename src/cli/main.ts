@@ -26,97 +26,70 @@ ${rewardsHelp}
 
 benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart, reward-model, …).`;
 
-async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'demo': {
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(demoHelp);
-        return;
-      }
-      const parsed = DemoOptionsSchema.safeParse(parseFlags(rest));
-      if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${demoHelp}`);
-      await runDemo(parsed.data);
-      return;
-    }
-    case 'worker': {
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(workerHelp);
-        return;
-      }
-      const parsed = WorkerOptionsSchema.safeParse(parseFlags(rest));
-      if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${workerHelp}`);
-      await runWorker(parsed.data);
-      return;
-    }
-    case 'train': {
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(trainHelp);
-        return;
-      }
-      const [example, ...flags] = rest;
-      const parsed = TrainOptionsSchema.safeParse(parseFlags(flags));
-      if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${trainHelp}`);
-      await runTrain(parseExample(example), parsed.data);
+const wantsHelp = (args: readonly string[]): boolean => args.includes('--help') || args.includes('-h');
+
+/** Parses flags with a command's schema; a problem is reported with the command's help. */
+function parsed<T>(schema: z.ZodType<T>, flags: readonly string[], help: string): T {
+  const r = schema.safeParse(parseFlags([...flags]));
+  if (!r.success) throw new Error(`${z.prettifyError(r.error)}\n\n${help}`);
+  return r.data;
+}
+
+interface Command {
+  help: string;
+  /** Whether the arguments ask for the help text (default: --help or -h among them). */
+  helpWanted?: (args: readonly string[]) => boolean;
+  run: (args: string[], command: string) => Promise<void>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  demo: { help: demoHelp, run: (args) => runDemo(parsed(DemoOptionsSchema, args, demoHelp)) },
+  worker: { help: workerHelp, run: (args) => runWorker(parsed(WorkerOptionsSchema, args, workerHelp)) },
+  train: {
+    help: trainHelp,
+    run: async ([example, ...flags]) => {
+      await runTrain(parseExample(example), parsed(TrainOptionsSchema, flags, trainHelp));
       // Stray handles (sockets of stopped clients) must not keep a finished run alive.
       process.exit(0);
-      return;
-    }
-    case 'campaign': {
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(campaignHelp);
-        return;
-      }
+    },
+  },
+  campaign: {
+    help: campaignHelp,
+    run: async (args) => {
       // Loaded on demand: the campaign and task code (Optuna client, TypeScript checker) must not slow other commands.
       const { runCampaignCommand } = await import('./campaign');
-      const result = await runCampaignCommand(rest);
+      const result = await runCampaignCommand(args);
       // Stray handles (sockets of stopped clients) must not keep a finished campaign alive.
       process.exit(result && result.state === 'failed' ? 1 : 0);
-      return;
-    }
-    case 'task': {
-      if (rest.length === 0 || rest.includes('--help') || rest.includes('-h')) {
-        console.log(taskHelp);
-        return;
-      }
+    },
+  },
+  task: {
+    help: taskHelp,
+    helpWanted: (args) => args.length === 0 || wantsHelp(args),
+    run: async (args) => {
       const { runTaskCommand } = await import('./task');
-      process.exit(await runTaskCommand(rest));
-      return;
-    }
-    case 'ui': {
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(uiHelp);
-        return;
-      }
-      await runUi(parseUiArgs(rest));
-      return;
-    }
-    case 'runs': {
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(runsHelp);
-        return;
-      }
-      runRuns(rest);
-      return;
-    }
-    case 'labels':
-    case 'reward-model': {
-      const [sub, ...flags] = rest;
-      if (sub === undefined || sub === '--help' || sub === '-h') {
-        console.log(rewardsHelp);
-        return;
-      }
-      await (command === 'labels' ? runLabels(sub, flags) : runRewardModel(sub, flags));
-      return;
-    }
-    case undefined:
-    case 'help':
-    case '--help':
-      console.log(usage);
-      return;
-    default:
-      throw new Error(`unknown command: ${command}\n\n${usage}`);
+      process.exit(await runTaskCommand(args));
+    },
+  },
+  ui: { help: uiHelp, run: (args) => runUi(parseUiArgs(args)) },
+  runs: { help: runsHelp, run: async (args) => runRuns(args) },
+  labels: { help: rewardsHelp, helpWanted: (args) => args[0] === undefined || wantsHelp(args.slice(0, 1)), run: ([sub, ...flags]) => runLabels(sub!, flags) },
+  'reward-model': { help: rewardsHelp, helpWanted: (args) => args[0] === undefined || wantsHelp(args.slice(0, 1)), run: ([sub, ...flags]) => runRewardModel(sub!, flags) },
+};
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help') {
+    console.log(usage);
+    return;
   }
+  const cmd = COMMANDS[command];
+  if (!cmd) throw new Error(`unknown command: ${command}\n\n${usage}`);
+  if ((cmd.helpWanted ?? wantsHelp)(rest)) {
+    console.log(cmd.help);
+    return;
+  }
+  await cmd.run(rest, command);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -7,10 +7,42 @@ import { relativeTime } from '../../format';
 import { errorMessage } from '../../store/toasts';
 import { labelAction } from '../rewards/label-keys';
 
+/** The other ended episodes of the episode's task group that have stored calls (candidates to prefer it over). */
+function useSiblings(api: WorkbenchApi, runId: string, episode: EpisodeRow): EpisodeRow[] {
+  const [siblings, setSiblings] = useState<EpisodeRow[]>([]);
+  const id = episode.episodeId;
+  useEffect(() => {
+    let live = true;
+    setSiblings([]);
+    if (episode.taskId === null) return;
+    api.episodes({ runId, filter: { task: episode.taskId, status: 'ended' }, offset: 0, limit: 100, order: 'newest' }).then(
+      (p) => live && setSiblings(p.rows.filter((r) => r.taskId === episode.taskId && r.episodeId !== id && r.hasTimelines)),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, runId, id, episode.taskId]);
+  return siblings;
+}
+
+function LabelChips({ labels, id }: { labels: readonly Label[]; id: string }) {
+  const now = Date.now();
+  return (
+    <span className="in-label-list" data-testid="label-list">
+      {labels.map((l) => (
+        <span key={l.id} className={`in-chip in-label ${l.kind === 'prefer' ? (l.episodeId === id ? 'good' : 'bad') : l.kind}`} title={`${l.author} · ${l.source} · code ${l.codeVersion?.slice(0, 8) ?? '—'}`}>
+          {l.kind === 'prefer' ? (l.episodeId === id ? `≻ ${l.otherEpisodeId?.slice(0, 10)}` : `≺ ${l.episodeId.slice(0, 10)}`) : l.kind} · {l.author} · {relativeTime(now, l.createdAt)}
+        </span>
+      ))}
+    </span>
+  );
+}
+
 export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: string; episode: EpisodeRow }) {
   const [labels, setLabels] = useState<Label[]>([]);
   const [author, setAuthor] = useState<string | null>(null);
-  const [siblings, setSiblings] = useState<EpisodeRow[]>([]);
+  const siblings = useSiblings(api, runId, episode);
   const [other, setOther] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
@@ -29,19 +61,7 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
     };
   }, [api, runId, id, tick]);
 
-  useEffect(() => {
-    let live = true;
-    setSiblings([]);
-    setOther('');
-    if (episode.taskId === null) return;
-    api.episodes({ runId, filter: { task: episode.taskId, status: 'ended' }, offset: 0, limit: 100, order: 'newest' }).then(
-      (p) => live && setSiblings(p.rows.filter((r) => r.taskId === episode.taskId && r.episodeId !== id && r.hasTimelines)),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [api, runId, id, episode.taskId]);
+  useEffect(() => setOther(''), [id]);
 
   const put = useCallback((label: NewLabel) => {
     setError(null);
@@ -74,7 +94,6 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
     return () => window.removeEventListener('keydown', onKey);
   }, [put, clear, id]);
 
-  const now = Date.now();
   return (
     <div className="in-labels" ref={ref} data-testid="label-bar">
       <span className="in-muted">labels</span>
@@ -88,13 +107,7 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
         ))}
       </select>
       <button type="button" disabled={other === ''} data-testid="label-prefer" onClick={() => put({ kind: 'prefer', episodeId: id, otherEpisodeId: other })}>prefer this</button>
-      <span className="in-label-list" data-testid="label-list">
-        {labels.map((l) => (
-          <span key={l.id} className={`in-chip in-label ${l.kind === 'prefer' ? (l.episodeId === id ? 'good' : 'bad') : l.kind}`} title={`${l.author} · ${l.source} · code ${l.codeVersion?.slice(0, 8) ?? '—'}`}>
-            {l.kind === 'prefer' ? (l.episodeId === id ? `≻ ${l.otherEpisodeId?.slice(0, 10)}` : `≺ ${l.episodeId.slice(0, 10)}`) : l.kind} · {l.author} · {relativeTime(now, l.createdAt)}
-          </span>
-        ))}
-      </span>
+      <LabelChips labels={labels} id={id} />
       {error && <span className="in-error" role="alert">{error}</span>}
     </div>
   );

@@ -9,6 +9,32 @@ import { errorMessage } from '../../store/toasts';
 
 type Loss = 'pairwise' | 'pointwise' | 'both';
 
+function ModelsTable({ models, live, onDeploy }: { models: readonly RewardModelRow[]; live: boolean; onDeploy: (version: number) => void }) {
+  return (
+    <table className="rw-table">
+        <thead><tr><th>version</th><th>trained</th><th>loss</th><th>labels</th><th>held-out acc.</th><th>|ONNX−PyTorch|</th><th>took</th><th /></tr></thead>
+        <tbody>
+          {models.map((m) => (
+            <tr key={m.version} data-testid="rm-row">
+              <td className="mono">v{m.version}</td>
+              <td>{dateTime(m.createdAt)}</td>
+              <td>{m.loss}</td>
+              <td className="mono">{m.pointLabels} + {m.pairLabels}</td>
+              <td className="mono" title={`${m.heldoutLabels} held-out labels`}>{percent(m.heldoutAccuracy)}</td>
+              <td className="mono">{m.onnxMaxAbsDiff.toExponential(1)}</td>
+              <td className="mono">{m.trainSeconds.toFixed(0)} s</td>
+              <td>
+                <button type="button" disabled={!live} title={live ? 'point the live run\'s reward code at this model and hot-swap the clients' : 'deploy into the live run'} onClick={() => onDeploy(m.version)}>
+                  {m.deployedAt ? 'redeploy' : 'deploy'}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+  );
+}
+
 export function RewardModelsCard({ api, runId, live, refreshKey }: { api: WorkbenchApi; runId: string; live: boolean; refreshKey: string }) {
   const [models, setModels] = useState<RewardModelRow[]>([]);
   const [status, setStatus] = useState<RmTrainingStatus | null>(null);
@@ -75,27 +101,7 @@ export function RewardModelsCard({ api, runId, live, refreshKey }: { api: Workbe
           {training && <div className="meter"><span className="meter-fill" style={{ width: `${(status.fraction ?? 0) * 100}%` }} /></div>}
         </div>
       )}
-      <table className="rw-table">
-        <thead><tr><th>version</th><th>trained</th><th>loss</th><th>labels</th><th>held-out acc.</th><th>|ONNX−PyTorch|</th><th>took</th><th /></tr></thead>
-        <tbody>
-          {models.map((m) => (
-            <tr key={m.version} data-testid="rm-row">
-              <td className="mono">v{m.version}</td>
-              <td>{dateTime(m.createdAt)}</td>
-              <td>{m.loss}</td>
-              <td className="mono">{m.pointLabels} + {m.pairLabels}</td>
-              <td className="mono" title={`${m.heldoutLabels} held-out labels`}>{percent(m.heldoutAccuracy)}</td>
-              <td className="mono">{m.onnxMaxAbsDiff.toExponential(1)}</td>
-              <td className="mono">{m.trainSeconds.toFixed(0)} s</td>
-              <td>
-                <button type="button" disabled={!live} title={live ? 'point the live run\'s reward code at this model and hot-swap the clients' : 'deploy into the live run'} onClick={() => deploy(m.version)}>
-                  {m.deployedAt ? 'redeploy' : 'deploy'}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ModelsTable models={models} live={live} onDeploy={deploy} />
       {models.length === 0 && <div className="muted">No reward model yet.</div>}
       {note && <div className="muted" role="status">{note}</div>}
       {loadError && <div className="muted" role="status">{loadError}</div>}
