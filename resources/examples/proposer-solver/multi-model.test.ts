@@ -14,7 +14,7 @@ import { playRound, type PolicyFactory, type RoundResult } from './round';
 
 const WORKER_ARGS = ['--strategy', 'C1', '--batch', '2', '--algo', 'reinforce', '--max-tokens', '32'];
 /** Rounds are played until both workers have stepped (an all-equal batch carries no signal), at most this many. */
-const MAX_ROUNDS = 16;
+const MAX_ROUNDS = 48;
 
 let proposerWorker: WorkerProcess;
 let solverWorker: WorkerProcess;
