@@ -33,7 +33,9 @@ interface Options {
 
 async function worker(model: string, dir: string, threads: number, mode: 'continuous' | 'legacy'): Promise<Worker> {
   return startWorker(
-    { model, port: 0, runDir: join(dir, `run-${mode}-${Date.now()}`), threads, seed: 0, episodeTimeoutS: 3600, maxEpisodeTimeoutS: 3600, training: { strategy: 'C1', batch: 100_000 } },
+    { model, port: 0, runDir: join(dir, `run-${mode}-${Date.now()}`), threads, seed: 0, episodeTimeoutS: 3600, maxEpisodeTimeoutS: 3600,
+      // one process stands in for thousands of clients here: no per-address connection bound
+      maxConnectionsPerAddress: 0, training: { strategy: 'C1', batch: 100_000 } },
     { log: () => undefined, servingMode: mode },
   );
 }
