@@ -222,7 +222,12 @@ export class Trainer {
       const { built, stats } = await trainOnEpisodes(this.deps.engine, fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })), settings);
       await this.commitStep({ fresh, built, stats, settings, droppedStale: stale.length, seconds: (performance.now() - t0) / 1000, serving });
       const every = this.deps.config().checkpointEvery;
-      if (stats && every > 0 && this.stepCount % every === 0) await this.checkpointLocked('periodic');
+      // The step is committed: a failed periodic checkpoint is reported as such (the next one retries), never as a failed update.
+      if (stats && every > 0 && this.stepCount % every === 0) {
+        await this.checkpointLocked('periodic').catch((err: unknown) => {
+          this.deps.events.log('error', 'trainer', `periodic checkpoint after step ${this.stepCount} failed (the step stands; the next checkpoint retries): ${err instanceof Error ? err.message : String(err)}`);
+        });
+      }
     } catch (err) {
       await this.failed(err, selected);
     } finally {
