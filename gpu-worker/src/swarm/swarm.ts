@@ -109,7 +109,6 @@ export class Swarm implements CallLedger, TrainerHost {
   }
 
   // ----- events and logs -----
-
   onEvent = (listener: (e: SwarmEvent) => void): (() => void) => this.bus.onEvent(listener);
 
   log = (level: LogLevel, source: string, message: string): void => this.bus.log(level, source, message);
@@ -120,7 +119,6 @@ export class Swarm implements CallLedger, TrainerHost {
   }
 
   // ----- lifecycle and settings -----
-
   /** The operator pauses training: claims are refused until `resume`. */
   get isPaused(): boolean { return this.paused; }
   pause(reason = 'paused by operator'): void {
@@ -150,25 +148,12 @@ export class Swarm implements CallLedger, TrainerHost {
   }
 
   // ----- TrainerHost -----
-
-  canUpdate(): boolean {
-    return this.state === 'running';
-  }
-
-  stateChanged(reason: string): void {
-    this.emitState(reason);
-  }
-
-  count(key: 'trainedEpisodes' | 'droppedEpisodes', n: number): void {
-    this.counters[key] += n;
-  }
-
-  snapshot(): { counters: Counters; eval: EvalResult[] } {
-    return { counters: { ...this.counters }, eval: this.evals.list() };
-  }
+  canUpdate = (): boolean => this.state === 'running';
+  stateChanged = (reason: string): void => this.emitState(reason);
+  count = (key: 'trainedEpisodes' | 'droppedEpisodes', n: number): void => void (this.counters[key] += n);
+  snapshot = (): { counters: Counters; eval: EvalResult[] } => ({ counters: { ...this.counters }, eval: this.evals.list() });
 
   // ----- episodes -----
-
   claim(req: ClaimRequest & { kind: 'train' | 'eval' }, baseUrl: string): ClaimResponse {
     const now = this.now();
     this.touchClient(req.clientId);
@@ -224,9 +209,7 @@ export class Swarm implements CallLedger, TrainerHost {
     return { samples: merged.samples, stats: merged.stats, trained: null };
   }
 
-  episodeSummaries(filter: Parameters<EpisodeRegistry['list']>[0]): ReturnType<typeof summarize>[] {
-    return this.episodes.list(filter).map(summarize);
-  }
+  episodeSummaries = (filter: Parameters<EpisodeRegistry['list']>[0]): ReturnType<typeof summarize>[] => this.episodes.list(filter).map(summarize);
 
   /** A call of an open episode starts: it counts in flight (the episode waits for it to end). */
   beginCall(ep: Episode): number {
@@ -312,7 +295,6 @@ export class Swarm implements CallLedger, TrainerHost {
   }
 
   // ----- clients -----
-
   touchClient(clientId: string): void {
     const { joined } = this.clients.seen(clientId, this.now());
     if (joined) this.bus.emit({ type: 'client_joined', clientId });
@@ -323,9 +305,7 @@ export class Swarm implements CallLedger, TrainerHost {
     if (joined) this.bus.emit({ type: 'client_joined', clientId, ...(name ? { name } : {}) });
   }
 
-  leaveClient(clientId: string): void {
-    if (this.clients.leave(clientId)) this.clientGone(clientId, 'left');
-  }
+  leaveClient = (clientId: string): void => void (this.clients.leave(clientId) && this.clientGone(clientId, 'left'));
 
   agreeSync(clientId: string): void {
     this.touchClient(clientId);
@@ -354,7 +334,6 @@ export class Swarm implements CallLedger, TrainerHost {
   }
 
   // ----- engine supervision hooks -----
-
   onEngineCrash(reason: string): void {
     this.log('error', 'engine', `engine process exited; in-flight calls fail with 503 and it is restarted from the last checkpoint (${reason.split('\n')[0]})`);
     this.emitState('engine exited');
@@ -368,13 +347,12 @@ export class Swarm implements CallLedger, TrainerHost {
     this.trainer.poke();
   }
 
-  onEngineFailed(reason: string): void {
+  onEngineFailed = (reason: string): void => {
     this.log('error', 'engine', `engine could not be restarted: ${reason}`);
     this.emitState('engine failed');
-  }
+  };
 
   // ----- status -----
-
   status(): Status {
     const pool = this.deps.pool.list();
     const engine = this.deps.engine;

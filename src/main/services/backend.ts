@@ -193,29 +193,12 @@ export class Backend implements WorkbenchBackend {
   }
 
   // Campaigns and vibe training (src/main/campaign, src/main/task).
-  campaigns(): Promise<R<'campaigns'>> {
-    return this.campaignService.campaigns();
-  }
-
-  campaign(p: P<'campaign'>): Promise<R<'campaign'>> {
-    return this.campaignService.campaign(p);
-  }
-
-  campaignStart(p: P<'campaignStart'>): Promise<R<'campaignStart'>> {
-    return this.campaignService.campaignStart(p);
-  }
-
-  campaignCommand(p: P<'campaignCommand'>): Promise<R<'campaignCommand'>> {
-    return this.campaignService.campaignCommand(p);
-  }
-
-  campaignDecision(p: P<'campaignDecision'>): Promise<R<'campaignDecision'>> {
-    return this.campaignService.campaignDecision(p);
-  }
-
-  taskDraft(p: P<'taskDraft'>): Promise<R<'taskDraft'>> {
-    return draftTask(p, { repoRoot: this.o.repoRoot, cacheDir: join(this.o.dataDir, 'cache', 'clients'), log: this.o.log });
-  }
+  campaigns = (): Promise<R<'campaigns'>> => this.campaignService.campaigns();
+  campaign = (p: P<'campaign'>): Promise<R<'campaign'>> => this.campaignService.campaign(p);
+  campaignStart = (p: P<'campaignStart'>): Promise<R<'campaignStart'>> => this.campaignService.campaignStart(p);
+  campaignCommand = (p: P<'campaignCommand'>): Promise<R<'campaignCommand'>> => this.campaignService.campaignCommand(p);
+  campaignDecision = (p: P<'campaignDecision'>): Promise<R<'campaignDecision'>> => this.campaignService.campaignDecision(p);
+  taskDraft = (p: P<'taskDraft'>): Promise<R<'taskDraft'>> => draftTask(p, { repoRoot: this.o.repoRoot, cacheDir: join(this.o.dataDir, 'cache', 'clients'), log: this.o.log });
   // Learned rewards: labels-service.ts and reward-model-service.ts.
   labels = (p: P<'labels'>) => this.labelsService.labels(p);
   putLabel = (p: P<'putLabel'>) => this.labelsService.putLabel(p);
