@@ -2,7 +2,7 @@
 // renderer's data-testids. Each returns what the next one needs.
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { byTestId, poll, screenshot, showPanel, waitForNumberAttr } from './harness';
+import { byTestId, poll, screenshot, showPanel, waitForNumberAttr, withTimeout } from './harness';
 
 /** A bad remote URL: the connect panel shows the error (role=alert) and nothing connects. */
 export async function badRemoteShowsError(page: Page, shotPrefix: string): Promise<string> {
@@ -41,6 +41,8 @@ export async function connectLocalAndChart(page: Page, shotPrefix: string, point
   // The step counter is shown (a CPU-starved first update may still be running, so ≥ 0).
   const step = Number((await byTestId(page, 'session-step').textContent({ timeout: 30_000 }))?.trim());
   expect(step).toBeGreaterThanOrEqual(0);
+  // While the run trains and the charts draw, the page still answers (its main thread keeps up with the events).
+  for (let i = 0; i < 3; i++) expect(await withTimeout(page.evaluate(() => document.readyState), 10_000), 'the page answers within 10 s with the charts open').toBe('complete');
   const markers = Number(await byTestId(page, 'chart-reward').getAttribute('data-markers'));
   expect(Number.isFinite(markers)).toBe(true);
   await screenshot(page, `${shotPrefix}charts`);

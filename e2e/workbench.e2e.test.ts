@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { badRemoteShowsError, connectLocalAndChart } from './flows';
-import { byTestId, browserSkipReason, launchChromium, poll, screenshot, showPanel, startUiProcess, waitForNumberAttr, type UiProcess } from './harness';
+import { byTestId, browserSkipReason, launchChromium, poll, screenshot, showPanel, startUiProcess, waitForNumberAttr, withTimeout, type UiProcess } from './harness';
 
 const missing = browserSkipReason();
 if (missing) console.warn(`browser e2e skipped: ${missing}`);
@@ -32,6 +32,7 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    page.on('crash', () => console.error(`the page crashed (renderer process gone) at ${new Date().toISOString()}`));
     page.on('console', (msg) => {
       if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`CSP: ${msg.text()}`);
     });
@@ -42,9 +43,10 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
   afterEach(async (ctx) => {
     if (ctx.task.result?.state !== 'fail' || !page || page.isClosed()) return;
     const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-    await screenshot(page, `failed-${name}`).catch(() => undefined);
-    const ids = await page.locator('[data-testid]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid'))).catch(() => []);
-    console.error(`test ids on the page when "${ctx.task.name}" failed: ${[...new Set(ids)].join(' ')}`);
+    // A page whose main thread is stuck answers nothing: bounded waits, and that is said.
+    await screenshot(page, `failed-${name}`, 10_000).catch(() => undefined);
+    const ids = await withTimeout(page.locator('[data-testid]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid'))), 10_000);
+    console.error(`test ids on the page when "${ctx.task.name}" failed: ${ids ? [...new Set(ids)].join(' ') : '(the page did not answer within 10 s: its main thread is busy or hung)'}`);
     console.error(`agentjet ui output (tail):\n${ui.output().slice(-3000)}`);
   });
 

@@ -1,16 +1,18 @@
 // The workbench shell: nav rail, status bar, the panels (kept mounted, hidden when not shown,
-// so the editor and charts keep their state) and the global error toasts.
-import { useCallback, useEffect, useState } from 'react';
+// so the editor and charts keep their state) and the global error toasts. The shell reads the
+// whole store and so re-renders on every pushed event (several a second while a run trains); the
+// panels are memoised, so each re-renders only when its own props change.
+import { memo, useCallback, useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../shared/workbench-api';
 import type { ConnectionResult } from './api/connection';
-import { CampaignsPanel } from './panels/campaigns/CampaignsPanel';
-import { ChartsPanel } from './panels/charts/ChartsPanel';
-import { ClientsPanel } from './panels/clients/ClientsPanel';
-import { ConnectPanel } from './panels/connect/ConnectPanel';
-import { EditorPanel } from './panels/editor/EditorPanel';
-import { InspectorPanel } from './panels/inspector/InspectorPanel';
-import { RewardsPanel } from './panels/rewards/RewardsPanel';
-import { RunsPanel } from './panels/runs/RunsPanel';
+import { CampaignsPanel as CampaignsPanelView } from './panels/campaigns/CampaignsPanel';
+import { ChartsPanel as ChartsPanelView } from './panels/charts/ChartsPanel';
+import { ClientsPanel as ClientsPanelView } from './panels/clients/ClientsPanel';
+import { ConnectPanel as ConnectPanelView } from './panels/connect/ConnectPanel';
+import { EditorPanel as EditorPanelView } from './panels/editor/EditorPanel';
+import { InspectorPanel as InspectorPanelView } from './panels/inspector/InspectorPanel';
+import { RewardsPanel as RewardsPanelView } from './panels/rewards/RewardsPanel';
+import { RunsPanel as RunsPanelView } from './panels/runs/RunsPanel';
 import { NavRail } from './shell/NavRail';
 import { StatusBar } from './shell/StatusBar';
 import { Toasts } from './shell/Toasts';
@@ -18,6 +20,15 @@ import type { PanelId } from './shell/panels';
 import { isLive, latestEpisode, openRun } from './store/state';
 import { closeToast, pushToast, useApp, type AppStore } from './store/store';
 import { startSync } from './store/sync';
+
+const CampaignsPanel = memo(CampaignsPanelView);
+const ChartsPanel = memo(ChartsPanelView);
+const ClientsPanel = memo(ClientsPanelView);
+const ConnectPanel = memo(ConnectPanelView);
+const EditorPanel = memo(EditorPanelView);
+const InspectorPanel = memo(InspectorPanelView);
+const RewardsPanel = memo(RewardsPanelView);
+const RunsPanel = memo(RunsPanelView);
 
 export function App({ store, connection }: { store: AppStore; connection: ConnectionResult }) {
   if (!connection.ok) {
@@ -97,7 +108,7 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
             <ClientsPanel api={api} active={panel === 'clients'} connected={session !== null} clients={clients} liveLogs={logs} reportError={reportError} />
           </section>
           <section className="panel panel-flush" data-testid="panel-inspector" hidden={panel !== 'inspector'}>
-            <InspectorPanel api={api} runId={runId} live={live} lastEpisode={lastEpisode} />
+            <InspectorPanel api={api} active={panel === 'inspector'} runId={runId} live={live} lastEpisode={lastEpisode} />
           </section>
           <section className="panel" data-testid="panel-runs" hidden={panel !== 'runs'}>
             <RunsPanel api={api} active={panel === 'runs'} online={online} runId={runId} refreshKey={refreshKey} onOpen={openRunById} />

@@ -31,7 +31,10 @@ class FakeTransport implements WorkbenchTransport {
 
 const settle = () => new Promise((r) => setTimeout(r, 5));
 
-function harness(answers: ConstructorParameters<typeof FakeTransport>[0], initial: ConnectionStatus = 'open') {
+/** Events reach the store at once unless a test passes its own scheduler. */
+const immediately = (flush: () => void): void => flush();
+
+function harness(answers: ConstructorParameters<typeof FakeTransport>[0], initial: ConnectionStatus = 'open', schedule: (flush: () => void) => void = immediately) {
   const t = new FakeTransport(answers);
   const api = createWorkbenchClient(t);
   const store = createAppStore();
@@ -47,6 +50,7 @@ function harness(answers: ConstructorParameters<typeof FakeTransport>[0], initia
       return () => statusListeners.delete(l);
     },
     reportError: (m) => errors.push(m),
+    schedule,
   });
   const setStatus = (s: ConnectionStatus) => {
     status = s;
@@ -85,6 +89,30 @@ describe('startSync', () => {
     expect(h.t.listenerCount).toBe(0);
     h.t.push({ type: 'step', runId: 'r1', point: stepPoint(8) });
     expect(h.store.getState().steps).toHaveLength(1);
+  });
+
+  it('coalesces pushed events into one store update, in arrival order; a resync applies what is queued first', async () => {
+    const pending: (() => void)[] = [];
+    const h = harness({ session: () => session('r1'), clients: () => ({ clients: [] }), metrics: () => metricsOf('r1', []) }, 'open', (f) => pending.push(f));
+    await settle();
+    let updates = 0;
+    const off = h.store.subscribe(() => updates++);
+    for (let i = 1; i <= 50; i++) h.t.push({ type: 'step', runId: 'r1', point: stepPoint(i) });
+    h.t.push({ type: 'log', line: { t: 1, source: { kind: 'worker' }, stream: 'stdout', line: 'hello' } });
+    expect(pending).toHaveLength(1);
+    expect(updates).toBe(0);
+    pending.shift()!();
+    expect(updates).toBe(1);
+    expect(h.store.getState().steps.map((p) => p.step)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(h.store.getState().logs.map((l) => l.line)).toEqual(['hello']);
+    // Queued events are applied before a reconnect's resync writes the store.
+    h.t.push({ type: 'step', runId: 'r1', point: stepPoint(51) });
+    h.setStatus('reconnecting');
+    expect(h.store.getState().steps.at(-1)?.step).toBe(51);
+    pending.shift()!(); // the scheduled flush finds nothing left
+    expect(h.store.getState().steps).toHaveLength(51);
+    off();
+    h.dispose();
   });
 
   it('loads a reopened run and resyncs after a reconnect', async () => {

@@ -7,7 +7,7 @@ import type { CodeMarker, EvalPoint, Session, StepPoint } from '../../../../shar
 import { fmt } from '../../charts/series';
 import { percent } from '../../format';
 import { BatchFillCard } from './BatchFillCard';
-import { Empty, Stat } from './chart-parts';
+import { Stat } from './chart-parts';
 import { EvalChart } from './EvalChart';
 import { PrefixCacheCard } from './PrefixCacheChart';
 import { MergeChart, RewardChart, StepTimeChart, SuccessChart } from './StepCharts';
@@ -49,8 +49,8 @@ function RunHeader({ runId, live, last }: { runId: string | null; live: boolean;
 }
 
 export function ChartsPanel({ active, runId, live, session, steps, evals, markers, loaded }: ChartsPanelProps) {
-  const empty = steps.length === 0 ? <Empty text={runId ? (loaded || live ? 'Waiting for the first training step…' : 'Loading…') : 'Connect or open a run to see its charts.'} /> : null;
-  const step = { steps, markers, active, empty };
+  const emptyText = steps.length === 0 ? (runId ? (loaded || live ? 'Waiting for the first training step…' : 'Loading…') : 'Connect or open a run to see its charts.') : null;
+  const step = { steps, markers, active, emptyText };
   return (
     <div className="charts">
       <RunHeader runId={runId} live={live} last={steps.at(-1)} />
@@ -61,7 +61,7 @@ export function ChartsPanel({ active, runId, live, session, steps, evals, marker
         <BatchFillCard session={session} live={live} />
         <MergeChart {...step} />
         <StepTimeChart {...step} />
-        <PrefixCacheCard {...step} />
+        <PrefixCacheCard steps={steps} active={active} emptyText={emptyText} />
       </div>
     </div>
   );

@@ -1,12 +1,12 @@
 // Eval success per weight version (consecutive versions pooled until a point stands for enough episodes).
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import { Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { EvalPoint } from '../../../../shared/workbench-api';
 import { evalRows } from '../../charts/series';
 import { percent } from '../../format';
 import { AXIS, ChartCard, Empty, GRID, MARGIN, TOOLTIP } from './chart-parts';
 
-export function EvalChart({ evals, active }: { evals: readonly EvalPoint[]; active: boolean }) {
+export const EvalChart = memo(function EvalChart({ evals, active }: { evals: readonly EvalPoint[]; active: boolean }) {
   const rows = useMemo(() => evalRows(evals), [evals]);
   return (
     <ChartCard title="Eval success per weight version" testId="chart-eval" points={evals.length} span={2}>
@@ -31,4 +31,4 @@ export function EvalChart({ evals, active }: { evals: readonly EvalPoint[]; acti
       )}
     </ChartCard>
   );
-}
+});

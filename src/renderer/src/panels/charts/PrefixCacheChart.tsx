@@ -2,7 +2,7 @@
 // prompt tokens the engine computed vs took from its cache over the step's rollouts, and the hit
 // rate. Rows from charts/serving.ts; drawn by recharts with animations off.
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { useMemo, type ReactNode } from 'react';
+import { memo, useMemo } from 'react';
 import type { StepPoint } from '../../../../shared/workbench-api';
 import { servingRows, type ServingRow } from '../../charts/serving';
 import { fmt } from '../../charts/series';
@@ -12,10 +12,10 @@ import { ChartCard, Empty } from './chart-parts';
 const AXIS = { stroke: 'var(--fg-dim)', fontSize: 11, tickLine: false } as const;
 const TOOLTIP = { contentStyle: { background: 'var(--bg-2)', border: '1px solid var(--border)', fontSize: 12 }, labelStyle: { color: 'var(--fg-dim)' }, isAnimationActive: false } as const;
 
-export function PrefixCacheChart({ rows }: { rows: readonly ServingRow[] }) {
+export function PrefixCacheChart({ rows }: { rows: ServingRow[] }) {
   return (
     <ResponsiveContainer width="100%" height="100%">
-      <ComposedChart data={[...rows]} margin={{ top: 14, right: 8, bottom: 0, left: 0 }}>
+      <ComposedChart data={rows} margin={{ top: 14, right: 8, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
         <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} padding={{ left: 12, right: 12 }} {...AXIS} />
         <YAxis yAxisId="tok" {...AXIS} width={48} tickFormatter={(v: number) => fmt(v)} />
@@ -31,12 +31,12 @@ export function PrefixCacheChart({ rows }: { rows: readonly ServingRow[] }) {
 }
 
 /** The prefix-cache card of the charts grid (empty until a step reports serving figures). */
-export function PrefixCacheCard({ steps, active, empty }: { steps: readonly StepPoint[]; active: boolean; empty: ReactNode }) {
+export const PrefixCacheCard = memo(function PrefixCacheCard({ steps, active, emptyText }: { steps: readonly StepPoint[]; active: boolean; emptyText: string | null }) {
   const rows = useMemo(() => servingRows(steps), [steps]);
   const last = rows.at(-1);
   return (
     <ChartCard title="Prefix KV cache: prompt tokens computed vs reused" testId="chart-prefix-cache" points={rows.length} span={3} extra={last ? <span className="muted">hit rate {percent(last.hitRate)} · batch {fmt(last.meanBatch, 1)}</span> : null}>
-      {empty ?? (rows.length === 0 ? <Empty text="This worker reports no prefix-cache figures (legacy serving or an older worker)." /> : active && <PrefixCacheChart rows={rows} />)}
+      {emptyText !== null ? <Empty text={emptyText} /> : (rows.length === 0 ? <Empty text="This worker reports no prefix-cache figures (legacy serving or an older worker)." /> : active && <PrefixCacheChart rows={rows} />)}
     </ChartCard>
   );
-}
+});

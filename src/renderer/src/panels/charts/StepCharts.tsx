@@ -1,28 +1,29 @@
 // The per-step charts: reward (mean with a min–max band), success rate, timeline merging (tokens
 // before/after, compression, samples per episode) and step time (rollout vs update). Each draws
-// only while `active`; `empty` stands in until there are steps.
-import { useMemo, type ReactNode } from 'react';
+// only while `active`; `emptyText` stands in until there are steps. Each is memoised: a recharts
+// chart costs tens of milliseconds to render, and the panel above re-renders on every session event.
+import { memo, useMemo } from 'react';
 import { Area, Bar, BarChart, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { CodeMarker, StepPoint } from '../../../../shared/workbench-api';
 import { fmt, markerLines, mergeRows, rewardRows, stepTimeRows } from '../../charts/series';
 import { percent } from '../../format';
-import { AXIS, ChartCard, GRID, MARGIN, markerRefs, STEP_AXIS, TOOLTIP } from './chart-parts';
+import { AXIS, ChartCard, Empty, GRID, MARGIN, markerRefs, STEP_AXIS, TOOLTIP } from './chart-parts';
 
 export interface StepChartProps {
   steps: readonly StepPoint[];
   markers: readonly CodeMarker[];
   active: boolean;
-  /** Shown instead of the chart while there are no steps. */
-  empty: ReactNode;
+  /** Shown instead of the chart while there are no steps (a string, so that memo compares it by value). */
+  emptyText: string | null;
 }
 
-export function RewardChart({ steps, markers, active, empty }: StepChartProps) {
+export const RewardChart = memo(function RewardChart({ steps, markers, active, emptyText }: StepChartProps) {
   const rows = useMemo(() => rewardRows(steps), [steps]);
   const lines = useMemo(() => markerLines(markers), [markers]);
   const changes = lines.length ? `${lines.length} code change${lines.length > 1 ? 's' : ''}` : '';
   return (
     <ChartCard title="Reward per step (mean, min–max)" testId="chart-reward" points={steps.length} markers={markers.length} span={6} extra={<span className="muted">{changes}</span>}>
-      {empty ??
+      {emptyText !== null ? <Empty text={emptyText} /> :
         (active && (
           <ResponsiveContainer width="100%" height="100%">
             <ComposedChart data={rows} margin={MARGIN}>
@@ -38,14 +39,14 @@ export function RewardChart({ steps, markers, active, empty }: StepChartProps) {
         ))}
     </ChartCard>
   );
-}
+});
 
-export function SuccessChart({ steps, markers, active, empty }: StepChartProps) {
+export const SuccessChart = memo(function SuccessChart({ steps, markers, active, emptyText }: StepChartProps) {
   const rows = useMemo(() => rewardRows(steps), [steps]);
   const lines = useMemo(() => markerLines(markers), [markers]);
   return (
     <ChartCard title="Success rate per step" testId="chart-success" points={steps.length} markers={markers.length} span={2}>
-      {empty ??
+      {emptyText !== null ? <Empty text={emptyText} /> :
         (active && (
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={rows} margin={MARGIN}>
@@ -60,14 +61,14 @@ export function SuccessChart({ steps, markers, active, empty }: StepChartProps) 
         ))}
     </ChartCard>
   );
-}
+});
 
-export function MergeChart({ steps, active, empty }: StepChartProps) {
+export const MergeChart = memo(function MergeChart({ steps, active, emptyText }: StepChartProps) {
   const rows = useMemo(() => mergeRows(steps), [steps]);
   const last = steps.at(-1);
   return (
     <ChartCard title="Timeline merging: tokens before vs after" testId="chart-merge" points={steps.length} span={3} extra={last ? <span className="muted">ratio {fmt(last.compressionRatio, 2)}× · {fmt(last.samplesPerEpisode, 2)} samples/episode</span> : null}>
-      {empty ??
+      {emptyText !== null ? <Empty text={emptyText} /> :
         (active && (
           <ResponsiveContainer width="100%" height="100%">
             <ComposedChart data={rows} margin={{ ...MARGIN, right: 8 }}>
@@ -86,13 +87,13 @@ export function MergeChart({ steps, active, empty }: StepChartProps) {
         ))}
     </ChartCard>
   );
-}
+});
 
-export function StepTimeChart({ steps, active, empty }: StepChartProps) {
+export const StepTimeChart = memo(function StepTimeChart({ steps, active, emptyText }: StepChartProps) {
   const rows = useMemo(() => stepTimeRows(steps), [steps]);
   return (
     <ChartCard title="Step time: rollout vs update (s)" testId="chart-steptime" points={steps.length} span={3}>
-      {empty ??
+      {emptyText !== null ? <Empty text={emptyText} /> :
         (active && (
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={rows} margin={MARGIN}>
@@ -108,4 +109,4 @@ export function StepTimeChart({ steps, active, empty }: StepChartProps) {
         ))}
     </ChartCard>
   );
-}
+});

@@ -14,8 +14,8 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
 
 type DetailState = { kind: 'none' } | { kind: 'loading'; episodeId: string } | { kind: 'ready'; detail: EpisodeDetail } | { kind: 'error'; episodeId: string; message: string };
 
-export function InspectorPanel(props: { api: WorkbenchApi; runId: string | null; live: boolean; lastEpisode: EpisodeRow | null }) {
-  const { api, runId, live, lastEpisode } = props;
+export function InspectorPanel(props: { api: WorkbenchApi; active: boolean; runId: string | null; live: boolean; lastEpisode: EpisodeRow | null }) {
+  const { api, active, runId, live, lastEpisode } = props;
   const [form, setForm] = useState<FilterForm>(EMPTY_FILTER_FORM);
   const [applied, setApplied] = useState<FilterForm>(EMPTY_FILTER_FORM);
   const [order, setOrder] = useState<EpisodeOrder>('newest');
@@ -72,7 +72,8 @@ export function InspectorPanel(props: { api: WorkbenchApi; runId: string | null;
     <div className="in-panel">
       <div className="in-left">
         <EpisodeFilters form={form} order={order} errors={errors} onForm={setForm} onOrder={setOrder} onClear={() => setForm(EMPTY_FILTER_FORM)} />
-        <EpisodeList api={api} runId={runId} filter={filter} order={order} live={live} liveTick={liveTick} selectedId={selectedId} onSelect={onSelect} />
+        {/* A hidden list does not follow the live run; shown again, it refreshes at once. */}
+        <EpisodeList api={api} runId={runId} filter={filter} order={order} live={live && active} liveTick={liveTick} selectedId={selectedId} onSelect={onSelect} />
       </div>
       <div className="in-right">
         {detail.kind === 'none' && <div className="in-placeholder">Select an episode to see its calls and merged samples.</div>}
