@@ -3,55 +3,26 @@
 // tool episode recorded exactly as the same episode through chat completions (same tokens, one
 // merged sample), the streaming events, stop reasons and the 400s.
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimResponse } from '../../../src/shared/swarm-protocol';
-import { mergeTimelines, type Timeline } from '../../../src/shared/timeline/index';
+import { CALC_PARAMETERS, CALC_QUESTION as QUESTION, CALC_SYSTEM as SYSTEM, chatCalcEpisode, claimEpisode, episodeTimelines, expectSameRecording as sameRecording } from '../testing/api-episodes';
 import { scriptedReply } from '../testing/scripted-replies';
-import { http, startFakeWorker, TEST_TOKENS, type TestWorker } from '../testing/workers';
+import { http, startFakeWorker, type TestWorker } from '../testing/workers';
 
-const inputSchema = { type: 'object' as const, properties: { expression: { type: 'string' } } };
-const calcTool: Anthropic.Tool = { name: 'calc', description: 'Evaluate arithmetic.', input_schema: inputSchema };
-const chatTool: OpenAI.Chat.ChatCompletionTool = { type: 'function', function: { name: 'calc', description: 'Evaluate arithmetic.', parameters: inputSchema } };
-const SYSTEM = 'You are a calculator.';
-const QUESTION = 'calc 2+3 please';
+const calcTool: Anthropic.Tool = { name: 'calc', description: 'Evaluate arithmetic.', input_schema: CALC_PARAMETERS };
 
 describe('Messages API (fake engine, @anthropic-ai/sdk client)', () => {
   let t: TestWorker;
-  const claim = async (): Promise<ClaimResponse> => {
-    const res = await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'messages-client', kind: 'eval', taskId: 'task-1' } });
-    expect(res.status).toBe(201);
-    return res.body;
-  };
+  const claim = (): Promise<ClaimResponse> => claimEpisode(t, 'messages-client');
   // The Anthropic SDK appends /v1/messages to its base URL: hand it the server root.
   const anthropic = (c: ClaimResponse): Anthropic => new Anthropic({ baseURL: c.baseUrl.replace(/\/v1$/, ''), apiKey: c.apiKey, maxRetries: 0 });
-  const timelines = async (episodeId: string): Promise<Timeline[]> =>
-    (await http<{ timelines: Timeline[] }>(t.worker.url, 'GET', `/swarm/v1/episodes/${episodeId}`, { token: TEST_TOKENS.admin })).body.timelines;
+  const timelines = (episodeId: string) => episodeTimelines(t, episodeId);
+  const chatEpisode = () => chatCalcEpisode(t, 'messages-client');
 
   beforeAll(async () => {
     t = await startFakeWorker({ firstChunk: 4, maxChunk: 8 }, { engine: { reply: scriptedReply, stepMs: 1 } });
   });
   afterAll(async () => t.stop());
-
-  const chatEpisode = async (): Promise<Timeline[]> => {
-    const c = await claim();
-    const client = new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0 });
-    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }];
-    const first = await client.chat.completions.create({ model: c.model, messages, tools: [chatTool] });
-    const call = first.choices[0]!.message.tool_calls![0]!;
-    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '5' });
-    await client.chat.completions.create({ model: c.model, messages, tools: [chatTool] });
-    return timelines(c.episodeId);
-  };
-
-  const sameRecording = (a: Timeline[], b: Timeline[]): void => {
-    expect(b.map((x) => x.promptIds)).toEqual(a.map((x) => x.promptIds));
-    expect(b.map((x) => x.outputIds)).toEqual(a.map((x) => x.outputIds));
-    const ma = mergeTimelines(a, { mode: 'linear', level: 'token' });
-    const mb = mergeTimelines(b, { mode: 'linear', level: 'token' });
-    expect(mb.samples.length / b.length).toBe(ma.samples.length / a.length);
-    expect(mb.samples).toHaveLength(1);
-  };
 
   /** Plays the calc episode: turn 1 with `first`, turn 2 with `second` (create or stream). */
   const play = async (c: ClaimResponse, streamTurn: 0 | 1 | 2): Promise<void> => {

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimResponse } from '../../../src/shared/swarm-protocol';
 import { mergeTimelines, type Timeline } from '../../../src/shared/timeline/index';
+import { claimEpisode, episodeTimelines, openaiFor } from '../testing/api-episodes';
 import { CALC_CALL, scriptedReply } from '../testing/scripted-replies';
 import { http, startFakeWorker, TEST_TOKENS, type TestWorker } from '../testing/workers';
 
@@ -21,12 +22,10 @@ const forge = (key: string): string => {
 describe('OpenAI API (fake engine, openai SDK client)', () => {
   let t: TestWorker;
   const claim = async (kind: 'train' | 'eval' = 'eval', clientId = 'sdk-client'): Promise<{ c: ClaimResponse; client: OpenAI }> => {
-    const res = await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId, kind, taskId: 'task-1' } });
-    expect(res.status).toBe(201);
-    return { c: res.body, client: new OpenAI({ baseURL: res.body.baseUrl, apiKey: res.body.apiKey, maxRetries: 0 }) };
+    const c = await claimEpisode(t, clientId, kind);
+    return { c, client: openaiFor(c) };
   };
-  const timelines = async (episodeId: string): Promise<Timeline[]> =>
-    (await http<{ timelines: Timeline[] }>(t.worker.url, 'GET', `/swarm/v1/episodes/${episodeId}`, { token: TEST_TOKENS.admin })).body.timelines;
+  const timelines = (episodeId: string): Promise<Timeline[]> => episodeTimelines(t, episodeId);
 
   beforeAll(async () => {
     t = await startFakeWorker({ firstChunk: 4, maxChunk: 8 }, { engine: { reply: scriptedReply, stepMs: 1 } });

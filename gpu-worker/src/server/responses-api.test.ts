@@ -5,53 +5,26 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimResponse } from '../../../src/shared/swarm-protocol';
-import { mergeTimelines, type Timeline } from '../../../src/shared/timeline/index';
+import { CALC_PARAMETERS, CALC_QUESTION as QUESTION, CALC_SYSTEM as SYSTEM, chatCalcEpisode, claimEpisode, episodeTimelines, expectSameRecording as sameRecording, openaiFor } from '../testing/api-episodes';
 import { scriptedReply } from '../testing/scripted-replies';
 import { http, startFakeWorker, TEST_TOKENS, type TestWorker } from '../testing/workers';
 
-const calcTool: OpenAI.Responses.FunctionTool = {
-  type: 'function', name: 'calc', description: 'Evaluate arithmetic.', strict: false,
-  parameters: { type: 'object', properties: { expression: { type: 'string' } } },
-};
-const chatTool: OpenAI.Chat.ChatCompletionTool = { type: 'function', function: { name: 'calc', description: 'Evaluate arithmetic.', parameters: calcTool.parameters! } };
-const SYSTEM = 'You are a calculator.';
-const QUESTION = 'calc 2+3 please';
+const calcTool: OpenAI.Responses.FunctionTool = { type: 'function', name: 'calc', description: 'Evaluate arithmetic.', strict: false, parameters: CALC_PARAMETERS };
 
 describe('Responses API (fake engine, openai SDK client)', () => {
   let t: TestWorker;
   const claim = async (): Promise<{ c: ClaimResponse; client: OpenAI }> => {
-    const res = await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'responses-client', kind: 'eval', taskId: 'task-1' } });
-    expect(res.status).toBe(201);
-    return { c: res.body, client: new OpenAI({ baseURL: res.body.baseUrl, apiKey: res.body.apiKey, maxRetries: 0 }) };
+    const c = await claimEpisode(t, 'responses-client');
+    return { c, client: openaiFor(c) };
   };
-  const timelines = async (episodeId: string): Promise<Timeline[]> =>
-    (await http<{ timelines: Timeline[] }>(t.worker.url, 'GET', `/swarm/v1/episodes/${episodeId}`, { token: TEST_TOKENS.admin })).body.timelines;
+  const timelines = (episodeId: string) => episodeTimelines(t, episodeId);
+  /** The reference: the same two-turn episode through chat completions. */
+  const chatEpisode = () => chatCalcEpisode(t, 'responses-client');
 
   beforeAll(async () => {
     t = await startFakeWorker({ firstChunk: 4, maxChunk: 8 }, { engine: { reply: scriptedReply, stepMs: 1 } });
   });
   afterAll(async () => t.stop());
-
-  /** The reference: the same two-turn episode through chat completions. */
-  const chatEpisode = async (): Promise<Timeline[]> => {
-    const { c, client } = await claim();
-    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }];
-    const first = await client.chat.completions.create({ model: c.model, messages, tools: [chatTool] });
-    const call = first.choices[0]!.message.tool_calls![0]!;
-    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '5' });
-    await client.chat.completions.create({ model: c.model, messages, tools: [chatTool] });
-    return timelines(c.episodeId);
-  };
-
-  const sameRecording = (a: Timeline[], b: Timeline[]): void => {
-    expect(b.map((x) => x.promptIds)).toEqual(a.map((x) => x.promptIds));
-    expect(b.map((x) => x.outputIds)).toEqual(a.map((x) => x.outputIds));
-    const ma = mergeTimelines(a, { mode: 'linear', level: 'token' });
-    const mb = mergeTimelines(b, { mode: 'linear', level: 'token' });
-    expect(mb.samples.length / b.length).toBe(ma.samples.length / a.length);
-    expect(mb.samples).toHaveLength(1);
-    expect(mb.stats.breaks).toEqual([]);
-  };
 
   it('plays a tool-using episode by sending the output items back; recorded and merged as through chat completions', async () => {
     const reference = await chatEpisode();
