@@ -10,6 +10,7 @@ checkpointing, a learning rate — or refuses with what would fit.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import gc
 import logging
@@ -72,7 +73,7 @@ def plan_load(options: LoadOptions, group: RankGroup) -> tuple[LoadOptions, Plan
     return options, plan
 
 
-class TrainingEngine:
+class TrainingEngine(abc.ABC):
     """State shared with the serving side: `loaded` (what generation uses), `renderer`, `weight_version`."""
 
     def __init__(self, group: RankGroup | None = None) -> None:
@@ -215,6 +216,7 @@ class TrainingEngine:
             except Exception as exc:  # the followers are already gone
                 log.info("closing: %s", exc)
 
-    def info(self, params: dict[str, Any] | None = None) -> dict[str, Any]:  # overridden by Engine
-        raise NotImplementedError
+    @abc.abstractmethod
+    def info(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The model's facts and the engine's state (Engine answers it; training returns it after a load)."""
 
