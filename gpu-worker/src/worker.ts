@@ -173,8 +173,8 @@ function supervisedEngine(
   });
 }
 
-export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+/** The resolved config written to the run folder, its secret and tokens, the saved state on resume, the model. */
+function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   const config = resolveConfig(input, opts.resume ?? false);
   const lora = loraOf(config);
   if (lora) config.lora = lora;
@@ -186,6 +186,12 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const saved = opts.resume ? readState(files) : null;
   const modelPath = config.model === 'builtin' ? BUILTIN_MODEL_DIR : resolve(config.model);
   const modelName = config.modelName ?? (config.model === 'builtin' ? BUILTIN_MODEL_NAME : basename(modelPath));
+  return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName };
+}
+
+export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName } = prepareRun(input, opts);
 
   let swarm: Swarm | null = null;
   const servingMode = opts.servingMode ?? 'continuous';

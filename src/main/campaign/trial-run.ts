@@ -53,87 +53,135 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
 /** Crashes of the trial's clients before it counts as failed. */
 export const maxClientCrashes = (clients: number): number => Math.max(3, 2 * clients);
 
-export async function runTrial(c: TrialContext): Promise<TrialOutcome> {
-  const t0 = performance.now();
-  /** Training time: from the start of the clients (before that, 0). */
-  let trainingFrom: number | null = null;
-  const elapsed = (): number => (trainingFrom === null ? 0 : (performance.now() - trainingFrom) / 1000);
-  const points: TrialPoint[] = [];
-  let steps = 0;
-  let rewardsSincePoint: number[] = [];
-  let worker: TrialWorker | null = null;
-  let clients: RunningClients | null = null;
-  let feed: EventFeed | null = null;
-  const timers: NodeJS.Timeout[] = [];
-  let settle: (e: TrialEnd) => void = () => undefined;
-  const ended = new Promise<TrialEnd>((r) => (settle = r));
-  let finished: TrialEnd | null = null;
-  const finish = (e: TrialEnd): void => {
-    if (finished) return;
-    finished = e;
-    settle(e);
-  };
-  const outcome = (e: TrialEnd, value: number | null): TrialOutcome => ({
-    state: e.state, value, points, steps, note: 'note' in e ? e.note : null, worker: worker?.label ?? c.slot.label, runDir: worker?.runDir ?? null, seconds: (performance.now() - t0) / 1000,
-  });
-  const onAbort = (): void => finish(isTrialEnd(c.signal.reason) ? c.signal.reason : { state: 'interrupted', note: 'the campaign stopped' });
-  if (c.signal.aborted) return outcome({ state: 'interrupted', note: 'the campaign stopped' }, null);
-  c.signal.addEventListener('abort', onAbort, { once: true });
+export function runTrial(c: TrialContext): Promise<TrialOutcome> {
+  return new TrialRun(c).run();
+}
 
-  const spec = c.spec;
-  const ev = spec.base.eval;
-  const everyMinutes = ev.everySteps === undefined ? (ev.everyMinutes ?? spec.budget.minutesPerTrial / 4) : undefined;
-  let evalChain: Promise<void> = Promise.resolve();
-  let nextIndex = 1;
-  const evaluate = (index: number, final: boolean): Promise<void> => {
-    evalChain = evalChain.then(async () => {
-      if (!worker || (finished && !final)) return;
-      const step = steps;
+/** One trial's state: its worker, event feed, clients, timers, evaluation chain and points. */
+class TrialRun {
+  private readonly t0 = performance.now();
+  /** Training time: from the start of the clients (before that, 0). */
+  private trainingFrom: number | null = null;
+  private readonly points: TrialPoint[] = [];
+  private steps = 0;
+  private rewardsSincePoint: number[] = [];
+  private worker: TrialWorker | null = null;
+  private clients: RunningClients | null = null;
+  private feed: EventFeed | null = null;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private settle: (e: TrialEnd) => void = () => undefined;
+  private readonly ended = new Promise<TrialEnd>((r) => (this.settle = r));
+  private finished: TrialEnd | null = null;
+  private evalChain: Promise<void> = Promise.resolve();
+  private nextIndex = 1;
+  private readonly onAbort = (): void => this.finish(isTrialEnd(this.c.signal.reason) ? this.c.signal.reason : { state: 'interrupted', note: 'the campaign stopped' });
+
+  constructor(private readonly c: TrialContext) {}
+
+  async run(): Promise<TrialOutcome> {
+    const c = this.c;
+    if (c.signal.aborted) return this.outcome({ state: 'interrupted', note: 'the campaign stopped' }, null);
+    c.signal.addEventListener('abort', this.onAbort, { once: true });
+    try {
+      return await this.train();
+    } catch (err) {
+      // A call that failed because the worker died (ECONNRESET) is reported with why it died, when that is known soon.
+      const why = this.worker ? await Promise.race([this.worker.failed, new Promise<null>((r) => setTimeout(() => r(null), 3000).unref())]) : null;
+      this.finish({ state: 'failed', note: why ?? message(err) });
+      return await this.wrapUp(this.finished ?? { state: 'failed', note: why ?? message(err) });
+    } finally {
+      c.signal.removeEventListener('abort', this.onAbort);
+      for (const t of this.timers) clearTimeout(t);
+      await this.clients?.dispose().catch(() => undefined);
+      this.feed?.close();
+      await this.worker?.release().catch((err: unknown) => c.log(`trial ${c.number}: releasing the worker: ${message(err)}`));
+    }
+  }
+
+  /** The worker, the event feed, the first evaluation, the clients and the budget; then the wrap-up. */
+  private async train(): Promise<TrialOutcome> {
+    const c = this.c;
+    try {
+      this.worker = await c.slot.start(c.setup, c.trialDir, c.runName);
+    } catch (err) {
+      return this.outcome({ state: 'failed', note: `the worker did not start: ${message(err)}` }, null);
+    }
+    const w = this.worker;
+    c.onStarted({ label: w.label, runDir: w.runDir });
+    void w.failed.then((why) => this.finish({ state: 'failed', note: why }));
+    this.feed = await EventFeed.open(w.url, w.adminToken, { event: (e) => this.onEvent(e), error: (m) => c.log(`trial ${c.number}: events: ${m}`) }, { since: w.eventSeq });
+    if (c.spec.base.eval.atStart) await this.evaluate(0, false);
+    if (this.finished) return await this.wrapUp(this.finished);
+    this.clients = await this.startClients(w);
+    this.trainingFrom = performance.now();
+    this.scheduleBudget();
+    return await this.wrapUp(await this.ended);
+  }
+
+  private finish(e: TrialEnd): void {
+    if (this.finished) return;
+    this.finished = e;
+    this.settle(e);
+  }
+
+  private elapsed(): number {
+    return this.trainingFrom === null ? 0 : (performance.now() - this.trainingFrom) / 1000;
+  }
+
+  private outcome(e: TrialEnd, value: number | null): TrialOutcome {
+    const w = this.worker;
+    return { state: e.state, value, points: this.points, steps: this.steps, note: 'note' in e ? e.note : null, worker: w?.label ?? this.c.slot.label, runDir: w?.runDir ?? null, seconds: (performance.now() - this.t0) / 1000 };
+  }
+
+  /** Every training step becomes a curve point; the step budget and step-scheduled evaluations follow it. */
+  private onEvent(e: SwarmEvent): void {
+    if (e.type !== 'step') return;
+    const { spec } = this.c;
+    const everySteps = spec.base.eval.everySteps;
+    this.steps = e.metrics.step;
+    this.rewardsSincePoint.push(e.metrics.rewardMean);
+    this.c.onStep({ step: e.metrics.step, elapsedS: this.elapsed(), rewardMean: e.metrics.rewardMean, successRate: e.metrics.successRate });
+    if (everySteps !== undefined && this.steps % everySteps === 0) void this.evaluate(this.nextIndex++, false);
+    if (spec.budget.stepsPerTrial !== undefined && this.steps >= spec.budget.stepsPerTrial) this.finish({ state: 'complete' });
+  }
+
+  /** Queues an evaluation (one at a time); its point goes to the pruner, which may end the trial. */
+  private evaluate(index: number, final: boolean): Promise<void> {
+    this.evalChain = this.evalChain.then(async () => {
+      const { c } = this;
+      const { spec } = c;
+      const ev = spec.base.eval;
+      if (!this.worker || (this.finished && !final)) return;
+      const step = this.steps;
       try {
-        const r = await playEval(c.task, worker, ev.episodes, `t${c.number}-eval-${index}`, { repoRoot: c.repoRoot, cacheDir: c.cacheDir });
-        const trainReward = rewardsSincePoint.length ? rewardsSincePoint.reduce((s, x) => s + x, 0) / rewardsSincePoint.length : null;
-        rewardsSincePoint = [];
-        const p: TrialPoint = { index, resource: ev.everySteps !== undefined ? step : index, step, elapsedS: elapsed(), evalSuccess: r.successRate, evalReward: r.rewardMean, evalEpisodes: r.episodes, trainReward };
-        points.push(p);
-        c.onPoint(p, points);
+        const r = await playEval(c.task, this.worker, ev.episodes, `t${c.number}-eval-${index}`, { repoRoot: c.repoRoot, cacheDir: c.cacheDir });
+        const since = this.rewardsSincePoint;
+        const trainReward = since.length ? since.reduce((s, x) => s + x, 0) / since.length : null;
+        this.rewardsSincePoint = [];
+        const p: TrialPoint = { index, resource: ev.everySteps !== undefined ? step : index, step, elapsedS: this.elapsed(), evalSuccess: r.successRate, evalReward: r.rewardMean, evalEpisodes: r.episodes, trainReward };
+        this.points.push(p);
+        c.onPoint(p, this.points);
         if (r.failed > 0) c.log(`trial ${c.number}: eval ${index}: ${r.failed} of ${r.episodes} episodes failed (counted as unsuccessful)`);
-        const soFar = objectiveOf(points, spec.objective);
+        const soFar = objectiveOf(this.points, spec.objective);
         if (index > 0 && soFar !== null && (await c.report(p.resource, soFar)) && !final) {
-          finish({ state: 'pruned', note: `stopped by the ${spec.optimizer.pruner.type} pruner at evaluation ${index} (resource ${p.resource}, step ${step}): objective so far ${soFar.toFixed(4)}` });
+          this.finish({ state: 'pruned', note: `stopped by the ${spec.optimizer.pruner.type} pruner at evaluation ${index} (resource ${p.resource}, step ${step}): objective so far ${soFar.toFixed(4)}` });
         }
       } catch (err) {
         c.log(`trial ${c.number}: eval ${index} failed: ${message(err)}`);
       }
     });
-    return evalChain;
-  };
+    return this.evalChain;
+  }
 
-  try {
-    try {
-      worker = await c.slot.start(c.setup, c.trialDir, c.runName);
-    } catch (err) {
-      return outcome({ state: 'failed', note: `the worker did not start: ${message(err)}` }, null);
-    }
-    const w = worker;
-    c.onStarted({ label: w.label, runDir: w.runDir });
-    void w.failed.then((why) => finish({ state: 'failed', note: why }));
-    const groupSize = w.status.config.groupSize;
-    const onEvent = (e: SwarmEvent): void => {
-      if (e.type !== 'step') return;
-      steps = e.metrics.step;
-      rewardsSincePoint.push(e.metrics.rewardMean);
-      c.onStep({ step: e.metrics.step, elapsedS: elapsed(), rewardMean: e.metrics.rewardMean, successRate: e.metrics.successRate });
-      if (ev.everySteps !== undefined && steps % ev.everySteps === 0) void evaluate(nextIndex++, false);
-      if (spec.budget.stepsPerTrial !== undefined && steps >= spec.budget.stepsPerTrial) finish({ state: 'complete' });
-    };
-    feed = await EventFeed.open(w.url, w.adminToken, { event: onEvent, error: (m) => c.log(`trial ${c.number}: events: ${m}`) }, { since: w.eventSeq });
-    if (ev.atStart) await evaluate(0, false);
-    if (finished) return await wrapUp(finished);
+  /** The trial's clients, their output in clients.log; clients that keep crashing fail the trial. */
+  private startClients(w: TrialWorker): Promise<RunningClients> {
+    const c = this.c;
     let crashCount = 0;
     const lastLines = new Map<string, string[]>();
     const clientsLog = join(c.trialDir, 'clients.log');
-    clients = await startTrialClients(c.task, c.setup, w, groupSize, `t${c.number}-s${c.setup.seed}`, {
-      repoRoot: c.repoRoot, cacheDir: c.cacheDir,
+    return startTrialClients(c.task, c.setup, w, w.status.config.groupSize, `t${c.number}-s${c.setup.seed}`, {
+      repoRoot: c.repoRoot,
+      cacheDir: c.cacheDir,
       log: (id, line) => {
         appendFileSync(clientsLog, `[${id}] ${line}\n`);
         const l = lastLines.get(id) ?? [];
@@ -142,45 +190,40 @@ export async function runTrial(c: TrialContext): Promise<TrialOutcome> {
         lastLines.set(id, l);
       },
       onExit: (id, code, signal) => {
-        if (finished || (code === 0 && signal === null)) return;
+        if (this.finished || (code === 0 && signal === null)) return;
         crashCount++;
         if (crashCount >= maxClientCrashes(c.setup.clients)) {
-          finish({ state: 'failed', note: `the clients keep crashing (${crashCount} times); ${id} exited with ${signal ?? `code ${code}`}; its last output:\n${(lastLines.get(id) ?? []).join('\n')}` });
+          this.finish({ state: 'failed', note: `the clients keep crashing (${crashCount} times); ${id} exited with ${signal ?? `code ${code}`}; its last output:\n${(lastLines.get(id) ?? []).join('\n')}` });
         }
       },
     });
-    trainingFrom = performance.now();
-    timers.push(setTimeout(() => finish({ state: 'complete' }), spec.budget.minutesPerTrial * 60_000));
-    if (everyMinutes !== undefined) {
-      for (let k = 1; k * everyMinutes < spec.budget.minutesPerTrial - 1e-9; k++) timers.push(setTimeout(() => void evaluate(nextIndex++, false), k * everyMinutes * 60_000));
-    }
-    return await wrapUp(await ended);
-  } catch (err) {
-    // A call that failed because the worker died (ECONNRESET) is reported with why it died, when that is known soon.
-    const why = worker ? await Promise.race([worker.failed, new Promise<null>((r) => setTimeout(() => r(null), 3000).unref())]) : null;
-    finish({ state: 'failed', note: why ?? message(err) });
-    return await wrapUp(finished ?? { state: 'failed', note: why ?? message(err) });
-  } finally {
-    c.signal.removeEventListener('abort', onAbort);
-    for (const t of timers) clearTimeout(t);
-    await clients?.dispose().catch(() => undefined);
-    feed?.close();
-    await worker?.release().catch((err: unknown) => c.log(`trial ${c.number}: releasing the worker: ${message(err)}`));
+  }
+
+  /** The time budget, and the evaluations scheduled by time (by default four per trial). */
+  private scheduleBudget(): void {
+    const { spec } = this.c;
+    const ev = spec.base.eval;
+    const minutes = spec.budget.minutesPerTrial;
+    this.timers.push(setTimeout(() => this.finish({ state: 'complete' }), minutes * 60_000));
+    const everyMinutes = ev.everySteps === undefined ? (ev.everyMinutes ?? minutes / 4) : undefined;
+    if (everyMinutes === undefined) return;
+    for (let k = 1; k * everyMinutes < minutes - 1e-9; k++) this.timers.push(setTimeout(() => void this.evaluate(this.nextIndex++, false), k * everyMinutes * 60_000));
   }
 
   /** Stops the clients (the weights stop changing), then scores a completed trial on them. */
-  async function wrapUp(e: TrialEnd): Promise<TrialOutcome> {
-    for (const t of timers) clearTimeout(t);
-    await clients?.dispose().catch(() => undefined);
-    clients = null;
+  private async wrapUp(e: TrialEnd): Promise<TrialOutcome> {
+    const { spec } = this.c;
+    for (const t of this.timers) clearTimeout(t);
+    await this.clients?.dispose().catch(() => undefined);
+    this.clients = null;
     // A running evaluation finishes (it may be the last point); against a dead worker it is not waited for.
-    if (e.state === 'complete') await evalChain;
-    else await Promise.race([evalChain, new Promise((r) => setTimeout(r, 3000).unref())]);
-    if (e.state !== 'complete') return outcome(e, e.state === 'pruned' || e.state === 'stopped' ? objectiveOf(points, spec.objective) : null);
-    await evaluate(nextIndex++, true);
-    const value = objectiveOf(points, spec.objective);
-    if (value === null) return outcome({ state: 'failed', note: 'no evaluation point has a value (every evaluation failed)' }, null);
-    return outcome(e, value);
+    if (e.state === 'complete') await this.evalChain;
+    else await Promise.race([this.evalChain, new Promise((r) => setTimeout(r, 3000).unref())]);
+    if (e.state !== 'complete') return this.outcome(e, e.state === 'pruned' || e.state === 'stopped' ? objectiveOf(this.points, spec.objective) : null);
+    await this.evaluate(this.nextIndex++, true);
+    const value = objectiveOf(this.points, spec.objective);
+    if (value === null) return this.outcome({ state: 'failed', note: 'no evaluation point has a value (every evaluation failed)' }, null);
+    return this.outcome(e, value);
   }
 }
 

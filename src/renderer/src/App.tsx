@@ -42,25 +42,32 @@ export function App({ store, connection }: { store: AppStore; connection: Connec
   return <Workbench store={store} api={connection.connection.api} conn={connection.connection} />;
 }
 
+/** What the shell reads from the store (each slice its own subscription). */
+function useShellState(store: AppStore) {
+  return {
+    connection: useApp(store, (s) => s.connection),
+    session: useApp(store, (s) => s.session),
+    runId: useApp(store, (s) => s.runId),
+    live: useApp(store, isLive),
+    steps: useApp(store, (s) => s.steps),
+    evals: useApp(store, (s) => s.evals),
+    markers: useApp(store, (s) => s.markers),
+    loaded: useApp(store, (s) => s.metricsLoaded),
+    clients: useApp(store, (s) => s.clients),
+    logs: useApp(store, (s) => s.logs),
+    lastEpisode: useApp(store, latestEpisode),
+    toasts: useApp(store, (s) => s.toasts),
+    pending: useApp(store, (s) => s.pending),
+  };
+}
+
 function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; conn: Extract<ConnectionResult, { ok: true }>['connection'] }) {
   const [panel, setPanel] = useState<PanelId>('connect');
   const reportError = useCallback((m: string) => pushToast(store, m), [store]);
 
   useEffect(() => startSync({ api, store, status: conn.status, onStatus: conn.onStatus, reportError }), [api, store, conn, reportError]);
 
-  const connection = useApp(store, (s) => s.connection);
-  const session = useApp(store, (s) => s.session);
-  const runId = useApp(store, (s) => s.runId);
-  const live = useApp(store, isLive);
-  const steps = useApp(store, (s) => s.steps);
-  const evals = useApp(store, (s) => s.evals);
-  const markers = useApp(store, (s) => s.markers);
-  const loaded = useApp(store, (s) => s.metricsLoaded);
-  const clients = useApp(store, (s) => s.clients);
-  const logs = useApp(store, (s) => s.logs);
-  const lastEpisode = useApp(store, latestEpisode);
-  const toasts = useApp(store, (s) => s.toasts);
-  const pending = useApp(store, (s) => s.pending);
+  const { connection, session, runId, live, steps, evals, markers, loaded, clients, logs, lastEpisode, toasts, pending } = useShellState(store);
 
   const online = connection === 'open';
   const openRunById = useCallback(
