@@ -73,22 +73,14 @@ def random_engine(shape: str, device: torch.device, lora: bool = False, context:
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     from .engine import Engine
-    from .loading import LoadedModel, LoadOptions, LoraOptions, _apply_lora, fp32_output_head
+    from .loading import LoadedModel, LoadOptions, LoraOptions, _apply_lora, random_model
 
     size = SHAPES[shape]
     config = Qwen2Config(max_position_embeddings=context, tie_word_embeddings=False, rms_norm_eps=1e-6,
                          rope_parameters={"rope_type": "default", "rope_theta": 1000000.0}, **size)
     config._attn_implementation_internal = "sdpa"
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
-    with torch.device(device):
-        previous = torch.get_default_dtype()
-        torch.set_default_dtype(dtype)  # bf16 weights on GPU (as a LoRA base is loaded)
-        try:
-            model = Qwen2ForCausalLM(config)
-        finally:
-            torch.set_default_dtype(previous)
-    if dtype != torch.float32:
-        fp32_output_head(model)
+    model = random_model(Qwen2ForCausalLM, config, device, dtype)  # bf16 weights on GPU (as a LoRA base is loaded)
     options = LoadOptions(path=f"<random {shape}>", device=device.type, dtype="auto",
                           lora=LoraOptions(r=16, alpha=32.0) if lora else None)
     if lora:

@@ -41,7 +41,7 @@ def build_trainer(shape: str, mode: str, device: torch.device, group: RankGroup,
     """A Trainer over a random-init model of `shape`, as `load` + the plan would set it up."""
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    from .loading import LoadedModel, LoadOptions, LoraOptions, _apply_lora, fp32_output_head
+    from .loading import LoadedModel, LoadOptions, LoraOptions, _apply_lora, fp32_output_head, random_model
     from .trainer import Trainer
 
     size = _shapes()[shape]
@@ -50,15 +50,9 @@ def build_trainer(shape: str, mode: str, device: torch.device, group: RankGroup,
     compute = torch.bfloat16 if device.type == "cuda" else torch.float32
     storage = compute if mode == "lora" else torch.float32
     torch.manual_seed(0)
-    with torch.device(device):
-        previous = torch.get_default_dtype()
-        torch.set_default_dtype(storage)
-        try:
-            model = Qwen2ForCausalLM(config)
-        finally:
-            torch.set_default_dtype(previous)
-    if compute != torch.float32:
-        fp32_output_head(model)
+    model = random_model(Qwen2ForCausalLM, config, device, storage)
+    if compute != torch.float32 and storage == torch.float32:
+        fp32_output_head(model)  # fp32 storage, bf16 compute: the head still computes in fp32
     lora = LoraOptions(r=16, alpha=32.0) if mode == "lora" else None
     if lora is not None:
         model = _apply_lora(model, lora)
