@@ -12,6 +12,7 @@ import type { CacheStats, EngineMethod, EngineParams, EngineResult, GenerateDelt
 import { RemoteError } from '../../../src/shared/result';
 import type { ServingStatus, StepServing } from '../../../src/shared/swarm-protocol';
 import type { CallOptions } from './engine-process';
+import type { SamplingRequest } from './sampling-request';
 import { stepServing } from './serving-stats';
 
 /** The engine calls the gate makes (the EngineHost; a fake engine in tests). */
@@ -19,16 +20,7 @@ export interface StreamingEngine {
   call<M extends EngineMethod>(method: M, params: EngineParams[M], opts?: CallOptions): Promise<EngineResult<M>>;
 }
 
-export interface AdmissionRequest {
-  promptIds: number[];
-  maxTokens: number;
-  temperature: number;
-  topP: number;
-  seed: number;
-  stopIds?: number[];
-  /** Stop strings (OpenAI `stop`), applied by the engine. */
-  stop?: readonly string[];
-}
+export type AdmissionRequest = SamplingRequest;
 
 export interface AdmissionHooks {
   /** Streaming: the visible text appended since the previous delta, and its new tokens. */

@@ -15,21 +15,14 @@
 // never lands in the middle of a generation: every call is sampled by exactly one weight version.
 import { deriveSeed } from '../../../src/shared/prng';
 import type { GenerateRequest, GenerateResult } from '../../../src/shared/engine-protocol';
+import type { SamplingRequest } from './sampling-request';
 
 export interface DecodeEngine {
   generate(requests: GenerateRequest[]): Promise<GenerateResult>;
   decode(sequences: number[][]): Promise<string[]>;
 }
 
-export interface DecodeRequest {
-  promptIds: number[];
-  maxTokens: number;
-  temperature: number;
-  topP: number;
-  seed: number;
-  stopIds?: number[];
-  /** Stop strings (OpenAI `stop`): output ends at the first one, which is not returned. */
-  stop?: readonly string[];
+export interface DecodeRequest extends SamplingRequest {
   /** Streaming: called after each round with the visible text so far. */
   onText?: (text: string) => void;
   /** Polled at round boundaries; a cancelled row is dropped and its promise rejected. */

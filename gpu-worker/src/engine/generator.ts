@@ -6,16 +6,10 @@
 // batcher and prefix cache, or the legacy static path); `schedulerGenerator` with the DecodeScheduler.
 import { AdmissionCancelledError, type GenerationGate } from './admission';
 import { DecodeCancelledError, type DecodeScheduler } from './decode-scheduler';
+import type { SamplingRequest } from './sampling-request';
 
-export interface GenerationRequest {
-  promptIds: number[];
-  maxTokens: number;
-  temperature: number;
-  topP: number;
-  seed: number;
-  /** Stop strings (OpenAI `stop`): output ends at the first one, which is not returned. */
-  stop?: readonly string[];
-}
+/** A generation's prompt and sampling settings (the end-of-turn ids are the engine's own). */
+export type GenerationRequest = Omit<SamplingRequest, 'stopIds'>;
 
 export interface GenerationDelta {
   /** Visible text appended since the previous delta (stop strings and half characters held back). */

@@ -1,0 +1,14 @@
+// What one generation asks of the engine, whichever admission layer serves it (the admission gate,
+// the legacy static path, the DecodeScheduler): the prompt's token ids and the sampling settings.
+
+export interface SamplingRequest {
+  promptIds: number[];
+  maxTokens: number;
+  temperature: number;
+  topP: number;
+  seed: number;
+  /** Token ids that end the output (the tokenizer's end-of-turn ids by default). */
+  stopIds?: number[];
+  /** Stop strings (OpenAI `stop`), applied by the engine: output ends at the first one, which is not returned. */
+  stop?: readonly string[];
+}
