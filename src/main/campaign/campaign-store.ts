@@ -14,7 +14,7 @@ import {
 import { countStates, TrialRowSchema, type CampaignState, type TrialRow } from '../../shared/campaign/trials';
 import { WorkbenchError } from '../../shared/workbench-api';
 import { createContext, parseRow, parseStoredJson, type StoreContext } from '../store/context';
-import { migrate } from '../store/migrations';
+import { openDatabase } from '../store/open-database';
 
 /** A runner that has not written a heartbeat for this long is gone. */
 export const HEARTBEAT_STALE_MS = 30_000;
@@ -47,17 +47,7 @@ export class CampaignStore {
   /** Opens (migrating) the workbench database at `path`. */
   static open(path: string): CampaignStore {
     mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
-    try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = ON');
-      db.pragma('busy_timeout = 5000');
-      migrate(db);
-    } catch (err) {
-      db.close();
-      throw err;
-    }
+    const db = openDatabase(path);
     return new CampaignStore(db);
   }
 

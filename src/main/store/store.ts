@@ -1,12 +1,11 @@
 // `openStore`: the workbench's SQLite store (DESIGN §6) on better-sqlite3 — WAL journal with
 // synchronous=NORMAL (a committed transaction survives an app crash), foreign keys on, the
 // migrations applied on open. The tables are served by parts: runs.ts, episodes.ts, logs.ts.
-import Database from 'better-sqlite3';
 import { createContext } from './context';
 import { episodesPart } from './episodes';
 import { labelsPart } from './labels';
 import { logsPart } from './logs';
-import { migrate } from './migrations';
+import { openDatabase } from './open-database';
 import { rewardModelsPart } from './reward-models';
 import { runsPart } from './runs';
 import type { Store } from './types';
@@ -19,17 +18,7 @@ export interface StoreOptions {
 export const DEFAULT_LOG_CAP = 50_000;
 
 export function openStore(path: string, options: StoreOptions = {}): Store {
-  const db = new Database(path);
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    migrate(db);
-  } catch (err) {
-    db.close();
-    throw err;
-  }
+  const db = openDatabase(path);
   const ctx = createContext(db);
   const runs = runsPart(ctx);
   const { vocab: _vocab, ...runMethods } = runs;
