@@ -8,6 +8,7 @@ import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool, type AgentI
 import OpenAI from 'openai';
 import { z } from 'zod';
 import type { ChatMessage, ToolCall } from '../../src/shared/chat';
+import { ChatTurns } from '../../src/shared/chat-turns';
 import type { EpisodeResult } from '../../src/shared/episode';
 import type { TaskEnv } from '../../src/shared/task';
 
@@ -26,37 +27,20 @@ const textOf = (content: string | { text?: string | undefined }[]): string => (t
 
 /** A run's history (SDK items) as chat messages; an assistant message and its function calls form one turn. */
 export function historyToMessages(items: readonly AgentInputItem[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  let text: string[] | null = null;
-  let calls: ToolCall[] = [];
-  const flush = (): void => {
-    if (text === null) return;
-    const content = text.join('');
-    out.push(calls.length > 0 ? { role: 'assistant', content: content === '' ? null : content, tool_calls: calls } : { role: 'assistant', content });
-    text = null;
-    calls = [];
-  };
+  const turns = new ChatTurns();
   for (const raw of items) {
     const call = FunctionCall.safeParse(raw);
     const result = FunctionResult.safeParse(raw);
     const message = Message.safeParse(raw);
-    if (call.success) {
-      text ??= [];
-      calls.push({ id: call.data.callId, type: 'function', function: { name: call.data.name, arguments: call.data.arguments } });
-    } else if (result.success) {
-      flush();
+    if (call.success) turns.toolCall({ id: call.data.callId, type: 'function', function: { name: call.data.name, arguments: call.data.arguments } });
+    else if (result.success) {
       const output = result.data.output;
-      out.push({ role: 'tool', content: typeof output === 'string' ? output : (output.text ?? ''), tool_call_id: result.data.callId });
-    } else if (message.success && message.data.role === 'assistant') {
-      (text ??= []).push(textOf(message.data.content));
-    } else if (message.success) {
-      flush();
-      out.push({ role: message.data.role, content: textOf(message.data.content) });
-    }
+      turns.message({ role: 'tool', content: typeof output === 'string' ? output : (output.text ?? ''), tool_call_id: result.data.callId });
+    } else if (message.success && message.data.role === 'assistant') turns.assistantText(textOf(message.data.content));
+    else if (message.success) turns.message({ role: message.data.role, content: textOf(message.data.content) });
     // Reasoning and other item kinds carry no chat message.
   }
-  flush();
-  return out;
+  return turns.messages();
 }
 
 export interface AgentsEpisodeOptions {

@@ -4,7 +4,8 @@
 // assistant items (message + function_call) form one assistant turn whose content is the
 // concatenation of its texts, so sending back what the server answered reproduces the recorded
 // turn exactly (and the next call's prompt extends this one's: timelines merge). Pure.
-import type { ChatMessage, Tool, ToolCall } from '../chat';
+import type { ChatMessage, Tool } from '../chat';
+import { ChatTurns } from '../chat-turns';
 import { prop, refuse, refuseIfSet, refuseUnknownFields } from '../api-refusals';
 import type { Block } from '../stream-blocks';
 import type { ChatCompletionRequest, ChatCompletionUsage } from '../swarm-protocol';
@@ -47,36 +48,14 @@ function textOf(content: string | { text: string }[]): string {
 
 /** Input items as chat messages (instructions not included). */
 export function itemsToMessages(items: readonly InputItem[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  let text: string[] | null = null;
-  let calls: ToolCall[] = [];
-  const flush = (): void => {
-    if (text === null) return;
-    const content = text.join('');
-    out.push(calls.length > 0 ? { role: 'assistant', content: content === '' ? null : content, tool_calls: calls } : { role: 'assistant', content });
-    text = null;
-    calls = [];
-  };
+  const turns = new ChatTurns();
   for (const item of items) {
-    if (item.type === 'function_call') {
-      text ??= [];
-      calls.push({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
-      continue;
-    }
-    if (item.type === 'function_call_output') {
-      flush();
-      out.push({ role: 'tool', content: textOf(item.output), tool_call_id: item.call_id });
-      continue;
-    }
-    if (item.role === 'assistant') {
-      (text ??= []).push(textOf(item.content));
-      continue;
-    }
-    flush();
-    out.push({ role: item.role === 'user' ? 'user' : 'system', content: textOf(item.content) });
+    if (item.type === 'function_call') turns.toolCall({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
+    else if (item.type === 'function_call_output') turns.message({ role: 'tool', content: textOf(item.output), tool_call_id: item.call_id });
+    else if (item.role === 'assistant') turns.assistantText(textOf(item.content));
+    else turns.message({ role: item.role === 'user' ? 'user' : 'system', content: textOf(item.content) });
   }
-  flush();
-  return out;
+  return turns.messages();
 }
 
 function refuseUnsupported(req: ResponsesRequest): void {
