@@ -5,20 +5,16 @@ sync (rollout_until_all_clients_agree_sync_weight), a real training step, stop_e
 Run from the repo root: gpu-worker/engine/.venv/bin/python -m pytest -q resources/sdk/python"""
 
 import os
-import re
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 
 import pytest
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from worker_process import run_worker  # noqa: E402
 from agentjet_contract_client import ContractError, ContractSwarmClient  # noqa: E402
 
-REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 ADMIN, JOIN = "aj-compat-test-admin-0123456789", "aj-compat-test-join-0123456789"
 
 # What an AgentJetJob's config looks like (a few of its many settings; most have no counterpart here).
@@ -34,27 +30,7 @@ JOB_CONFIG = {"ajet": {
 
 @pytest.fixture(scope="module")
 def worker():
-    run_dir = tempfile.mkdtemp(prefix="aj-compat-")
-    env = {**os.environ, "AGENTJET_ADMIN_TOKEN": ADMIN, "AGENTJET_JOIN_TOKEN": JOIN}
-    cmd = ["node", os.path.join(REPO_ROOT, "bin", "agentjet.mjs"), "worker", "--port", "0", "--run-dir", os.path.join(run_dir, "run"),
-           "--threads", "1", "--seed", "1", "--agentjet-compat", "true"]
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url, lines, t0 = None, [], time.monotonic()
-    while url is None and time.monotonic() - t0 < 90:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        m = re.search(r"listening on (http://\S+)", line)
-        if m:
-            url = m.group(1)
-    if url is None:
-        proc.kill()
-        pytest.fail("worker did not start:\n" + "".join(lines[-40:]))
-    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
-    yield url
-    proc.kill()
-    proc.wait()
+    yield from run_worker(ADMIN, JOIN, ["--agentjet-compat", "true"], "aj-compat-", 90)
 
 
 def play(client, task_id, reward):

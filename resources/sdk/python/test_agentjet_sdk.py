@@ -7,7 +7,6 @@ import re
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -15,9 +14,9 @@ import urllib.request
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from worker_process import run_worker  # noqa: E402
 import agentjet_sdk as aj  # noqa: E402
 
-REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 ADMIN, JOIN = "py-sdk-test-admin-0123456789", "py-sdk-test-join-0123456789"
 TOOLS = [{"type": "function", "function": {"name": "calc", "description": "Evaluate an arithmetic expression.",
                                            "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}}}]
@@ -25,27 +24,7 @@ TOOLS = [{"type": "function", "function": {"name": "calc", "description": "Evalu
 
 @pytest.fixture(scope="module")
 def worker():
-    run_dir = tempfile.mkdtemp(prefix="aj-pysdk-")
-    env = {**os.environ, "AGENTJET_ADMIN_TOKEN": ADMIN, "AGENTJET_JOIN_TOKEN": JOIN}
-    cmd = ["node", os.path.join(REPO_ROOT, "bin", "agentjet.mjs"), "worker", "--port", "0", "--run-dir", os.path.join(run_dir, "run"),
-           "--threads", "1", "--seed", "1", "--strategy", "C1", "--batch", "1000", "--max-tokens", "16"]
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url, lines, t0 = None, [], time.monotonic()
-    while url is None and time.monotonic() - t0 < 60:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        m = re.search(r"listening on (http://\S+)", line)
-        if m:
-            url = m.group(1)
-    if url is None:
-        proc.kill()
-        pytest.fail("worker did not start:\n" + "".join(lines[-40:]))
-    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()  # keep draining its output
-    yield url
-    proc.kill()
-    proc.wait()
+    yield from run_worker(ADMIN, JOIN, ["--strategy", "C1", "--batch", "1000", "--max-tokens", "16"], "aj-pysdk-", 60)
 
 
 def admin(url, method, path):
