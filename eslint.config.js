@@ -8,23 +8,67 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'child_process', 'net', 'http', 'https', 'crypto', 'stream', 'worker_threads', 'url', 'util', 'events', 'zlib', 'readline', 'process', 'buffer'];
+const nodeBuiltins = [
+  'node:*',
+  'fs',
+  'path',
+  'os',
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'crypto',
+  'stream',
+  'worker_threads',
+  'url',
+  'util',
+  'events',
+  'zlib',
+  'readline',
+  'process',
+  'buffer',
+];
 const restrict = (patterns, message) => ({ group: patterns, message });
 const gpuWorkerBase = [
   restrict(['electron', 'react', 'react-dom'], 'gpu-worker is a headless server.'),
-  restrict(['**/src/main/**', '**/src/node/**', '**/src/renderer/**', '**/src/preload/**', '**/src/cli/**', '**/src/sdk/**'], 'gpu-worker imports only from src/shared.'),
+  restrict(
+    ['**/src/main/**', '**/src/node/**', '**/src/renderer/**', '**/src/preload/**', '**/src/cli/**', '**/src/sdk/**'],
+    'gpu-worker imports only from src/shared.',
+  ),
 ];
 /** A gpu-worker layer: may import the layers below it, never the ones above. */
 const gpuLayer = (files, above, name) => ({
   files,
   ignores: ['gpu-worker/src/**/*.test.ts'],
   rules: {
-    'no-restricted-imports': ['error', { patterns: [...gpuWorkerBase, restrict(above, `gpu-worker layers: ${name} never imports the layers above it (worker.ts → server → swarm → rollout/trainer → engine).`)] }],
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          ...gpuWorkerBase,
+          restrict(
+            above,
+            `gpu-worker layers: ${name} never imports the layers above it (worker.ts → server → swarm → rollout/trainer → engine).`,
+          ),
+        ],
+      },
+    ],
   },
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'out/**', 'dist/**', '**/.venv/**', 'gpu-worker/engine/**', 'resources/models/**', 'e2e-results/**', '**/*.d.ts.map'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'out/**',
+      'dist/**',
+      '**/.venv/**',
+      'gpu-worker/engine/**',
+      'resources/models/**',
+      'e2e-results/**',
+      '**/*.d.ts.map',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
@@ -40,28 +84,55 @@ export default tseslint.config(
   {
     files: ['src/shared/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        restrict(nodeBuiltins, 'src/shared is pure: no Node built-ins (DESIGN §3).'),
-        restrict(['electron', 'better-sqlite3', 'react', 'react-dom', 'ws'], 'src/shared is pure: no platform libraries.'),
-        restrict(['**/main/**', '**/renderer/**', '**/preload/**', '**/cli/**', '**/sdk/**', '**/gpu-worker/**'], 'src/shared must not import upper layers.'),
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(nodeBuiltins, 'src/shared is pure: no Node built-ins (DESIGN §3).'),
+            restrict(
+              ['electron', 'better-sqlite3', 'react', 'react-dom', 'ws'],
+              'src/shared is pure: no platform libraries.',
+            ),
+            restrict(
+              ['**/main/**', '**/renderer/**', '**/preload/**', '**/cli/**', '**/sdk/**', '**/gpu-worker/**'],
+              'src/shared must not import upper layers.',
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     files: ['gpu-worker/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: gpuWorkerBase }] },
   },
-  gpuLayer(['gpu-worker/src/engine/**/*.ts'], ['**/swarm/**', '**/server/**', '**/rollout/**', '**/trainer/**', '**/worker', '**/worker-config', '**/testing/**'], 'engine'),
-  gpuLayer(['gpu-worker/src/rollout/**/*.ts', 'gpu-worker/src/trainer/**/*.ts'], ['**/swarm/**', '**/server/**', '**/worker', '**/worker-config', '**/testing/**'], 'rollout/trainer'),
+  gpuLayer(
+    ['gpu-worker/src/engine/**/*.ts'],
+    ['**/swarm/**', '**/server/**', '**/rollout/**', '**/trainer/**', '**/worker', '**/worker-config', '**/testing/**'],
+    'engine',
+  ),
+  gpuLayer(
+    ['gpu-worker/src/rollout/**/*.ts', 'gpu-worker/src/trainer/**/*.ts'],
+    ['**/swarm/**', '**/server/**', '**/worker', '**/worker-config', '**/testing/**'],
+    'rollout/trainer',
+  ),
   gpuLayer(['gpu-worker/src/swarm/**/*.ts'], ['**/server/**', '**/worker', '**/testing/**'], 'swarm'),
   gpuLayer(['gpu-worker/src/server/**/*.ts'], ['**/worker', '**/testing/**'], 'server'),
   {
     files: ['src/node/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        restrict(['electron', 'react', 'react-dom'], 'src/node is plain Node code shared by main and the CLI.'),
-        restrict(['**/main/**', '**/cli/**', '**/renderer/**', '**/preload/**', '**/gpu-worker/**'], 'src/node sits below main and the CLI: it imports only src/shared, the SDK and the examples.'),
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(['electron', 'react', 'react-dom'], 'src/node is plain Node code shared by main and the CLI.'),
+            restrict(
+              ['**/main/**', '**/cli/**', '**/renderer/**', '**/preload/**', '**/gpu-worker/**'],
+              'src/node sits below main and the CLI: it imports only src/shared, the SDK and the examples.',
+            ),
+          ],
+        },
+      ],
     },
   },
   {
@@ -71,57 +142,118 @@ export default tseslint.config(
     // starter; reward models train in the engine's Python on its resources. Those files may import
     // them (everything else in src/main goes through src/node).
     ignores: [
-      'src/main/**/*.test.ts', 'src/main/campaign/optuna-client.ts', 'src/main/campaign/task-ref.ts', 'src/main/task/task-check.ts',
-      'src/main/services/reward-model-service.ts', 'src/main/services/reward-model-trainer.ts',
+      'src/main/**/*.test.ts',
+      'src/main/campaign/optuna-client.ts',
+      'src/main/campaign/task-ref.ts',
+      'src/main/task/task-check.ts',
+      'src/main/services/reward-model-service.ts',
+      'src/main/services/reward-model-trainer.ts',
     ],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        restrict(['**/cli/**', '**/renderer/**', '**/gpu-worker/**'], 'src/main never imports the CLI (the CLI starts the workbench, not the other way round), the renderer or the worker; share Node code through src/node.'),
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(
+              ['**/cli/**', '**/renderer/**', '**/gpu-worker/**'],
+              'src/main never imports the CLI (the CLI starts the workbench, not the other way round), the renderer or the worker; share Node code through src/node.',
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/cli/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        restrict(['electron', 'react', 'react-dom', '**/renderer/**', '**/preload/**'], 'The CLI is plain Node: the workbench through src/main, shared Node code through src/node.'),
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(
+              ['electron', 'react', 'react-dom', '**/renderer/**', '**/preload/**'],
+              'The CLI is plain Node: the workbench through src/main, shared Node code through src/node.',
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        restrict(nodeBuiltins, 'The renderer is browser code: no Node built-ins.'),
-        restrict(['electron'], 'The renderer reaches main only through the WorkbenchApi.'),
-        restrict(['**/main/**', '**/preload/**', '**/cli/**', '**/gpu-worker/**'], 'The renderer imports only src/shared.'),
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(nodeBuiltins, 'The renderer is browser code: no Node built-ins.'),
+            restrict(['electron'], 'The renderer reaches main only through the WorkbenchApi.'),
+            restrict(
+              ['**/main/**', '**/preload/**', '**/cli/**', '**/gpu-worker/**'],
+              'The renderer imports only src/shared.',
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/preload/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        restrict(['**/main/**', '**/renderer/**', '**/cli/**', '**/gpu-worker/**'], 'The preload only bridges: electron + src/shared.'),
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(
+              ['**/main/**', '**/renderer/**', '**/cli/**', '**/gpu-worker/**'],
+              'The preload only bridges: electron + src/shared.',
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/sdk/**/*.ts'],
     ignores: ['src/sdk/**/*.test.ts', 'src/sdk/testing/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        restrict(['electron', 'react', 'react-dom', '**/main/**', '**/renderer/**', '**/preload/**', '**/cli/**', '**/gpu-worker/**'], 'The SDK is what user clients import: src/shared and Node only.'),
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(
+              [
+                'electron',
+                'react',
+                'react-dom',
+                '**/main/**',
+                '**/renderer/**',
+                '**/preload/**',
+                '**/cli/**',
+                '**/gpu-worker/**',
+              ],
+              'The SDK is what user clients import: src/shared and Node only.',
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     files: ['resources/examples/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        restrict(['electron', '**/src/main/**', '**/src/renderer/**', '**/src/preload/**', '**/gpu-worker/**'], 'Examples are client code: src/shared and the SDK only.'),
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(
+              ['electron', '**/src/main/**', '**/src/renderer/**', '**/src/preload/**', '**/gpu-worker/**'],
+              'Examples are client code: src/shared and the SDK only.',
+            ),
+          ],
+        },
+      ],
     },
   },
 );

@@ -40,8 +40,16 @@ workers: { local: 1 }
 `;
 }
 
-function runCli(file: string, dataDir: string, onLine: (line: string) => void): { kill: () => void; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'agentjet.mjs'), 'campaign', 'run', file, '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+function runCli(
+  file: string,
+  dataDir: string,
+  onLine: (line: string) => void,
+): { kill: () => void; exited: Promise<number | null> } {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'agentjet.mjs'), 'campaign', 'run', file, '--data-dir', dataDir],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } },
+  );
   let buf = '';
   const take = (c: Buffer): void => {
     buf += c.toString();
@@ -62,7 +70,9 @@ export async function benchCampaign(args: string[]): Promise<Record<string, unkn
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, `${NAME}.yaml`);
   writeFileSync(file, campaignYaml(minutes, evalEpisodes, minutes / 4));
-  console.log(`campaign bench: 6 trials (lr {1e-4, 3.5e-4, 1e-3} × groupSize {2, 4}, grid sampler, successive halving on evaluation points every ${minutes / 4} min of ${evalEpisodes} held-out episodes), ${minutes} min of training per trial, calculator-agent on the built-in model, 1 local worker at a time; the runner is SIGKILLed during trial ${killAfter} and started again`);
+  console.log(
+    `campaign bench: 6 trials (lr {1e-4, 3.5e-4, 1e-3} × groupSize {2, 4}, grid sampler, successive halving on evaluation points every ${minutes / 4} min of ${evalEpisodes} held-out episodes), ${minutes} min of training per trial, calculator-agent on the built-in model, 1 local worker at a time; the runner is SIGKILLed during trial ${killAfter} and started again`,
+  );
   console.log(`data folder ${dataDir}`);
   const t0 = performance.now();
   let killed = false;
@@ -75,7 +85,8 @@ export async function benchCampaign(args: string[]): Promise<Record<string, unkn
     }
   });
   const firstCode = await first.exited;
-  if (!killed) throw new Error(`the campaign ended (exit ${firstCode}) before trial ${killAfter} reached its first evaluation`);
+  if (!killed)
+    throw new Error(`the campaign ended (exit ${firstCode}) before trial ${killAfter} reached its first evaluation`);
   console.log('  [bench] starting the campaign again (resume)');
   const second = runCli(file, dataDir, (line) => console.log(`  ${line}`));
   const code = await second.exited;
@@ -91,12 +102,26 @@ export async function benchCampaign(args: string[]): Promise<Record<string, unkn
     const best = bestConfiguration(trials, spec.objective);
     const report = campaignPaths(dataDir, NAME).reportHtml;
     console.log(trialsTable(done, spec));
-    console.log(`interrupted by the kill and re-run: trial ${trials.filter((t) => t.state === 'interrupted').map((t) => t.number).join(', ') || 'none'}`);
+    console.log(
+      `interrupted by the kill and re-run: trial ${
+        trials
+          .filter((t) => t.state === 'interrupted')
+          .map((t) => t.number)
+          .join(', ') || 'none'
+      }`,
+    );
     console.log(`report: ${report}${existsSync(report) ? '' : ' (missing!)'}`);
     return {
-      bench: 'campaign', trials: counts.trials, completed: counts.completed, pruned: counts.pruned, failed: counts.failed,
-      best_objective: best?.spread ? round(best.spread.mean, 4) : null, best_params: best?.params ?? null, interrupted: counts.interrupted,
-      wall_minutes: round(wallMinutes, 2), report,
+      bench: 'campaign',
+      trials: counts.trials,
+      completed: counts.completed,
+      pruned: counts.pruned,
+      failed: counts.failed,
+      best_objective: best?.spread ? round(best.spread.mean, 4) : null,
+      best_params: best?.params ?? null,
+      interrupted: counts.interrupted,
+      wall_minutes: round(wallMinutes, 2),
+      report,
     };
   } finally {
     store.close();

@@ -11,9 +11,19 @@ export async function benchEngine(args: string[]): Promise<Record<string, unknow
   const engine = await EngineProcess.start({ onLog: (l) => process.stderr.write(`  engine: ${l}\n`) });
   try {
     const info = await engine.call('load', { path: BUILTIN_MODEL_DIR, threads, seed: 0 });
-    console.log(`model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads`);
-    const { tokenIds } = await engine.call('render', { messages: [{ role: 'user', content: 'Tom has 12 apples and buys 7 more. How many apples does he have now?' }] });
-    const request = (seed: number): GenerateRequest => ({ promptIds: tokenIds, maxTokens: genTokens, temperature: 1, stopIds: [], seed });
+    console.log(
+      `model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads`,
+    );
+    const { tokenIds } = await engine.call('render', {
+      messages: [{ role: 'user', content: 'Tom has 12 apples and buys 7 more. How many apples does he have now?' }],
+    });
+    const request = (seed: number): GenerateRequest => ({
+      promptIds: tokenIds,
+      maxTokens: genTokens,
+      temperature: 1,
+      stopIds: [],
+      seed,
+    });
     await engine.call('generate', { requests: [request(0)] }); // warm-up
     const genTps = async (batch: number): Promise<number> => {
       const t0 = performance.now();
@@ -28,15 +38,31 @@ export async function benchEngine(args: string[]): Promise<Record<string, unknow
     const seqLen = 256;
     const samples: TrainSample[] = Array.from({ length: 16 }, (_, s) => {
       const ids = Array.from({ length: seqLen }, (_, i) => (i * 31 + s * 7) % Math.max(2, info.vocabSize - 1));
-      return { tokenIds: ids, lossMask: ids.map((_, i) => (i === 0 ? 0 : 1)), advantages: s % 2 === 0 ? 1 : -1, rolloutLogprobs: ids.map(() => -5) };
+      return {
+        tokenIds: ids,
+        lossMask: ids.map((_, i) => (i === 0 ? 0 : 1)),
+        advantages: s % 2 === 0 ? 1 : -1,
+        rolloutLogprobs: ids.map(() => -5),
+      };
     });
     const hyper = { lr: 1e-6, microBatchTokens: 2048 };
     await engine.call('train_step', { samples: samples.slice(0, 2), hyper }); // warm-up
     const t0 = performance.now();
     const stats = await engine.call('train_step', { samples, hyper });
     const trainTps = stats.tokens / ((performance.now() - t0) / 1000);
-    console.log(`train_step: ${trainTps.toFixed(0)} tokens/s over ${stats.tokens} tokens in ${stats.microBatches} micro-batches`);
-    return { bench: 'engine', gen_tps_b1: round(b1), gen_tps_b32: round(b32), train_tps: round(trainTps), params: info.params, torch: info.torch, device: info.device, threads: info.threads };
+    console.log(
+      `train_step: ${trainTps.toFixed(0)} tokens/s over ${stats.tokens} tokens in ${stats.microBatches} micro-batches`,
+    );
+    return {
+      bench: 'engine',
+      gen_tps_b1: round(b1),
+      gen_tps_b32: round(b32),
+      train_tps: round(trainTps),
+      params: info.params,
+      torch: info.torch,
+      device: info.device,
+      threads: info.threads,
+    };
   } finally {
     await engine.dispose();
   }

@@ -8,7 +8,10 @@ import { z } from 'zod';
 import { ENGINE_DIR, findPython } from '../gpu-worker/src/engine/find-python';
 
 export async function benchGpu(args: string[]): Promise<Record<string, unknown>> {
-  const child = spawn(findPython(), ['-m', 'agentjet_engine.bench_gpu', ...args], { cwd: ENGINE_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(findPython(), ['-m', 'agentjet_engine.bench_gpu', ...args], {
+    cwd: ENGINE_DIR,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let last = '';
   createInterface({ input: child.stdout }).on('line', (line) => {
     if (last) console.log(last);

@@ -78,14 +78,27 @@ export async function benchHotswap(args: string[]): Promise<Record<string, unkno
   const threads = Number(argValue(args, '--threads') ?? 2);
   const maxTokens = Number(argValue(args, '--max-tokens') ?? 32);
   const timeoutMs = Number(argValue(args, '--timeout-s') ?? 60) * 1000;
-  console.log(`bench hotswap: ${swaps} swaps of the calculator-agent openai client (1 process); per swap, the time from runner.swap(code)`);
-  console.log('  to the first LLM call completed by the new code (compile + stop old + spawn + first chat completion), and');
-  console.log(`  the server untouched: weight version, engine pid and engine restarts (model reloads) before vs after (C1, unreachable batch; max_tokens ${maxTokens}).`);
+  console.log(
+    `bench hotswap: ${swaps} swaps of the calculator-agent openai client (1 process); per swap, the time from runner.swap(code)`,
+  );
+  console.log(
+    '  to the first LLM call completed by the new code (compile + stop old + spawn + first chat completion), and',
+  );
+  console.log(
+    `  the server untouched: weight version, engine pid and engine restarts (model reloads) before vs after (C1, unreachable batch; max_tokens ${maxTokens}).`,
+  );
   const dir = join(ROOT, 'build', `hotswap-${Date.now()}-${randomBytes(3).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   const entry = join(dir, 'client.ts');
   const w = await startWorker(
-    { model: BUILTIN_MODEL_DIR, port: 0, runDir: join(dir, 'run'), threads, seed: 0, training: { strategy: 'C1', batch: 100_000, defaultMaxTokens: maxTokens } },
+    {
+      model: BUILTIN_MODEL_DIR,
+      port: 0,
+      runDir: join(dir, 'run'),
+      threads,
+      seed: 0,
+      training: { strategy: 'C1', batch: 100_000, defaultMaxTokens: maxTokens },
+    },
     { log: () => undefined },
   );
   const runner = new ClientRunner({ name: 'hotswap', serverUrl: w.url, joinToken: w.tokens.join, count: 1, cwd: dir });
@@ -113,12 +126,18 @@ export async function benchHotswap(args: string[]): Promise<Record<string, unkno
       };
       const timer = setTimeout(() => {
         waiters.delete(check);
-        rej(new Error(`no completed LLM call from code version ${codeVersion} within ${timeoutMs / 1000} s; last client lines:\n${recent.join('\n')}`));
+        rej(
+          new Error(
+            `no completed LLM call from code version ${codeVersion} within ${timeoutMs / 1000} s; last client lines:\n${recent.join('\n')}`,
+          ),
+        );
       }, timeoutMs);
       waiters.add(check);
       check();
     });
-  const deploy = async (marker: string): Promise<{ codeVersion: string; compileMs: number; spawnMs: number; t0: number }> => {
+  const deploy = async (
+    marker: string,
+  ): Promise<{ codeVersion: string; compileMs: number; spawnMs: number; t0: number }> => {
     writeFileSync(entry, clientSource(marker));
     const t0 = Date.now();
     const r = await runner.swap({ entry });
@@ -127,25 +146,37 @@ export async function benchHotswap(args: string[]): Promise<Record<string, unkno
   };
   try {
     const info = w.engine.info!;
-    console.log(`model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads`);
+    console.log(
+      `model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads`,
+    );
     const warm = await deploy('v0');
     await firstCall(warm.codeVersion); // warm-up: first start, esbuild and the engine warm
     const before = await status(w);
     const pidBefore = w.engine.pid;
-    console.log(`before: weight version ${before.weightVersion} · step ${before.step} · engine pid ${pidBefore ?? '?'} · engine restarts ${before.engine.restarts}`);
+    console.log(
+      `before: weight version ${before.weightVersion} · step ${before.step} · engine pid ${pidBefore ?? '?'} · engine restarts ${before.engine.restarts}`,
+    );
     const rows: SwapRow[] = [];
     for (let n = 1; n <= swaps; n++) {
       const d = await deploy(`v${n}-${randomBytes(4).toString('hex')}`);
       const tCall = await firstCall(d.codeVersion);
       const s = await status(w);
       rows.push({
-        n, codeVersion: d.codeVersion, compileMs: d.compileMs, spawnMs: d.spawnMs, startedMs: (starts.get(d.codeVersion) ?? NaN) - d.t0,
-        firstCallMs: tCall - d.t0, weightVersion: s.weightVersion, enginePid: w.engine.pid,
+        n,
+        codeVersion: d.codeVersion,
+        compileMs: d.compileMs,
+        spawnMs: d.spawnMs,
+        startedMs: (starts.get(d.codeVersion) ?? NaN) - d.t0,
+        firstCallMs: tCall - d.t0,
+        weightVersion: s.weightVersion,
+        enginePid: w.engine.pid,
       });
     }
     const after = await status(w);
     const pidAfter = w.engine.pid;
-    console.log('swap  code version     compile ms  spawn ms  process up ms  first call ms  weight version  engine pid');
+    console.log(
+      'swap  code version     compile ms  spawn ms  process up ms  first call ms  weight version  engine pid',
+    );
     for (const r of rows) {
       console.log(
         `${String(r.n).padStart(4)}  ${r.codeVersion.slice(0, 12).padEnd(13)}  ${String(r.compileMs).padStart(10)}  ${String(r.spawnMs).padStart(8)}  ${String(r.startedMs).padStart(13)}  ${String(r.firstCallMs).padStart(13)}  ${String(r.weightVersion).padStart(14)}  ${String(r.enginePid ?? '?').padStart(10)}`,
@@ -155,16 +186,32 @@ export async function benchHotswap(args: string[]): Promise<Record<string, unkno
     const med = median(first);
     const max = Math.max(...first);
     const versionsDistinct = new Set([warm.codeVersion, ...rows.map((r) => r.codeVersion)]).size === rows.length + 1;
-    const weightSame = after.weightVersion === before.weightVersion && rows.every((r) => r.weightVersion === before.weightVersion);
+    const weightSame =
+      after.weightVersion === before.weightVersion && rows.every((r) => r.weightVersion === before.weightVersion);
     const pidSame = pidBefore !== undefined && pidAfter === pidBefore && rows.every((r) => r.enginePid === pidBefore);
     const restarts = after.engine.restarts - before.engine.restarts;
-    console.log(`after:  weight version ${after.weightVersion} · step ${after.step} · engine pid ${pidAfter ?? '?'} · engine restarts ${after.engine.restarts} · ${after.counters.calls} calls served`);
-    console.log(`swap → first call of the new code: median ${med} ms · max ${max} ms (target ≤ 1000 ms: ${max <= 1000 ? 'met' : med <= 1000 ? 'median met, max not' : 'not met'})`);
-    console.log(`server untouched: weight version ${weightSame ? 'unchanged' : 'CHANGED'} · engine pid ${pidSame ? 'unchanged' : 'CHANGED'} · model reloads ${restarts} · code versions ${versionsDistinct ? 'all distinct' : 'NOT distinct'}`);
+    console.log(
+      `after:  weight version ${after.weightVersion} · step ${after.step} · engine pid ${pidAfter ?? '?'} · engine restarts ${after.engine.restarts} · ${after.counters.calls} calls served`,
+    );
+    console.log(
+      `swap → first call of the new code: median ${med} ms · max ${max} ms (target ≤ 1000 ms: ${max <= 1000 ? 'met' : med <= 1000 ? 'median met, max not' : 'not met'})`,
+    );
+    console.log(
+      `server untouched: weight version ${weightSame ? 'unchanged' : 'CHANGED'} · engine pid ${pidSame ? 'unchanged' : 'CHANGED'} · model reloads ${restarts} · code versions ${versionsDistinct ? 'all distinct' : 'NOT distinct'}`,
+    );
     return {
-      bench: 'hotswap', swap_to_first_call_ms: round(med), weight_version_unchanged: weightSame, swap_to_first_call_max_ms: round(max),
-      compile_ms: round(median(rows.map((r) => r.compileMs))), spawn_ms: round(median(rows.map((r) => r.spawnMs))), process_up_ms: round(median(rows.map((r) => r.startedMs))),
-      engine_pid_unchanged: pidSame, engine_reloads: restarts, weight_version: after.weightVersion, code_versions_distinct: versionsDistinct, swaps: rows.length,
+      bench: 'hotswap',
+      swap_to_first_call_ms: round(med),
+      weight_version_unchanged: weightSame,
+      swap_to_first_call_max_ms: round(max),
+      compile_ms: round(median(rows.map((r) => r.compileMs))),
+      spawn_ms: round(median(rows.map((r) => r.spawnMs))),
+      process_up_ms: round(median(rows.map((r) => r.startedMs))),
+      engine_pid_unchanged: pidSame,
+      engine_reloads: restarts,
+      weight_version: after.weightVersion,
+      code_versions_distinct: versionsDistinct,
+      swaps: rows.length,
     };
   } finally {
     await runner.dispose();

@@ -5,7 +5,12 @@
 // group sharing a long prompt), and played episodes of the example tasks as scored episodes.
 import type { ChatMessage, Tool } from '../src/shared/chat';
 import { createPrng, type Prng } from '../src/shared/prng';
-import { TimelineSchema, GENERATION_PROMPT_SPAN_INDEX, type PromptSpan, type Timeline } from '../src/shared/timeline/index';
+import {
+  TimelineSchema,
+  GENERATION_PROMPT_SPAN_INDEX,
+  type PromptSpan,
+  type Timeline,
+} from '../src/shared/timeline/index';
 import type { EngineCaller } from '../gpu-worker/src/engine/engine-caller';
 import type { PlayedEpisode } from '../gpu-worker/src/rollout/evaluate';
 import type { ScoredEpisode } from '../gpu-worker/src/trainer/train-samples';
@@ -40,18 +45,43 @@ function working(prng: Prng, chars: number): string {
 const calcTurn = (id: string, prng: Prng): ChatMessage => ({
   role: 'assistant',
   content: null,
-  tool_calls: [{ id, type: 'function', function: { name: 'calc', arguments: JSON.stringify({ expression: `${prng.int(10, 999)}*${prng.int(2, 99)}+${prng.int(1, 99)}` }) } }],
+  tool_calls: [
+    {
+      id,
+      type: 'function',
+      function: {
+        name: 'calc',
+        arguments: JSON.stringify({ expression: `${prng.int(10, 999)}*${prng.int(2, 99)}+${prng.int(1, 99)}` }),
+      },
+    },
+  ],
 });
 
 /** A conversation of `turns` assistant turns: `turns - 1` calc calls, each answered with its working, then the answer. */
-export function toolConversation(prng: Prng, turns: number, toolChars: number, system = SYSTEM, task?: string): ChatMessage[] {
+export function toolConversation(
+  prng: Prng,
+  turns: number,
+  toolChars: number,
+  system = SYSTEM,
+  task?: string,
+): ChatMessage[] {
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
-    { role: 'user', content: task ?? `A shop sells ${prng.int(10, 99)} boxes of ${prng.int(10, 99)} pens each day for ${prng.int(2, 30)} days. How many pens is that?` },
+    {
+      role: 'user',
+      content:
+        task ??
+        `A shop sells ${prng.int(10, 99)} boxes of ${prng.int(10, 99)} pens each day for ${prng.int(2, 30)} days. How many pens is that?`,
+    },
   ];
   for (let k = 0; k < turns - 1; k++) {
     const id = `call_${k}`;
-    messages.push(calcTurn(id, prng), { role: 'tool', content: working(prng, toolChars), tool_call_id: id, name: 'calc' });
+    messages.push(calcTurn(id, prng), {
+      role: 'tool',
+      content: working(prng, toolChars),
+      tool_call_id: id,
+      name: 'calc',
+    });
   }
   messages.push({ role: 'assistant', content: `#### ${prng.int(1, 99999)}` });
   return messages;
@@ -67,10 +97,17 @@ export function longSystemPrompt(prng: Prng, chars: number): string {
  * message k becomes call k, its prompt = every token before the message plus the generation
  * prompt, its output = the message body through the end-of-turn token, its logprobs the engine's.
  */
-export async function synthesizeCalls(engine: EngineCaller, messages: ChatMessage[], tools: Tool[], episodeId: string, eosId: number): Promise<Timeline[]> {
+export async function synthesizeCalls(
+  engine: EngineCaller,
+  messages: ChatMessage[],
+  tools: Tool[],
+  episodeId: string,
+  eosId: number,
+): Promise<Timeline[]> {
   const rendered = await engine.call('render', { messages, tools, addGenerationPrompt: true });
   const generation = rendered.spans.at(-1);
-  if (generation?.messageIndex !== GENERATION_PROMPT_SPAN_INDEX) throw new Error('render returned no generation-prompt span');
+  if (generation?.messageIndex !== GENERATION_PROMPT_SPAN_INDEX)
+    throw new Error('render returned no generation-prompt span');
   const header = rendered.tokenIds.slice(generation.start, generation.end);
   const ids = rendered.tokenIds.slice(0, generation.start);
   const { logprobs } = await engine.call('logprobs', { sequences: [{ tokenIds: ids }] });
@@ -80,11 +117,15 @@ export async function synthesizeCalls(engine: EngineCaller, messages: ChatMessag
     const message = messages[span.messageIndex];
     if (message?.role !== 'assistant') return;
     const bodyStart = span.start + header.length;
-    if (header.some((t, i) => ids[span.start + i] !== t)) throw new Error(`assistant message ${span.messageIndex} does not start with the generation prompt`);
+    if (header.some((t, i) => ids[span.start + i] !== t))
+      throw new Error(`assistant message ${span.messageIndex} does not start with the generation prompt`);
     const bodyEnd = ids.lastIndexOf(eosId, span.end - 1) + 1;
     if (bodyEnd <= bodyStart) throw new Error(`assistant message ${span.messageIndex} has no end-of-turn token`);
     const before = rendered.spans.filter((s) => s.end <= span.start);
-    const promptSpans: PromptSpan[] = [...before, { messageIndex: GENERATION_PROMPT_SPAN_INDEX, role: 'generation_prompt', start: span.start, end: bodyStart }];
+    const promptSpans: PromptSpan[] = [
+      ...before,
+      { messageIndex: GENERATION_PROMPT_SPAN_INDEX, role: 'generation_prompt', start: span.start, end: bodyStart },
+    ];
     const callIndex = calls.length;
     calls.push(
       TimelineSchema.parse({
@@ -120,7 +161,13 @@ export async function fitChars(measure: (chars: number) => Promise<number>, targ
 }
 
 /** Tool-output size (characters per result) that makes a `turns`-turn conversation about `targetTokens` long. */
-export async function fitToolChars(engine: EngineCaller, turns: number, targetTokens: number, seed: number, system = SYSTEM): Promise<number> {
+export async function fitToolChars(
+  engine: EngineCaller,
+  turns: number,
+  targetTokens: number,
+  seed: number,
+  system = SYSTEM,
+): Promise<number> {
   if (turns < 2) return 0;
   return fitChars(async (chars) => {
     const messages = toolConversation(createPrng(seed), turns, chars, system);
@@ -132,7 +179,10 @@ export async function fitToolChars(engine: EngineCaller, turns: number, targetTo
 export async function fitSystemPrompt(engine: EngineCaller, targetTokens: number, seed: number): Promise<string> {
   const prompt = (chars: number): string => longSystemPrompt(createPrng(seed), chars);
   const chars = await fitChars(async (c) => {
-    const messages: ChatMessage[] = [{ role: 'system', content: prompt(c) }, { role: 'user', content: GROUP_TASK }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: prompt(c) },
+      { role: 'user', content: GROUP_TASK },
+    ];
     return (await engine.call('render', { messages, tools: [CALC_TOOL] })).tokenIds.length;
   }, targetTokens);
   return prompt(chars);
@@ -141,7 +191,17 @@ export async function fitSystemPrompt(engine: EngineCaller, targetTokens: number
 /** Synthetic episodes with rewards from the prng; each its own task unless `groupKey` is given. */
 export async function syntheticEpisodes(
   engine: EngineCaller,
-  opts: { prefix: string; count: number; turns: number; toolChars: number; seed: number; eosId: number; system?: string; task?: string; groupKey?: string },
+  opts: {
+    prefix: string;
+    count: number;
+    turns: number;
+    toolChars: number;
+    seed: number;
+    eosId: number;
+    system?: string;
+    task?: string;
+    groupKey?: string;
+  },
 ): Promise<ScoredEpisode[]> {
   const prng = createPrng(opts.seed);
   const out: ScoredEpisode[] = [];
@@ -155,6 +215,14 @@ export async function syntheticEpisodes(
 }
 
 /** Played episodes as scored episodes; `groupOf` maps a played episode to its task group. */
-export function scoredFromPlayed<T>(played: readonly PlayedEpisode<T>[], groupOf: (p: PlayedEpisode<T>) => string): ScoredEpisode[] {
-  return played.map((p) => ({ episodeId: p.episodeId, groupKey: groupOf(p), reward: p.result.reward, timelines: p.calls }));
+export function scoredFromPlayed<T>(
+  played: readonly PlayedEpisode<T>[],
+  groupOf: (p: PlayedEpisode<T>) => string,
+): ScoredEpisode[] {
+  return played.map((p) => ({
+    episodeId: p.episodeId,
+    groupKey: groupOf(p),
+    reward: p.result.reward,
+    timelines: p.calls,
+  }));
 }

@@ -23,7 +23,9 @@ import { fitSystemPrompt, fitToolChars, GROUP_TASK, scoredFromPlayed, syntheticE
 type VariantKey = MergeMode | 'treeDense';
 const VARIANTS: readonly VariantKey[] = ['none', 'linear', 'tree', 'treeDense'];
 /** Per-variant hyper fields: the dense-mask variant of the tree samples. */
-const VARIANT_HYPER: Partial<Record<VariantKey, { treeAttention: 'dense' }>> = { treeDense: { treeAttention: 'dense' } };
+const VARIANT_HYPER: Partial<Record<VariantKey, { treeAttention: 'dense' }>> = {
+  treeDense: { treeAttention: 'dense' },
+};
 
 interface Setting {
   key: string;
@@ -75,12 +77,25 @@ function timeIt(fn: () => unknown, minMs = 60): number {
 
 function prepare(setting: Setting): Record<VariantKey, Variant> {
   const build = (merge: MergeMode): Variant => {
-    const run = (): TrainSample[] => buildTrainSamples(setting.episodes, { estimator: setting.estimator, merge }).samples;
+    const run = (): TrainSample[] =>
+      buildTrainSamples(setting.episodes, { estimator: setting.estimator, merge }).samples;
     const samples = run();
-    return { samples, tokens: samples.reduce((n, s) => n + s.tokenIds.length, 0), seconds: [], losses: [], gradNorms: [], mergeMs: timeIt(run) };
+    return {
+      samples,
+      tokens: samples.reduce((n, s) => n + s.tokenIds.length, 0),
+      seconds: [],
+      losses: [],
+      gradNorms: [],
+      mergeMs: timeIt(run),
+    };
   };
   const tree = build('tree');
-  return { none: build('none'), linear: build('linear'), tree, treeDense: { ...tree, seconds: [], losses: [], gradNorms: [] } };
+  return {
+    none: build('none'),
+    linear: build('linear'),
+    tree,
+    treeDense: { ...tree, seconds: [], losses: [], gradNorms: [] },
+  };
 }
 
 export async function benchMerge(args: string[]): Promise<Record<string, unknown>> {
@@ -89,10 +104,16 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
   const modelDir = argValue(args, '--model') ?? BUILTIN_MODEL_DIR;
   const engine = await EngineProcess.start({ onLog: (l) => process.stderr.write(`  engine: ${l}\n`) });
   try {
-    const info = await engine.call('load', { path: modelDir, threads: Number(argValue(args, '--threads') ?? 2), seed: 0 });
+    const info = await engine.call('load', {
+      path: modelDir,
+      threads: Number(argValue(args, '--threads') ?? 2),
+      seed: 0,
+    });
     const context = info.contextLength;
     const eos = info.eosTokenIds[0] ?? 0;
-    console.log(`model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · context ${context} · ${info.device}/${info.dtype} · ${info.threads} threads`);
+    console.log(
+      `model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · context ${context} · ${info.device}/${info.dtype} · ${info.threads} threads`,
+    );
 
     const t0 = performance.now();
     const settings: Setting[] = [];
@@ -103,17 +124,46 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
     const wanted = (key: string): boolean => only === undefined || only.includes(key);
     const playedTasks = Number(argValue(args, '--tasks') ?? 4);
     if (playedTasks > 0 && (wanted('calc') || wanted('guess'))) {
-      const calcTasks = loadExampleTasks(calculatorExample, 'eval').slice(0, playedTasks).flatMap((t) => [t, t, t, t]);
-      const calc = await playEpisodes(engine, calculatorExample.env, calcTasks, { sampling, seed: 11, episodePrefix: 'calc' });
-      settings.push({ key: 'calc', label: 'calculator (played)', episodes: scoredFromPlayed(calc, (p) => `calc-${Math.floor(p.index / 4)}`), estimator: 'grpo' });
-      const guessTasks = loadExampleTasks(guessNumberExample, 'eval').slice(0, playedTasks).flatMap((t) => [t, t, t, t]);
-      const guess = await playEpisodes(engine, guessNumberExample.env, guessTasks, { sampling, seed: 12, episodePrefix: 'guess' });
-      settings.push({ key: 'guess', label: 'guess-number (played)', episodes: scoredFromPlayed(guess, (p) => `guess-${Math.floor(p.index / 4)}`), estimator: 'grpo' });
+      const calcTasks = loadExampleTasks(calculatorExample, 'eval')
+        .slice(0, playedTasks)
+        .flatMap((t) => [t, t, t, t]);
+      const calc = await playEpisodes(engine, calculatorExample.env, calcTasks, {
+        sampling,
+        seed: 11,
+        episodePrefix: 'calc',
+      });
+      settings.push({
+        key: 'calc',
+        label: 'calculator (played)',
+        episodes: scoredFromPlayed(calc, (p) => `calc-${Math.floor(p.index / 4)}`),
+        estimator: 'grpo',
+      });
+      const guessTasks = loadExampleTasks(guessNumberExample, 'eval')
+        .slice(0, playedTasks)
+        .flatMap((t) => [t, t, t, t]);
+      const guess = await playEpisodes(engine, guessNumberExample.env, guessTasks, {
+        sampling,
+        seed: 12,
+        episodePrefix: 'guess',
+      });
+      settings.push({
+        key: 'guess',
+        label: 'guess-number (played)',
+        episodes: scoredFromPlayed(guess, (p) => `guess-${Math.floor(p.index / 4)}`),
+        estimator: 'grpo',
+      });
     }
     // Synthetic: `turns` calls per episode, tool outputs sized so a whole episode fills ~85% of the context.
     for (const turns of [2, 5, 10, 20].filter((t) => wanted(String(t)))) {
       const toolChars = await fitToolChars(engine, turns, Math.floor(context * 0.85), turns);
-      const episodes = await syntheticEpisodes(engine, { prefix: `syn${turns}-`, count: perSetting, turns, toolChars, seed: turns, eosId: eos });
+      const episodes = await syntheticEpisodes(engine, {
+        prefix: `syn${turns}-`,
+        count: perSetting,
+        turns,
+        toolChars,
+        seed: turns,
+        eosId: eos,
+      });
       settings.push({ key: String(turns), label: `synthetic ${turns} turns`, episodes, estimator: 'reinforce' });
     }
     if (wanted('group')) {
@@ -121,8 +171,15 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
       const system = await fitSystemPrompt(engine, Math.floor(context * 0.55), 99);
       const groupToolChars = await fitToolChars(engine, 3, Math.floor(context * 0.8), 99, system);
       const group = await syntheticEpisodes(engine, {
-        prefix: 'group-', count: 8, turns: 3, toolChars: groupToolChars, seed: 99, eosId: eos, system,
-        task: GROUP_TASK, groupKey: 'group',
+        prefix: 'group-',
+        count: 8,
+        turns: 3,
+        toolChars: groupToolChars,
+        seed: 99,
+        eosId: eos,
+        system,
+        task: GROUP_TASK,
+        groupKey: 'group',
       });
       settings.push({ key: 'group', label: 'task group of 8 (long prompt)', episodes: group, estimator: 'grpo' });
     }
@@ -131,14 +188,22 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
     const prepared = settings.map((s) => ({ setting: s, variants: prepare(s) }));
     const hyper = { lr: 1e-6, dryRun: true };
     const first = prepared[0];
-    if (first) for (const v of VARIANTS) await engine.call('train_step', { samples: first.variants[v].samples, hyper: { ...hyper, ...VARIANT_HYPER[v] } }); // warm-up
+    if (first)
+      for (const v of VARIANTS)
+        await engine.call('train_step', {
+          samples: first.variants[v].samples,
+          hyper: { ...hyper, ...VARIANT_HYPER[v] },
+        }); // warm-up
     for (let r = 0; r < repeats; r++) {
       for (const { variants } of prepared) {
         for (let k = 0; k < VARIANTS.length; k++) {
           const key = VARIANTS[(k + r) % VARIANTS.length] ?? 'none';
           const v = variants[key];
           const started = performance.now();
-          const stats = await engine.call('train_step', { samples: v.samples, hyper: { ...hyper, ...VARIANT_HYPER[key] } });
+          const stats = await engine.call('train_step', {
+            samples: v.samples,
+            hyper: { ...hyper, ...VARIANT_HYPER[key] },
+          });
           v.seconds.push((performance.now() - started) / 1000);
           v.losses.push(stats.loss);
           v.gradNorms.push(stats.gradNorm);
@@ -147,32 +212,51 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
     }
 
     console.log('');
-    console.log(`${'setting'.padEnd(30)} eps calls  tokens none/linear/tree    update s none/linear/tree/tree-dense  speed-up lin/tree/tree-dense  tokens ÷ lin/tree  merge ms lin/tree (share of saved)  Δ loss/grad vs none`);
-    const summary: Record<string, { linear: number; tree: number; treeDense: number; ratioLinear: number; ratioTree: number; share: number }> = {};
+    console.log(
+      `${'setting'.padEnd(30)} eps calls  tokens none/linear/tree    update s none/linear/tree/tree-dense  speed-up lin/tree/tree-dense  tokens ÷ lin/tree  merge ms lin/tree (share of saved)  Δ loss/grad vs none`,
+    );
+    const summary: Record<
+      string,
+      { linear: number; tree: number; treeDense: number; ratioLinear: number; ratioTree: number; share: number }
+    > = {};
     let mergeMs = 0;
     let mergeMsLinear = 0;
     let episodes = 0;
     for (const { setting, variants } of prepared) {
       const [none, linear, tree, treeDense] = [variants.none, variants.linear, variants.tree, variants.treeDense];
-      const t = { none: median(none.seconds), linear: median(linear.seconds), tree: median(tree.seconds), treeDense: median(treeDense.seconds) };
+      const t = {
+        none: median(none.seconds),
+        linear: median(linear.seconds),
+        tree: median(tree.seconds),
+        treeDense: median(treeDense.seconds),
+      };
       const speedLinear = t.none / t.linear;
       const speedTree = t.none / t.tree;
       const speedTreeDense = t.none / t.treeDense;
       // Merge time as a share of the update time it saves (undefined where it saves nothing measurable).
-      const shareOf = (ms: number, saved: number): number | undefined => (saved > 0.05 * t.none ? ms / 1000 / saved : undefined);
+      const shareOf = (ms: number, saved: number): number | undefined =>
+        saved > 0.05 * t.none ? ms / 1000 / saved : undefined;
       const shareLinear = shareOf(linear.mergeMs, t.none - t.linear);
       const shareTree = shareOf(tree.mergeMs, t.none - t.tree);
       const pct = (x: number | undefined): string => (x === undefined ? '—' : `${(x * 100).toFixed(2)}%`);
       // Agreement with `none`: the gradient norm relative; the loss relative to its scale, the mean
       // |advantage| of the trained tokens (the loss itself can cancel to ~0 within a group).
       const scale = Math.max(Math.abs(median(none.losses)), advantageScale(none.samples));
-      const agree = (v: Variant): number => Math.max(
-        Math.abs(median(v.gradNorms) - median(none.gradNorms)) / Math.max(1e-12, median(none.gradNorms)),
-        Math.abs(median(v.losses) - median(none.losses)) / Math.max(1e-12, scale),
-      );
+      const agree = (v: Variant): number =>
+        Math.max(
+          Math.abs(median(v.gradNorms) - median(none.gradNorms)) / Math.max(1e-12, median(none.gradNorms)),
+          Math.abs(median(v.losses) - median(none.losses)) / Math.max(1e-12, scale),
+        );
       const lossDiff = Math.max(agree(linear), agree(tree), agree(treeDense));
       const calls = setting.episodes.reduce((n, e) => n + e.timelines.length, 0);
-      summary[setting.key] = { linear: speedLinear, tree: speedTree, treeDense: speedTreeDense, ratioLinear: none.tokens / linear.tokens, ratioTree: none.tokens / tree.tokens, share: Math.max(shareLinear ?? 0, shareTree ?? 0) };
+      summary[setting.key] = {
+        linear: speedLinear,
+        tree: speedTree,
+        treeDense: speedTreeDense,
+        ratioLinear: none.tokens / linear.tokens,
+        ratioTree: none.tokens / tree.tokens,
+        share: Math.max(shareLinear ?? 0, shareTree ?? 0),
+      };
       mergeMs += tree.mergeMs;
       mergeMsLinear += linear.mergeMs;
       episodes += setting.episodes.length;
@@ -185,7 +269,9 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
     }
     const perK = (ms: number): number => (ms / Math.max(1, episodes)) * 1000;
     console.log('');
-    console.log(`merge time per 1,000 episodes (mix above): linear ${perK(mergeMsLinear).toFixed(1)} ms, tree (linear + group packing) ${perK(mergeMs).toFixed(1)} ms`);
+    console.log(
+      `merge time per 1,000 episodes (mix above): linear ${perK(mergeMsLinear).toFixed(1)} ms, tree (linear + group packing) ${perK(mergeMs).toFixed(1)} ms`,
+    );
     const ten = summary['10'];
     const grp = summary['group'];
     const worstShare = Math.max(...Object.values(summary).map((s) => s.share));

@@ -49,11 +49,27 @@ export async function collectLabels(o: CollectOptions): Promise<Collected> {
     while (next < jobs.length) {
       const task = jobs[next++]!;
       const started = performance.now();
-      const out = await client.episode(task, async ({ baseUrl, apiKey, model, signal }) => {
-        const r = await runEpisode(calculatorEnv, task, openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }));
-        return { reward: r.reward, success: r.success, metrics: r.metrics };
-      }, { kind: 'eval' }).catch(() => null);
-      if (out) played.push({ episodeId: out.episodeId, taskId: task.id, success: out.result.success ?? false, seconds: (performance.now() - started) / 1000 });
+      const out = await client
+        .episode(
+          task,
+          async ({ baseUrl, apiKey, model, signal }) => {
+            const r = await runEpisode(
+              calculatorEnv,
+              task,
+              openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
+            );
+            return { reward: r.reward, success: r.success, metrics: r.metrics };
+          },
+          { kind: 'eval' },
+        )
+        .catch(() => null);
+      if (out)
+        played.push({
+          episodeId: out.episodeId,
+          taskId: task.id,
+          success: out.result.success ?? false,
+          seconds: (performance.now() - started) / 1000,
+        });
       if (played.length % 50 === 0 && out) o.log(`  labelled episodes played: ${played.length}/${jobs.length}`);
     }
   };
@@ -61,7 +77,12 @@ export async function collectLabels(o: CollectOptions): Promise<Collected> {
 
   // Store them as the workbench does (summary + timelines from the worker), then label.
   const fetched: FetchedEpisode[] = [];
-  const fetcher = new EpisodeFetcher(new WorkerHttp(o.url, o.adminToken), (e) => fetched.push(e), () => undefined, (m) => o.log(`  fetch: ${m}`));
+  const fetcher = new EpisodeFetcher(
+    new WorkerHttp(o.url, o.adminToken),
+    (e) => fetched.push(e),
+    () => undefined,
+    (m) => o.log(`  fetch: ${m}`),
+  );
   for (const p of played) fetcher.add(p.episodeId);
   await fetcher.idle();
   fetcher.close();
@@ -73,7 +94,9 @@ export async function collectLabels(o: CollectOptions): Promise<Collected> {
   });
   const stored = new Set(fetched.filter((e) => e.timelines.length > 0).map((e) => e.row.episodeId));
   const labels = new LabelsService({ store: o.store, author: 'verifier' });
-  for (const p of played) if (stored.has(p.episodeId)) await labels.putLabel({ runId: o.runId, label: { kind: p.success ? 'good' : 'bad', episodeId: p.episodeId } });
+  for (const p of played)
+    if (stored.has(p.episodeId))
+      await labels.putLabel({ runId: o.runId, label: { kind: p.success ? 'good' : 'bad', episodeId: p.episodeId } });
   await labels.dispose();
   const byTask = new Map<string, Set<boolean>>();
   for (const p of played) byTask.set(p.taskId, (byTask.get(p.taskId) ?? new Set()).add(p.success));

@@ -49,9 +49,22 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export async function runArm(o: ArmOptions): Promise<ArmResult> {
   mkdirSync(o.runDir, { recursive: true });
   const logs = { worker: join(o.runDir, 'worker.log'), clients: join(o.runDir, 'clients.log') };
-  const wo = WorkerOptionsSchema.parse({ runDir: join(o.runDir, 'worker'), port: '0', model: 'builtin', strategy: 'C2', batch: '8', groupSize: '8', lr: String(o.lr), threads: String(o.threads), seed: String(o.seed) });
+  const wo = WorkerOptionsSchema.parse({
+    runDir: join(o.runDir, 'worker'),
+    port: '0',
+    model: 'builtin',
+    strategy: 'C2',
+    batch: '8',
+    groupSize: '8',
+    lr: String(o.lr),
+    threads: String(o.threads),
+    seed: String(o.seed),
+  });
   const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
-  const worker = await startWorker(workerConfigFromOptions(wo).config, { tokens, log: (l) => appendFileSync(logs.worker, `${l}\n`) });
+  const worker = await startWorker(workerConfigFromOptions(wo).config, {
+    tokens,
+    log: (l) => appendFileSync(logs.worker, `${l}\n`),
+  });
   const ended: { success: boolean }[] = [];
   let updates = 0;
   let failed = 0;
@@ -64,8 +77,14 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
     error: (m) => appendFileSync(logs.worker, `${m}\n`),
   });
   const runner = new ClientRunner({
-    name: `bench-${o.arm}`, serverUrl: worker.url, joinToken: tokens.join, count: o.clients,
-    env: { AGENTJET_GROUP_SIZE: '8', ...(o.arm === 'rm' ? { AGENTJET_RULE_WEIGHT: '0', AGENTJET_RM_WEIGHT: '1' } : {}) },
+    name: `bench-${o.arm}`,
+    serverUrl: worker.url,
+    joinToken: tokens.join,
+    count: o.clients,
+    env: {
+      AGENTJET_GROUP_SIZE: '8',
+      ...(o.arm === 'rm' ? { AGENTJET_RULE_WEIGHT: '0', AGENTJET_RM_WEIGHT: '1' } : {}),
+    },
   });
   runner.on('client:log', (l) => {
     if (!stopping && l.line.includes('episode failed')) failed++;
@@ -74,31 +93,62 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
   let lrTimer: NodeJS.Timeout | null = null;
   try {
     const warm = o.warmEval ? await runEval(worker.url, tokens.join, o.evalEpisodes, 'calc') : null;
-    if (warm) o.log(`  [${o.arm}] warm start: held-out success ${(100 * warm.successRate).toFixed(1)}% (${warm.episodes} episodes, ${warm.seconds.toFixed(0)} s)`);
-    const entry = o.arm === 'rm' ? join(EXAMPLES, 'calculator-rm', 'client.ts') : join(EXAMPLES, 'calculator-agent', 'client-openai.ts');
+    if (warm)
+      o.log(
+        `  [${o.arm}] warm start: held-out success ${(100 * warm.successRate).toFixed(1)}% (${warm.episodes} episodes, ${warm.seconds.toFixed(0)} s)`,
+      );
+    const entry =
+      o.arm === 'rm'
+        ? join(EXAMPLES, 'calculator-rm', 'client.ts')
+        : join(EXAMPLES, 'calculator-agent', 'client-openai.ts');
     if (o.arm === 'rm' && !o.rm) throw new Error('the rm arm needs a reward model');
-    const overlay = o.rm ? { [join(EXAMPLES, 'calculator-rm', 'reward-model-ref.ts')]: rewardModelPointerSource(o.rm) } : undefined;
+    const overlay = o.rm
+      ? { [join(EXAMPLES, 'calculator-rm', 'reward-model-ref.ts')]: rewardModelPointerSource(o.rm) }
+      : undefined;
     const started = await runner.start(overlay ? { entry, overlay } : { entry });
     if (!started.ok) throw new Error(`client did not compile:\n${started.errors.map(formatCompileMessage).join('\n')}`);
     const t0 = performance.now();
     lrTimer = setInterval(() => {
       const lr = o.lr + (o.lrEnd - o.lr) * Math.min(1, (performance.now() - t0) / (o.minutes * 60_000));
-      void fetch(`${worker.url}/swarm/v1/config`, { method: 'PATCH', headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ lr }) }).catch(() => undefined);
+      void fetch(`${worker.url}/swarm/v1/config`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ lr }),
+      }).catch(() => undefined);
     }, 10_000);
-    const progress = setInterval(() => o.log(`  [${o.arm}] ${((performance.now() - t0) / 60_000).toFixed(1)} min · ${updates} updates · ${ended.length} train episodes · recent train success ${pct(ended.slice(-200))}`), 60_000);
+    const progress = setInterval(
+      () =>
+        o.log(
+          `  [${o.arm}] ${((performance.now() - t0) / 60_000).toFixed(1)} min · ${updates} updates · ${ended.length} train episodes · recent train success ${pct(ended.slice(-200))}`,
+        ),
+      60_000,
+    );
     await sleep(o.minutes * 60_000);
     clearInterval(progress);
     const trainSeconds = (performance.now() - t0) / 1000;
     stopping = true; // episodes aborted by the stop below are not failures
     await runner.stop();
     for (let i = 0; i < 120; i++) {
-      const res = await fetch(`${worker.url}/swarm/v1/status`, { headers: { authorization: `Bearer ${tokens.admin}` } });
+      const res = await fetch(`${worker.url}/swarm/v1/status`, {
+        headers: { authorization: `Bearer ${tokens.admin}` },
+      });
       if (StatusSchema.parse(await res.json()).state !== 'updating') break;
       await sleep(500);
     }
     const final = await runEval(worker.url, tokens.join, o.evalEpisodes, 'calc');
-    const q = [0, 1, 2, 3].map((i) => ended.slice(Math.floor((i * ended.length) / 4), Math.floor(((i + 1) * ended.length) / 4)));
-    return { arm: o.arm, warm, final, updates, trainEpisodes: ended.length, trainSuccessByQuarter: q.map((xs) => xs.filter((e) => e.success).length / Math.max(1, xs.length)), trainSeconds, failedEpisodes: failed };
+    const q = [0, 1, 2, 3].map((i) =>
+      ended.slice(Math.floor((i * ended.length) / 4), Math.floor(((i + 1) * ended.length) / 4)),
+    );
+    return {
+      arm: o.arm,
+      warm,
+      final,
+      updates,
+      trainEpisodes: ended.length,
+      trainSuccessByQuarter: q.map((xs) => xs.filter((e) => e.success).length / Math.max(1, xs.length)),
+      trainSeconds,
+      failedEpisodes: failed,
+    };
   } finally {
     if (lrTimer) clearInterval(lrTimer);
     await runner.dispose();
@@ -107,4 +157,5 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
   }
 }
 
-const pct = (xs: { success: boolean }[]): string => (xs.length === 0 ? '–' : `${((100 * xs.filter((e) => e.success).length) / xs.length).toFixed(1)}%`);
+const pct = (xs: { success: boolean }[]): string =>
+  xs.length === 0 ? '–' : `${((100 * xs.filter((e) => e.success).length) / xs.length).toFixed(1)}%`;

@@ -17,7 +17,13 @@ export interface ScoringResult {
   meanTokens: number;
 }
 
-export async function benchScoring(folder: string, sha256: string, convs: readonly Conversation[], scratchDir: string, threads: number): Promise<ScoringResult> {
+export async function benchScoring(
+  folder: string,
+  sha256: string,
+  convs: readonly Conversation[],
+  scratchDir: string,
+  threads: number,
+): Promise<ScoringResult> {
   const rm = await RewardModel.load(folder, { sha256, threads, maxBatch: 16 });
   try {
     const parity = convs.slice(0, 64).map((c, i) => ({ ...c, id: `c${i}` }));
@@ -40,7 +46,15 @@ export async function benchScoring(folder: string, sha256: string, convs: readon
     for (let i = 0; i < sample.length; i += 16) await rm.scoreBatch(sample.slice(i, i + 16));
     const b16 = sample.length / ((performance.now() - t) / 1000);
     const meanTokens = sample.reduce((s, c) => s + rm.encode(c).length, 0) / sample.length;
-    return { nodeVsTorchMaxAbsDiff: diff, tokenIdsEqual, parityConversations: parity.length, perSecondB1: b1, perSecondB16: b16, msPerConversationB1: 1000 / b1, meanTokens };
+    return {
+      nodeVsTorchMaxAbsDiff: diff,
+      tokenIdsEqual,
+      parityConversations: parity.length,
+      perSecondB1: b1,
+      perSecondB16: b16,
+      msPerConversationB1: 1000 / b1,
+      meanTokens,
+    };
   } finally {
     await rm.dispose();
   }

@@ -56,17 +56,35 @@ const pp = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)} pp`;
 function gain(r: ArmResult, warm: { successRate: number; episodes: number }): { pp: number; se: number } {
   return {
     pp: 100 * (r.final.successRate - warm.successRate),
-    se: 100 * Math.sqrt(binomialSe(r.final.successRate, r.final.episodes) ** 2 + binomialSe(warm.successRate, warm.episodes) ** 2),
+    se:
+      100 *
+      Math.sqrt(
+        binomialSe(r.final.successRate, r.final.episodes) ** 2 + binomialSe(warm.successRate, warm.episodes) ** 2,
+      ),
   };
 }
 
-async function trainRm(service: RewardModelService, events: WorkbenchEvent[], runId: string, o: { rmLoss: string; rmEpochs: number; rmLr: number; rmMaxLength: number }): Promise<RewardModelRow> {
+async function trainRm(
+  service: RewardModelService,
+  events: WorkbenchEvent[],
+  runId: string,
+  o: { rmLoss: string; rmEpochs: number; rmLr: number; rmMaxLength: number },
+): Promise<RewardModelRow> {
   const loss = o.rmLoss === 'pairwise' || o.rmLoss === 'pointwise' ? o.rmLoss : 'both';
-  await service.trainRewardModel({ runId, loss, epochs: o.rmEpochs, lr: o.rmLr, heldout: 0.2, maxMinutes: 60, maxLength: o.rmMaxLength });
+  await service.trainRewardModel({
+    runId,
+    loss,
+    epochs: o.rmEpochs,
+    lr: o.rmLr,
+    heldout: 0.2,
+    maxMinutes: 60,
+    maxLength: o.rmMaxLength,
+  });
   for (;;) {
     const last = events.filter((e) => e.type === 'reward_model').at(-1);
     if (last?.type === 'reward_model' && last.status.state !== 'training') {
-      if (last.status.state === 'failed' || !last.model) throw new Error(`reward-model training failed: ${last.status.detail}`);
+      if (last.status.state === 'failed' || !last.model)
+        throw new Error(`reward-model training failed: ${last.status.detail}`);
       return last.model;
     }
     await new Promise((r) => setTimeout(r, 500));
@@ -79,19 +97,40 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     process.exit(0);
   }
   const o = {
-    labelTasks: num(args, '--label-tasks', 60), labelGroup: num(args, '--label-group', 8), rmEpochs: num(args, '--rm-epochs', 0.25), rmLr: num(args, '--rm-lr', 1e-4), rmMaxLength: num(args, '--rm-max-length', 128),
-    minutes: num(args, '--minutes', 15), clients: num(args, '--clients', 6), evalEpisodes: num(args, '--eval-episodes', 200),
-    lr: num(args, '--lr', 3.5e-4), lrEnd: num(args, '--lr-end', 1e-4), threads: num(args, '--threads', 1), seed: num(args, '--seed', 1),
-    rmLoss: argValue(args, '--rm-loss') ?? 'both', skipPolicy: args.includes('--skip-policy'),
+    labelTasks: num(args, '--label-tasks', 60),
+    labelGroup: num(args, '--label-group', 8),
+    rmEpochs: num(args, '--rm-epochs', 0.25),
+    rmLr: num(args, '--rm-lr', 1e-4),
+    rmMaxLength: num(args, '--rm-max-length', 128),
+    minutes: num(args, '--minutes', 15),
+    clients: num(args, '--clients', 6),
+    evalEpisodes: num(args, '--eval-episodes', 200),
+    lr: num(args, '--lr', 3.5e-4),
+    lrEnd: num(args, '--lr-end', 1e-4),
+    threads: num(args, '--threads', 1),
+    seed: num(args, '--seed', 1),
+    rmLoss: argValue(args, '--rm-loss') ?? 'both',
+    skipPolicy: args.includes('--skip-policy'),
   };
   const runDir = resolve(argValue(args, '--run-dir') ?? mkdtempSync(join(tmpdir(), 'agentjet-bench-rm-')));
   mkdirSync(runDir, { recursive: true });
   const out = (line: string): void => console.log(line);
-  out(`reward-model bench: labels from ${o.labelTasks}×${o.labelGroup} episodes judged by the verifiable reward → reward model (${o.rmLoss}) → ONNX parity, scoring throughput → ${o.skipPolicy ? 'no policy training' : `policy trained ${o.minutes} min on the RM score alone vs ${o.minutes} min on the verifiable reward`} · run dir ${runDir}`);
+  out(
+    `reward-model bench: labels from ${o.labelTasks}×${o.labelGroup} episodes judged by the verifiable reward → reward model (${o.rmLoss}) → ONNX parity, scoring throughput → ${o.skipPolicy ? 'no policy training' : `policy trained ${o.minutes} min on the RM score alone vs ${o.minutes} min on the verifiable reward`} · run dir ${runDir}`,
+  );
   const wall0 = performance.now();
   const store = openStore(join(runDir, 'workbench.sqlite'));
   const runId = 'bench-rm';
-  store.createRun({ runId, name: 'reward-model bench', mode: 'local', workerUrl: '', model: 'builtin', example: 'calculator-agent', config: o, createdAt: Date.now() });
+  store.createRun({
+    runId,
+    name: 'reward-model bench',
+    mode: 'local',
+    workerUrl: '',
+    model: 'builtin',
+    example: 'calculator-agent',
+    config: o,
+    createdAt: Date.now(),
+  });
   const events: WorkbenchEvent[] = [];
   let lastShown = -1;
   const onEvent = (e: WorkbenchEvent): void => {
@@ -102,20 +141,48 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     lastShown = tenth;
     out(`  reward model v${e.status.version}: ${e.status.detail}`);
   };
-  const service = new RewardModelService({ store, dataDir: runDir, emit: onEvent, log: () => undefined, live: () => null, threads: 2 });
+  const service = new RewardModelService({
+    store,
+    dataDir: runDir,
+    emit: onEvent,
+    log: () => undefined,
+    live: () => null,
+    threads: 2,
+  });
   try {
     // 1. Labels.
-    const wo = WorkerOptionsSchema.parse({ runDir: join(runDir, 'label-worker'), port: '0', model: 'builtin', threads: String(o.threads), seed: String(o.seed) });
+    const wo = WorkerOptionsSchema.parse({
+      runDir: join(runDir, 'label-worker'),
+      port: '0',
+      model: 'builtin',
+      threads: String(o.threads),
+      seed: String(o.seed),
+    });
     const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
     const worker = await startWorker(workerConfigFromOptions(wo).config, { tokens, log: () => undefined });
-    const collected = await collectLabels({ url: worker.url, adminToken: tokens.admin, joinToken: tokens.join, store, runId, tasks: o.labelTasks, group: o.labelGroup, concurrency: 8, offset: 1000, log: out }).finally(() => worker.dispose());
-    out(`labels: ${collected.episodes} episodes (${collected.successes} good, ${collected.episodes - collected.successes} bad; ${collected.mixedGroups} of ${o.labelTasks} tasks mixed) in ${collected.seconds.toFixed(0)} s · an episode takes ${collected.meanEpisodeS.toFixed(2)} s`);
+    const collected = await collectLabels({
+      url: worker.url,
+      adminToken: tokens.admin,
+      joinToken: tokens.join,
+      store,
+      runId,
+      tasks: o.labelTasks,
+      group: o.labelGroup,
+      concurrency: 8,
+      offset: 1000,
+      log: out,
+    }).finally(() => worker.dispose());
+    out(
+      `labels: ${collected.episodes} episodes (${collected.successes} good, ${collected.episodes - collected.successes} bad; ${collected.mixedGroups} of ${o.labelTasks} tasks mixed) in ${collected.seconds.toFixed(0)} s · an episode takes ${collected.meanEpisodeS.toFixed(2)} s`,
+    );
 
     // 2. Reward model.
     const t0 = performance.now();
     const rm = await trainRm(service, events, runId, o);
     const rmSeconds = (performance.now() - t0) / 1000;
-    out(`reward model v${rm.version}: held-out accuracy ${rm.heldoutAccuracy === null ? 'n/a' : `${(100 * rm.heldoutAccuracy).toFixed(1)}%`} on ${rm.heldoutLabels} held-out labels · ${rmSeconds.toFixed(0)} s wall (${rm.trainSeconds.toFixed(0)} s of training steps) · ${rm.pointLabels} point labels`);
+    out(
+      `reward model v${rm.version}: held-out accuracy ${rm.heldoutAccuracy === null ? 'n/a' : `${(100 * rm.heldoutAccuracy).toFixed(1)}%`} on ${rm.heldoutLabels} held-out labels · ${rmSeconds.toFixed(0)} s wall (${rm.trainSeconds.toFixed(0)} s of training steps) · ${rm.pointLabels} point labels`,
+    );
 
     // 3–4. Parity and throughput in this process.
     const convs: Conversation[] = store.episodesPage(runId, {}, 0, 1000, 'oldest').rows.flatMap((r) => {
@@ -125,8 +192,12 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     const s = await benchScoring(rm.folder, rm.sha256, convs.slice(-64).concat(convs.slice(0, 32)), runDir, 1);
     const onnxDiff = Math.max(rm.onnxMaxAbsDiff, s.nodeVsTorchMaxAbsDiff);
     const share = s.msPerConversationB1 / 1000 / (collected.meanEpisodeS + s.msPerConversationB1 / 1000);
-    out(`ONNX vs PyTorch: max |diff| ${onnxDiff.toExponential(2)} (engine onnxruntime ${rm.onnxMaxAbsDiff.toExponential(2)}, Node onnxruntime-node ${s.nodeVsTorchMaxAbsDiff.toExponential(2)} over ${s.parityConversations}; token ids ${s.tokenIdsEqual ? 'equal' : 'DIFFER'})`);
-    out(`scoring in one process (${s.meanTokens.toFixed(0)} tokens per conversation): ${s.perSecondB1.toFixed(1)} conversations/s at batch 1, ${s.perSecondB16.toFixed(1)} at batch 16 (×${(s.perSecondB16 / s.perSecondB1).toFixed(2)}) · ${s.msPerConversationB1.toFixed(1)} ms per episode = ${(100 * share).toFixed(2)}% of an episode's ${collected.meanEpisodeS.toFixed(2)} s`);
+    out(
+      `ONNX vs PyTorch: max |diff| ${onnxDiff.toExponential(2)} (engine onnxruntime ${rm.onnxMaxAbsDiff.toExponential(2)}, Node onnxruntime-node ${s.nodeVsTorchMaxAbsDiff.toExponential(2)} over ${s.parityConversations}; token ids ${s.tokenIdsEqual ? 'equal' : 'DIFFER'})`,
+    );
+    out(
+      `scoring in one process (${s.meanTokens.toFixed(0)} tokens per conversation): ${s.perSecondB1.toFixed(1)} conversations/s at batch 1, ${s.perSecondB16.toFixed(1)} at batch 16 (×${(s.perSecondB16 / s.perSecondB1).toFixed(2)}) · ${s.msPerConversationB1.toFixed(1)} ms per episode = ${(100 * share).toFixed(2)}% of an episode's ${collected.meanEpisodeS.toFixed(2)} s`,
+    );
 
     const summary: Record<string, unknown> = {
       bench: 'reward-model',
@@ -143,22 +214,57 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     };
     if (!o.skipPolicy) {
       // 5. Policy training, the same minutes each, from the same warm start.
-      const common = { minutes: o.minutes, clients: o.clients, evalEpisodes: o.evalEpisodes, lr: o.lr, lrEnd: o.lrEnd, threads: o.threads, seed: o.seed, log: out };
+      const common = {
+        minutes: o.minutes,
+        clients: o.clients,
+        evalEpisodes: o.evalEpisodes,
+        lr: o.lr,
+        lrEnd: o.lrEnd,
+        threads: o.threads,
+        seed: o.seed,
+        log: out,
+      };
       out('');
-      const rmArm = await runArm({ ...common, arm: 'rm', runDir: join(runDir, 'arm-rm'), rm: { folder: rm.folder, sha256: rm.sha256, version: rm.version }, warmEval: true });
+      const rmArm = await runArm({
+        ...common,
+        arm: 'rm',
+        runDir: join(runDir, 'arm-rm'),
+        rm: { folder: rm.folder, sha256: rm.sha256, version: rm.version },
+        warmEval: true,
+      });
       const warm = rmArm.warm!;
-      const verArm = await runArm({ ...common, arm: 'verifiable', runDir: join(runDir, 'arm-verifiable'), warmEval: false });
+      const verArm = await runArm({
+        ...common,
+        arm: 'verifiable',
+        runDir: join(runDir, 'arm-verifiable'),
+        warmEval: false,
+      });
       const g1 = gain(rmArm, warm);
       const g2 = gain(verArm, warm);
       out('');
-      out(`held-out success (${o.evalEpisodes} eval episodes, ± 1 s.e.): warm start ${(100 * warm.successRate).toFixed(1)}% ± ${(100 * binomialSe(warm.successRate, warm.episodes)).toFixed(1)}`);
-      for (const [r, g] of [[rmArm, g1], [verArm, g2]] as const) {
-        out(`  ${r.arm === 'rm' ? 'reward-model score only' : 'verifiable reward      '}: ${(100 * r.final.successRate).toFixed(1)}% after ${(r.trainSeconds / 60).toFixed(1)} min, ${r.updates} updates, ${r.trainEpisodes} train episodes: ${pp(g.pp)} ± ${g.se.toFixed(1)} · train success by quarter ${r.trainSuccessByQuarter.map((x) => `${(100 * x).toFixed(0)}%`).join(' → ')}${r.failedEpisodes ? ` · ${r.failedEpisodes} failed episodes` : ''}`);
+      out(
+        `held-out success (${o.evalEpisodes} eval episodes, ± 1 s.e.): warm start ${(100 * warm.successRate).toFixed(1)}% ± ${(100 * binomialSe(warm.successRate, warm.episodes)).toFixed(1)}`,
+      );
+      for (const [r, g] of [
+        [rmArm, g1],
+        [verArm, g2],
+      ] as const) {
+        out(
+          `  ${r.arm === 'rm' ? 'reward-model score only' : 'verifiable reward      '}: ${(100 * r.final.successRate).toFixed(1)}% after ${(r.trainSeconds / 60).toFixed(1)} min, ${r.updates} updates, ${r.trainEpisodes} train episodes: ${pp(g.pp)} ± ${g.se.toFixed(1)} · train success by quarter ${r.trainSuccessByQuarter.map((x) => `${(100 * x).toFixed(0)}%`).join(' → ')}${r.failedEpisodes ? ` · ${r.failedEpisodes} failed episodes` : ''}`,
+        );
       }
       Object.assign(summary, {
-        rm_gain_pp: Number(g1.pp.toFixed(1)), verifiable_gain_pp: Number(g2.pp.toFixed(1)), rm_gain_se: Number(g1.se.toFixed(1)), verifiable_gain_se: Number(g2.se.toFixed(1)),
-        success_warm: round(warm.successRate, 3), success_rm: round(rmArm.final.successRate, 3), success_verifiable: round(verArm.final.successRate, 3),
-        minutes: o.minutes, rm_updates: rmArm.updates, verifiable_updates: verArm.updates, eval_episodes: o.evalEpisodes,
+        rm_gain_pp: Number(g1.pp.toFixed(1)),
+        verifiable_gain_pp: Number(g2.pp.toFixed(1)),
+        rm_gain_se: Number(g1.se.toFixed(1)),
+        verifiable_gain_se: Number(g2.se.toFixed(1)),
+        success_warm: round(warm.successRate, 3),
+        success_rm: round(rmArm.final.successRate, 3),
+        success_verifiable: round(verArm.final.successRate, 3),
+        minutes: o.minutes,
+        rm_updates: rmArm.updates,
+        verifiable_updates: verArm.updates,
+        eval_episodes: o.evalEpisodes,
       });
     }
     summary['wall_minutes'] = round((performance.now() - wall0) / 60_000, 1);

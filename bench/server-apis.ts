@@ -13,17 +13,38 @@ import { checkMessagesBody, messageObject, messagesToChat } from '../src/shared/
 import { ResponsesRequestSchema } from '../src/shared/responses/schema';
 import { checkResponsesBody, responseObject, responsesToChat } from '../src/shared/responses/translate';
 import { blocksOfMessage } from '../src/shared/stream-blocks';
-import { ChatCompletionRequestSchema, ClaimResponseSchema, TrainingConfigSchema, type ClaimResponse } from '../src/shared/swarm-protocol';
+import {
+  ChatCompletionRequestSchema,
+  ClaimResponseSchema,
+  TrainingConfigSchema,
+  type ClaimResponse,
+} from '../src/shared/swarm-protocol';
 import { round } from './engine';
 
-const PROMPTS = ['What is 345 + 678?', 'A box holds 9 pens. How many pens are in 6 boxes?', 'Tom has 12 apples and buys 7 more. How many now?'];
+const PROMPTS = [
+  'What is 345 + 678?',
+  'A box holds 9 pens. How many pens are in 6 boxes?',
+  'Tom has 12 apples and buys 7 more. How many now?',
+];
 
 /** The body and path of one call per API (same prompt, greedy, same length limit). */
-const API_CALLS: Record<string, (prompt: string, maxTokens: number) => { path: string; body: unknown; headers?: Record<string, string> }> = {
-  chat: (p, n) => ({ path: '/chat/completions', body: { messages: [{ role: 'user', content: p }], max_tokens: n, temperature: 0 } }),
+const API_CALLS: Record<
+  string,
+  (prompt: string, maxTokens: number) => { path: string; body: unknown; headers?: Record<string, string> }
+> = {
+  chat: (p, n) => ({
+    path: '/chat/completions',
+    body: { messages: [{ role: 'user', content: p }], max_tokens: n, temperature: 0 },
+  }),
   responses: (p, n) => ({ path: '/responses', body: { input: p, max_output_tokens: n, temperature: 0 } }),
-  messages: (p, n) => ({ path: '/messages', body: { model: 'm', messages: [{ role: 'user', content: p }], max_tokens: n, temperature: 0 } }),
-  chat_again: (p, n) => ({ path: '/chat/completions', body: { messages: [{ role: 'user', content: p }], max_tokens: n, temperature: 0 } }),
+  messages: (p, n) => ({
+    path: '/messages',
+    body: { model: 'm', messages: [{ role: 'user', content: p }], max_tokens: n, temperature: 0 },
+  }),
+  chat_again: (p, n) => ({
+    path: '/chat/completions',
+    body: { messages: [{ role: 'user', content: p }], max_tokens: n, temperature: 0 },
+  }),
 };
 
 const percentile = (xs: readonly number[], p: number): number => {
@@ -33,7 +54,8 @@ const percentile = (xs: readonly number[], p: number): number => {
 
 async function claim(w: Worker): Promise<ClaimResponse> {
   const res = await fetch(`${w.url}/swarm/v1/episodes`, {
-    method: 'POST', headers: { authorization: `Bearer ${w.tokens.join}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${w.tokens.join}`, 'content-type': 'application/json' },
     body: JSON.stringify({ clientId: 'bench-apis', kind: 'eval' }),
   });
   if (res.status !== 201) throw new Error(`claim failed: ${res.status} ${await res.text()}`);
@@ -51,15 +73,24 @@ export async function apiOverheads(w: Worker, n: number, maxTokens = 8): Promise
     for (const [api, make] of [...apis.slice(i % apis.length), ...apis.slice(0, i % apis.length)]) {
       const call = make(PROMPTS[i % PROMPTS.length]!, maxTokens);
       const t0 = performance.now();
-      const res = await fetch(`${c.baseUrl}${call.path}`, { method: 'POST', headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(call.body) });
+      const res = await fetch(`${c.baseUrl}${call.path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(call.body),
+      });
       await res.json();
       const total = performance.now() - t0;
       if (!res.ok) throw new Error(`${api}: HTTP ${res.status}`);
       if (i >= 3) samples[api]!.push(total - Number(res.headers.get('x-agentjet-engine-ms')));
     }
   }
-  await fetch(`${w.url}/swarm/v1/episodes/${c.episodeId}/abort`, { method: 'POST', headers: { authorization: `Bearer ${w.tokens.join}` } });
-  return Object.fromEntries(Object.entries(samples).map(([api, xs]) => [api, { p50: percentile(xs, 50), p99: percentile(xs, 99) }]));
+  await fetch(`${w.url}/swarm/v1/episodes/${c.episodeId}/abort`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${w.tokens.join}` },
+  });
+  return Object.fromEntries(
+    Object.entries(samples).map(([api, xs]) => [api, { p50: percentile(xs, 50), p99: percentile(xs, 99) }]),
+  );
 }
 
 /** Prints the table and returns the summary fields (`overhead_<api>_p50_ms`, …, the largest excess over chat, the A/A noise floor). */
@@ -74,12 +105,16 @@ export function reportApiOverheads(o: ApiOverheads, n: number): Record<string, n
     const d99 = v.p99 - chat.p99;
     if (api === 'responses' || api === 'messages') worst = Math.max(worst, d50, d99);
     const sign = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
-    console.log(`  ${api.padEnd(10)} p50 ${v.p50.toFixed(2)} ms · p99 ${v.p99.toFixed(2)} ms${api === 'chat' ? '' : ` · excess p50 ${sign(d50)} ms, p99 ${sign(d99)} ms`}`);
+    console.log(
+      `  ${api.padEnd(10)} p50 ${v.p50.toFixed(2)} ms · p99 ${v.p99.toFixed(2)} ms${api === 'chat' ? '' : ` · excess p50 ${sign(d50)} ms, p99 ${sign(d99)} ms`}`,
+    );
     out[`overhead_${api}_p50_ms`] = round(v.p50, 2);
     out[`overhead_${api}_p99_ms`] = round(v.p99, 2);
   }
   const noise = Math.max(Math.abs(again.p50 - chat.p50), Math.abs(again.p99 - chat.p99));
-  console.log(`largest excess of responses/messages over chat completions: ${worst.toFixed(2)} ms (target ≤ 1 ms); A/A noise floor (chat vs chat_again): ${noise.toFixed(2)} ms`);
+  console.log(
+    `largest excess of responses/messages over chat completions: ${worst.toFixed(2)} ms (target ≤ 1 ms); A/A noise floor (chat vs chat_again): ${noise.toFixed(2)} ms`,
+  );
   out['api_overhead_max_excess_ms'] = round(worst, 2);
   out['api_overhead_noise_ms'] = round(noise, 2);
   return out;
@@ -97,16 +132,33 @@ export function translationCostUs(n = 5000): Record<string, number> {
   const prompt = PROMPTS[0]!;
   const work: Record<string, () => void> = {
     chat: () => {
-      const req = ChatCompletionRequestSchema.parse({ messages: [{ role: 'user', content: prompt }], max_tokens: 8, temperature: 0 });
+      const req = ChatCompletionRequestSchema.parse({
+        messages: [{ role: 'user', content: prompt }],
+        max_tokens: 8,
+        temperature: 0,
+      });
       prepareRequest(req, cfg, 'eval');
-      JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { ...message, refusal: null }, logprobs: null, finish_reason: 'stop' }], usage });
+      JSON.stringify({
+        id: 'chatcmpl-x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'm',
+        choices: [{ index: 0, message: { ...message, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        usage,
+      });
     },
     responses: () => {
       const body = { input: prompt, max_output_tokens: 8, temperature: 0 };
       checkResponsesBody(body);
       const req = ResponsesRequestSchema.parse(body);
       prepareRequest(responsesToChat(req, null).chat, cfg, 'eval');
-      JSON.stringify(responseObject({ id: 'resp_x', createdAt: 0, model: 'm', itemBase: 'x' }, req, { blocks: blocksOfMessage(message, true), finishReason: 'stop', usage }));
+      JSON.stringify(
+        responseObject({ id: 'resp_x', createdAt: 0, model: 'm', itemBase: 'x' }, req, {
+          blocks: blocksOfMessage(message, true),
+          finishReason: 'stop',
+          usage,
+        }),
+      );
     },
     messages: () => {
       const body = { model: 'm', messages: [{ role: 'user', content: prompt }], max_tokens: 8, temperature: 0 };
@@ -132,8 +184,19 @@ export function translationCostUs(n = 5000): Record<string, number> {
 /** Prints the translation costs and returns `translate_<api>_us` and the largest excess over chat in ms. */
 export function reportTranslationCost(us: Record<string, number>): Record<string, number> {
   const chat = us['chat']!;
-  console.log(`request + answer handling per call outside the engine and HTTP (median of 5 × 5000 calls): ${Object.entries(us).map(([a, v]) => `${a} ${v.toFixed(1)} µs`).join(' · ')}`);
-  const excess = Math.max(...Object.entries(us).filter(([a]) => a !== 'chat').map(([, v]) => v - chat));
+  console.log(
+    `request + answer handling per call outside the engine and HTTP (median of 5 × 5000 calls): ${Object.entries(us)
+      .map(([a, v]) => `${a} ${v.toFixed(1)} µs`)
+      .join(' · ')}`,
+  );
+  const excess = Math.max(
+    ...Object.entries(us)
+      .filter(([a]) => a !== 'chat')
+      .map(([, v]) => v - chat),
+  );
   console.log(`  largest excess over chat completions: ${(excess / 1000).toFixed(3)} ms (target ≤ 1 ms)`);
-  return { ...Object.fromEntries(Object.entries(us).map(([a, v]) => [`translate_${a}_us`, round(v, 1)])), api_translate_max_excess_ms: round(excess / 1000, 3) };
+  return {
+    ...Object.fromEntries(Object.entries(us).map(([a, v]) => [`translate_${a}_us`, round(v, 1)])),
+    api_translate_max_excess_ms: round(excess / 1000, 3),
+  };
 }

@@ -13,7 +13,8 @@ export const PROMPTS = [
 
 export async function claim(w: Worker, clientId: string): Promise<ClaimResponse> {
   const res = await fetch(`${w.url}/swarm/v1/episodes`, {
-    method: 'POST', headers: { authorization: `Bearer ${w.tokens.join}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${w.tokens.join}`, 'content-type': 'application/json' },
     body: JSON.stringify({ clientId, kind: 'eval' }),
   });
   if (res.status !== 201) throw new Error(`claim failed: ${res.status} ${await res.text()}`);
@@ -21,7 +22,10 @@ export async function claim(w: Worker, clientId: string): Promise<ClaimResponse>
 }
 
 export async function abort(w: Worker, episodeId: string): Promise<void> {
-  await fetch(`${w.url}/swarm/v1/episodes/${episodeId}/abort`, { method: 'POST', headers: { authorization: `Bearer ${w.tokens.join}` } });
+  await fetch(`${w.url}/swarm/v1/episodes/${episodeId}/abort`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${w.tokens.join}` },
+  });
 }
 
 export const percentile = (xs: readonly number[], p: number): number => {
@@ -30,13 +34,23 @@ export const percentile = (xs: readonly number[], p: number): number => {
 };
 
 interface ChatReply {
-  choices?: { message: { role: string; content: string | null; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] } }[];
+  choices?: {
+    message: {
+      role: string;
+      content: string | null;
+      tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+    };
+  }[];
   usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } };
 }
 
-export async function chat(c: ClaimResponse, body: Record<string, unknown>): Promise<{ reply: ChatReply; engineMs: number }> {
+export async function chat(
+  c: ClaimResponse,
+  body: Record<string, unknown>,
+): Promise<{ reply: ChatReply; engineMs: number }> {
   const res = await fetch(`${c.baseUrl}/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: c.model, ...body }),
   });
   if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${await res.text()}`);
@@ -52,7 +66,11 @@ export async function throughput(w: Worker, n: number, minCalls: number, maxToke
     claims.map(async (c, i) => {
       let total = 0;
       for (let k = 0; k < calls; k++) {
-        const { reply } = await chat(c, { messages: [{ role: 'user', content: PROMPTS[(i + k) % PROMPTS.length]! }], max_tokens: maxTokens, seed: i * 100 + k });
+        const { reply } = await chat(c, {
+          messages: [{ role: 'user', content: PROMPTS[(i + k) % PROMPTS.length]! }],
+          max_tokens: maxTokens,
+          seed: i * 100 + k,
+        });
         total += reply.usage?.completion_tokens ?? 0;
       }
       return total;
@@ -68,18 +86,26 @@ export async function unbatched(w: Worker, n: number, maxTokens: number): Promis
   let tokens = 0;
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
-    const prompt = await w.engine.call('render', { messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length]! }] });
-    const out = await w.engine.call('generate', { requests: [{ promptIds: prompt.tokenIds, maxTokens, temperature: 1, seed: i }] });
+    const prompt = await w.engine.call('render', {
+      messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length]! }],
+    });
+    const out = await w.engine.call('generate', {
+      requests: [{ promptIds: prompt.tokenIds, maxTokens, temperature: 1, seed: i }],
+    });
     tokens += out.results[0]!.tokenIds.length;
   }
   return tokens / ((performance.now() - t0) / 1000);
 }
 
 /** Times of one SSE stream: time to the first delta and the gaps between later deltas (ms). */
-export async function timedStream(c: ClaimResponse, body: Record<string, unknown>): Promise<{ ttft: number; gaps: number[]; chunks: number }> {
+export async function timedStream(
+  c: ClaimResponse,
+  body: Record<string, unknown>,
+): Promise<{ ttft: number; gaps: number[]; chunks: number }> {
   const t0 = performance.now();
   const res = await fetch(`${c.baseUrl}/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: c.model, stream: true, ...body }),
   });
   if (res.status !== 200 || !res.body) throw new Error(`stream failed: ${res.status} ${await res.text()}`);
@@ -95,7 +121,9 @@ export async function timedStream(c: ClaimResponse, body: Record<string, unknown
       const event = buffer.slice(0, at);
       buffer = buffer.slice(at + 2);
       if (!event.startsWith('data: ') || event === 'data: [DONE]') continue;
-      const payload = JSON.parse(event.slice(6)) as { choices?: { delta?: { content?: string; tool_calls?: unknown[] } }[] };
+      const payload = JSON.parse(event.slice(6)) as {
+        choices?: { delta?: { content?: string; tool_calls?: unknown[] } }[];
+      };
       const delta = payload.choices?.[0]?.delta;
       if (!delta || (!delta.content && !delta.tool_calls)) continue;
       const now = performance.now();
@@ -109,12 +137,28 @@ export async function timedStream(c: ClaimResponse, body: Record<string, unknown
 
 /** A long system prompt with tools (a few hundred tokens), shared by every episode. */
 export function systemAndTools(words: number): { system: string; tools: unknown[] } {
-  const rules = ['check every step', 'use the calc tool for arithmetic', 'answer with #### N on the last line', 'keep replies short', 'never guess a value you can compute', 'explain briefly'];
+  const rules = [
+    'check every step',
+    'use the calc tool for arithmetic',
+    'answer with #### N on the last line',
+    'keep replies short',
+    'never guess a value you can compute',
+    'explain briefly',
+  ];
   const lines: string[] = [];
-  for (let i = 0; lines.join(' ').split(' ').length < words; i++) lines.push(`Rule ${i + 1}: ${rules[i % rules.length]} (case ${i * 7 + 3}).`);
+  for (let i = 0; lines.join(' ').split(' ').length < words; i++)
+    lines.push(`Rule ${i + 1}: ${rules[i % rules.length]} (case ${i * 7 + 3}).`);
   const tool = (name: string, description: string, props: string[]) => ({
     type: 'function',
-    function: { name, description, parameters: { type: 'object', properties: Object.fromEntries(props.map((p) => [p, { type: 'string', description: `the ${p}` }])), required: props } },
+    function: {
+      name,
+      description,
+      parameters: {
+        type: 'object',
+        properties: Object.fromEntries(props.map((p) => [p, { type: 'string', description: `the ${p}` }])),
+        required: props,
+      },
+    },
   });
   return {
     system: `You are a careful calculator assistant.\n${lines.join('\n')}`,
@@ -136,10 +180,17 @@ export interface EpisodesResult {
 }
 
 /** The system + tools prompt of about `tokens` tokens for this worker's model (rendered to count). */
-export async function calibratedPrompt(w: Worker, tokens: number): Promise<{ system: string; tools: unknown[]; tokens: number }> {
+export async function calibratedPrompt(
+  w: Worker,
+  tokens: number,
+): Promise<{ system: string; tools: unknown[]; tokens: number }> {
   const count = async (words: number): Promise<number> => {
     const { system, tools } = systemAndTools(words);
-    const r = await w.engine.call('render', { messages: [{ role: 'system', content: system }], tools: tools as never, addGenerationPrompt: false });
+    const r = await w.engine.call('render', {
+      messages: [{ role: 'system', content: system }],
+      tools: tools as never,
+      addGenerationPrompt: false,
+    });
     return r.tokenIds.length;
   };
   let lo = 1;
@@ -154,14 +205,23 @@ export async function calibratedPrompt(w: Worker, tokens: number): Promise<{ sys
 }
 
 /** `episodes` concurrent episodes of `turns` calls; each turn appends the reply and a new message. */
-export async function multiTurn(w: Worker, episodes: number, turns: number, maxTokens: number, prompt: { system: string; tools: unknown[] }): Promise<EpisodesResult> {
+export async function multiTurn(
+  w: Worker,
+  episodes: number,
+  turns: number,
+  maxTokens: number,
+  prompt: { system: string; tools: unknown[] },
+): Promise<EpisodesResult> {
   const { system, tools } = prompt;
   const claims = await Promise.all(Array.from({ length: episodes }, (_, i) => claim(w, `bench-turns-${i % 8}`)));
   const out: EpisodesResult = { seconds: 0, episodes, calls: 0, promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
   const t0 = performance.now();
   await Promise.all(
     claims.map(async (c, e) => {
-      const messages: Record<string, unknown>[] = [{ role: 'system', content: system }, { role: 'user', content: `Question ${e}: ${PROMPTS[e % PROMPTS.length]}` }];
+      const messages: Record<string, unknown>[] = [
+        { role: 'system', content: system },
+        { role: 'user', content: `Question ${e}: ${PROMPTS[e % PROMPTS.length]}` },
+      ];
       for (let t = 0; t < turns; t++) {
         const { reply } = await chat(c, { messages, tools, max_tokens: maxTokens, seed: e * 100 + t });
         out.calls += 1;
@@ -173,7 +233,11 @@ export async function multiTurn(w: Worker, episodes: number, turns: number, maxT
         messages.push({ ...message, content: message.content?.replaceAll(String.fromCharCode(0), '') ?? null });
         const call = message.tool_calls?.[0];
         if (call) messages.push({ role: 'tool', tool_call_id: call.id, content: `result ${t * 13 + e}` });
-        else messages.push({ role: 'user', content: `Turn ${t + 1}: now add ${t + 2} and explain the result in one line.` });
+        else
+          messages.push({
+            role: 'user',
+            content: `Turn ${t + 1}: now add ${t + 2} and explain the result in one line.`,
+          });
       }
     }),
   );

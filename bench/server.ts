@@ -16,7 +16,19 @@ import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import { argValue, round } from './engine';
 import { apiOverheads, reportApiOverheads, reportTranslationCost, translationCostUs } from './server-apis';
-import { abort, calibratedPrompt, chat, claim, multiTurn, percentile, PROMPTS, throughput, timedStream, unbatched, type EpisodesResult } from './server-load';
+import {
+  abort,
+  calibratedPrompt,
+  chat,
+  claim,
+  multiTurn,
+  percentile,
+  PROMPTS,
+  throughput,
+  timedStream,
+  unbatched,
+  type EpisodesResult,
+} from './server-load';
 
 interface Options {
   threads: number;
@@ -33,9 +45,18 @@ interface Options {
 
 async function worker(model: string, dir: string, threads: number, mode: 'continuous' | 'legacy'): Promise<Worker> {
   return startWorker(
-    { model, port: 0, runDir: join(dir, `run-${mode}-${Date.now()}`), threads, seed: 0, episodeTimeoutS: 3600, maxEpisodeTimeoutS: 3600,
+    {
+      model,
+      port: 0,
+      runDir: join(dir, `run-${mode}-${Date.now()}`),
+      threads,
+      seed: 0,
+      episodeTimeoutS: 3600,
+      maxEpisodeTimeoutS: 3600,
       // one process stands in for thousands of clients here: no per-address connection bound
-      maxConnectionsPerAddress: 0, training: { strategy: 'C1', batch: 100_000 } },
+      maxConnectionsPerAddress: 0,
+      training: { strategy: 'C1', batch: 100_000 },
+    },
     { log: () => undefined, servingMode: mode },
   );
 }
@@ -46,20 +67,42 @@ async function overhead(w: Worker, n: number): Promise<{ p50: number; p99: numbe
   const out: number[] = [];
   for (let i = 0; i < n + 3; i++) {
     const t0 = performance.now();
-    const { engineMs } = await chat(c, { messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length] }], max_tokens: 8, seed: i });
+    const { engineMs } = await chat(c, {
+      messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length] }],
+      max_tokens: 8,
+      seed: i,
+    });
     if (i >= 3) out.push(performance.now() - t0 - engineMs);
   }
   await abort(w, c.episodeId);
   return { p50: percentile(out, 50), p99: percentile(out, 99) };
 }
 
-async function streams(w: Worker, n: number, maxTokens: number): Promise<{ ttft50: number; ttft99: number; itl50: number; itl99: number; chunksPerStream: number }> {
+async function streams(
+  w: Worker,
+  n: number,
+  maxTokens: number,
+): Promise<{ ttft50: number; ttft99: number; itl50: number; itl99: number; chunksPerStream: number }> {
   const claims = await Promise.all(Array.from({ length: n }, (_, i) => claim(w, `bench-stream-${i % 8}`)));
-  const runs = await Promise.all(claims.map((c, i) => timedStream(c, { messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length] }], max_tokens: maxTokens, seed: 500 + i })));
+  const runs = await Promise.all(
+    claims.map((c, i) =>
+      timedStream(c, {
+        messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length] }],
+        max_tokens: maxTokens,
+        seed: 500 + i,
+      }),
+    ),
+  );
   await Promise.all(claims.map((c) => abort(w, c.episodeId)));
   const gaps = runs.flatMap((r) => r.gaps);
   const ttfts = runs.map((r) => r.ttft);
-  return { ttft50: percentile(ttfts, 50), ttft99: percentile(ttfts, 99), itl50: percentile(gaps, 50), itl99: percentile(gaps, 99), chunksPerStream: runs.reduce((a, r) => a + r.chunks, 0) / n };
+  return {
+    ttft50: percentile(ttfts, 50),
+    ttft99: percentile(ttfts, 99),
+    itl50: percentile(gaps, 50),
+    itl99: percentile(gaps, 99),
+    chunksPerStream: runs.reduce((a, r) => a + r.chunks, 0) / n,
+  };
 }
 
 async function prefilled(w: Worker): Promise<number> {
@@ -79,7 +122,9 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
   let prompt: Awaited<ReturnType<typeof calibratedPrompt>>;
   try {
     const info = w.engine.info!;
-    console.log(`\n[${label}] ${info.model} · ${(info.params / 1e6).toFixed(1)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · context ${info.contextLength}`);
+    console.log(
+      `\n[${label}] ${info.model} · ${(info.params / 1e6).toFixed(1)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · context ${info.contextLength}`,
+    );
     await throughput(w, 2, 1, 4); // warm-up
     const o1 = await overhead(w, 20);
     console.log(`[${label}] server overhead per call: p50 ${o1.p50.toFixed(2)} ms · p99 ${o1.p99.toFixed(2)} ms`);
@@ -90,13 +135,23 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
     f['tps_unbatched'] = round(base);
     for (const n of [1, 8, 32, 64]) {
       const tps = await throughput(w, n, o.calls, o.maxTokens);
-      console.log(`[${label}] ${String(n).padStart(2)} concurrent episodes: ${tps.toFixed(1)} tokens/s (${(tps / base).toFixed(1)}× one-at-a-time)`);
+      console.log(
+        `[${label}] ${String(n).padStart(2)} concurrent episodes: ${tps.toFixed(1)} tokens/s (${(tps / base).toFixed(1)}× one-at-a-time)`,
+      );
       f[`tps_c${n}`] = round(tps);
     }
     f['batching_gain_c32'] = round(Number(f['tps_c32']) / base, 2);
     const s = await streams(w, o.streams, o.maxTokens);
-    console.log(`[${label}] ${o.streams} concurrent streams: time to first token p50 ${s.ttft50.toFixed(0)} ms / p99 ${s.ttft99.toFixed(0)} ms · inter-token p50 ${s.itl50.toFixed(1)} ms / p99 ${s.itl99.toFixed(1)} ms · ${s.chunksPerStream.toFixed(1)} content chunks per stream`);
-    Object.assign(f, { ttft_p50_ms_c32: round(s.ttft50), ttft_p99_ms_c32: round(s.ttft99), itl_p50_ms_c32: round(s.itl50, 2), itl_p99_ms_c32: round(s.itl99, 2), chunks_per_stream_c32: round(s.chunksPerStream) });
+    console.log(
+      `[${label}] ${o.streams} concurrent streams: time to first token p50 ${s.ttft50.toFixed(0)} ms / p99 ${s.ttft99.toFixed(0)} ms · inter-token p50 ${s.itl50.toFixed(1)} ms / p99 ${s.itl99.toFixed(1)} ms · ${s.chunksPerStream.toFixed(1)} content chunks per stream`,
+    );
+    Object.assign(f, {
+      ttft_p50_ms_c32: round(s.ttft50),
+      ttft_p99_ms_c32: round(s.ttft99),
+      itl_p50_ms_c32: round(s.itl50, 2),
+      itl_p99_ms_c32: round(s.itl99, 2),
+      chunks_per_stream_c32: round(s.chunksPerStream),
+    });
     prompt = await calibratedPrompt(w, Math.min(o.systemTokens, Math.floor(info.contextLength * 0.4)));
     const before = await prefilled(w);
     turns = await multiTurn(w, o.episodes, o.turns, o.turnTokens, prompt);
@@ -111,7 +166,9 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
     f['episodes_per_s_10turn'] = round(turns.episodes / turns.seconds, 4);
     if (label === 'builtin' && o.maxOpen > 0) {
       const open = await openEpisodes(w, o.maxOpen);
-      console.log(`[${label}] open episodes held: ${open.held} · RSS ${open.rss.toFixed(0)} MB, ${open.rssLater.toFixed(0)} MB 3 s later`);
+      console.log(
+        `[${label}] open episodes held: ${open.held} · RSS ${open.rss.toFixed(0)} MB, ${open.rssLater.toFixed(0)} MB 3 s later`,
+      );
       f['max_open_episodes'] = open.held;
       f['rss_mb'] = round(open.rssLater);
     }
@@ -124,7 +181,9 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
       await throughput(legacy, 2, 1, 4);
       const t = await multiTurn(legacy, o.episodes, o.turns, o.turnTokens, prompt);
       const speedup = t.seconds / turns.seconds;
-      console.log(`[${label}] the same episodes on today's engine (static batches, no reuse): ${t.seconds.toFixed(1)} s, ${(t.episodes / t.seconds).toFixed(3)} episodes/s → ${speedup.toFixed(2)}× episode throughput now`);
+      console.log(
+        `[${label}] the same episodes on today's engine (static batches, no reuse): ${t.seconds.toFixed(1)} s, ${(t.episodes / t.seconds).toFixed(3)} episodes/s → ${speedup.toFixed(2)}× episode throughput now`,
+      );
       f['legacy_episodes_per_s_10turn'] = round(t.episodes / t.seconds, 4);
       f['episode_speedup_10turn'] = round(speedup, 2);
     } finally {
@@ -140,7 +199,9 @@ async function openEpisodes(w: Worker, max: number): Promise<{ held: number; rss
   const ids: string[] = [];
   const rssLimit = rssMb() + 2048;
   while (ids.length < max && rssMb() < rssLimit) {
-    const batch = await Promise.all(Array.from({ length: Math.min(500, max - ids.length) }, (_, i) => claim(w, `bench-open-${i % 16}`)));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(500, max - ids.length) }, (_, i) => claim(w, `bench-open-${i % 16}`)),
+    );
     ids.push(...batch.map((c) => c.episodeId));
   }
   const open = w.swarm.status().episodes.open;
@@ -154,7 +215,11 @@ async function openEpisodes(w: Worker, max: number): Promise<{ held: number; rss
 /** Writes the random-init mid-size model folder (agentjet_engine.midsize) into `dir`. */
 function midsizeModel(size: string, dir: string): string {
   const out = join(dir, `qwen2-${size}`);
-  execFileSync(findPython(), ['-m', 'agentjet_engine.midsize', '--size', size, '--out', out, '--tokenizer', BUILTIN_MODEL_DIR], { cwd: ENGINE_DIR, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    findPython(),
+    ['-m', 'agentjet_engine.midsize', '--size', size, '--out', out, '--tokenizer', BUILTIN_MODEL_DIR],
+    { cwd: ENGINE_DIR, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   return out;
 }
 
@@ -173,13 +238,23 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     legacy: argValue(args, '--legacy') !== 'false',
   };
   const model = argValue(args, '--model');
-  console.log('bench server: per model, (1) latency the server adds per call (p50/p99); (2) generated tokens/s at 1, 8, 32, 64 concurrent episodes vs one-at-a-time engine calls;');
-  console.log(`  (3) time to first token and inter-token latency of ${o.streams} concurrent SSE streams; (4) ${o.episodes} concurrent ${o.turns}-turn episodes with a long system + tools prompt:`);
-  console.log('  prompt tokens computed with prefix reuse vs all prompt tokens (no reuse), and episode throughput vs today\'s engine (static batches, no reuse);');
-  console.log(`  (5) open episodes held. Models: the built-in one and a random-init Qwen2 of size "${size}" (threads ${o.threads}, max_tokens ${o.maxTokens}).`);
+  console.log(
+    'bench server: per model, (1) latency the server adds per call (p50/p99); (2) generated tokens/s at 1, 8, 32, 64 concurrent episodes vs one-at-a-time engine calls;',
+  );
+  console.log(
+    `  (3) time to first token and inter-token latency of ${o.streams} concurrent SSE streams; (4) ${o.episodes} concurrent ${o.turns}-turn episodes with a long system + tools prompt:`,
+  );
+  console.log(
+    "  prompt tokens computed with prefix reuse vs all prompt tokens (no reuse), and episode throughput vs today's engine (static batches, no reuse);",
+  );
+  console.log(
+    `  (5) open episodes held. Models: the built-in one and a random-init Qwen2 of size "${size}" (threads ${o.threads}, max_tokens ${o.maxTokens}).`,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'aj-bench-server-'));
   try {
-    const builtin = args.includes('--skip-builtin') ? {} : await benchModel('builtin', model ?? BUILTIN_MODEL_DIR, dir, o);
+    const builtin = args.includes('--skip-builtin')
+      ? {}
+      : await benchModel('builtin', model ?? BUILTIN_MODEL_DIR, dir, o);
     const mid = size === 'none' ? {} : await benchModel(size, midsizeModel(size, dir), dir, { ...o, maxOpen: 0 });
     const prefixed = Object.fromEntries(Object.entries(builtin).map(([k, v]) => [`builtin_${k}`, v]));
     // The CPU cost each inference API adds per call (chat completions, Responses, Messages) on the built-in model.

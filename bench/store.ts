@@ -51,7 +51,12 @@ function ingestRows(store: Store, runId: string, n: number): number {
 }
 
 function episodeCalls(episodeId: string, calls: number): Timeline[] {
-  return conversation(episodeId, Array.from({ length: calls }, (_, k) => ({ reply: say(`step ${k}: computing the next part`, ['calc', `{"expression":"${k}*17+4"}`]) })));
+  return conversation(
+    episodeId,
+    Array.from({ length: calls }, (_, k) => ({
+      reply: say(`step ${k}: computing the next part`, ['calc', `{"expression":"${k}*17+4"}`]),
+    })),
+  );
 }
 
 export async function benchStore(args: string[]): Promise<Record<string, unknown>> {
@@ -62,16 +67,46 @@ export async function benchStore(args: string[]): Promise<Record<string, unknown
   const path = join(dir, 'workbench.db');
   const store = openStore(path);
   try {
-    store.createRun({ runId: 'big', name: 'big', mode: 'local', workerUrl: 'u', model: 'builtin', example: null, config: {}, createdAt: 1 });
+    store.createRun({
+      runId: 'big',
+      name: 'big',
+      mode: 'local',
+      workerUrl: 'u',
+      model: 'builtin',
+      example: null,
+      config: {},
+      createdAt: 1,
+    });
     const rowsPerS = ingestRows(store, 'big', episodes);
 
     const pages: Record<string, number> = {};
-    const filters: [string, EpisodeFilter][] = [['all', {}], ['client', { clientId: 'c3' }], ['task', { task: 'task_4' }], ['status', { status: 'ended' }], ['reward', { minReward: 0.5 }], ['client+kind', { clientId: 'c3', kind: 'train' }]];
+    const filters: [string, EpisodeFilter][] = [
+      ['all', {}],
+      ['client', { clientId: 'c3' }],
+      ['task', { task: 'task_4' }],
+      ['status', { status: 'ended' }],
+      ['reward', { minReward: 0.5 }],
+      ['client+kind', { clientId: 'c3', kind: 'train' }],
+    ];
     const orders: EpisodeOrder[] = ['newest', 'reward_asc'];
-    for (const [name, filter] of filters) for (const order of orders) pages[`${name}/${order}`] = timeMs(() => store.episodesPage('big', filter, 1_000, 200, order));
+    for (const [name, filter] of filters)
+      for (const order of orders)
+        pages[`${name}/${order}`] = timeMs(() => store.episodesPage('big', filter, 1_000, 200, order));
 
-    store.createRun({ runId: 'detailed', name: 'detailed', mode: 'local', workerUrl: 'u', model: 'builtin', example: null, config: {}, createdAt: 2 });
-    store.putVocab('detailed', Array.from({ length: 150_000 }, (_, i) => `tok${i}`));
+    store.createRun({
+      runId: 'detailed',
+      name: 'detailed',
+      mode: 'local',
+      workerUrl: 'u',
+      model: 'builtin',
+      example: null,
+      config: {},
+      createdAt: 2,
+    });
+    store.putVocab(
+      'detailed',
+      Array.from({ length: 150_000 }, (_, i) => `tok${i}`),
+    );
     const sizeBefore = statSync(path).size;
     let jsonBytes = 0;
     const t0 = performance.now();
@@ -82,7 +117,19 @@ export async function benchStore(args: string[]): Promise<Record<string, unknown
           const timelines = episodeCalls(id, calls);
           const merged = mergeTimelines(timelines, { mode: 'linear', level: 'token' });
           jsonBytes += JSON.stringify(timelines).length + JSON.stringify(merged.samples).length;
-          store.putEpisode('detailed', { episodeId: id, kind: 'train', status: 'ended', taskId: 't', clientId: 'c', codeVersion: 'v', reward: 1, success: true, calls, createdAt: i, finishedAt: i });
+          store.putEpisode('detailed', {
+            episodeId: id,
+            kind: 'train',
+            status: 'ended',
+            taskId: 't',
+            clientId: 'c',
+            codeVersion: 'v',
+            reward: 1,
+            success: true,
+            calls,
+            createdAt: i,
+            finishedAt: i,
+          });
           store.putEpisodeTimelines('detailed', id, timelines, merged);
         }
       });

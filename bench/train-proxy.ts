@@ -24,15 +24,22 @@ export async function startEndLedger(target: string): Promise<EndLedger> {
   const server = http.createServer((req, res) => {
     const m = req.method === 'POST' ? END_PATH.exec(req.url ?? '') : null;
     const episodeId = m ? decodeURIComponent(m[1]!) : null;
-    const fwd = http.request({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers, agent }, (ur) => {
-      res.writeHead(ur.statusCode ?? 502, ur.headers);
-      ur.pipe(res);
-      if (episodeId !== null) {
-        const status = ur.statusCode ?? null;
-        res.once('finish', () => (status !== null && status >= 200 && status < 300 ? acked.add(episodeId) : unacked.push({ episodeId, status })));
-        res.once('close', () => !res.writableFinished && unacked.push({ episodeId, status: null }));
-      }
-    });
+    const fwd = http.request(
+      { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers, agent },
+      (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+        if (episodeId !== null) {
+          const status = ur.statusCode ?? null;
+          res.once('finish', () =>
+            status !== null && status >= 200 && status < 300
+              ? acked.add(episodeId)
+              : unacked.push({ episodeId, status }),
+          );
+          res.once('close', () => !res.writableFinished && unacked.push({ episodeId, status: null }));
+        }
+      },
+    );
     fwd.on('error', (err) => {
       if (episodeId !== null) unacked.push({ episodeId, status: null });
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });

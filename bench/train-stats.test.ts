@@ -2,12 +2,26 @@
 import { describe, expect, it } from 'vitest';
 import { binomialSe, curvesTable, frameworkCurves, withinNoise, type EndedTrainEpisode } from './train-stats';
 
-const ep = (framework: string, version: number, reward: number): EndedTrainEpisode => ({ episodeId: `${framework}-${version}-${reward}-${Math.random()}`, framework, version, reward, success: reward === 1 });
+const ep = (framework: string, version: number, reward: number): EndedTrainEpisode => ({
+  episodeId: `${framework}-${version}-${reward}-${Math.random()}`,
+  framework,
+  version,
+  reward,
+  success: reward === 1,
+});
 
 describe('frameworkCurves', () => {
   it('bins by weight version and measures each framework against the mean of the framework means', () => {
     // versions 0..3 in 2 bins: [0,2) and [2,4)
-    const eps = [ep('a', 0, 0), ep('a', 1, 1), ep('a', 2, 1), ep('a', 3, 1), ep('b', 0, 0), ep('b', 1, 0), ep('b', 3, 1)];
+    const eps = [
+      ep('a', 0, 0),
+      ep('a', 1, 1),
+      ep('a', 2, 1),
+      ep('a', 3, 1),
+      ep('b', 0, 0),
+      ep('b', 1, 0),
+      ep('b', 3, 1),
+    ];
     const c = frameworkCurves(eps, ['a', 'b'], 2);
     expect(c.edges).toEqual([0, 2, 4]);
     expect(c.curves['a']).toEqual([0.5, 1]);

@@ -66,8 +66,18 @@ export function frameworkCurves(episodes: EndedTrainEpisode[], frameworks: strin
   for (const f of frameworks) madVsAll[f] = madBetween(curves[f]!, all);
   let maxPairwiseMad = 0;
   for (let i = 0; i < frameworks.length; i++)
-    for (let j = i + 1; j < frameworks.length; j++) maxPairwiseMad = Math.max(maxPairwiseMad, madBetween(curves[frameworks[i]!]!, curves[frameworks[j]!]!));
-  return { edges, frameworks, curves, counts, all, madVsAll, maxMadVsAll: Math.max(0, ...Object.values(madVsAll)), maxPairwiseMad };
+    for (let j = i + 1; j < frameworks.length; j++)
+      maxPairwiseMad = Math.max(maxPairwiseMad, madBetween(curves[frameworks[i]!]!, curves[frameworks[j]!]!));
+  return {
+    edges,
+    frameworks,
+    curves,
+    counts,
+    all,
+    madVsAll,
+    maxMadVsAll: Math.max(0, ...Object.values(madVsAll)),
+    maxPairwiseMad,
+  };
 }
 
 /** The binomial standard error of a success rate p measured on n episodes. */
@@ -88,8 +98,16 @@ export function curvesTable(c: FrameworkCurves): string {
   const head = ['versions'.padEnd(11), ...c.frameworks.map((f) => f.padStart(14)), 'all'.padStart(8)].join(' ');
   const rows = c.all.map((a, b) => {
     const range = `v${c.edges[b]}–${c.edges[b + 1]! - 1}`.padEnd(11);
-    return [range, ...c.frameworks.map((f) => `${fmt(c.curves[f]![b]!)} (${String(c.counts[f]![b]!).padStart(4)})`.padStart(14)), fmt(a).padStart(8)].join(' ');
+    return [
+      range,
+      ...c.frameworks.map((f) => `${fmt(c.curves[f]![b]!)} (${String(c.counts[f]![b]!).padStart(4)})`.padStart(14)),
+      fmt(a).padStart(8),
+    ].join(' ');
   });
-  const mad = ['MAD vs all'.padEnd(11), ...c.frameworks.map((f) => c.madVsAll[f]!.toFixed(3).padStart(14)), ''.padStart(8)].join(' ');
+  const mad = [
+    'MAD vs all'.padEnd(11),
+    ...c.frameworks.map((f) => c.madVsAll[f]!.toFixed(3).padStart(14)),
+    ''.padStart(8),
+  ].join(' ');
   return [head, ...rows, mad].join('\n');
 }

@@ -33,14 +33,44 @@ import type { SwarmEvent } from '../src/shared/swarm-events';
 import { EpisodeSummarySchema, StatusSchema, type StepMetrics } from '../src/shared/swarm-protocol';
 import { argValue, round } from './engine';
 import { startEndLedger } from './train-proxy';
-import { binomialSe, curvesTable, frameworkCurves, withinNoise, type EndedTrainEpisode, type FrameworkCurves } from './train-stats';
+import {
+  binomialSe,
+  curvesTable,
+  frameworkCurves,
+  withinNoise,
+  type EndedTrainEpisode,
+  type FrameworkCurves,
+} from './train-stats';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const EXAMPLE_DIR = join(ROOT, 'resources', 'examples', 'calculator-agent');
 
 /** Worker flags the bench passes through (as for `agentjet worker`), with the bench's defaults. */
-const WORKER_FLAGS = ['strategy', 'batch', 'group-size', 'algo', 'lr', 'clip-low', 'clip-high', 'kl-coef', 'max-staleness', 'max-tokens', 'micro-batch-tokens', 'threads', 'seed', 'merge', 'episode-timeout'] as const;
-export const TRAIN_BENCH_DEFAULTS: Record<string, string> = { strategy: 'C2', batch: '8', 'group-size': '8', lr: '3.5e-4', threads: '1', seed: '1' };
+const WORKER_FLAGS = [
+  'strategy',
+  'batch',
+  'group-size',
+  'algo',
+  'lr',
+  'clip-low',
+  'clip-high',
+  'kl-coef',
+  'max-staleness',
+  'max-tokens',
+  'micro-batch-tokens',
+  'threads',
+  'seed',
+  'merge',
+  'episode-timeout',
+] as const;
+export const TRAIN_BENCH_DEFAULTS: Record<string, string> = {
+  strategy: 'C2',
+  batch: '8',
+  'group-size': '8',
+  lr: '3.5e-4',
+  threads: '1',
+  seed: '1',
+};
 /** The frameworks of a run without --frameworks (the README's figures); langchain and agents join on request. */
 const DEFAULT_FRAMEWORKS: readonly ClientKind[] = ['openai', 'vercel', 'fetch', 'python'];
 /** With the default --lr, the learning rate decays linearly to this over the run (see --lr-end). */
@@ -65,7 +95,9 @@ export const trainBenchHelp = `npm run bench -- train [options]
   --no-chaos             skip the chaos run
   --run-dir DIR          where both runs' worker files and logs go (default runs/bench-train-<time>)
   worker settings, as for \`agentjet worker\`: ${WORKER_FLAGS.map((f) => `--${f}`).join(' ')}
-  (bench defaults: ${Object.entries(TRAIN_BENCH_DEFAULTS).map(([k, v]) => `--${k} ${v}`).join(' ')})`;
+  (bench defaults: ${Object.entries(TRAIN_BENCH_DEFAULTS)
+    .map(([k, v]) => `--${k} ${v}`)
+    .join(' ')})`;
 
 const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -127,13 +159,32 @@ function evalLine(label: string, e: EvalSummary): string {
 
 async function runOnce(s: RunSettings): Promise<RunResult> {
   mkdirSync(s.runDir, { recursive: true });
-  const files = { workerLog: join(s.runDir, 'worker.log'), clientsLog: join(s.runDir, 'clients.log'), steps: join(s.runDir, 'steps.jsonl'), kills: join(s.runDir, 'kills.log') };
+  const files = {
+    workerLog: join(s.runDir, 'worker.log'),
+    clientsLog: join(s.runDir, 'clients.log'),
+    steps: join(s.runDir, 'steps.jsonl'),
+    kills: join(s.runDir, 'kills.log'),
+  };
   const wo = workerOptions(s.args, s.runDir);
   const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
-  const worker = await startWorker(workerConfigFromOptions(wo).config, { tokens, log: (line) => appendFileSync(files.workerLog, `${line}\n`) });
+  const worker = await startWorker(workerConfigFromOptions(wo).config, {
+    tokens,
+    log: (line) => appendFileSync(files.workerLog, `${line}\n`),
+  });
   const t = worker.swarm.training;
-  const config = { strategy: t.strategy, batch: t.batch, groupSize: t.groupSize, lr: t.lr, klCoef: t.klCoef, maxStaleness: t.maxStaleness, algo: t.algo, temperature: t.temperature };
-  s.out(`[${s.mode}] worker ${worker.url} · clients ${s.frameworks.map((k) => `${k}×${s.counts[k]}`).join(', ')} · ${s.minutes} min · ${JSON.stringify(config)} · run dir ${s.runDir}`);
+  const config = {
+    strategy: t.strategy,
+    batch: t.batch,
+    groupSize: t.groupSize,
+    lr: t.lr,
+    klCoef: t.klCoef,
+    maxStaleness: t.maxStaleness,
+    algo: t.algo,
+    temperature: t.temperature,
+  };
+  s.out(
+    `[${s.mode}] worker ${worker.url} · clients ${s.frameworks.map((k) => `${k}×${s.counts[k]}`).join(', ')} · ${s.minutes} min · ${JSON.stringify(config)} · run dir ${s.runDir}`,
+  );
   const steps: StepMetrics[] = [];
   const episodes: EndedTrainEpisode[] = [];
   const startedVersion = new Map<string, number>();
@@ -147,15 +198,25 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
       serverEndedByClient[e.clientId] = (serverEndedByClient[e.clientId] ?? 0) + 1;
       const framework = frameworkOf(e.clientId);
       if (e.kind === 'train' && framework) {
-        episodes.push({ episodeId: e.episodeId, framework, reward: e.reward, success: e.success ?? false, version: startedVersion.get(e.episodeId) ?? (steps.at(-1)?.weightVersion ?? 0) });
+        episodes.push({
+          episodeId: e.episodeId,
+          framework,
+          reward: e.reward,
+          success: e.success ?? false,
+          version: startedVersion.get(e.episodeId) ?? steps.at(-1)?.weightVersion ?? 0,
+        });
       }
       startedVersion.delete(e.episodeId);
     } else if (e.type === 'step') {
       steps.push(e.metrics);
       appendFileSync(files.steps, `${JSON.stringify({ time: Date.now(), ...e.metrics })}\n`);
-    } else if (e.type === 'log' && (e.level === 'error' || e.level === 'warn')) appendFileSync(files.workerLog, `[${e.level}] ${e.source}: ${e.message}\n`);
+    } else if (e.type === 'log' && (e.level === 'error' || e.level === 'warn'))
+      appendFileSync(files.workerLog, `[${e.level}] ${e.source}: ${e.message}\n`);
   };
-  const events = await subscribeEvents(worker.url, tokens.admin, { event: onEvent, error: (m) => appendFileSync(files.workerLog, `${m}\n`) });
+  const events = await subscribeEvents(worker.url, tokens.admin, {
+    event: onEvent,
+    error: (m) => appendFileSync(files.workerLog, `${m}\n`),
+  });
   const ledger = await startEndLedger(worker.url);
   const handles: ClientsHandle[] = [];
   const logAckedByClient: Record<string, number> = {};
@@ -177,8 +238,21 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
       // The example clients print `<task>: reward R ...` after each acknowledged end.
       if (/^\S+: reward -?[\d.]+ /.test(line)) logAckedByClient[id] = (logAckedByClient[id] ?? 0) + 1;
     };
-    handles.push(...(await Promise.all(s.frameworks.map((kind) =>
-      startClients({ exampleDir: EXAMPLE_DIR, kind, count: s.counts[kind]!, serverUrl: ledger.url, joinToken: tokens.join, groupSize: t.groupSize, log })))));
+    handles.push(
+      ...(await Promise.all(
+        s.frameworks.map((kind) =>
+          startClients({
+            exampleDir: EXAMPLE_DIR,
+            kind,
+            count: s.counts[kind]!,
+            serverUrl: ledger.url,
+            joinToken: tokens.join,
+            groupSize: t.groupSize,
+            log,
+          }),
+        ),
+      )),
+    );
     const t0 = performance.now();
     if (s.mode === 'chaos') {
       const rng = createPrng(Number(wo.seed ?? 1) + 77);
@@ -191,7 +265,10 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
           kills++;
           appendFileSync(files.kills, `${new Date().toISOString()} SIGKILL ${victim.clientId} pid ${victim.pid}\n`);
         } catch (err) {
-          appendFileSync(files.kills, `${new Date().toISOString()} could not kill ${victim.clientId}: ${err instanceof Error ? err.message : String(err)}\n`);
+          appendFileSync(
+            files.kills,
+            `${new Date().toISOString()} could not kill ${victim.clientId}: ${err instanceof Error ? err.message : String(err)}\n`,
+          );
         }
       }, s.killEveryS * 1000);
     }
@@ -201,15 +278,22 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
       lrTimer = setInterval(() => {
         const frac = Math.min(1, (performance.now() - t0) / (s.minutes * 60_000));
         lrNow = lr0 + (lrEnd - lr0) * frac;
-        void fetch(`${worker.url}/swarm/v1/config`, { method: 'PATCH', headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ lr: lrNow }) })
-          .then((r) => (r.ok ? undefined : appendFileSync(files.workerLog, `bench: PATCH lr failed: HTTP ${r.status}\n`)), (err: unknown) => appendFileSync(files.workerLog, `bench: PATCH lr failed: ${String(err)}\n`));
+        void fetch(`${worker.url}/swarm/v1/config`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ lr: lrNow }),
+        }).then(
+          (r) => (r.ok ? undefined : appendFileSync(files.workerLog, `bench: PATCH lr failed: HTTP ${r.status}\n`)),
+          (err: unknown) => appendFileSync(files.workerLog, `bench: PATCH lr failed: ${String(err)}\n`),
+        );
       }, 10_000);
     }
     if (s.evalEveryMin > 0) {
       evalTimer = setInterval(() => {
         midEval = midEval.then(async () => {
           const e = await runEval(worker.url, tokens.join, s.evalEpisodes, 'calc').catch(() => null);
-          if (e) s.out(evalLine(`[${s.mode}] during training, ${((performance.now() - t0) / 60_000).toFixed(1)} min`, e));
+          if (e)
+            s.out(evalLine(`[${s.mode}] during training, ${((performance.now() - t0) / 60_000).toFixed(1)} min`, e));
         });
       }, s.evalEveryMin * 60_000);
     }
@@ -218,7 +302,9 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
       lastPrinted = episodes.length;
       const ok = recent.filter((e) => e.success).length;
       const last = steps.at(-1);
-      s.out(`[${s.mode}] ${((performance.now() - t0) / 60_000).toFixed(1)} min · step ${last?.step ?? 0} (v${last?.weightVersion ?? 0}) · ${episodes.length} train episodes · last minute's train success ${recent.length > 0 ? pct(ok / recent.length) : '–'} (${recent.length}) · lr ${lrNow.toExponential(2)}${s.mode === 'chaos' ? ` · ${kills} kills` : ''}`);
+      s.out(
+        `[${s.mode}] ${((performance.now() - t0) / 60_000).toFixed(1)} min · step ${last?.step ?? 0} (v${last?.weightVersion ?? 0}) · ${episodes.length} train episodes · last minute's train success ${recent.length > 0 ? pct(ok / recent.length) : '–'} (${recent.length}) · lr ${lrNow.toExponential(2)}${s.mode === 'chaos' ? ` · ${kills} kills` : ''}`,
+      );
     }, 60_000);
     await new Promise((r) => setTimeout(r, s.minutes * 60_000));
     const trainSeconds = (performance.now() - t0) / 1000;
@@ -239,16 +325,36 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
     const lost: string[] = [];
     for (const id of ledger.acked) {
       if (serverEnded.has(id)) continue;
-      const ep = EpisodeSummarySchema.safeParse(await adminGet(worker, `/swarm/v1/episodes/${encodeURIComponent(id)}`).catch(() => null));
+      const ep = EpisodeSummarySchema.safeParse(
+        await adminGet(worker, `/swarm/v1/episodes/${encodeURIComponent(id)}`).catch(() => null),
+      );
       if (!ep.success || ep.data.status !== 'ended') lost.push(id);
     }
     let logCountShortfall = 0;
-    for (const [id, n] of Object.entries(logAckedByClient)) logCountShortfall += Math.max(0, n - (serverEndedByClient[id] ?? 0));
+    for (const [id, n] of Object.entries(logAckedByClient))
+      logCountShortfall += Math.max(0, n - (serverEndedByClient[id] ?? 0));
     const final = await runEval(worker.url, tokens.join, s.evalEpisodes, 'calc');
-    s.out(evalLine(`[${s.mode}] after ${(trainSeconds / 60).toFixed(1)} min, ${updates(steps)} updates (${steps.length} batches)`, final));
+    s.out(
+      evalLine(
+        `[${s.mode}] after ${(trainSeconds / 60).toFixed(1)} min, ${updates(steps)} updates (${steps.length} batches)`,
+        final,
+      ),
+    );
     return {
-      mode: s.mode, warm, final, trainSeconds, steps, episodes, kills, acked: ledger.acked.size, lost, unackedEnds: ledger.unacked.length,
-      logAckedByClient, serverEndedByClient, logCountShortfall, config,
+      mode: s.mode,
+      warm,
+      final,
+      trainSeconds,
+      steps,
+      episodes,
+      kills,
+      acked: ledger.acked.size,
+      lost,
+      unackedEnds: ledger.unacked.length,
+      logAckedByClient,
+      serverEndedByClient,
+      logCountShortfall,
+      config,
     };
   } finally {
     if (killTimer) clearInterval(killTimer);
@@ -295,12 +401,23 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
   const killEveryS = Number(argValue(args, '--kill-every-s') ?? 10);
   const evalEveryMin = Number(argValue(args, '--eval-every-min') ?? 0);
   const lrEndArg = argValue(args, '--lr-end');
-  const lrEnd = lrEndArg === undefined ? (argValue(args, '--lr') === undefined ? DEFAULT_LR_END : null) : Number(lrEndArg);
+  const lrEnd =
+    lrEndArg === undefined ? (argValue(args, '--lr') === undefined ? DEFAULT_LR_END : null) : Number(lrEndArg);
   if (lrEnd !== null && !(lrEnd > 0)) throw new Error('--lr-end: a positive learning rate');
   const chaos = !args.includes('--no-chaos');
   const runDir = resolve(argValue(args, '--run-dir') ?? join('runs', `bench-train-${stamp()}`));
-  const counts: Record<string, number> = Object.fromEntries(frameworks.map((k) => [k, k === 'python' ? pythonClients : clientsPer]));
-  if (!(minutes > 0) || !(clientsPer > 0) || !(pythonClients > 0) || !(evalEpisodes > 0) || !(bins > 0) || !(killEveryS > 0)) throw new Error(`bad options\n${trainBenchHelp}`);
+  const counts: Record<string, number> = Object.fromEntries(
+    frameworks.map((k) => [k, k === 'python' ? pythonClients : clientsPer]),
+  );
+  if (
+    !(minutes > 0) ||
+    !(clientsPer > 0) ||
+    !(pythonClients > 0) ||
+    !(evalEpisodes > 0) ||
+    !(bins > 0) ||
+    !(killEveryS > 0)
+  )
+    throw new Error(`bad options\n${trainBenchHelp}`);
   const out = (line: string): void => console.log(line);
   const wall0 = performance.now();
   const common = { minutes, counts, frameworks, evalEpisodes, killEveryS, evalEveryMin, lrEnd, args, out };
@@ -308,24 +425,45 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
   const warm = calm.warm!;
   const curves: FrameworkCurves = frameworkCurves(calm.episodes, frameworks, bins);
   out('');
-  out(`calm run: mean train reward per framework and weight-version bin (episodes in brackets; ${bins} equal bins of the ${updates(calm.steps)} updates' versions;`);
+  out(
+    `calm run: mean train reward per framework and weight-version bin (episodes in brackets; ${bins} equal bins of the ${updates(calm.steps)} updates' versions;`,
+  );
   out('the all column is the mean of the framework means; MAD vs all = mean over bins of |framework − all|):');
   out(curvesTable(curves));
-  out(`framework_curve_mad (largest MAD vs all) ${curves.maxMadVsAll.toFixed(3)} · largest pairwise MAD ${curves.maxPairwiseMad.toFixed(3)} · target < 0.05`);
+  out(
+    `framework_curve_mad (largest MAD vs all) ${curves.maxMadVsAll.toFixed(3)} · largest pairwise MAD ${curves.maxPairwiseMad.toFixed(3)} · target < 0.05`,
+  );
   out(`calm train success by quarter of its episodes: ${trainSuccessByQuarter(calm)}`);
   const gainPp = 100 * (calm.final.successRate - warm.successRate);
-  const gainSe = 100 * Math.sqrt(binomialSe(calm.final.successRate, calm.final.episodes) ** 2 + binomialSe(warm.successRate, warm.episodes) ** 2);
-  out(`held-out success: warm ${pct(warm.successRate)} → ${pct(calm.final.successRate)} after ${(calm.trainSeconds / 60).toFixed(1)} min: ${gainPp >= 0 ? '+' : ''}${gainPp.toFixed(1)} pp ± ${gainSe.toFixed(1)} (1 s.e.) · target ≥ +25 pp`);
+  const gainSe =
+    100 *
+    Math.sqrt(
+      binomialSe(calm.final.successRate, calm.final.episodes) ** 2 + binomialSe(warm.successRate, warm.episodes) ** 2,
+    );
+  out(
+    `held-out success: warm ${pct(warm.successRate)} → ${pct(calm.final.successRate)} after ${(calm.trainSeconds / 60).toFixed(1)} min: ${gainPp >= 0 ? '+' : ''}${gainPp.toFixed(1)} pp ± ${gainSe.toFixed(1)} (1 s.e.) · target ≥ +25 pp`,
+  );
   out(`calm ledger: ${calm.acked} ends acknowledged to clients, ${calm.lost.length} missing on the server`);
   let chaosRun: RunResult | null = null;
   if (chaos) {
     out('');
     chaosRun = await runOnce({ ...common, mode: 'chaos', runDir: join(runDir, 'chaos'), warmEval: false });
-    const agree = withinNoise({ p: calm.final.successRate, n: calm.final.episodes }, { p: chaosRun.final.successRate, n: chaosRun.final.episodes });
-    out(`chaos run: ${chaosRun.kills} clients SIGKILLed (one every ${killEveryS} s) · ${updates(chaosRun.steps)} updates · ${chaosRun.episodes.length} train episodes ended`);
-    out(`chaos ledger: ${chaosRun.acked} ends acknowledged to clients (proxy), ${chaosRun.lost.length} of them missing among the server's ended episodes; ${chaosRun.unackedEnds} end requests not acknowledged (client killed first, or refused)`);
-    out(`chaos client logs: ${Object.values(chaosRun.logAckedByClient).reduce((a, b) => a + b, 0)} acknowledged ends logged; clients whose logged count exceeds the server's ended count: ${chaosRun.logCountShortfall} episodes`);
-    out(`chaos final held-out success ${pct(chaosRun.final.successRate)} vs calm ${pct(calm.final.successRate)}: ${agree ? 'within' : 'NOT within'} noise (2 s.e. of the difference)`);
+    const agree = withinNoise(
+      { p: calm.final.successRate, n: calm.final.episodes },
+      { p: chaosRun.final.successRate, n: chaosRun.final.episodes },
+    );
+    out(
+      `chaos run: ${chaosRun.kills} clients SIGKILLed (one every ${killEveryS} s) · ${updates(chaosRun.steps)} updates · ${chaosRun.episodes.length} train episodes ended`,
+    );
+    out(
+      `chaos ledger: ${chaosRun.acked} ends acknowledged to clients (proxy), ${chaosRun.lost.length} of them missing among the server's ended episodes; ${chaosRun.unackedEnds} end requests not acknowledged (client killed first, or refused)`,
+    );
+    out(
+      `chaos client logs: ${Object.values(chaosRun.logAckedByClient).reduce((a, b) => a + b, 0)} acknowledged ends logged; clients whose logged count exceeds the server's ended count: ${chaosRun.logCountShortfall} episodes`,
+    );
+    out(
+      `chaos final held-out success ${pct(chaosRun.final.successRate)} vs calm ${pct(calm.final.successRate)}: ${agree ? 'within' : 'NOT within'} noise (2 s.e. of the difference)`,
+    );
   }
   const wallMin = (performance.now() - wall0) / 60_000;
   out(`wall time ${wallMin.toFixed(1)} min · run dir ${runDir}`);

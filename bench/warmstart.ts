@@ -13,7 +13,11 @@ export async function benchWarmstart(args: string[]): Promise<Record<string, unk
   const modelDir = argValue(args, '--model') ?? BUILTIN_MODEL_DIR;
   const engine = await EngineProcess.start({ onLog: (l) => process.stderr.write(`  engine: ${l}\n`) });
   try {
-    const info = await engine.call('load', { path: modelDir, threads: Number(argValue(args, '--threads') ?? 2), seed: 0 });
+    const info = await engine.call('load', {
+      path: modelDir,
+      threads: Number(argValue(args, '--threads') ?? 2),
+      seed: 0,
+    });
     console.log(`model ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype}`);
     const run = async <T>(example: Example<T>, temperature: number): Promise<EvalSummary> => {
       const tasks = loadExampleTasks(example, 'eval').slice(0, limit);

@@ -6,7 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { byTestId, chromiumMissing, launchChromium, poll, screenshot, showPanel, startUiProcess, waitForNumberAttr, type UiProcess } from './harness';
+import {
+  byTestId,
+  chromiumMissing,
+  launchChromium,
+  poll,
+  screenshot,
+  showPanel,
+  startUiProcess,
+  waitForNumberAttr,
+  type UiProcess,
+} from './harness';
 
 const missing = chromiumMissing();
 if (missing) console.warn(`browser e2e skipped: ${missing}`);
@@ -60,14 +70,28 @@ describe.skipIf(missing !== null)('Campaigns panel', () => {
     await byTestId(page, 'campaign-start').click();
     await byTestId(page, 'campaign-item').first().waitFor({ state: 'visible', timeout: 60_000 });
     // A trial appears while it runs, then both finish.
-    await waitForNumberAttr(page, 'campaign-detail', 'data-trials', (n) => n >= 1, 120_000, 'the first trial to appear');
-    await poll(async () => ((await byTestId(page, 'campaign-state').textContent()) === 'done' ? true : undefined), 420_000, 'the campaign to finish', 1000);
+    await waitForNumberAttr(
+      page,
+      'campaign-detail',
+      'data-trials',
+      (n) => n >= 1,
+      120_000,
+      'the first trial to appear',
+    );
+    await poll(
+      async () => ((await byTestId(page, 'campaign-state').textContent()) === 'done' ? true : undefined),
+      420_000,
+      'the campaign to finish',
+      1000,
+    );
     const rows = byTestId(page, 'trial-row');
     expect(await rows.count()).toBe(2);
     const states = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-state')));
     expect(states.every((s) => s === 'complete' || s === 'pruned' || s === 'failed')).toBe(true);
     expect(states.filter((s) => s === 'complete').length).toBeGreaterThanOrEqual(1);
-    expect(Number(await byTestId(page, 'campaign-chart-eval-curves').getAttribute('data-marks'))).toBeGreaterThanOrEqual(1);
+    expect(
+      Number(await byTestId(page, 'campaign-chart-eval-curves').getAttribute('data-marks')),
+    ).toBeGreaterThanOrEqual(1);
     expect(Number(await byTestId(page, 'campaign-chart-scatter-lr').getAttribute('data-marks'))).toBe(2);
     expect(await panel.textContent()).toContain('report.html');
     await byTestId(page, 'agent-off').waitFor({ state: 'visible' });

@@ -15,7 +15,8 @@ function skipReason(): string | null {
   if (!existsSync(join(REPO_ROOT, 'node_modules', 'electron', 'path.txt'))) {
     return 'the Electron binary is absent (node_modules/electron/path.txt missing: its download was skipped at install); run this spec where `npm install` fetched Electron';
   }
-  if (process.platform === 'linux' && !process.env['DISPLAY'] && !process.env['WAYLAND_DISPLAY']) return 'no display (DISPLAY unset): run under `xvfb-run npm run test:e2e`';
+  if (process.platform === 'linux' && !process.env['DISPLAY'] && !process.env['WAYLAND_DISPLAY'])
+    return 'no display (DISPLAY unset): run under `xvfb-run npm run test:e2e`';
   return null;
 }
 
@@ -28,13 +29,21 @@ describe.skipIf(reason !== null)(`desktop app (Electron)${reason ? ` — skipped
   let page: Page;
 
   beforeAll(async () => {
-    const build = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const build = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    );
     if (build.status !== 0) throw new Error(`electron-vite build failed:\n${build.stdout}\n${build.stderr}`);
     dataDir = mkdtempSync(join(tmpdir(), 'agentjet-e2e-electron-'));
     // The package's `main` is out/main/index.js.
     // Chromium refuses to run as root with its sandbox (CI containers); elsewhere the sandbox stays on.
     const rootArgs = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
-    app = await _electron.launch({ args: [...rootArgs, REPO_ROOT], cwd: REPO_ROOT, env: { ...process.env, AGENTJET_HOME: dataDir } });
+    app = await _electron.launch({
+      args: [...rootArgs, REPO_ROOT],
+      cwd: REPO_ROOT,
+      env: { ...process.env, AGENTJET_HOME: dataDir },
+    });
     page = await app.firstWindow();
     await byTestId(page, 'nav-connect').waitFor({ state: 'visible', timeout: 60_000 });
   });

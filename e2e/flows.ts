@@ -20,7 +20,11 @@ export async function badRemoteShowsError(page: Page, shotPrefix: string): Promi
 }
 
 /** Connects a local worker (built-in model, calculator-agent, 2 clients) and waits for reward points. */
-export async function connectLocalAndChart(page: Page, shotPrefix: string, pointsTimeoutMs = 180_000): Promise<{ points: number; markers: number }> {
+export async function connectLocalAndChart(
+  page: Page,
+  shotPrefix: string,
+  pointsTimeoutMs = 180_000,
+): Promise<{ points: number; markers: number }> {
   await showPanel(page, 'connect');
   expect(await byTestId(page, 'connect-model').inputValue()).toBe('builtin');
   await byTestId(page, 'connect-example').selectOption('calculator-agent');
@@ -37,12 +41,26 @@ export async function connectLocalAndChart(page: Page, shotPrefix: string, point
   expect(state).not.toBe('failed');
   await screenshot(page, `${shotPrefix}connect`);
   await showPanel(page, 'charts');
-  const points = await waitForNumberAttr(page, 'chart-reward', 'data-points', (n) => n >= 1, pointsTimeoutMs, 'a reward point on the chart (a training step)');
+  const points = await waitForNumberAttr(
+    page,
+    'chart-reward',
+    'data-points',
+    (n) => n >= 1,
+    pointsTimeoutMs,
+    'a reward point on the chart (a training step)',
+  );
   // The step counter is shown (a CPU-starved first update may still be running, so ≥ 0).
   const step = Number((await byTestId(page, 'session-step').textContent({ timeout: 30_000 }))?.trim());
   expect(step).toBeGreaterThanOrEqual(0);
   // While the run trains and the charts draw, the page still answers (its main thread keeps up with the events).
-  for (let i = 0; i < 3; i++) expect(await withTimeout(page.evaluate(() => document.readyState), 10_000), 'the page answers within 10 s with the charts open').toBe('complete');
+  for (let i = 0; i < 3; i++)
+    expect(
+      await withTimeout(
+        page.evaluate(() => document.readyState),
+        10_000,
+      ),
+      'the page answers within 10 s with the charts open',
+    ).toBe('complete');
   const markers = Number(await byTestId(page, 'chart-reward').getAttribute('data-markers'));
   expect(Number.isFinite(markers)).toBe(true);
   await screenshot(page, `${shotPrefix}charts`);

@@ -34,8 +34,12 @@ export function startUiProcess(dataDir: string, extraArgs: string[] = [], timeou
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
-  const stop = async (graceMs = 60_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> => {
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
+  const stop = async (
+    graceMs = 60_000,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> => {
     const t0 = Date.now();
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -64,7 +68,9 @@ export function startUiProcess(dataDir: string, extraArgs: string[] = [], timeou
 }
 
 export function chromiumMissing(): string | null {
-  return existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set AGENTJET_E2E_CHROMIUM)`;
+  return existsSync(CHROMIUM)
+    ? null
+    : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set AGENTJET_E2E_CHROMIUM)`;
 }
 
 /** The explicit opt-out: `AGENTJET_SKIP_E2E=1` skips every end-to-end spec. */
@@ -81,27 +87,51 @@ export function browserSkipReason(): string | null {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
 export const byTestId = (page: Page, id: string): Locator => page.locator(`[data-testid="${id}"]`);
 
 /** Waits until the element's attribute, read as a number, satisfies `ok`; returns the value. */
-export async function waitForNumberAttr(page: Page, testId: string, attr: string, ok: (n: number) => boolean, timeoutMs: number, describe: string): Promise<number> {
+export async function waitForNumberAttr(
+  page: Page,
+  testId: string,
+  attr: string,
+  ok: (n: number) => boolean,
+  timeoutMs: number,
+  describe: string,
+): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   let last: string | null = null;
   for (;;) {
-    last = await byTestId(page, testId).first().getAttribute(attr, { timeout: 5000 }).catch(() => null);
+    last = await byTestId(page, testId)
+      .first()
+      .getAttribute(attr, { timeout: 5000 })
+      .catch(() => null);
     const n = last === null ? Number.NaN : Number(last);
     if (Number.isFinite(n) && ok(n)) return n;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${describe} (${testId} ${attr}=${String(last)})`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${describe} (${testId} ${attr}=${String(last)})`);
     await page.waitForTimeout(500);
   }
 }
 
 /** Polls `probe` until it returns a value (not undefined) or the time is up. */
-export async function poll<T>(probe: () => Promise<T | undefined>, timeoutMs: number, describe: string, intervalMs = 500): Promise<T> {
+export async function poll<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  describe: string,
+  intervalMs = 500,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError = '';
   for (;;) {
@@ -111,12 +141,18 @@ export async function poll<T>(probe: () => Promise<T | undefined>, timeoutMs: nu
     } catch (err) {
       lastError = err instanceof Error ? err.message : String(err);
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${describe}${lastError ? ` (last error: ${lastError})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${describe}${lastError ? ` (last error: ${lastError})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
-export async function showPanel(page: Page, name: 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards'): Promise<Locator> {
+export async function showPanel(
+  page: Page,
+  name: 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards',
+): Promise<Locator> {
   await byTestId(page, `nav-${name}`).click();
   const panel = byTestId(page, `panel-${name}`);
   await panel.waitFor({ state: 'visible', timeout: 15_000 });

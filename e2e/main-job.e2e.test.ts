@@ -6,7 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { byTestId, browserSkipReason, launchChromium, poll, screenshot, startUiProcess, type UiProcess } from './harness';
+import {
+  byTestId,
+  browserSkipReason,
+  launchChromium,
+  poll,
+  screenshot,
+  startUiProcess,
+  type UiProcess,
+} from './harness';
 
 const missing = browserSkipReason();
 
@@ -18,7 +26,17 @@ describe.skipIf(missing !== null)('main job: agentjet ui --connect-local', () =>
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'agentjet-e2e-main-'));
-    ui = await startUiProcess(dataDir, ['--connect-local', '--clients', '1', '--batch', '1', '--group-size', '2', '--eval-episodes', '0']);
+    ui = await startUiProcess(dataDir, [
+      '--connect-local',
+      '--clients',
+      '1',
+      '--batch',
+      '1',
+      '--group-size',
+      '2',
+      '--eval-episodes',
+      '0',
+    ]);
   });
 
   afterAll(async () => {
@@ -28,7 +46,11 @@ describe.skipIf(missing !== null)('main job: agentjet ui --connect-local', () =>
   });
 
   it('connects the local worker by itself and the page shows the live session', async () => {
-    workerUrl = await poll(async () => /agentjet ui: connected · run \S+ · worker (http:\/\/\S+)/.exec(ui.output())?.[1], 150_000, 'the "connected" line');
+    workerUrl = await poll(
+      async () => /agentjet ui: connected · run \S+ · worker (http:\/\/\S+)/.exec(ui.output())?.[1],
+      150_000,
+      'the "connected" line',
+    );
     expect((await fetch(`${workerUrl}/health`)).ok).toBe(true);
     browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });

@@ -7,7 +7,18 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { badRemoteShowsError, connectLocalAndChart } from './flows';
-import { byTestId, browserSkipReason, launchChromium, poll, screenshot, showPanel, startUiProcess, waitForNumberAttr, withTimeout, type UiProcess } from './harness';
+import {
+  byTestId,
+  browserSkipReason,
+  launchChromium,
+  poll,
+  screenshot,
+  showPanel,
+  startUiProcess,
+  waitForNumberAttr,
+  withTimeout,
+  type UiProcess,
+} from './harness';
 
 const missing = browserSkipReason();
 if (missing) console.warn(`browser e2e skipped: ${missing}`);
@@ -28,13 +39,23 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'agentjet-e2e-'));
     // Small batches and a small held-out eval keep a training step to seconds on a CPU.
-    ui = await startUiProcess(dataDir, ['--batch', '2', '--group-size', '2', '--eval-episodes', '2', '--eval-every', '20']);
+    ui = await startUiProcess(dataDir, [
+      '--batch',
+      '2',
+      '--group-size',
+      '2',
+      '--eval-episodes',
+      '2',
+      '--eval-every',
+      '20',
+    ]);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('crash', () => console.error(`the page crashed (renderer process gone) at ${new Date().toISOString()}`));
     page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`CSP: ${msg.text()}`);
+      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
+        problems.push(`CSP: ${msg.text()}`);
     });
     await page.goto(ui.url);
     await byTestId(page, 'nav-connect').waitFor({ state: 'visible', timeout: 30_000 });
@@ -45,8 +66,13 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
     // A page whose main thread is stuck answers nothing: bounded waits, and that is said.
     await screenshot(page, `failed-${name}`, 10_000).catch(() => undefined);
-    const ids = await withTimeout(page.locator('[data-testid]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid'))), 10_000);
-    console.error(`test ids on the page when "${ctx.task.name}" failed: ${ids ? [...new Set(ids)].join(' ') : '(the page did not answer within 10 s: its main thread is busy or hung)'}`);
+    const ids = await withTimeout(
+      page.locator('[data-testid]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid'))),
+      10_000,
+    );
+    console.error(
+      `test ids on the page when "${ctx.task.name}" failed: ${ids ? [...new Set(ids)].join(' ') : '(the page did not answer within 10 s: its main thread is busy or hung)'}`,
+    );
     console.error(`agentjet ui output (tail):\n${ui.output().slice(-3000)}`);
   });
 
@@ -72,7 +98,11 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     const tab = byTestId(page, 'editor-file-resources_examples_calculator-agent_reward.ts').first();
     await tab.waitFor({ state: 'visible', timeout: 60_000 });
     await tab.click({ timeout: 30_000 });
-    versionBefore = await poll(async () => (await byTestId(page, 'editor-code-version').textContent())?.trim() || undefined, 30_000, 'the running code version');
+    versionBefore = await poll(
+      async () => (await byTestId(page, 'editor-code-version').textContent())?.trim() || undefined,
+      30_000,
+      'the running code version',
+    );
     const editor = byTestId(page, 'editor-monaco');
     await editor.locator('.view-lines').click();
     await page.keyboard.press('Control+End');
@@ -93,7 +123,11 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
       async () => {
         const all = await byTestId(page, 'client-row').all();
         const local = [];
-        for (const row of all) local.push({ version: (await row.getAttribute('data-code-version')) ?? '', status: (await row.getAttribute('data-status')) ?? '' });
+        for (const row of all)
+          local.push({
+            version: (await row.getAttribute('data-code-version')) ?? '',
+            status: (await row.getAttribute('data-status')) ?? '',
+          });
         const onNew = local.filter((r) => sameVersion(r.version, versionAfter) && r.status === 'running');
         return onNew.length >= 2 ? local : undefined;
       },
@@ -104,7 +138,14 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     await screenshot(page, 'clients');
 
     await showPanel(page, 'charts');
-    await waitForNumberAttr(page, 'chart-reward', 'data-markers', (n) => n > markersBefore, 60_000, 'a code-version marker on the reward chart');
+    await waitForNumberAttr(
+      page,
+      'chart-reward',
+      'data-markers',
+      (n) => n > markersBefore,
+      60_000,
+      'a code-version marker on the reward chart',
+    );
     await screenshot(page, 'charts-marker');
   });
 
@@ -138,7 +179,12 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
             continue;
           }
           const context = await detail.locator('[data-testid="sample-view"] .tok[data-mask="0"]').count();
-          return { id: await row.getAttribute('data-episode-id'), trained: await trained.count(), context, calls: await detail.locator('[data-testid="call-view"]').count() };
+          return {
+            id: await row.getAttribute('data-episode-id'),
+            trained: await trained.count(),
+            context,
+            calls: await detail.locator('[data-testid="call-view"]').count(),
+          };
         }
         return undefined;
       },
@@ -150,7 +196,10 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     expect(found.trained).toBeGreaterThan(0);
     expect(found.context).toBeGreaterThan(0);
     expect(found.calls).toBeGreaterThan(0);
-    const title = await byTestId(page, 'episode-detail').locator('[data-testid="sample-view"] .tok[data-mask="1"]').first().getAttribute('title');
+    const title = await byTestId(page, 'episode-detail')
+      .locator('[data-testid="sample-view"] .tok[data-mask="1"]')
+      .first()
+      .getAttribute('title');
     expect(Number.isFinite(Number(title))).toBe(true);
     await screenshot(page, 'inspector');
   });
@@ -160,7 +209,11 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     await bar.waitFor({ state: 'visible', timeout: 30_000 });
     await byTestId(page, 'episode-detail').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('g');
-    await poll(async () => ((await byTestId(page, 'label-list').textContent()) ?? '').includes('good') || undefined, 30_000, 'a good label on the episode');
+    await poll(
+      async () => ((await byTestId(page, 'label-list').textContent()) ?? '').includes('good') || undefined,
+      30_000,
+      'a good label on the episode',
+    );
     await screenshot(page, 'inspector-label');
     await showPanel(page, 'rewards');
     await waitForNumberAttr(page, 'label-counts', 'data-good', (n) => n >= 1, 30_000, 'the good label counted');
@@ -183,7 +236,15 @@ describe.skipIf(missing !== null)('workbench in a browser (agentjet ui)', () => 
     await note.waitFor({ state: 'visible', timeout: 30_000 });
     const dir = (await note.locator('.mono').first().textContent()) ?? '';
     expect(dir.startsWith(join(dataDir, 'exports'))).toBe(true);
-    expect(readdirSync(dir).sort()).toEqual(['episodes.csv', 'episodes.jsonl', 'evals.csv', 'evals.jsonl', 'steps.csv', 'steps.jsonl', 'tensorboard']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'episodes.csv',
+      'episodes.jsonl',
+      'evals.csv',
+      'evals.jsonl',
+      'steps.csv',
+      'steps.jsonl',
+      'tensorboard',
+    ]);
     expect(readFileSync(join(dir, 'steps.csv'), 'utf8').split('\r\n').length).toBeGreaterThan(2);
     expect(readdirSync(join(dir, 'tensorboard'))[0]).toMatch(/^events\.out\.tfevents\./);
   });

@@ -16,10 +16,17 @@ const MAX_FILE = arg('--max-file', 400);
 const MAX_FUNCTION = arg('--max-function', 80);
 
 const exempt = (path) =>
-  /\.test\.tsx?$/.test(path) || /(^|\/)(testing|test-fixtures?)(\/|\.tsx?$)/.test(path) || /test-support\.ts$/.test(path) || /\.d\.ts$/.test(path) ||
-  path.startsWith('bench/') || path.startsWith('e2e/') || path.startsWith('resources/models/');
+  /\.test\.tsx?$/.test(path) ||
+  /(^|\/)(testing|test-fixtures?)(\/|\.tsx?$)/.test(path) ||
+  /test-support\.ts$/.test(path) ||
+  /\.d\.ts$/.test(path) ||
+  path.startsWith('bench/') ||
+  path.startsWith('e2e/') ||
+  path.startsWith('resources/models/');
 
-const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '--', '*.ts', '*.tsx'], { encoding: 'utf8' })
+const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '--', '*.ts', '*.tsx'], {
+  encoding: 'utf8',
+})
   .split('\n')
   .filter((p) => p !== '' && !exempt(p));
 
@@ -33,8 +40,17 @@ for (const path of files) {
   }
   const lines = text.split('\n').length;
   if (lines > MAX_FILE) problems.push(`${path}: ${lines} lines (max ${MAX_FILE})`);
-  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
-  const span = (node) => source.getLineAndCharacterOfPosition(node.getEnd()).line - source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+  const source = ts.createSourceFile(
+    path,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
+  const span = (node) =>
+    source.getLineAndCharacterOfPosition(node.getEnd()).line -
+    source.getLineAndCharacterOfPosition(node.getStart(source)).line +
+    1;
   const isFn = (node) => ts.isFunctionLike(node) && 'body' in node && node.body !== undefined;
   /** Lines of the object-literal methods inside `fn` (not inside a nested function). */
   const methodLines = (fn) => {
@@ -55,7 +71,12 @@ for (const path of files) {
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const n = span(node) - methodLines(node);
       if (n > MAX_FUNCTION) {
-        const name = node.name && ts.isIdentifier(node.name) ? node.name.text : ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name) ? node.parent.name.text : '(anonymous)';
+        const name =
+          node.name && ts.isIdentifier(node.name)
+            ? node.name.text
+            : ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name)
+              ? node.parent.name.text
+              : '(anonymous)';
         problems.push(`${path}:${start + 1}: function ${name} is ${n} lines (max ${MAX_FUNCTION})`);
       }
     }

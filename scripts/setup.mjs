@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const quiet = process.argv.includes('--quiet');
-const log = (msg) => { if (!quiet) console.log(`[setup] ${msg}`); };
+const log = (msg) => {
+  if (!quiet) console.log(`[setup] ${msg}`);
+};
 
 function run(cmd, args, opts = {}) {
   const res = spawnSync(cmd, args, { cwd: root, stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit', ...opts });
@@ -21,7 +23,9 @@ function run(cmd, args, opts = {}) {
 }
 
 function sha(file) {
-  return createHash('sha256').update(readFileSync(join(root, file))).digest('hex');
+  return createHash('sha256')
+    .update(readFileSync(join(root, file)))
+    .digest('hex');
 }
 
 // 1. npm packages: (re)install when node_modules is missing or older than the lockfile.

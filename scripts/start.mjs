@@ -18,12 +18,15 @@ const browserMode =
 
 if (!binary || !existsSync(binary)) {
   console.error(
-    'The Electron binary is not installed here (it is downloaded from GitHub at install time, which this machine cannot reach).\n' + browserMode,
+    'The Electron binary is not installed here (it is downloaded from GitHub at install time, which this machine cannot reach).\n' +
+      browserMode,
   );
   process.exit(1);
 }
 if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
-  console.error(`No display (DISPLAY/WAYLAND_DISPLAY unset): start it under a desktop session or \`xvfb-run npm start\`.\n${browserMode}`);
+  console.error(
+    `No display (DISPLAY/WAYLAND_DISPLAY unset): start it under a desktop session or \`xvfb-run npm start\`.\n${browserMode}`,
+  );
   process.exit(1);
 }
 // `electron-vite preview` builds main, preload and renderer, then starts Electron on the build.

@@ -18,7 +18,9 @@ export type WorkerConfigInput = z.input<typeof WorkerConfigSchema>;
 export { WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../src/shared/options/index';
 
 /** The LoRA settings a config names: its `lora`, else the --lora-* options; refuses contradictions. */
-export function loraOf(c: Partial<Pick<WorkerConfig, 'lora' | 'loraR' | 'loraAlpha' | 'loraDropout' | 'loraTargets' | 'trainMode'>>): WorkerConfig['lora'] {
+export function loraOf(
+  c: Partial<Pick<WorkerConfig, 'lora' | 'loraR' | 'loraAlpha' | 'loraDropout' | 'loraTargets' | 'trainMode'>>,
+): WorkerConfig['lora'] {
   const flat = c.loraAlpha !== undefined || c.loraDropout !== undefined || c.loraTargets !== undefined;
   if (c.loraR === undefined) {
     if (flat && !c.lora) throw new Error('--lora-alpha/--lora-dropout/--lora-targets need --lora-r');
@@ -26,7 +28,8 @@ export function loraOf(c: Partial<Pick<WorkerConfig, 'lora' | 'loraR' | 'loraAlp
   }
   if (c.trainMode === 'full') throw new Error('--train-mode full contradicts the --lora-* settings');
   return {
-    r: c.loraR, alpha: c.loraAlpha ?? 2 * c.loraR,
+    r: c.loraR,
+    alpha: c.loraAlpha ?? 2 * c.loraR,
     ...(c.loraDropout !== undefined ? { dropout: c.loraDropout } : {}),
     ...(c.loraTargets !== undefined ? { targetModules: c.loraTargets.split(',') } : {}),
   };

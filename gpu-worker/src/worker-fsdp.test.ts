@@ -17,20 +17,36 @@ async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, timeout
   for (;;) {
     const v = await fn();
     if (ok(v)) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 400)}`);
+    if (Date.now() - t0 > timeoutMs)
+      throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 400)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-const status = async (url: string): Promise<Status> => (await http<Status>(url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body;
+const status = async (url: string): Promise<Status> =>
+  (await http<Status>(url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body;
 
 async function playGroup(url: string, taskId: string): Promise<void> {
   for (const reward of [1, 0]) {
-    const claim = await until(() => http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'fsdp', taskId } }), (r) => r.status !== 503);
+    const claim = await until(
+      () =>
+        http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', {
+          token: TEST_TOKENS.join,
+          body: { clientId: 'fsdp', taskId },
+        }),
+      (r) => r.status !== 503,
+    );
     expect(claim.status, JSON.stringify(claim.body)).toBe(201);
     const client = new OpenAI({ baseURL: claim.body.baseUrl, apiKey: claim.body.apiKey, maxRetries: 0 });
-    await client.chat.completions.create({ model: claim.body.model, messages: [{ role: 'user', content: 'What is 2 + 2?' }], max_tokens: 12 });
-    const end = await http(url, 'POST', `/swarm/v1/episodes/${claim.body.episodeId}/end`, { token: TEST_TOKENS.join, body: { taskId, reward } });
+    await client.chat.completions.create({
+      model: claim.body.model,
+      messages: [{ role: 'user', content: 'What is 2 + 2?' }],
+      max_tokens: 12,
+    });
+    const end = await http(url, 'POST', `/swarm/v1/episodes/${claim.body.episodeId}/end`, {
+      token: TEST_TOKENS.join,
+      body: { taskId, reward },
+    });
     expect(end.status).toBe(200);
   }
 }
@@ -43,7 +59,15 @@ describe('swarm worker with a 2-rank FSDP engine', () => {
   beforeAll(async () => {
     dir = tempDir('aj-fsdp-');
     w = await startWorker(
-      { model: BUILTIN_MODEL_DIR, port: 0, runDir: join(dir, 'run'), threads: 1, seed: 1, engineProcs: 2, training: { strategy: 'C2', batch: 1, groupSize: 2, lr: 1e-4, checkpointEvery: 1, defaultMaxTokens: 12 } },
+      {
+        model: BUILTIN_MODEL_DIR,
+        port: 0,
+        runDir: join(dir, 'run'),
+        threads: 1,
+        seed: 1,
+        engineProcs: 2,
+        training: { strategy: 'C2', batch: 1, groupSize: 2, lr: 1e-4, checkpointEvery: 1, defaultMaxTokens: 12 },
+      },
       { tokens: TEST_TOKENS, log: (l) => logs.push(l), sweepIntervalMs: 50 },
     );
   }, 240_000);
@@ -58,19 +82,36 @@ describe('swarm worker with a 2-rank FSDP engine', () => {
     const follower = info?.rankPids?.[1];
     expect(follower).toEqual(expect.any(Number));
     await playGroup(w.url, 'g1');
-    await until(() => status(w.url), (x) => x.step === 1 && x.lastCheckpoint?.step === 1);
+    await until(
+      () => status(w.url),
+      (x) => x.step === 1 && x.lastCheckpoint?.step === 1,
+    );
 
     process.kill(follower!, 'SIGSTOP'); // rank 1 stops answering; rank 0 still serves generation
     await playGroup(w.url, 'g2');
-    await until(() => w.swarm.trainer.updating, (u) => u, 30_000); // the update is waiting in its first collective
+    await until(
+      () => w.swarm.trainer.updating,
+      (u) => u,
+      30_000,
+    ); // the update is waiting in its first collective
     process.kill(follower!, 'SIGKILL');
 
-    const s = await until(() => status(w.url), (x) => x.engine.restarts === 1 && x.state === 'running', 180_000);
-    expect(logs.join('\n')).toMatch(/update interrupted, its episodes stay pooled: .*failed across the engine's 2 ranks/);
+    const s = await until(
+      () => status(w.url),
+      (x) => x.engine.restarts === 1 && x.state === 'running',
+      180_000,
+    );
+    expect(logs.join('\n')).toMatch(
+      /update interrupted, its episodes stay pooled: .*failed across the engine's 2 ranks/,
+    );
     expect(s.step).toBeGreaterThanOrEqual(1);
     expect(w.engine.info?.rankPids).not.toContain(follower);
     // the pooled g2 episodes train on the restarted ranks
-    const after = await until(() => status(w.url), (x) => x.step === 2, 120_000);
+    const after = await until(
+      () => status(w.url),
+      (x) => x.step === 2,
+      120_000,
+    );
     expect(after.weightVersion).toBe(2);
   }, 420_000);
 });

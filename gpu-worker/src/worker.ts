@@ -22,7 +22,16 @@ import { TokenMatcher, type Role } from './swarm/keys';
 import { DurableCounters } from './swarm/durable-counters';
 import type { JournalFs } from './swarm/journal-fs';
 import { DurablePool } from './swarm/pool';
-import { emptyCounters, loadOrCreateSecret, preparePrivateDir, readState, resolveTokens, runFiles, writeFileAtomic, type RunFiles } from './swarm/run-dir';
+import {
+  emptyCounters,
+  loadOrCreateSecret,
+  preparePrivateDir,
+  readState,
+  resolveTokens,
+  runFiles,
+  writeFileAtomic,
+  type RunFiles,
+} from './swarm/run-dir';
 import { Swarm } from './swarm/swarm';
 import { TensorBoardSink } from './swarm/tensorboard-sink';
 import type { CheckpointInfo } from './swarm/checkpoints';
@@ -60,7 +69,6 @@ export interface Worker {
   /** The admission gate behind the worker's Generator (its stats; tests pause it). */
   readonly scheduler: GenerationGate;
 
-
   readonly app: FastifyInstance;
   checkpoint(reason: string): Promise<CheckpointInfo>;
   /** SIGTERM: stop taking work, finish running generations (bounded), checkpoint, dispose. */
@@ -73,7 +81,8 @@ function resolveConfig(input: WorkerConfigInput, resume: boolean): WorkerConfig 
   const runDir = resolve(input.runDir);
   const files = runFiles(runDir);
   if (resume) {
-    if (!existsSync(files.config)) throw new Error(`--resume ${runDir}: no config.json there; is it a worker's run directory?`);
+    if (!existsSync(files.config))
+      throw new Error(`--resume ${runDir}: no config.json there; is it a worker's run directory?`);
     const saved = JSON.parse(readFileSync(files.config, 'utf8')) as Record<string, unknown>;
     const training = { ...(saved['training'] as object | undefined), ...input.training };
     return WorkerConfigSchema.parse({ ...saved, ...input, training, runDir });
@@ -87,17 +96,33 @@ function resolveConfig(input: WorkerConfigInput, resume: boolean): WorkerConfig 
 /** What the engine loads: the model, its placement, and the training setup the plan starts from. */
 export function engineLoadParams(config: WorkerConfig, modelPath: string): LoadParams {
   return {
-    path: modelPath, device: config.device, dtype: config.dtype, seed: config.seed, mode: config.trainMode,
-    microBatchTokens: config.training.microBatchTokens, klCoef: config.training.klCoef,
+    path: modelPath,
+    device: config.device,
+    dtype: config.dtype,
+    seed: config.seed,
+    mode: config.trainMode,
+    microBatchTokens: config.training.microBatchTokens,
+    klCoef: config.training.klCoef,
     ...(config.threads ? { threads: config.threads } : {}),
     ...(config.lora ? { lora: config.lora } : {}),
-    ...(config.activationCheckpointing !== undefined ? { activationCheckpointing: config.activationCheckpointing } : {}),
+    ...(config.activationCheckpointing !== undefined
+      ? { activationCheckpointing: config.activationCheckpointing }
+      : {}),
   };
 }
 
 /** The worker-config fields that reproduce the engine's plan on every later load. */
-export function pinnedTraining(plan: TrainingPlan, given: WorkerConfig['lora']): Pick<WorkerConfig, 'trainMode' | 'activationCheckpointing' | 'lora'> {
-  const chosen = plan.lora ? { r: plan.lora.r, alpha: plan.lora.alpha, ...(plan.lora.targetModules ? { targetModules: plan.lora.targetModules } : {}) } : undefined;
+export function pinnedTraining(
+  plan: TrainingPlan,
+  given: WorkerConfig['lora'],
+): Pick<WorkerConfig, 'trainMode' | 'activationCheckpointing' | 'lora'> {
+  const chosen = plan.lora
+    ? {
+        r: plan.lora.r,
+        alpha: plan.lora.alpha,
+        ...(plan.lora.targetModules ? { targetModules: plan.lora.targetModules } : {}),
+      }
+    : undefined;
   const lora = given ?? chosen; // LoRA settings given (dropout included) stay as given
   return { trainMode: plan.mode, activationCheckpointing: plan.activationCheckpointing, ...(lora ? { lora } : {}) };
 }
@@ -112,14 +137,21 @@ function generationGate(engine: EngineHost, config: WorkerConfig, mode: 'continu
   if (mode === 'legacy') {
     return new LegacyGate(
       new DecodeScheduler(
-        { generate: (requests) => engine.call('generate', { requests }), decode: async (sequences) => (await engine.call('decode', { sequences })).texts },
+        {
+          generate: (requests) => engine.call('generate', { requests }),
+          decode: async (sequences) => (await engine.call('decode', { sequences })).texts,
+        },
         { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
       ),
     );
   }
   const s = engine.info?.serving;
-  const kvTokens = s?.kvCacheBytes !== undefined && s.bytesPerToken ? Math.floor(s.kvCacheBytes / s.bytesPerToken) : undefined;
-  return new Admission(engine, { maxInFlight: 2 * config.maxBatch, ...(kvTokens ? { maxTokensInFlight: 2 * kvTokens } : {}) });
+  const kvTokens =
+    s?.kvCacheBytes !== undefined && s.bytesPerToken ? Math.floor(s.kvCacheBytes / s.bytesPerToken) : undefined;
+  return new Admission(engine, {
+    maxInFlight: 2 * config.maxBatch,
+    ...(kvTokens ? { maxTokensInFlight: 2 * kvTokens } : {}),
+  });
 }
 
 /**
@@ -128,19 +160,28 @@ function generationGate(engine: EngineHost, config: WorkerConfig, mode: 'continu
  * engine's later loads), so restarts and --resume load what the checkpoints were saved with even if
  * the device's free memory changed meanwhile.
  */
-function adoptPlan(engine: EngineHost, config: WorkerConfig, o: { lrGiven: boolean; modelPath: string; configFile: string; log: (line: string) => void }): void {
+function adoptPlan(
+  engine: EngineHost,
+  config: WorkerConfig,
+  o: { lrGiven: boolean; modelPath: string; configFile: string; log: (line: string) => void },
+): void {
   const plan = engine.info?.plan;
   if (!plan) return;
   if (!o.lrGiven) config.training.lr = plan.lr;
   Object.assign(config, pinnedTraining(plan, config.lora));
   engine.pinLoad(engineLoadParams(config, o.modelPath));
   writeFileAtomic(o.configFile, `${JSON.stringify(config, null, 2)}\n`);
-  o.log(`engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${o.lrGiven ? ' (given)' : ' (chosen for the model size)'}: ${plan.reason}`);
+  o.log(
+    `engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${o.lrGiven ? ' (given)' : ' (chosen for the model size)'}: ${plan.reason}`,
+  );
 }
 
 /** Node's HTTP-level defences from the worker's options (seconds → milliseconds). */
 const connectionLimits = (c: WorkerConfig) => ({
-  headersTimeoutMs: c.headersTimeoutS * 1000, requestTimeoutMs: c.requestTimeoutS * 1000, keepAliveTimeoutMs: c.keepAliveTimeoutS * 1000, maxConnectionsPerAddress: c.maxConnectionsPerAddress,
+  headersTimeoutMs: c.headersTimeoutS * 1000,
+  requestTimeoutMs: c.requestTimeoutS * 1000,
+  keepAliveTimeoutMs: c.keepAliveTimeoutS * 1000,
+  maxConnectionsPerAddress: c.maxConnectionsPerAddress,
 });
 
 /** The URL clients reach a server bound to `host:port` at (a wildcard bind answers on loopback). */
@@ -152,10 +193,22 @@ function serverUrl(host: string, port: number): string {
 /** The supervised engine process; until the swarm exists its logs go to `log` and restarts have nobody to tell. */
 function supervisedEngine(
   config: WorkerConfig,
-  o: { modelPath: string; servingMode: 'continuous' | 'legacy'; initialCheckpoint: string | null; log: (line: string) => void; swarm: () => Swarm | null; factory?: EngineFactory },
+  o: {
+    modelPath: string;
+    servingMode: 'continuous' | 'legacy';
+    initialCheckpoint: string | null;
+    log: (line: string) => void;
+    swarm: () => Swarm | null;
+    factory?: EngineFactory;
+  },
 ): EngineHost {
   return new EngineHost({
-    factory: o.factory ?? processEngineFactory({ procs: config.engineProcs, ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}) }),
+    factory:
+      o.factory ??
+      processEngineFactory({
+        procs: config.engineProcs,
+        ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}),
+      }),
     load: engineLoadParams(config, o.modelPath),
     configure: servingSettings(config, o.servingMode),
     checkpoint: () => {
@@ -196,31 +249,73 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   let swarm: Swarm | null = null;
   const servingMode = opts.servingMode ?? 'continuous';
   const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
-  const engine = supervisedEngine(config, { modelPath, servingMode, initialCheckpoint, log, swarm: () => swarm, ...(opts.engineFactory ? { factory: opts.engineFactory } : {}) });
-  const pool = await DurablePool.open(files.pool, saved?.step ?? 0, (m) => log(`[warn] pool: ${m}`), opts.journalFs ? { fs: opts.journalFs } : {});
+  const engine = supervisedEngine(config, {
+    modelPath,
+    servingMode,
+    initialCheckpoint,
+    log,
+    swarm: () => swarm,
+    ...(opts.engineFactory ? { factory: opts.engineFactory } : {}),
+  });
+  const pool = await DurablePool.open(
+    files.pool,
+    saved?.step ?? 0,
+    (m) => log(`[warn] pool: ${m}`),
+    opts.journalFs ? { fs: opts.journalFs } : {},
+  );
   try {
     await engine.start();
   } catch (err) {
     await pool.dispose();
     throw err;
   }
-  adoptPlan(engine, config, { lrGiven: opts.resume === true || input.training?.lr !== undefined, modelPath, configFile: files.config, log });
+  adoptPlan(engine, config, {
+    lrGiven: opts.resume === true || input.training?.lr !== undefined,
+    modelPath,
+    configFile: files.config,
+    log,
+  });
   const scheduler = generationGate(engine, config, servingMode);
   // Counters persist as they change, so kill -9 + --resume never sets them back.
   const counters = DurableCounters.open(files.counters, saved?.counters ?? emptyCounters(), (m) => log(`[warn] ${m}`));
-  const s = new Swarm({ config, modelName, secret, files, engine, generation: scheduler, pool, saved, counters: counters.counters, log, ...(opts.now ? { now: opts.now } : {}), ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}) });
+  const s = new Swarm({
+    config,
+    modelName,
+    secret,
+    files,
+    engine,
+    generation: scheduler,
+    pool,
+    saved,
+    counters: counters.counters,
+    log,
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}),
+  });
   swarm = s;
   pool.onProblem((message) => s.log('error', 'pool', message));
   const tensorboard = config.tensorboardDir ? new TensorBoardSink(config.tensorboardDir) : null;
   if (tensorboard) s.onEvent((e) => tensorboard.onEvent(e));
   const generator = gateGenerator(scheduler);
-  const completions = new CompletionService(s, { engine, generator, contextLength: () => engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER }, config.seed);
+  const completions = new CompletionService(
+    s,
+    { engine, generator, contextLength: () => engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER },
+    config.seed,
+  );
   const matcher = new TokenMatcher(tokens);
   // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.
   if (config.agentjetCompat) s.pause();
   const app = buildApp({
-    swarm: s, completions, matcher, bodyLimit: config.bodyLimitBytes, heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)), log, limits: connectionLimits(config),
-    agentjetCompat: config.agentjetCompat, reset: { swarm: s, engine, generation: scheduler }, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    swarm: s,
+    completions,
+    matcher,
+    bodyLimit: config.bodyLimitBytes,
+    heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)),
+    log,
+    limits: connectionLimits(config),
+    agentjetCompat: config.agentjetCompat,
+    reset: { swarm: s, engine, generation: scheduler },
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   });
   let events: EventsSocketServer | null = null;
   try {
@@ -237,7 +332,11 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const url = serverUrl(config.host, port);
   const serving: WorkerFile = { pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() };
   writeFileAtomic(files.worker, `${JSON.stringify(serving, null, 2)}\n`);
-  s.log('info', 'worker', `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''})`);
+  s.log(
+    'info',
+    'worker',
+    `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''})`,
+  );
   if (tensorboard) s.log('info', 'worker', `TensorBoard event file: ${tensorboard.file}`);
   s.emitState('started');
   s.trainer.poke();
@@ -259,7 +358,16 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   };
 
   return {
-    url, port, tokens, tokensFile, config, files, swarm: s, engine, scheduler, app,
+    url,
+    port,
+    tokens,
+    tokensFile,
+    config,
+    files,
+    swarm: s,
+    engine,
+    scheduler,
+    app,
     checkpoint: (reason) => s.trainer.checkpoint(reason),
     shutdown: async (reason = 'shutdown') => {
       if (disposed) return disposed;
@@ -267,12 +375,19 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
       // Bounded however busy the engine is: past the deadline the engine is killed (dispose) and
       // the run resumes from its previous checkpoint.
       const deadline = Date.now() + config.stopTimeoutS * 1000;
-      const left = (): Promise<'late'> => new Promise((r) => setTimeout(() => r('late'), Math.max(0, deadline - Date.now())).unref());
-      await Promise.race([scheduler.pause(), new Promise((r) => setTimeout(r, Math.min(10_000, config.stopTimeoutS * 500)).unref())]);
+      const left = (): Promise<'late'> =>
+        new Promise((r) => setTimeout(() => r('late'), Math.max(0, deadline - Date.now())).unref());
+      await Promise.race([
+        scheduler.pause(),
+        new Promise((r) => setTimeout(r, Math.min(10_000, config.stopTimeoutS * 500)).unref()),
+      ]);
       if (engine.status === 'ready') {
         try {
           const done = await Promise.race([s.trainer.checkpoint(reason).then(() => 'saved' as const), left()]);
-          if (done === 'late') log(`[error] worker: the checkpoint on ${reason} did not finish within ${config.stopTimeoutS} s (engine busy?); stopping the engine without it — --resume continues from the previous checkpoint`);
+          if (done === 'late')
+            log(
+              `[error] worker: the checkpoint on ${reason} did not finish within ${config.stopTimeoutS} s (engine busy?); stopping the engine without it — --resume continues from the previous checkpoint`,
+            );
         } catch (err) {
           log(`[error] worker: checkpoint on ${reason} failed: ${err instanceof Error ? err.message : String(err)}`);
         }

@@ -16,7 +16,12 @@ export interface FetchPolicyOptions {
 
 export function fetchPolicy(o: FetchPolicyOptions): Policy {
   return async (messages: ChatMessage[], tools: Tool[]) => {
-    const body = { model: o.model, messages, ...(tools.length > 0 ? { tools } : {}), ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}) };
+    const body = {
+      model: o.model,
+      messages,
+      ...(tools.length > 0 ? { tools } : {}),
+      ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+    };
     const res = await fetch(`${o.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${o.apiKey}` },

@@ -42,7 +42,8 @@ export const guessNumberExample: Example<GuessTask> = {
 };
 
 /** The shipped dataset file of an example's split. */
-export const dataPath = (name: ExampleName, split: Split): string => fileURLToPath(new URL(`./${name}/data/${split}.jsonl`, import.meta.url));
+export const dataPath = (name: ExampleName, split: Split): string =>
+  fileURLToPath(new URL(`./${name}/data/${split}.jsonl`, import.meta.url));
 
 /** One JSON object per line, blank lines skipped. */
 export const toJsonl = (items: readonly unknown[]): string => items.map((x) => JSON.stringify(x)).join('\n') + '\n';
@@ -59,7 +60,10 @@ export function parseJsonl<T>(text: string, schema: z.ZodType<T>, source: string
       throw new Error(`${source}:${i + 1}: invalid JSON (${err instanceof Error ? err.message : String(err)})`);
     }
     const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw new Error(`${source}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `${source}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`,
+      );
     out.push(parsed.data);
   });
   return out;
@@ -72,5 +76,7 @@ export function loadExampleTasks<T>(example: Example<T>, split: Split, file = da
 export function loadTasks(name: 'calculator-agent', split: Split): CalcTask[];
 export function loadTasks(name: 'guess-number', split: Split): GuessTask[];
 export function loadTasks(name: ExampleName, split: Split): CalcTask[] | GuessTask[] {
-  return name === 'calculator-agent' ? loadExampleTasks(calculatorExample, split) : loadExampleTasks(guessNumberExample, split);
+  return name === 'calculator-agent'
+    ? loadExampleTasks(calculatorExample, split)
+    : loadExampleTasks(guessNumberExample, split);
 }

@@ -29,13 +29,21 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): Anthropic
   for (const m of messages) {
     if (m.role === 'system') continue;
     if (m.role === 'user') push('user', [{ type: 'text', text: m.content ?? '' }]);
-    else if (m.role === 'tool') push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? UNANSWERED_CALL_ID, content: m.content ?? '' }]);
+    else if (m.role === 'tool')
+      push('user', [
+        { type: 'tool_result', tool_use_id: m.tool_call_id ?? UNANSWERED_CALL_ID, content: m.content ?? '' },
+      ]);
     else {
       const text = m.content ?? '';
       const calls = m.tool_calls ?? [];
       push('assistant', [
         ...(text !== '' || calls.length === 0 ? [{ type: 'text' as const, text }] : []),
-        ...calls.map((c): Block => ({ type: 'tool_use', id: c.id, name: c.function.name, input: inputOf(c.function.arguments) })),
+        ...calls.map((c): Block => ({
+          type: 'tool_use',
+          id: c.id,
+          name: c.function.name,
+          input: inputOf(c.function.arguments),
+        })),
       ]);
     }
   }
@@ -45,8 +53,14 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): Anthropic
 /** A Message's content blocks as our assistant message. */
 export function fromAnthropicMessage(r: Anthropic.Message): ChatMessage {
   const text = r.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-  const calls: ToolCall[] = r.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input) } }] : []));
-  return calls.length > 0 ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls } : { role: 'assistant', content: text };
+  const calls: ToolCall[] = r.content.flatMap((b) =>
+    b.type === 'tool_use'
+      ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input) } }]
+      : [],
+  );
+  return calls.length > 0
+    ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls }
+    : { role: 'assistant', content: text };
 }
 
 export interface MessagesPolicyOptions {
@@ -60,17 +74,30 @@ export interface MessagesPolicyOptions {
 
 export function messagesPolicy(anthropic: Anthropic, o: MessagesPolicyOptions): Policy {
   return async (messages: ChatMessage[], tools: Tool[]) => {
-    const system = messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n');
+    const system = messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content ?? '')
+      .join('\n');
     const params: Anthropic.MessageCreateParamsNonStreaming = {
       model: o.model,
       max_tokens: o.maxTokens,
       ...(system !== '' ? { system } : {}),
       messages: toAnthropicMessages(messages),
-      ...(tools.length > 0 ? { tools: tools.map((t): Anthropic.Tool => ({ name: t.function.name, description: t.function.description ?? '', input_schema: { type: 'object', ...t.function.parameters } })) } : {}),
+      ...(tools.length > 0
+        ? {
+            tools: tools.map((t): Anthropic.Tool => ({
+              name: t.function.name,
+              description: t.function.description ?? '',
+              input_schema: { type: 'object', ...t.function.parameters },
+            })),
+          }
+        : {}),
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     };
     const opts = o.signal ? { signal: o.signal } : {};
-    const res = o.stream ? await anthropic.messages.stream(params, opts).finalMessage() : await anthropic.messages.create(params, opts);
+    const res = o.stream
+      ? await anthropic.messages.stream(params, opts).finalMessage()
+      : await anthropic.messages.create(params, opts);
     return fromAnthropicMessage(res);
   };
 }

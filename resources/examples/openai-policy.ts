@@ -21,16 +21,28 @@ export function toOpenAIMessage(m: ChatMessage): MessageParam {
     case 'tool':
       return { role: 'tool', content, tool_call_id: m.tool_call_id ?? UNANSWERED_CALL_ID };
     case 'assistant':
-      return m.tool_calls && m.tool_calls.length > 0 ? { role: 'assistant', content: m.content, tool_calls: m.tool_calls } : { role: 'assistant', content };
+      return m.tool_calls && m.tool_calls.length > 0
+        ? { role: 'assistant', content: m.content, tool_calls: m.tool_calls }
+        : { role: 'assistant', content };
   }
 }
 
 /** The assistant message of a completion as our ChatMessage (function tool calls only). */
 export function fromOpenAIMessage(m: OpenAI.Chat.ChatCompletionMessage): ChatMessage {
   const calls: ToolCall[] = (m.tool_calls ?? []).flatMap((tc) =>
-    tc.type === 'function' ? [{ id: tc.id, type: 'function' as const, function: { name: tc.function.name, arguments: tc.function.arguments } }] : [],
+    tc.type === 'function'
+      ? [
+          {
+            id: tc.id,
+            type: 'function' as const,
+            function: { name: tc.function.name, arguments: tc.function.arguments },
+          },
+        ]
+      : [],
   );
-  return calls.length > 0 ? { role: 'assistant', content: m.content, tool_calls: calls } : { role: 'assistant', content: m.content };
+  return calls.length > 0
+    ? { role: 'assistant', content: m.content, tool_calls: calls }
+    : { role: 'assistant', content: m.content };
 }
 
 export interface OpenAIPolicyOptions {

@@ -19,13 +19,20 @@ export function toResponsesInput(messages: readonly ChatMessage[]): InputItem[] 
       case 'user':
         return [{ role: 'user', content: m.content ?? '' }];
       case 'tool':
-        return [{ type: 'function_call_output', call_id: m.tool_call_id ?? UNANSWERED_CALL_ID, output: m.content ?? '' }];
+        return [
+          { type: 'function_call_output', call_id: m.tool_call_id ?? UNANSWERED_CALL_ID, output: m.content ?? '' },
+        ];
       case 'assistant': {
         const text = m.content ?? '';
         const calls = m.tool_calls ?? [];
         return [
           ...(text !== '' || calls.length === 0 ? [{ role: 'assistant' as const, content: text }] : []),
-          ...calls.map((c): InputItem => ({ type: 'function_call', call_id: c.id, name: c.function.name, arguments: c.function.arguments })),
+          ...calls.map((c): InputItem => ({
+            type: 'function_call',
+            call_id: c.id,
+            name: c.function.name,
+            arguments: c.function.arguments,
+          })),
         ];
       }
     }
@@ -34,9 +41,17 @@ export function toResponsesInput(messages: readonly ChatMessage[]): InputItem[] 
 
 /** A Response's output items as our assistant message. */
 export function fromResponse(r: OpenAI.Responses.Response): ChatMessage {
-  const text = r.output.flatMap((o) => (o.type === 'message' ? o.content.flatMap((p) => (p.type === 'output_text' ? [p.text] : [])) : [])).join('');
-  const calls: ToolCall[] = r.output.flatMap((o) => (o.type === 'function_call' ? [{ id: o.call_id, type: 'function' as const, function: { name: o.name, arguments: o.arguments } }] : []));
-  return calls.length > 0 ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls } : { role: 'assistant', content: text };
+  const text = r.output
+    .flatMap((o) => (o.type === 'message' ? o.content.flatMap((p) => (p.type === 'output_text' ? [p.text] : [])) : []))
+    .join('');
+  const calls: ToolCall[] = r.output.flatMap((o) =>
+    o.type === 'function_call'
+      ? [{ id: o.call_id, type: 'function' as const, function: { name: o.name, arguments: o.arguments } }]
+      : [],
+  );
+  return calls.length > 0
+    ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls }
+    : { role: 'assistant', content: text };
 }
 
 export interface ResponsesPolicyOptions {
@@ -50,17 +65,32 @@ export interface ResponsesPolicyOptions {
 
 export function responsesPolicy(openai: OpenAI, o: ResponsesPolicyOptions): Policy {
   return async (messages: ChatMessage[], tools: Tool[]) => {
-    const instructions = messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n');
+    const instructions = messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content ?? '')
+      .join('\n');
     const params = {
       model: o.model,
       ...(instructions !== '' ? { instructions } : {}),
       input: toResponsesInput(messages),
-      ...(tools.length > 0 ? { tools: tools.map((t): OpenAI.Responses.FunctionTool => ({ type: 'function', name: t.function.name, description: t.function.description ?? null, parameters: t.function.parameters ?? null, strict: false })) } : {}),
+      ...(tools.length > 0
+        ? {
+            tools: tools.map((t): OpenAI.Responses.FunctionTool => ({
+              type: 'function',
+              name: t.function.name,
+              description: t.function.description ?? null,
+              parameters: t.function.parameters ?? null,
+              strict: false,
+            })),
+          }
+        : {}),
       ...(o.maxTokens !== undefined ? { max_output_tokens: o.maxTokens } : {}),
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     };
     const opts = o.signal ? { signal: o.signal } : {};
-    const res = o.stream ? await openai.responses.stream(params, opts).finalResponse() : await openai.responses.create(params, opts);
+    const res = o.stream
+      ? await openai.responses.stream(params, opts).finalResponse()
+      : await openai.responses.create(params, opts);
     return fromResponse(res);
   };
 }

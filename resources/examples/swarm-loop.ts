@@ -27,7 +27,11 @@ type WithPolicy = { policy: (ctx: EpisodeContext) => Policy };
  * that run the agent loop themselves) `playEpisode`, given the episode's credentials.
  */
 export type LoopOptions<T extends { id: string }> = LoopCommon<T> &
-  (({ env: TaskEnv<T> } & WithPolicy) | ({ play: (task: T, policy: Policy) => Promise<EpisodeResult> } & WithPolicy) | { playEpisode: (task: T, ctx: EpisodeContext) => Promise<EpisodeResult> });
+  (
+    | ({ env: TaskEnv<T> } & WithPolicy)
+    | ({ play: (task: T, policy: Policy) => Promise<EpisodeResult> } & WithPolicy)
+    | { playEpisode: (task: T, ctx: EpisodeContext) => Promise<EpisodeResult> }
+  );
 
 export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>): Promise<void> {
   const client = SwarmClient.fromEnv();
@@ -42,10 +46,20 @@ export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>):
   }
 }
 
-async function playOne<T extends { id: string }>(client: SwarmClient, o: LoopOptions<T>, task: T, log: (line: string) => void): Promise<void> {
+async function playOne<T extends { id: string }>(
+  client: SwarmClient,
+  o: LoopOptions<T>,
+  task: T,
+  log: (line: string) => void,
+): Promise<void> {
   try {
     const out = await client.episode(task, async (ctx) => {
-      const r = 'playEpisode' in o ? await o.playEpisode(task, ctx) : 'play' in o ? await o.play(task, o.policy(ctx)) : await runEpisode(o.env, task, o.policy(ctx));
+      const r =
+        'playEpisode' in o
+          ? await o.playEpisode(task, ctx)
+          : 'play' in o
+            ? await o.play(task, o.policy(ctx))
+            : await runEpisode(o.env, task, o.policy(ctx));
       return { reward: r.reward, success: r.success, metrics: { ...r.metrics, turns: r.turns } };
     });
     log(`${task.id}: reward ${out.result.reward} success ${String(out.result.success)}`);

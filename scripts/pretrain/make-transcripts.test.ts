@@ -17,7 +17,9 @@ describe('buildTranscripts', () => {
   });
 
   it('uses train tasks only', () => {
-    const trainIds = new Set([...loadTasks('calculator-agent', 'train'), ...loadTasks('guess-number', 'train')].map((t) => t.id));
+    const trainIds = new Set(
+      [...loadTasks('calculator-agent', 'train'), ...loadTasks('guess-number', 'train')].map((t) => t.id),
+    );
     expect(lines.every((l) => trainIds.has(l.taskId))).toBe(true);
   });
 

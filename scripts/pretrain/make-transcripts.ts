@@ -11,7 +11,14 @@ import type { EpisodeResult } from '../../src/shared/episode';
 import { createPrng, deriveSeed, type Prng } from '../../src/shared/prng';
 import { calcTranscript } from '../../resources/examples/calculator-agent/transcripts';
 import { guessTranscript } from '../../resources/examples/guess-number/transcripts';
-import { calculatorEnv, EXAMPLE_NAMES, guessNumberEnv, loadTasks, toJsonl, type ExampleName } from '../../resources/examples/index';
+import {
+  calculatorEnv,
+  EXAMPLE_NAMES,
+  guessNumberEnv,
+  loadTasks,
+  toJsonl,
+  type ExampleName,
+} from '../../resources/examples/index';
 
 export const TranscriptLineSchema = z.object({
   task: z.enum(EXAMPLE_NAMES),
@@ -45,7 +52,14 @@ export interface TranscriptOptions {
 type MakeTranscript<T> = (task: T, r: Prng) => { behaviour: string; episode: EpisodeResult };
 
 /** Plays `count` transcripts cycling through the tasks, each with its own derived PRNG. */
-function play<T extends { id: string }>(name: ExampleName, tools: Tool[], tasks: readonly T[], count: number, seed: number, make: MakeTranscript<T>) {
+function play<T extends { id: string }>(
+  name: ExampleName,
+  tools: Tool[],
+  tasks: readonly T[],
+  count: number,
+  seed: number,
+  make: MakeTranscript<T>,
+) {
   const stats: TaskStats = { count: 0, successes: 0, successRate: 0, behaviours: {} };
   const lines: TranscriptLine[] = [];
   for (let i = 0; i < count; i++) {
@@ -66,11 +80,29 @@ function play<T extends { id: string }>(name: ExampleName, tools: Tool[], tasks:
 }
 
 export function buildTranscripts(opts: TranscriptOptions): TranscriptSet {
-  const calc = play('calculator-agent', calculatorEnv.tools, loadTasks('calculator-agent', 'train'), opts.calculator, opts.seed, calcTranscript);
-  const guess = play('guess-number', guessNumberEnv.tools, loadTasks('guess-number', 'train'), opts.guess, opts.seed, guessTranscript);
+  const calc = play(
+    'calculator-agent',
+    calculatorEnv.tools,
+    loadTasks('calculator-agent', 'train'),
+    opts.calculator,
+    opts.seed,
+    calcTranscript,
+  );
+  const guess = play(
+    'guess-number',
+    guessNumberEnv.tools,
+    loadTasks('guess-number', 'train'),
+    opts.guess,
+    opts.seed,
+    guessTranscript,
+  );
   const all = createPrng(deriveSeed(opts.seed, 'split')).shuffle([...calc.lines, ...guess.lines]);
   const nVal = Math.round(all.length * (opts.valFraction ?? 0.05));
-  return { train: all.slice(nVal), val: all.slice(0, nVal), stats: { 'calculator-agent': calc.stats, 'guess-number': guess.stats } };
+  return {
+    train: all.slice(nVal),
+    val: all.slice(0, nVal),
+    stats: { 'calculator-agent': calc.stats, 'guess-number': guess.stats },
+  };
 }
 
 /** Human-readable summary lines of a transcript set. */
@@ -80,7 +112,9 @@ export function describeStats(set: TranscriptSet): string[] {
     const s = set.stats[name];
     out.push(`${name}: ${s.count} transcripts, success ${(100 * s.successRate).toFixed(1)}%`);
     for (const [b, v] of Object.entries(s.behaviours)) {
-      out.push(`  ${b.padEnd(18)} ${String(v.count).padStart(6)}  success ${v.count === 0 ? '-' : (100 * v.successes / v.count).toFixed(1)}%`);
+      out.push(
+        `  ${b.padEnd(18)} ${String(v.count).padStart(6)}  success ${v.count === 0 ? '-' : ((100 * v.successes) / v.count).toFixed(1)}%`,
+      );
     }
   }
   return out;
@@ -96,11 +130,18 @@ const CliSchema = z.object({
 function main(argv: string[]): void {
   const { values } = parseArgs({
     args: argv,
-    options: { out: { type: 'string' }, seed: { type: 'string' }, calculator: { type: 'string' }, guess: { type: 'string' } },
+    options: {
+      out: { type: 'string' },
+      seed: { type: 'string' },
+      calculator: { type: 'string' },
+      guess: { type: 'string' },
+    },
   });
   const parsed = CliSchema.safeParse(values);
   if (!parsed.success) {
-    console.error(`usage: tsx scripts/pretrain/make-transcripts.ts --out DIR [--seed S] [--calculator N] [--guess M]\n${z.prettifyError(parsed.error)}`);
+    console.error(
+      `usage: tsx scripts/pretrain/make-transcripts.ts --out DIR [--seed S] [--calculator N] [--guess M]\n${z.prettifyError(parsed.error)}`,
+    );
     process.exit(2);
   }
   const { out, ...opts } = parsed.data;
@@ -113,4 +154,5 @@ function main(argv: string[]): void {
   console.log(`wrote ${join(dir, 'train.jsonl')} and ${join(dir, 'val.jsonl')}`);
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main(process.argv.slice(2));
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href)
+  main(process.argv.slice(2));

@@ -28,12 +28,20 @@ const OptionsSchema = z.object({
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: Object.fromEntries(
-      ['out', 'seed', 'calculator', 'guess', 'epochs', 'lr', 'size', 'vocab-size', 'threads', 'max-minutes'].map((k) => [k, { type: 'string' as const }]),
+      ['out', 'seed', 'calculator', 'guess', 'epochs', 'lr', 'size', 'vocab-size', 'threads', 'max-minutes'].map(
+        (k) => [k, { type: 'string' as const }],
+      ),
     ),
   });
-  const parsed = OptionsSchema.safeParse({ ...values, vocabSize: values['vocab-size'], maxMinutes: values['max-minutes'] });
+  const parsed = OptionsSchema.safeParse({
+    ...values,
+    vocabSize: values['vocab-size'],
+    maxMinutes: values['max-minutes'],
+  });
   if (!parsed.success) {
-    console.error(`usage: npm run pretrain -- [--out DIR] [--seed S] [--calculator N] [--guess M] [--epochs E] [--lr LR] [--size test|default] [--vocab-size V] [--threads T] [--max-minutes M]\n${z.prettifyError(parsed.error)}`);
+    console.error(
+      `usage: npm run pretrain -- [--out DIR] [--seed S] [--calculator N] [--guess M] [--epochs E] [--lr LR] [--size test|default] [--vocab-size V] [--threads T] [--max-minutes M]\n${z.prettifyError(parsed.error)}`,
+    );
     process.exit(2);
   }
   const o = parsed.data;
@@ -47,10 +55,28 @@ async function main(): Promise<void> {
 
   const out = resolve(o.out);
   const args = [
-    '-m', 'agentjet_engine.pretrain',
-    '--transcripts', join(work, 'train.jsonl'), '--eval-transcripts', join(work, 'val.jsonl'),
-    '--out', out, '--size', o.size, '--vocab-size', String(o.vocabSize), '--epochs', String(o.epochs),
-    '--lr', String(o.lr), '--seed', String(o.seed), '--threads', String(o.threads), '--max-minutes', String(o.maxMinutes),
+    '-m',
+    'agentjet_engine.pretrain',
+    '--transcripts',
+    join(work, 'train.jsonl'),
+    '--eval-transcripts',
+    join(work, 'val.jsonl'),
+    '--out',
+    out,
+    '--size',
+    o.size,
+    '--vocab-size',
+    String(o.vocabSize),
+    '--epochs',
+    String(o.epochs),
+    '--lr',
+    String(o.lr),
+    '--seed',
+    String(o.seed),
+    '--threads',
+    String(o.threads),
+    '--max-minutes',
+    String(o.maxMinutes),
   ];
   console.log(`training: ${findPython()} ${args.join(' ')}`);
   const res = spawnSync(findPython(), args, { cwd: ENGINE_DIR, stdio: 'inherit' });
@@ -83,6 +109,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : String(err));
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
   process.exit(1);
 });

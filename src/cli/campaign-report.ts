@@ -39,7 +39,11 @@ export function formatStepProgress(e: Extract<RunnerEvent, { type: 'trial_step' 
 
 function table(header: string[], body: string[][]): string {
   const widths = header.map((h, c) => Math.max(h.length, ...body.map((row) => (row[c] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
@@ -47,18 +51,38 @@ function table(header: string[], body: string[][]): string {
 export function trialsTable(trials: readonly TrialRow[], spec: CampaignSpec): string {
   const names = Object.keys(spec.search);
   const body = trials.map((t) => [
-    String(t.number), t.state, ...names.map((n) => (typeof t.params[n] === 'number' ? fmtNum(t.params[n]) : String(t.params[n] ?? '-'))), String(t.seed),
-    t.value === null ? '-' : fmtNum(t.value), String(t.steps), t.endedAt !== null ? ((t.endedAt - t.startedAt) / 60_000).toFixed(1) : '-', t.worker,
+    String(t.number),
+    t.state,
+    ...names.map((n) => (typeof t.params[n] === 'number' ? fmtNum(t.params[n]) : String(t.params[n] ?? '-'))),
+    String(t.seed),
+    t.value === null ? '-' : fmtNum(t.value),
+    String(t.steps),
+    t.endedAt !== null ? ((t.endedAt - t.startedAt) / 60_000).toFixed(1) : '-',
+    t.worker,
   ]);
   const out = [table(['trial', 'state', ...names, 'seed', 'objective', 'steps', 'minutes', 'worker'], body)];
   const best = bestConfiguration(trials, spec.objective);
-  if (best?.spread) out.push(`best: ${paramsLabel(best.params)} · objective ${fmtNum(best.spread.mean)}${best.spread.se !== null ? ` ± ${fmtNum(best.spread.se)} (SE)` : ''} over ${best.spread.n} seed(s)`);
+  if (best?.spread)
+    out.push(
+      `best: ${paramsLabel(best.params)} · objective ${fmtNum(best.spread.mean)}${best.spread.se !== null ? ` ± ${fmtNum(best.spread.se)} (SE)` : ''} over ${best.spread.n} seed(s)`,
+    );
   return out.join('\n');
 }
 
 export function campaignsTable(list: readonly CampaignSummary[]): string {
   if (list.length === 0) return 'no campaigns yet (agentjet campaign run FILE)';
-  return table(['campaign', 'state', 'trials', 'completed', 'pruned', 'failed', 'best', 'wall', 'folder'], list.map((c) => [
-    c.name, `${c.state}${c.live ? ' (live)' : ''}`, `${c.trials}/${c.budgetTrials}`, String(c.completed), String(c.pruned), String(c.failed), c.bestValue === null ? '-' : fmtNum(c.bestValue), mins(c.wallS), c.dir,
-  ]));
+  return table(
+    ['campaign', 'state', 'trials', 'completed', 'pruned', 'failed', 'best', 'wall', 'folder'],
+    list.map((c) => [
+      c.name,
+      `${c.state}${c.live ? ' (live)' : ''}`,
+      `${c.trials}/${c.budgetTrials}`,
+      String(c.completed),
+      String(c.pruned),
+      String(c.failed),
+      c.bestValue === null ? '-' : fmtNum(c.bestValue),
+      mins(c.wallS),
+      c.dir,
+    ]),
+  );
 }

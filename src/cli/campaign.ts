@@ -31,7 +31,10 @@ const defaultIo = (): CampaignIo => ({
   ...(process.stdout.isTTY ? { progress: (line: string) => process.stdout.write(`\r\x1b[2K${line}`) } : {}),
 });
 
-export async function runCampaignCommand(argv: readonly string[], io: CampaignIo = defaultIo()): Promise<CampaignResult | null> {
+export async function runCampaignCommand(
+  argv: readonly string[],
+  io: CampaignIo = defaultIo(),
+): Promise<CampaignResult | null> {
   const [sub, ...rest] = argv;
   const target = rest[0] && !rest[0].startsWith('--') ? rest[0] : undefined;
   const flags = Flags.parse(parseFlags(target ? rest.slice(1) : rest));
@@ -51,8 +54,15 @@ async function runFile(file: string, dataDir: string, io: CampaignIo): Promise<C
   const loaded = loadCampaignFile(file);
   const store = CampaignStore.open(join(dataDir, 'workbench.sqlite'));
   const runner = new CampaignRunner({
-    spec: loaded.spec, baseDir: loaded.baseDir, dataDir, store, repoRoot: REPO_ROOT, examplesDir: join(REPO_ROOT, 'resources', 'examples'),
-    ...(loaded.spec.agent ? { hooks: createAgentHooks(loaded.spec.agent, store, (line) => io.out(`  agent: ${line}`)) } : {}),
+    spec: loaded.spec,
+    baseDir: loaded.baseDir,
+    dataDir,
+    store,
+    repoRoot: REPO_ROOT,
+    examplesDir: join(REPO_ROOT, 'resources', 'examples'),
+    ...(loaded.spec.agent
+      ? { hooks: createAgentHooks(loaded.spec.agent, store, (line) => io.out(`  agent: ${line}`)) }
+      : {}),
     onEvent: (e) => {
       if (e.type === 'trial_step') return io.progress?.(formatStepProgress(e));
       const line = formatRunnerEvent(e, loaded.spec);
@@ -71,7 +81,12 @@ async function runFile(file: string, dataDir: string, io: CampaignIo): Promise<C
     const result = await runner.run();
     io.progress?.('');
     io.out(`campaign ${result.campaignId} ${result.state} · wall ${(result.wallS / 60).toFixed(1)} min`);
-    io.out(trialsTable(result.trials.filter((t) => t.state !== 'interrupted'), loaded.spec));
+    io.out(
+      trialsTable(
+        result.trials.filter((t) => t.state !== 'interrupted'),
+        loaded.spec,
+      ),
+    );
     io.out(`report: ${result.paths.reportHtml} (and report.md)`);
     return result;
   } finally {
@@ -85,7 +100,10 @@ async function runFile(file: string, dataDir: string, io: CampaignIo): Promise<C
 function campaignOf(target: string, dataDir: string): { name: string; dataDir: string } {
   const path = resolve(target);
   if (existsSync(path) && statSync(path).isDirectory()) {
-    const spec = z.object({ name: z.string() }).loose().parse(JSON.parse(readFileSync(join(path, 'campaign.json'), 'utf8')));
+    const spec = z
+      .object({ name: z.string() })
+      .loose()
+      .parse(JSON.parse(readFileSync(join(path, 'campaign.json'), 'utf8')));
     return { name: spec.name, dataDir: basename(dirname(path)) === 'campaigns' ? dirname(dirname(path)) : dataDir };
   }
   if (existsSync(path)) return { name: loadCampaignFile(path).spec.name, dataDir };
@@ -102,11 +120,24 @@ function status(target: string | undefined, dataDir: string, io: CampaignIo): vo
     }
     const s = store.summary(where.name, Date.now());
     const spec = CampaignSpecSchema.parse(store.spec(where.name));
-    io.out(`campaign ${s.name}: ${s.state}${s.live ? ' (a runner is live)' : ''} · ${s.trials}/${s.budgetTrials} trials (${s.completed} completed, ${s.pruned} pruned, ${s.failed} failed, ${s.running} running) · wall ${(s.wallS / 60).toFixed(1)} min${s.note ? ` · ${s.note}` : ''}`);
+    io.out(
+      `campaign ${s.name}: ${s.state}${s.live ? ' (a runner is live)' : ''} · ${s.trials}/${s.budgetTrials} trials (${s.completed} completed, ${s.pruned} pruned, ${s.failed} failed, ${s.running} running) · wall ${(s.wallS / 60).toFixed(1)} min${s.note ? ` · ${s.note}` : ''}`,
+    );
     if (spec.question) io.out(`  ${spec.question}`);
-    io.out(trialsTable(store.trials(where.name).filter((t) => t.state !== 'interrupted'), spec));
+    io.out(
+      trialsTable(
+        store.trials(where.name).filter((t) => t.state !== 'interrupted'),
+        spec,
+      ),
+    );
     const importance = store.extras(where.name).importance;
-    if (importance) io.out(`importance: ${Object.entries(importance).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`);
+    if (importance)
+      io.out(
+        `importance: ${Object.entries(importance)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+          .join(', ')}`,
+      );
     io.out(`folder: ${s.dir}`);
   } finally {
     store.close();

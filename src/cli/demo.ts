@@ -7,7 +7,16 @@ import { playEpisodes, summarize, type PlayedEpisode } from '../../gpu-worker/sr
 import { trainOnEpisodes } from '../../gpu-worker/src/trainer/train-step';
 import { calculatorExample, guessNumberExample, loadExampleTasks, type Example } from '../../resources/examples/index';
 import type { ChatMessage } from '../shared/chat';
-import { flagShape, fromFlags, helpLines, TRAINING_OPTIONS, TrainingConfigSchema, WORKER_OPTIONS, WorkerSettingsShape, type TrainingConfig } from '../shared/options/index';
+import {
+  flagShape,
+  fromFlags,
+  helpLines,
+  TRAINING_OPTIONS,
+  TrainingConfigSchema,
+  WORKER_OPTIONS,
+  WorkerSettingsShape,
+  type TrainingConfig,
+} from '../shared/options/index';
 import { createPrng } from '../shared/prng';
 
 const own = {
@@ -18,12 +27,31 @@ const own = {
 };
 
 /** The training and worker options the demo takes (declared in src/shared/options/declarations.ts). */
-const DEMO_TRAINING_KEYS = ['groupSize', 'lr', 'temperature', 'defaultMaxTokens', 'algo', 'merge', 'level', 'clipLow', 'clipHigh', 'klCoef', 'maxGradNorm', 'microBatchTokens'] as const;
+const DEMO_TRAINING_KEYS = [
+  'groupSize',
+  'lr',
+  'temperature',
+  'defaultMaxTokens',
+  'algo',
+  'merge',
+  'level',
+  'clipLow',
+  'clipHigh',
+  'klCoef',
+  'maxGradNorm',
+  'microBatchTokens',
+] as const;
 const DEMO_WORKER_KEYS = ['model', 'seed', 'threads'] as const;
 /** Where the demo departs from the worker's defaults: bigger groups, short calls, two threads. */
 export const DEMO_PRESETS = { groupSize: 8, defaultMaxTokens: 96, threads: 2 } as const;
 
-export const DemoOptionsSchema = z.object({ ...own, ...flagShape(TRAINING_OPTIONS, DEMO_TRAINING_KEYS, DEMO_PRESETS), ...flagShape(WORKER_OPTIONS, DEMO_WORKER_KEYS, DEMO_PRESETS) }).strict();
+export const DemoOptionsSchema = z
+  .object({
+    ...own,
+    ...flagShape(TRAINING_OPTIONS, DEMO_TRAINING_KEYS, DEMO_PRESETS),
+    ...flagShape(WORKER_OPTIONS, DEMO_WORKER_KEYS, DEMO_PRESETS),
+  })
+  .strict();
 export type DemoOptions = z.infer<typeof DemoOptionsSchema>;
 
 export const demoHelp = [
@@ -37,17 +65,30 @@ export const demoHelp = [
 ].join('\n');
 
 /** The demo's training config and engine settings: presets, then the flags given. */
-export function demoSettings(o: DemoOptions): { training: TrainingConfig; model: string; seed: number; threads: number } {
+export function demoSettings(o: DemoOptions): {
+  training: TrainingConfig;
+  model: string;
+  seed: number;
+  threads: number;
+} {
   const training = TrainingConfigSchema.parse(fromFlags(TRAINING_OPTIONS, o, DEMO_TRAINING_KEYS));
   const worker = z.object(WorkerSettingsShape).parse(fromFlags(WORKER_OPTIONS, o, DEMO_WORKER_KEYS));
-  return { training, model: worker.model === 'builtin' ? BUILTIN_MODEL_DIR : worker.model, seed: worker.seed, threads: worker.threads ?? DEMO_PRESETS.threads };
+  return {
+    training,
+    model: worker.model === 'builtin' ? BUILTIN_MODEL_DIR : worker.model,
+    seed: worker.seed,
+    threads: worker.threads ?? DEMO_PRESETS.threads,
+  };
 }
 
 function show(messages: readonly ChatMessage[]): string {
   return messages
     .map((m) => {
       const calls = (m.tool_calls ?? []).map((c) => `${c.function.name}(${c.function.arguments})`).join(' ');
-      return `  ${m.role.padEnd(9)} ${[m.content ?? '', calls].filter((s) => s !== '').join(' ').replaceAll('\n', ' ⏎ ')}`;
+      return `  ${m.role.padEnd(9)} ${[m.content ?? '', calls]
+        .filter((s) => s !== '')
+        .join(' ')
+        .replaceAll('\n', ' ⏎ ')}`;
     })
     .join('\n');
 }
@@ -60,19 +101,30 @@ export async function runDemo(o: DemoOptions): Promise<void> {
   try {
     const t0 = performance.now();
     const info = await engine.call('load', { path: d.model, threads: d.threads, seed: d.seed });
-    console.log(`AgentJet demo · ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · loaded in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+    console.log(
+      `AgentJet demo · ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · loaded in ${((performance.now() - t0) / 1000).toFixed(1)}s`,
+    );
     const sampling = { maxTokens: cfg.defaultMaxTokens, temperature: cfg.temperature, topP: cfg.topP };
     const evalTasks = loadExampleTasks(example, 'eval').slice(0, o.evalN);
     const evaluate = async (label: string): Promise<PlayedEpisode<{ id: string }>[]> => {
       const t = performance.now();
-      const played = await playEpisodes(engine, example.env, evalTasks, { sampling, seed: d.seed + 99, contextLength: info.contextLength });
+      const played = await playEpisodes(engine, example.env, evalTasks, {
+        sampling,
+        seed: d.seed + 99,
+        contextLength: info.contextLength,
+      });
       const s = summarize(played);
-      console.log(`${label}: held-out success ${(s.success * 100).toFixed(1)}% · reward ${s.rewardMean.toFixed(3)} · n=${s.episodes} · ${((performance.now() - t) / 1000).toFixed(1)}s`);
+      console.log(
+        `${label}: held-out success ${(s.success * 100).toFixed(1)}% · reward ${s.rewardMean.toFixed(3)} · n=${s.episodes} · ${((performance.now() - t) / 1000).toFixed(1)}s`,
+      );
       return played;
     };
     const before = await evaluate('eval before training');
     const first = before[0];
-    if (first) console.log(`one ${example.name} episode (${first.task.id}, reward ${first.result.reward}):\n${show(first.result.messages)}`);
+    if (first)
+      console.log(
+        `one ${example.name} episode (${first.task.id}, reward ${first.result.reward}):\n${show(first.result.messages)}`,
+      );
 
     const train = loadExampleTasks(example, 'train');
     const prng = createPrng(d.seed);
@@ -80,10 +132,24 @@ export async function runDemo(o: DemoOptions): Promise<void> {
       const t = performance.now();
       const tasks = Array.from({ length: o.tasksPerStep }, () => prng.pick(train));
       const group = tasks.flatMap((task) => Array.from({ length: cfg.groupSize }, () => task));
-      const played = await playEpisodes(engine, example.env, group, { sampling, seed: prng.int(0, 2 ** 31 - 1), episodePrefix: `s${step}-`, contextLength: info.contextLength });
+      const played = await playEpisodes(engine, example.env, group, {
+        sampling,
+        seed: prng.int(0, 2 ** 31 - 1),
+        episodePrefix: `s${step}-`,
+        contextLength: info.contextLength,
+      });
       const rollout = (performance.now() - t) / 1000;
       const s = summarize(played);
-      const { built, stats: st } = await trainOnEpisodes(engine, played.map((p) => ({ episodeId: p.episodeId, groupKey: p.task.id, reward: p.result.reward, timelines: p.calls })), cfg);
+      const { built, stats: st } = await trainOnEpisodes(
+        engine,
+        played.map((p) => ({
+          episodeId: p.episodeId,
+          groupKey: p.task.id,
+          reward: p.result.reward,
+          timelines: p.calls,
+        })),
+        cfg,
+      );
       const { samples, droppedEpisodes, merge } = built;
       let update = 'no signal (every group had equal rewards)';
       if (st) {

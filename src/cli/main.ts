@@ -73,8 +73,16 @@ const COMMANDS: Record<string, Command> = {
   },
   ui: { help: uiHelp, run: (args) => runUi(parseUiArgs(args)) },
   runs: { help: runsHelp, run: async (args) => runRuns(args) },
-  labels: { help: rewardsHelp, helpWanted: (args) => args[0] === undefined || wantsHelp(args.slice(0, 1)), run: ([sub, ...flags]) => runLabels(sub!, flags) },
-  'reward-model': { help: rewardsHelp, helpWanted: (args) => args[0] === undefined || wantsHelp(args.slice(0, 1)), run: ([sub, ...flags]) => runRewardModel(sub!, flags) },
+  labels: {
+    help: rewardsHelp,
+    helpWanted: (args) => args[0] === undefined || wantsHelp(args.slice(0, 1)),
+    run: ([sub, ...flags]) => runLabels(sub!, flags),
+  },
+  'reward-model': {
+    help: rewardsHelp,
+    helpWanted: (args) => args[0] === undefined || wantsHelp(args.slice(0, 1)),
+    run: ([sub, ...flags]) => runRewardModel(sub!, flags),
+  },
 };
 
 async function main(argv: string[]): Promise<void> {

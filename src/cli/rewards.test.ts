@@ -17,9 +17,14 @@ describe('agentjet labels / reward-model', () => {
     store.putEpisode('r1', episodeInput('e2', { taskId: 't' }));
     store.close();
     const file = join(dir, 'in.jsonl');
-    writeFileSync(file, '{"episodeId":"e1","label":"good"}\n{"episodeId":"e1","otherEpisodeId":"e2","label":"prefer","author":"bo"}\n');
+    writeFileSync(
+      file,
+      '{"episodeId":"e1","label":"good"}\n{"episodeId":"e1","otherEpisodeId":"e2","label":"prefer","author":"bo"}\n',
+    );
     const out: string[] = [];
-    await runLabels('import', ['--run', 'r1', '--file', file, '--data-dir', dir, '--author', 'ana'], (l) => out.push(l));
+    await runLabels('import', ['--run', 'r1', '--file', file, '--data-dir', dir, '--author', 'ana'], (l) =>
+      out.push(l),
+    );
     await runLabels('list', ['--run', 'r1', '--data-dir', dir], (l) => out.push(l));
     await runLabels('export', ['--run', 'r1', '--data-dir', dir, '--file', join(dir, 'out.jsonl')], (l) => out.push(l));
     expect(out).toEqual([
@@ -27,7 +32,12 @@ describe('agentjet labels / reward-model', () => {
       'r1: 1 good, 0 bad, 1 preferences on 2 episodes by ana, bo',
       `wrote 2 labels to ${join(dir, 'out.jsonl')}`,
     ]);
-    expect(readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).label)).toEqual(['good', 'prefer']);
+    expect(
+      readFileSync(join(dir, 'out.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).label),
+    ).toEqual(['good', 'prefer']);
     await runRewardModel('list', ['--run', 'r1', '--data-dir', dir], (l) => out.push(l));
     expect(out.at(-1)).toBe('r1 has no reward model');
   });
@@ -35,7 +45,9 @@ describe('agentjet labels / reward-model', () => {
   it('refuses bad usage with the help text', async () => {
     await expect(runLabels('frobnicate', [])).rejects.toThrow('import, export or list');
     await expect(runLabels('import', ['--run', 'r1'])).rejects.toThrow('file');
-    await expect(runRewardModel('train', ['--run', 'r1', '--data-dir', dir, '--loss', 'magic'])).rejects.toThrow('loss');
+    await expect(runRewardModel('train', ['--run', 'r1', '--data-dir', dir, '--loss', 'magic'])).rejects.toThrow(
+      'loss',
+    );
     await expect(runRewardModel('train', ['--run', 'r1', '--data-dir', dir])).rejects.toThrow('no usable labels');
   });
 });

@@ -26,7 +26,10 @@ const Common = z.object({ run: z.string().min(1), dataDir: z.string().min(1).opt
 const Bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const TrainParams = workbenchMethods.trainRewardModel.params;
 
-function withStore<T>(dataDir: string | undefined, fn: (o: { store: ReturnType<typeof openStore>; dir: string }) => Promise<T>): Promise<T> {
+function withStore<T>(
+  dataDir: string | undefined,
+  fn: (o: { store: ReturnType<typeof openStore>; dir: string }) => Promise<T>,
+): Promise<T> {
   const dir = resolveDataDir(dataDir);
   const store = openStore(join(dir, 'workbench.sqlite'));
   return fn({ store, dir }).finally(() => store.close());
@@ -38,16 +41,26 @@ function parse<T>(schema: z.ZodType<T>, flags: string[]): T {
   return parsed.data;
 }
 
-export async function runLabels(sub: string | undefined, flags: string[], out: (line: string) => void = console.log): Promise<void> {
+export async function runLabels(
+  sub: string | undefined,
+  flags: string[],
+  out: (line: string) => void = console.log,
+): Promise<void> {
   if (sub === 'import') {
     const o = parse(Common.extend({ file: z.string().min(1), author: z.string().min(1).optional() }).strict(), flags);
     const jsonl = await readFile(o.file, 'utf8');
     await withStore(o.dataDir, async ({ store }) => {
-      const r = await new LabelsService({ store, ...(o.author ? { author: o.author } : {}) }).importLabels({ runId: o.run, jsonl });
+      const r = await new LabelsService({ store, ...(o.author ? { author: o.author } : {}) }).importLabels({
+        runId: o.run,
+        jsonl,
+      });
       out(`imported ${r.imported} labels into ${o.run} (${r.replaced} replaced earlier ones)`);
     });
   } else if (sub === 'export') {
-    const o = parse(Common.extend({ file: z.string().min(1).optional(), conversations: Bool.default(false) }).strict(), flags);
+    const o = parse(
+      Common.extend({ file: z.string().min(1).optional(), conversations: Bool.default(false) }).strict(),
+      flags,
+    );
     await withStore(o.dataDir, async ({ store }) => {
       const r = await new LabelsService({ store }).exportLabels({ runId: o.run, conversations: o.conversations });
       if (o.file) {
@@ -59,32 +72,63 @@ export async function runLabels(sub: string | undefined, flags: string[], out: (
     const o = parse(Common.strict(), flags);
     await withStore(o.dataDir, async ({ store }) => {
       const s = store.labelSummary(o.run);
-      out(`${o.run}: ${s.good} good, ${s.bad} bad, ${s.pairs} preferences on ${s.labelledEpisodes} episodes${s.authors.length ? ` by ${s.authors.join(', ')}` : ''}`);
+      out(
+        `${o.run}: ${s.good} good, ${s.bad} bad, ${s.pairs} preferences on ${s.labelledEpisodes} episodes${s.authors.length ? ` by ${s.authors.join(', ')}` : ''}`,
+      );
     });
   } else throw new Error(`agentjet labels: import, export or list\n\n${rewardsHelp}`);
 }
 
-export async function runRewardModel(sub: string | undefined, flags: string[], out: (line: string) => void = console.log): Promise<void> {
+export async function runRewardModel(
+  sub: string | undefined,
+  flags: string[],
+  out: (line: string) => void = console.log,
+): Promise<void> {
   if (sub === 'train') {
-    const o = parse(Common.extend({ loss: z.string().optional(), epochs: z.string().optional(), lr: z.string().optional(), heldout: z.string().optional(), maxMinutes: z.string().optional(), maxLength: z.string().optional() }).strict(), flags);
+    const o = parse(
+      Common.extend({
+        loss: z.string().optional(),
+        epochs: z.string().optional(),
+        lr: z.string().optional(),
+        heldout: z.string().optional(),
+        maxMinutes: z.string().optional(),
+        maxLength: z.string().optional(),
+      }).strict(),
+      flags,
+    );
     const num = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
-    const params = TrainParams.safeParse({ runId: o.run, loss: o.loss, epochs: num(o.epochs), lr: num(o.lr), heldout: num(o.heldout), maxMinutes: num(o.maxMinutes), maxLength: num(o.maxLength) });
+    const params = TrainParams.safeParse({
+      runId: o.run,
+      loss: o.loss,
+      epochs: num(o.epochs),
+      lr: num(o.lr),
+      heldout: num(o.heldout),
+      maxMinutes: num(o.maxMinutes),
+      maxLength: num(o.maxLength),
+    });
     if (!params.success) throw new Error(`${z.prettifyError(params.error)}\n\n${rewardsHelp}`);
     await withStore(o.dataDir, async ({ store, dir }) => {
       let finish: (e: Extract<WorkbenchEvent, { type: 'reward_model' }>) => void = () => undefined;
       const finished = new Promise<Extract<WorkbenchEvent, { type: 'reward_model' }>>((r) => (finish = r));
       const service = new RewardModelService({
-        store, dataDir: dir, log: () => undefined, live: () => null,
+        store,
+        dataDir: dir,
+        log: () => undefined,
+        live: () => null,
         emit: (e) => {
           if (e.type !== 'reward_model') return;
-          out(`v${e.status.version} ${e.status.state}${e.status.fraction !== null ? ` ${Math.round(100 * e.status.fraction)}%` : ''}: ${e.status.detail}`);
+          out(
+            `v${e.status.version} ${e.status.state}${e.status.fraction !== null ? ` ${Math.round(100 * e.status.fraction)}%` : ''}: ${e.status.detail}`,
+          );
           if (e.status.state !== 'training') finish(e);
         },
       });
       await service.trainRewardModel(params.data);
       const done = await finished;
-      if (done.status.state === 'failed') throw new Error(`reward model v${done.status.version} failed: ${done.status.detail}`);
-      if (done.model) out(`reward model v${done.model.version}: ${done.model.folder} (sha256 ${done.model.sha256.slice(0, 12)}…)`);
+      if (done.status.state === 'failed')
+        throw new Error(`reward model v${done.status.version} failed: ${done.status.detail}`);
+      if (done.model)
+        out(`reward model v${done.model.version}: ${done.model.folder} (sha256 ${done.model.sha256.slice(0, 12)}…)`);
     });
   } else if (sub === 'list') {
     const o = parse(Common.strict(), flags);
@@ -93,7 +137,9 @@ export async function runRewardModel(sub: string | undefined, flags: string[], o
       if (models.length === 0) out(`${o.run} has no reward model`);
       for (const m of models) {
         const acc = m.heldoutAccuracy === null ? 'n/a' : `${(100 * m.heldoutAccuracy).toFixed(1)}%`;
-        out(`v${m.version}  ${m.loss}  held-out ${acc} (${m.heldoutLabels})  |ONNX−PyTorch| ${m.onnxMaxAbsDiff.toExponential(1)}  ${m.deployedAt ? 'deployed' : ''}  ${m.folder}`);
+        out(
+          `v${m.version}  ${m.loss}  held-out ${acc} (${m.heldoutLabels})  |ONNX−PyTorch| ${m.onnxMaxAbsDiff.toExponential(1)}  ${m.deployedAt ? 'deployed' : ''}  ${m.folder}`,
+        );
       }
     });
   } else throw new Error(`agentjet reward-model: train or list\n\n${rewardsHelp}`);

@@ -16,23 +16,33 @@ agentjet runs export <run-id> [options]             a run's curves and episodes 
   --formats LIST             csv, jsonl, tensorboard, comma-separated (default all three)
   --data-dir DIR             the workbench data folder (default $AGENTJET_HOME or ~/.agentjet)`;
 
-const ExportOptions = z.object({
-  out: z.string().min(1).optional(),
-  formats: z.string().transform((s) => s.split(',').map((f) => f.trim())).pipe(z.array(ExportFormatSchema).min(1)).optional(),
-  dataDir: z.string().min(1).optional(),
-}).strict();
+const ExportOptions = z
+  .object({
+    out: z.string().min(1).optional(),
+    formats: z
+      .string()
+      .transform((s) => s.split(',').map((f) => f.trim()))
+      .pipe(z.array(ExportFormatSchema).min(1))
+      .optional(),
+    dataDir: z.string().min(1).optional(),
+  })
+  .strict();
 
 function openRunsStore(dataDir: string | undefined): ReturnType<typeof openStore> {
   const dir = resolveDataDir(dataDir);
   const path = join(dir, 'workbench.sqlite');
-  if (!existsSync(path)) throw new Error(`no workbench database at ${path} (run the workbench first, or pass --data-dir)`);
+  if (!existsSync(path))
+    throw new Error(`no workbench database at ${path} (run the workbench first, or pass --data-dir)`);
   return openStore(path);
 }
 
 export function runRuns(argv: readonly string[], out: (line: string) => void = console.log): void {
   const [sub, ...rest] = argv;
   if (sub === 'list') {
-    const o = z.object({ dataDir: z.string().min(1).optional() }).strict().parse(parseFlags(rest));
+    const o = z
+      .object({ dataDir: z.string().min(1).optional() })
+      .strict()
+      .parse(parseFlags(rest));
     const store = openRunsStore(o.dataDir);
     try {
       for (const r of store.listRuns(null)) {
@@ -43,9 +53,11 @@ export function runRuns(argv: readonly string[], out: (line: string) => void = c
     }
     return;
   }
-  if (sub !== 'export') throw new Error(`agentjet runs: unknown sub-command ${JSON.stringify(sub ?? '')}\n\n${runsHelp}`);
+  if (sub !== 'export')
+    throw new Error(`agentjet runs: unknown sub-command ${JSON.stringify(sub ?? '')}\n\n${runsHelp}`);
   const [runId, ...flags] = rest;
-  if (!runId || runId.startsWith('--')) throw new Error(`agentjet runs export needs a run id (see \`agentjet runs list\`)\n\n${runsHelp}`);
+  if (!runId || runId.startsWith('--'))
+    throw new Error(`agentjet runs export needs a run id (see \`agentjet runs list\`)\n\n${runsHelp}`);
   const parsed = ExportOptions.safeParse(parseFlags(flags));
   if (!parsed.success) throw new Error(`${z.prettifyError(parsed.error)}\n\n${runsHelp}`);
   const o = parsed.data;

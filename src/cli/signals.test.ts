@@ -59,7 +59,10 @@ function underShell(env: NodeJS.ProcessEnv): Promise<{ sh: ReturnType<typeof spa
 describe.skipIf(process.platform === 'win32')('exitOnSignals', () => {
   it('runs the shutdown on SIGTERM and exits 0', async () => {
     const file = marker();
-    const child = spawn(process.execPath, nodeArgs, { env: { ...process.env, MARKER: file, AGENTJET_WATCH_PARENT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, nodeArgs, {
+      env: { ...process.env, MARKER: file, AGENTJET_WATCH_PARENT: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise((r) => child.stdout.once('data', r));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     child.kill('SIGTERM');

@@ -26,7 +26,11 @@ export function shouldWatchParent(env: NodeJS.ProcessEnv, ppid: number): boolean
   return !env['AGENTJET_PARENT_PID'] && ppid > 1;
 }
 
-export function exitOnSignals(shutdown: (signal: string) => Promise<void>, announce: (signal: string) => void, opts: SignalOptions = {}): Promise<never> {
+export function exitOnSignals(
+  shutdown: (signal: string) => Promise<void>,
+  announce: (signal: string) => void,
+  opts: SignalOptions = {},
+): Promise<never> {
   let stopping = false;
   const stop = (signal: string, repeatable: boolean): void => {
     if (stopping) {
@@ -51,7 +55,9 @@ export function exitOnSignals(shutdown: (signal: string) => Promise<void>, annou
     const timer = setInterval(() => {
       if (process.ppid === parent) return;
       clearInterval(timer);
-      console.error(`the parent process (${parent}) exited: shutting down as on SIGTERM (AGENTJET_WATCH_PARENT=0 keeps running)`);
+      console.error(
+        `the parent process (${parent}) exited: shutting down as on SIGTERM (AGENTJET_WATCH_PARENT=0 keeps running)`,
+      );
       stop('parent exited', false);
     }, opts.parentPollMs ?? 1000);
     timer.unref();

@@ -39,21 +39,46 @@ export async function startClients(o: StartClientsOptions): Promise<ClientsHandl
   const entry = clientEntry(o.exampleDir, o.kind);
   if (!existsSync(entry)) throw new Error(`this example has no ${o.kind} client (${entry})`);
   if (o.kind === 'python') return startPython(entry, o);
-  const runner = new ClientRunner({ name: o.name ?? `train-${o.kind}`, serverUrl: o.serverUrl, joinToken: o.joinToken, count: o.count, env: { ...o.env, AGENTJET_GROUP_SIZE: String(o.groupSize) } });
-  return supervise(runner, async () => {
-    const started = await runner.start({ entry });
-    if (!started.ok) throw new Error(`client did not compile:\n${started.errors.map(formatCompileMessage).join('\n')}`);
-  }, o);
+  const runner = new ClientRunner({
+    name: o.name ?? `train-${o.kind}`,
+    serverUrl: o.serverUrl,
+    joinToken: o.joinToken,
+    count: o.count,
+    env: { ...o.env, AGENTJET_GROUP_SIZE: String(o.groupSize) },
+  });
+  return supervise(
+    runner,
+    async () => {
+      const started = await runner.start({ entry });
+      if (!started.ok)
+        throw new Error(`client did not compile:\n${started.errors.map(formatCompileMessage).join('\n')}`);
+    },
+    o,
+  );
 }
 
 /** The Python client: N `python3 client.py` processes under the same supervisor as the TypeScript ones. */
 async function startPython(entry: string, o: StartClientsOptions): Promise<ClientsHandle> {
-  const runner = new ClientRunner({ name: o.name ?? 'train-python', serverUrl: o.serverUrl, joinToken: o.joinToken, count: o.count, env: { ...o.env, PYTHONUNBUFFERED: '1', AGENTJET_GROUP_SIZE: String(o.groupSize) } });
-  return supervise(runner, () => runner.startCommand({ command: process.env['PYTHON'] ?? 'python3', args: [entry], cwd: dirname(entry) }), o);
+  const runner = new ClientRunner({
+    name: o.name ?? 'train-python',
+    serverUrl: o.serverUrl,
+    joinToken: o.joinToken,
+    count: o.count,
+    env: { ...o.env, PYTHONUNBUFFERED: '1', AGENTJET_GROUP_SIZE: String(o.groupSize) },
+  });
+  return supervise(
+    runner,
+    () => runner.startCommand({ command: process.env['PYTHON'] ?? 'python3', args: [entry], cwd: dirname(entry) }),
+    o,
+  );
 }
 
 /** Logs of a runner's clients into the one sink; the handle of its running processes. */
-async function supervise(runner: ClientRunner, start: () => Promise<void>, o: StartClientsOptions): Promise<ClientsHandle> {
+async function supervise(
+  runner: ClientRunner,
+  start: () => Promise<void>,
+  o: StartClientsOptions,
+): Promise<ClientsHandle> {
   runner.on('client:log', (l) => o.log(l.clientId, l.line));
   runner.on('client:exited', (e) => {
     o.onExit?.(e.clientId, e.code, e.signal);
@@ -66,7 +91,12 @@ async function supervise(runner: ClientRunner, start: () => Promise<void>, o: St
     throw err;
   }
   return {
-    processes: () => runner.status().clients.flatMap((c) => (c.pid !== null && c.state === 'running' ? [{ clientId: c.clientId, pid: c.pid }] : [])),
+    processes: () =>
+      runner
+        .status()
+        .clients.flatMap((c) =>
+          c.pid !== null && c.state === 'running' ? [{ clientId: c.clientId, pid: c.pid }] : [],
+        ),
     dispose: () => runner.dispose(),
   };
 }

@@ -25,7 +25,13 @@ const own = {
   runDir: z.string().optional(),
 };
 
-export const TrainOptionsSchema = z.object({ ...own, ...flagShape(TRAINING_OPTIONS, TRAIN_TRAINING_KEYS), ...flagShape(WORKER_OPTIONS, TRAIN_WORKER_KEYS, TRAIN_PRESETS) }).strict();
+export const TrainOptionsSchema = z
+  .object({
+    ...own,
+    ...flagShape(TRAINING_OPTIONS, TRAIN_TRAINING_KEYS),
+    ...flagShape(WORKER_OPTIONS, TRAIN_WORKER_KEYS, TRAIN_PRESETS),
+  })
+  .strict();
 export type TrainOptions = z.infer<typeof TrainOptionsSchema>;
 
 export const trainHelp = [

@@ -21,10 +21,24 @@ export interface StepRow {
   tasks?: TaskBreakdown;
 }
 
-export function stepRow(m: StepMetrics, mergeRatio: number | null, stepSeconds: number, tasks?: TaskBreakdown): StepRow {
+export function stepRow(
+  m: StepMetrics,
+  mergeRatio: number | null,
+  stepSeconds: number,
+  tasks?: TaskBreakdown,
+): StepRow {
   return {
-    step: m.step, weightVersion: m.weightVersion, episodes: m.episodes, rewardMean: m.rewardMean, successRate: m.successRate,
-    mergeRatio, samples: m.samples, trainSeconds: m.seconds, stepSeconds, loss: m.loss, ...(tasks ? { tasks } : {}),
+    step: m.step,
+    weightVersion: m.weightVersion,
+    episodes: m.episodes,
+    rewardMean: m.rewardMean,
+    successRate: m.successRate,
+    mergeRatio,
+    samples: m.samples,
+    trainSeconds: m.seconds,
+    stepSeconds,
+    loss: m.loss,
+    ...(tasks ? { tasks } : {}),
   };
 }
 
@@ -46,7 +60,14 @@ export function formatProgress(p: BatchProgress, width = 20): string {
 export function summaryTable(rows: readonly StepRow[], keys: readonly TaskKey[] = []): string {
   const header = ['step', 'version', 'episodes', 'reward', 'success', 'merge', 'seconds', ...taskHeaders(keys)];
   const body = rows.map((r, i) => [
-    String(i + 1), String(r.weightVersion), String(r.episodes), f(r.rewardMean), pct(r.successRate), f(r.mergeRatio, 2), r.stepSeconds.toFixed(1), ...taskCells(r.tasks ?? {}, keys),
+    String(i + 1),
+    String(r.weightVersion),
+    String(r.episodes),
+    f(r.rewardMean),
+    pct(r.successRate),
+    f(r.mergeRatio, 2),
+    r.stepSeconds.toFixed(1),
+    ...taskCells(r.tasks ?? {}, keys),
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...body.map((row) => row[c]!.length)));
   const line = (cells: string[]): string => cells.map((c, i) => c.padStart(widths[i]!)).join('  ');
@@ -64,5 +85,11 @@ export function formatEval(r: EvalRow): string {
 }
 
 export function evalTable(rows: readonly EvalRow[]): string {
-  return ['eval success by step:', ...rows.map((r) => `  after step ${String(r.afterStep).padStart(3)} [${r.task.padEnd(5)}]: ${pct(r.successRate).padStart(6)} (${r.episodes} episodes)`)].join('\n');
+  return [
+    'eval success by step:',
+    ...rows.map(
+      (r) =>
+        `  after step ${String(r.afterStep).padStart(3)} [${r.task.padEnd(5)}]: ${pct(r.successRate).padStart(6)} (${r.episodes} episodes)`,
+    ),
+  ].join('\n');
 }

@@ -13,10 +13,13 @@ describe('per-task figures', () => {
     expect(exampleTasks('guess-number')).toEqual(['guess']);
   });
 
-  it('takes the oldest episodes up to a step\'s count, leaving the rest for the next step', () => {
+  it("takes the oldest episodes up to a step's count, leaving the rest for the next step", () => {
     const t = new TaskTally();
     ['calc-train-1', 'calc-train-2', 'guess-train-1', 'guess-train-2'].forEach((id, i) => t.add(id, i, i % 2 === 0));
-    expect(t.take(['calc', 'guess'], 2)).toEqual({ calc: { episodes: 2, rewardMean: 0.5, successRate: 0.5 }, guess: { episodes: 0, rewardMean: null, successRate: null } });
+    expect(t.take(['calc', 'guess'], 2)).toEqual({
+      calc: { episodes: 2, rewardMean: 0.5, successRate: 0.5 },
+      guess: { episodes: 0, rewardMean: null, successRate: null },
+    });
     expect(t.size).toBe(2);
     expect(t.take(['calc', 'guess'], 5).guess).toEqual({ episodes: 2, rewardMean: 2.5, successRate: 0.5 });
     expect(t.size).toBe(0);
@@ -40,7 +43,19 @@ describe('per-task figures', () => {
     const b = t.take(['calc', 'guess']);
     expect(formatTasks(b, ['calc', 'guess'])).toBe('calc - | guess reward 0.250 success 0.0% (1)');
     expect(taskCells(b, ['calc', 'guess'])).toEqual(['-', '-', '0.250', '0.0%']);
-    const row: StepRow = { step: 1, weightVersion: 1, episodes: 1, rewardMean: 0.25, successRate: 0, mergeRatio: 1, samples: 1, trainSeconds: 0.1, stepSeconds: 1, loss: null, tasks: b };
+    const row: StepRow = {
+      step: 1,
+      weightVersion: 1,
+      episodes: 1,
+      rewardMean: 0.25,
+      successRate: 0,
+      mergeRatio: 1,
+      samples: 1,
+      trainSeconds: 0.1,
+      stepSeconds: 1,
+      loss: null,
+      tasks: b,
+    };
     expect(formatStep(row, 1, 2, ['calc', 'guess'])).toMatch(/ · calc - \| guess reward 0\.250 success 0\.0% \(1\)$/);
     const table = summaryTable([row], ['calc', 'guess']).split('\n');
     expect(table[0]).toMatch(/calc reward +calc success +guess reward +guess success$/);

@@ -58,7 +58,9 @@ export function formatTasks(b: TaskBreakdown, keys: readonly TaskKey[]): string 
   return keys
     .map((k) => {
       const t = b[k];
-      return !t || t.episodes === 0 ? `${k} -` : `${k} reward ${f3(t.rewardMean)} success ${pct(t.successRate)} (${t.episodes})`;
+      return !t || t.episodes === 0
+        ? `${k} -`
+        : `${k} reward ${f3(t.rewardMean)} success ${pct(t.successRate)} (${t.episodes})`;
     })
     .join(' | ');
 }

@@ -19,8 +19,27 @@ describe('agentjet train', () => {
     const dir = mkdtempSync(join(tmpdir(), 'aj-train-'));
     dirs.push(dir);
     const runDir = join(dir, 'run');
-    const args = ['bin/agentjet.mjs', 'train', 'calculator-agent', '--clients', '2', '--steps', '2', '--strategy', 'C1', '--batch', '4',
-      '--run-dir', runDir, '--threads', '1', '--max-tokens', '48', '--seed', '1'];
+    const args = [
+      'bin/agentjet.mjs',
+      'train',
+      'calculator-agent',
+      '--clients',
+      '2',
+      '--steps',
+      '2',
+      '--strategy',
+      'C1',
+      '--batch',
+      '4',
+      '--run-dir',
+      runDir,
+      '--threads',
+      '1',
+      '--max-tokens',
+      '48',
+      '--seed',
+      '1',
+    ];
     const { code, out } = await runProcess(process.execPath, args, process.env, 150_000);
     expect(code, out).toBe(0);
     const steps = [...out.matchAll(/^step (\d+)\/2 .*· reward (\d+\.\d+) · success/gm)];
@@ -36,18 +55,49 @@ describe('agentjet train', () => {
     const dir = mkdtempSync(join(tmpdir(), 'aj-train-'));
     dirs.push(dir);
     const runDir = join(dir, 'run');
-    const args = ['bin/agentjet.mjs', 'train', 'cocktail', '--mix', '0.5', '--clients', '2', '--steps', '2', '--strategy', 'C1', '--batch', '4',
-      '--run-dir', runDir, '--threads', '1', '--max-tokens', '48', '--seed', '1'];
+    const args = [
+      'bin/agentjet.mjs',
+      'train',
+      'cocktail',
+      '--mix',
+      '0.5',
+      '--clients',
+      '2',
+      '--steps',
+      '2',
+      '--strategy',
+      'C1',
+      '--batch',
+      '4',
+      '--run-dir',
+      runDir,
+      '--threads',
+      '1',
+      '--max-tokens',
+      '48',
+      '--seed',
+      '1',
+    ];
     const { code, out } = await runProcess(process.execPath, args, process.env, 150_000);
     expect(code, out).toBe(0);
     expect(out).toMatch(/agentjet train cocktail \(mix 0\.5 calc \/ 0\.5 guess\)/);
     const figures = '(?:-|reward \\d+\\.\\d{3} success (?:-|\\d+\\.\\d%) \\(\\d+\\))';
     const steps = [...out.matchAll(new RegExp(`^step (\\d+)/2 .* · calc ${figures} \\| guess ${figures}$`, 'gm'))];
-    expect(steps.map((m) => m[1]), out).toEqual(['1', '2']);
+    expect(
+      steps.map((m) => m[1]),
+      out,
+    ).toEqual(['1', '2']);
     expect(out).toMatch(/calc reward +calc success +guess reward +guess success/);
-    const Figures = z.object({ episodes: z.number().int(), rewardMean: z.number().nullable(), successRate: z.number().nullable() });
+    const Figures = z.object({
+      episodes: z.number().int(),
+      rewardMean: z.number().nullable(),
+      successRate: z.number().nullable(),
+    });
     const Line = MetricsLineSchema.extend({ tasks: z.object({ calc: Figures, guess: Figures }) });
-    const lines = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => Line.parse(JSON.parse(l)));
+    const lines = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => Line.parse(JSON.parse(l)));
     expect(lines).toHaveLength(2);
     // A step whose episodes had not all been reported yet may show '-' for a task; the run as a whole has some.
     expect(lines.reduce((s, l) => s + l.tasks.calc.episodes + l.tasks.guess.episodes, 0)).toBeGreaterThan(0);
@@ -56,8 +106,20 @@ describe('agentjet train', () => {
   it('runs the Python calculator client for one episode against a real worker', async () => {
     const w = await startWorkerProcess(['--strategy', 'C1', '--batch', '1000', '--max-tokens', '48']);
     try {
-      const env = { ...process.env, AGENTJET_SERVER_URL: w.url, AGENTJET_JOIN_TOKEN: TOKENS.join, AGENTJET_CLIENT_ID: 'py-test', AGENTJET_MAX_EPISODES: '1', PYTHONUNBUFFERED: '1' };
-      const { code, out } = await runProcess(process.env['PYTHON'] ?? 'python3', [join(REPO_ROOT, 'resources/examples/calculator-agent/client.py')], env, 30_000);
+      const env = {
+        ...process.env,
+        AGENTJET_SERVER_URL: w.url,
+        AGENTJET_JOIN_TOKEN: TOKENS.join,
+        AGENTJET_CLIENT_ID: 'py-test',
+        AGENTJET_MAX_EPISODES: '1',
+        PYTHONUNBUFFERED: '1',
+      };
+      const { code, out } = await runProcess(
+        process.env['PYTHON'] ?? 'python3',
+        [join(REPO_ROOT, 'resources/examples/calculator-agent/client.py')],
+        env,
+        30_000,
+      );
       expect(code, out).toBe(0);
       expect(out).toMatch(/calc-train-\d+: reward [01]\.0 pooled=True/);
       const status = StatusSchema.parse(await admin(w.url, 'GET', '/swarm/v1/status'));

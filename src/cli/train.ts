@@ -14,8 +14,24 @@ import { startClients, type ClientsHandle } from './train-clients';
 import { runEval } from '../node/eval';
 import { subscribeEvents, type EventsSubscription } from './train-events';
 import type { TrainOptions } from './train-options';
-import { evalTable, formatEval, formatProgress, formatStep, stepRow, summaryTable, type EvalRow, type StepRow } from './train-report';
-import { exampleTasks, TaskTally, TRAIN_EXAMPLES, type TaskBreakdown, type TaskKey, type TrainExample } from './train-tasks';
+import {
+  evalTable,
+  formatEval,
+  formatProgress,
+  formatStep,
+  stepRow,
+  summaryTable,
+  type EvalRow,
+  type StepRow,
+} from './train-report';
+import {
+  exampleTasks,
+  TaskTally,
+  TRAIN_EXAMPLES,
+  type TaskBreakdown,
+  type TaskKey,
+  type TrainExample,
+} from './train-tasks';
 import { configFromFlags } from './worker';
 
 export const EXAMPLES_DIR = resolve(import.meta.dirname, '../../resources/examples');
@@ -49,7 +65,14 @@ interface RunFilesOfTrain {
 }
 
 /** Held-out evals, one after another (each of the example's tasks), recorded and printed. */
-function evaluator(url: string, joinToken: string, o: TrainOptions, keys: readonly TaskKey[], files: RunFilesOfTrain, io: TrainIo) {
+function evaluator(
+  url: string,
+  joinToken: string,
+  o: TrainOptions,
+  keys: readonly TaskKey[],
+  files: RunFilesOfTrain,
+  io: TrainIo,
+) {
   const evals: EvalRow[] = [];
   let chain: Promise<void> = Promise.resolve();
   const evaluate = (afterStep: number): Promise<void> => {
@@ -72,7 +95,13 @@ function evaluator(url: string, joinToken: string, o: TrainOptions, keys: readon
 }
 
 /** Folds the worker's events into step rows (printed, appended to metrics.jsonl); `done` settles after o.steps. */
-function stepRecorder(o: TrainOptions, keys: readonly TaskKey[], files: RunFilesOfTrain, io: TrainIo, onStep: (count: number) => void) {
+function stepRecorder(
+  o: TrainOptions,
+  keys: readonly TaskKey[],
+  files: RunFilesOfTrain,
+  io: TrainIo,
+  onStep: (count: number) => void,
+) {
   const rows: StepRow[] = [];
   const tally = new TaskTally();
   let last = performance.now();
@@ -93,8 +122,10 @@ function stepRecorder(o: TrainOptions, keys: readonly TaskKey[], files: RunFiles
     if (rows.length >= o.steps) return;
     if (e.type === 'batch_progress') io.progress?.(formatProgress(e.progress));
     else if (e.type === 'episode_ended' && e.kind === 'train') tally.add(e.taskId, e.reward, e.success);
-    else if (e.type === 'step') record(e.metrics, tally.take(keys, e.metrics.episodes), e.merge?.compressionRatio ?? null);
-    else if (e.type === 'log' && (e.level === 'error' || e.level === 'warn')) appendFileSync(files.workerLog, `[${e.level}] ${e.source}: ${e.message}\n`);
+    else if (e.type === 'step')
+      record(e.metrics, tally.take(keys, e.metrics.episodes), e.merge?.compressionRatio ?? null);
+    else if (e.type === 'log' && (e.level === 'error' || e.level === 'warn'))
+      appendFileSync(files.workerLog, `[${e.level}] ${e.source}: ${e.message}\n`);
   };
   return { rows, done, onEvent };
 }
@@ -118,24 +149,49 @@ export async function runTrain(example: TrainExample, o: TrainOptions, io: Train
   const mix = example === 'cocktail' ? (o.mix ?? 0.5) : undefined;
   const runDir = resolve(o.runDir ?? join('runs', `train-${stamp()}`));
   mkdirSync(runDir, { recursive: true });
-  const files = { metrics: join(runDir, 'metrics.jsonl'), eval: join(runDir, 'eval.jsonl'), workerLog: join(runDir, 'worker.log'), clientsLog: join(runDir, 'clients.log') };
+  const files = {
+    metrics: join(runDir, 'metrics.jsonl'),
+    eval: join(runDir, 'eval.jsonl'),
+    workerLog: join(runDir, 'worker.log'),
+    clientsLog: join(runDir, 'clients.log'),
+  };
   const given = configFromFlags(o);
   const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
-  const worker = await startWorker({ ...given, runDir, model: 'builtin', port: given.port ?? 0, training: given.training ?? {} }, { tokens, log: (line) => appendFileSync(files.workerLog, `${line}\n`) });
+  const worker = await startWorker(
+    { ...given, runDir, model: 'builtin', port: given.port ?? 0, training: given.training ?? {} },
+    { tokens, log: (line) => appendFileSync(files.workerLog, `${line}\n`) },
+  );
   const t = worker.swarm.training;
-  io.out(`agentjet train ${example}${mix !== undefined ? ` (mix ${mix} calc / ${Number((1 - mix).toFixed(3))} guess)` : ''}: worker ${worker.url} · ${o.clients} ${o.client} client(s) · ${o.steps} steps · strategy ${t.strategy} batch ${t.batch} group ${t.groupSize} · lr ${t.lr}`);
+  io.out(
+    `agentjet train ${example}${mix !== undefined ? ` (mix ${mix} calc / ${Number((1 - mix).toFixed(3))} guess)` : ''}: worker ${worker.url} · ${o.clients} ${o.client} client(s) · ${o.steps} steps · strategy ${t.strategy} batch ${t.batch} group ${t.groupSize} · lr ${t.lr}`,
+  );
   io.out(`  run dir ${runDir} (metrics.jsonl, worker.log, clients.log)`);
   const ev = evaluator(worker.url, tokens.join, o, keys, files, io);
-  const steps = stepRecorder(o, keys, files, io, (n) => o.evalEvery > 0 && n % o.evalEvery === 0 && void ev.evaluate(n));
+  const steps = stepRecorder(
+    o,
+    keys,
+    files,
+    io,
+    (n) => o.evalEvery > 0 && n % o.evalEvery === 0 && void ev.evaluate(n),
+  );
   const { rows } = steps;
   let events: EventsSubscription | null = null;
   let clients: ClientsHandle | null = null;
   try {
-    events = await subscribeEvents(worker.url, tokens.admin, { event: steps.onEvent, error: (m) => appendFileSync(files.workerLog, `${m}\n`) });
+    events = await subscribeEvents(worker.url, tokens.admin, {
+      event: steps.onEvent,
+      error: (m) => appendFileSync(files.workerLog, `${m}\n`),
+    });
     if (o.evalEvery > 0) await ev.evaluate(0);
     clients = await startClients({
-      exampleDir: join(EXAMPLES_DIR, example), kind: o.client, count: o.clients, serverUrl: worker.url, joinToken: tokens.join, groupSize: t.groupSize,
-      log: (id, line) => appendFileSync(files.clientsLog, `[${id}] ${line}\n`), env: mix !== undefined ? { AGENTJET_MIX: String(mix) } : {},
+      exampleDir: join(EXAMPLES_DIR, example),
+      kind: o.client,
+      count: o.clients,
+      serverUrl: worker.url,
+      joinToken: tokens.join,
+      groupSize: t.groupSize,
+      log: (id, line) => appendFileSync(files.clientsLog, `[${id}] ${line}\n`),
+      env: mix !== undefined ? { AGENTJET_MIX: String(mix) } : {},
     });
     await untilDoneOrInterrupted(steps.done);
     await ev.idle();

@@ -4,13 +4,32 @@ import { localDefaultsOf, normalizeBooleanFlags, parseUiArgs, resolveDataDir, tu
 
 describe('agentjet ui options', () => {
   it('accepts --connect-local and --open without a value', () => {
-    expect(normalizeBooleanFlags(['--connect-local', '--port', '0', '--open'])).toEqual(['--connect-local=true', '--port', '0', '--open=true']);
+    expect(normalizeBooleanFlags(['--connect-local', '--port', '0', '--open'])).toEqual([
+      '--connect-local=true',
+      '--port',
+      '0',
+      '--open=true',
+    ]);
     const o = parseUiArgs(['--connect-local', '--clients', '3', '--example', 'guess-number', '--open']);
-    expect(o).toMatchObject({ connectLocal: true, open: true, clients: 3, example: 'guess-number', port: 8330, host: '127.0.0.1', model: 'builtin' });
+    expect(o).toMatchObject({
+      connectLocal: true,
+      open: true,
+      clients: 3,
+      example: 'guess-number',
+      port: 8330,
+      host: '127.0.0.1',
+      model: 'builtin',
+    });
   });
 
   it('defaults to no immediate connect and no browser', () => {
-    expect(parseUiArgs([])).toMatchObject({ connectLocal: false, open: false, port: 8330, clients: 2, example: 'calculator-agent' });
+    expect(parseUiArgs([])).toMatchObject({
+      connectLocal: false,
+      open: false,
+      port: 8330,
+      clients: 2,
+      example: 'calculator-agent',
+    });
     expect(parseUiArgs(['--connect-local', 'false']).connectLocal).toBe(false);
   });
 
@@ -18,7 +37,10 @@ describe('agentjet ui options', () => {
     const o = parseUiArgs(['--batch', '2', '--group-size', '2', '--max-tokens', '64', '--strategy', 'C1']);
     expect(localDefaultsOf(o)).toEqual({ batch: 2, groupSize: 2, maxTokens: 64, strategy: 'C1' });
     expect(localDefaultsOf(parseUiArgs([]))).toEqual({});
-    expect(tuningOf(parseUiArgs(['--threads', '1', '--eval-episodes', '0']))).toEqual({ workerConfig: { threads: 1 }, evalEpisodes: 0 });
+    expect(tuningOf(parseUiArgs(['--threads', '1', '--eval-episodes', '0']))).toEqual({
+      workerConfig: { threads: 1 },
+      evalEpisodes: 0,
+    });
     expect(tuningOf(parseUiArgs([]))).toEqual({});
   });
 

@@ -7,7 +7,15 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { startUiSession, type LocalDefaults, type WorkbenchTuning } from '../main/bridge';
-import { flagShape, formFields, fromFlags, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS, WorkerConfigPatchSchema } from '../shared/options/index';
+import {
+  flagShape,
+  formFields,
+  fromFlags,
+  helpLines,
+  TRAINING_OPTIONS,
+  WORKER_OPTIONS,
+  WorkerConfigPatchSchema,
+} from '../shared/options/index';
 import { parseFlags } from './flags';
 import { exitOnSignals } from './signals';
 
@@ -33,7 +41,9 @@ const own = {
 /** The connect form's training fields double as flags: defaults of local connects that leave them unset. */
 const connectKeys = formFields(TRAINING_OPTIONS).map((f) => f.key as keyof typeof TRAINING_OPTIONS);
 
-export const UiOptionsSchema = z.object({ ...own, ...flagShape(TRAINING_OPTIONS, connectKeys), ...flagShape(WORKER_OPTIONS, UI_WORKER_KEYS) }).strict();
+export const UiOptionsSchema = z
+  .object({ ...own, ...flagShape(TRAINING_OPTIONS, connectKeys), ...flagShape(WORKER_OPTIONS, UI_WORKER_KEYS) })
+  .strict();
 export type UiOptions = z.infer<typeof UiOptionsSchema>;
 
 export const uiHelp = [
@@ -45,7 +55,7 @@ export const uiHelp = [
   '  --model builtin|DIR        its model (default builtin)',
   '  --example NAME|DIR         its example (default calculator-agent)',
   '  --clients N                its local clients (default 2)',
-  '  training settings of local connects that leave them unset (default: the worker\'s):',
+  "  training settings of local connects that leave them unset (default: the worker's):",
   ...helpLines(TRAINING_OPTIONS, { keys: connectKeys }),
   '  settings of local workers:',
   ...helpLines(WORKER_OPTIONS, { keys: UI_WORKER_KEYS }),
@@ -72,7 +82,11 @@ export function parseUiArgs(argv: readonly string[]): UiOptions {
 }
 
 /** `--data-dir`, else $AGENTJET_HOME, else ~/.agentjet. */
-export function resolveDataDir(given: string | undefined, env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+export function resolveDataDir(
+  given: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  home = homedir(),
+): string {
   if (given) return resolve(given);
   const fromEnv = env['AGENTJET_HOME'];
   return fromEnv ? resolve(fromEnv) : join(home, '.agentjet');
@@ -94,7 +108,11 @@ export function localDefaultsOf(o: UiOptions): LocalDefaults {
 
 function openInBrowser(url: string, out: (line: string) => void): void {
   const [cmd, args]: [string, string[]] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   const failed = (): void => out(`agentjet ui: could not open a browser (${cmd}); open the URL above yourself`);
   try {
     const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
@@ -121,7 +139,10 @@ export async function runUi(o: UiOptions): Promise<void> {
     out,
   });
   // Handled from the start, so a signal right after the URL is printed is never lost.
-  const stopped = exitOnSignals(async () => (await starting).dispose(), (signal) => out(`${signal}: stopping the clients and the worker…`));
+  const stopped = exitOnSignals(
+    async () => (await starting).dispose(),
+    (signal) => out(`${signal}: stopping the clients and the worker…`),
+  );
   const ui = await starting;
   if (o.open) openInBrowser(ui.bridge.pageUrl, out);
   await stopped;

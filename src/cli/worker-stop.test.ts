@@ -68,7 +68,11 @@ async function launch(cmd: string, args: string[], runDir: string, env: NodeJS.P
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await waitFor(`the worker to listen:\n${out}`, () => /listening on (http:\/\/\S+)/.exec(out)?.[1], 120_000);
+  const url = await waitFor(
+    `the worker to listen:\n${out}`,
+    () => /listening on (http:\/\/\S+)/.exec(out)?.[1],
+    120_000,
+  );
   const workerPid = (JSON.parse(readFileSync(join(runDir, 'worker.json'), 'utf8')) as { pid: number }).pid;
   pids.add(workerPid);
   const enginePid = await waitFor('the engine process', () => childrenOf(workerPid)[0]);
@@ -76,21 +80,50 @@ async function launch(cmd: string, args: string[], runDir: string, env: NodeJS.P
   return { child, url, workerPid, enginePid, output: () => out };
 }
 
-const status = async (url: string): Promise<Status> => (await http<Status>(url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body;
+const status = async (url: string): Promise<Status> =>
+  (await http<Status>(url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body;
 
 async function claimOne(url: string, taskId: string): Promise<ClaimResponse> {
-  const c = await http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'stop-test', taskId } });
+  const c = await http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', {
+    token: TEST_TOKENS.join,
+    body: { clientId: 'stop-test', taskId },
+  });
   expect(c.status, JSON.stringify(c.body)).toBe(201);
   return c.body;
 }
 
 async function playAndEnd(url: string, taskId: string): Promise<void> {
   const c = await claimOne(url, taskId);
-  expect((await http(url, 'POST', '/v1/chat/completions', { token: c.apiKey, body: { messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(200);
-  expect((await http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: TEST_TOKENS.join, body: { taskId, reward: 1 } })).status).toBe(200);
+  expect(
+    (
+      await http(url, 'POST', '/v1/chat/completions', {
+        token: c.apiKey,
+        body: { messages: [{ role: 'user', content: 'hi' }] },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, {
+        token: TEST_TOKENS.join,
+        body: { taskId, reward: 1 },
+      })
+    ).status,
+  ).toBe(200);
 }
 
-const workerArgs = (runDir: string): string[] => ['--port', '0', '--run-dir', runDir, '--threads', '1', '--max-tokens', '8', '--checkpoint-every', '0'];
+const workerArgs = (runDir: string): string[] => [
+  '--port',
+  '0',
+  '--run-dir',
+  runDir,
+  '--threads',
+  '1',
+  '--max-tokens',
+  '8',
+  '--checkpoint-every',
+  '0',
+];
 
 function newRunDir(): string {
   const d = tempDir('aj-stop-');
@@ -103,7 +136,25 @@ describe.skipIf(!linux)('stopping the worker as documented (real engine)', () =>
     const runDir = newRunDir();
     const entry = join(REPO_ROOT, 'deploy', 'worker-entry.sh');
     const env = { AGENTJET_RUN_DIR: runDir };
-    const first = await launch(entry, ['--port', '0', '--threads', '1', '--checkpoint-every', '0', '--strategy', 'C1', '--batch', '100', '--max-tokens', '8'], runDir, env);
+    const first = await launch(
+      entry,
+      [
+        '--port',
+        '0',
+        '--threads',
+        '1',
+        '--checkpoint-every',
+        '0',
+        '--strategy',
+        'C1',
+        '--batch',
+        '100',
+        '--max-tokens',
+        '8',
+      ],
+      runDir,
+      env,
+    );
     expect(first.workerPid).toBe(first.child.pid); // exec: signals go to Node itself
     for (const task of ['a', 'b']) await playAndEnd(first.url, task);
     await claimOne(first.url, 'left-open');
@@ -122,7 +173,8 @@ describe.skipIf(!linux)('stopping the worker as documented (real engine)', () =>
     // kill -9 lost nothing: the answered ends are pooled, and no counter went backwards.
     const after = await status(second.url);
     expect(after.pool.episodes).toBe(2);
-    for (const k of Object.keys(before) as (keyof typeof before)[]) expect(after.counters[k], k).toBeGreaterThanOrEqual(before[k]);
+    for (const k of Object.keys(before) as (keyof typeof before)[])
+      expect(after.counters[k], k).toBeGreaterThanOrEqual(before[k]);
     const exited = new Promise<number | null>((r) => second.child.once('exit', (code) => r(code)));
     second.child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -6,7 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { startWorker } from '../../gpu-worker/src/worker';
-import { loraOf, WorkerConfigPatchSchema, type WorkerConfigInput, type WorkerConfigPatch } from '../../gpu-worker/src/worker-config';
+import {
+  loraOf,
+  WorkerConfigPatchSchema,
+  type WorkerConfigInput,
+  type WorkerConfigPatch,
+} from '../../gpu-worker/src/worker-config';
 import { explicitTokenProblem } from '../../gpu-worker/src/swarm/keys';
 import { flagShape, fromFlags, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS } from '../shared/options/index';
 import { exitOnSignals } from './signals';
@@ -20,7 +25,10 @@ const CommandFlags = z.object({
   joinToken: z.string().optional(),
 });
 
-export const WorkerOptionsSchema = CommandFlags.extend({ ...flagShape(WORKER_OPTIONS), ...flagShape(TRAINING_OPTIONS) }).strict();
+export const WorkerOptionsSchema = CommandFlags.extend({
+  ...flagShape(WORKER_OPTIONS),
+  ...flagShape(TRAINING_OPTIONS),
+}).strict();
 export type WorkerOptions = z.input<typeof WorkerOptionsSchema>;
 
 export const workerHelp = [
@@ -57,21 +65,34 @@ export function readConfigFile(path: string): WorkerConfigPatch {
 
 /** The declared options among parsed flags, as a worker config patch. */
 export function configFromFlags(flags: Readonly<Record<string, unknown>>): WorkerConfigPatch {
-  return WorkerConfigPatchSchema.parse({ ...fromFlags(WORKER_OPTIONS, flags), training: fromFlags(TRAINING_OPTIONS, flags) });
+  return WorkerConfigPatchSchema.parse({
+    ...fromFlags(WORKER_OPTIONS, flags),
+    training: fromFlags(TRAINING_OPTIONS, flags),
+  });
 }
 
 /** Flags (over a `--config` file) → worker config: only the given fields, so a resumed run keeps its saved settings. */
-export function workerConfigFromOptions(given: WorkerOptions, cwd = process.cwd()): { config: WorkerConfigInput; resume: boolean } {
+export function workerConfigFromOptions(
+  given: WorkerOptions,
+  cwd = process.cwd(),
+): { config: WorkerConfigInput; resume: boolean } {
   const o = WorkerOptionsSchema.parse(given);
   const cmd = o;
   const file = cmd.config !== undefined ? readConfigFile(resolve(cwd, cmd.config)) : {};
   const flagged = configFromFlags(o);
   const runDirGiven = cmd.runDir ?? file.runDir;
-  if (cmd.resume && runDirGiven && resolve(cwd, cmd.resume) !== resolve(cwd, runDirGiven)) throw new Error('--resume names the run dir; do not also give a different --run-dir');
+  if (cmd.resume && runDirGiven && resolve(cwd, cmd.resume) !== resolve(cwd, runDirGiven))
+    throw new Error('--resume names the run dir; do not also give a different --run-dir');
   const runDir = resolve(cwd, cmd.resume ?? runDirGiven ?? join('runs', timestamp()));
   const model = flagged.model ?? file.model;
-  if (model && model !== 'builtin' && !existsSync(resolve(cwd, model))) throw new Error(`--model ${model}: no such folder (use "builtin" or a Hugging Face model folder)`);
-  const config: WorkerConfigInput = { ...file, ...flagged, runDir, training: { ...file.training, ...flagged.training } };
+  if (model && model !== 'builtin' && !existsSync(resolve(cwd, model)))
+    throw new Error(`--model ${model}: no such folder (use "builtin" or a Hugging Face model folder)`);
+  const config: WorkerConfigInput = {
+    ...file,
+    ...flagged,
+    runDir,
+    training: { ...file.training, ...flagged.training },
+  };
   if (model !== undefined) config.model = model === 'builtin' ? 'builtin' : resolve(cwd, model);
   if (config.tensorboardDir !== undefined) config.tensorboardDir = resolve(cwd, config.tensorboardDir);
   const lora = loraOf(config); // --lora-* contradictions are refused here, before anything starts
@@ -80,7 +101,10 @@ export function workerConfigFromOptions(given: WorkerOptions, cwd = process.cwd(
 }
 
 /** Tokens from the flags, else the environment; refused (naming where they came from) when too short or equal. */
-export function explicitTokens(o: Pick<WorkerOptions, 'adminToken' | 'joinToken'>, env: NodeJS.ProcessEnv = process.env): Partial<Record<'admin' | 'join', string>> {
+export function explicitTokens(
+  o: Pick<WorkerOptions, 'adminToken' | 'joinToken'>,
+  env: NodeJS.ProcessEnv = process.env,
+): Partial<Record<'admin' | 'join', string>> {
   const tokens: Partial<Record<'admin' | 'join', string>> = {};
   const sources: Partial<Record<'admin' | 'join', string>> = {};
   const pick = (role: 'admin' | 'join', flag: string | undefined, name: string): void => {
@@ -101,16 +125,36 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   const starting = startWorker(config, { resume, tokens });
   // Signals are handled from the start (a stop during start-up waits for it, then checkpoints), so
   // a SIGTERM sent the moment "listening on" appears is never lost.
-  const stopped = exitOnSignals(async (signal) => (await starting).shutdown(signal), (signal) => console.log(`${signal}: checkpointing and shutting down…`));
+  const stopped = exitOnSignals(
+    async (signal) => (await starting).shutdown(signal),
+    (signal) => console.log(`${signal}: checkpointing and shutting down…`),
+  );
   const worker = await starting;
   const s = worker.swarm;
   const t = s.training;
-  console.log(`agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`);
-  console.log(`  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ${t.merge}/${t.level} · lr ${t.lr}`);
+  console.log(
+    `agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`,
+  );
+  console.log(
+    `  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ${t.merge}/${t.level} · lr ${t.lr}`,
+  );
   const plan = worker.engine.info?.plan;
-  if (plan) console.log(`  training: ${plan.mode === 'lora' ? `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}` : 'full fine-tune'} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'} · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`);
-  console.log(worker.tokensFile ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)` : '  tokens: from the environment / flags');
-  if (worker.config.agentjetCompat) console.log(`  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`);
-  if (worker.config.agentjetCompat) console.log(`  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`);
+  if (plan)
+    console.log(
+      `  training: ${plan.mode === 'lora' ? `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}` : 'full fine-tune'} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'} · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`,
+    );
+  console.log(
+    worker.tokensFile
+      ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)`
+      : '  tokens: from the environment / flags',
+  );
+  if (worker.config.agentjetCompat)
+    console.log(
+      `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`,
+    );
+  if (worker.config.agentjetCompat)
+    console.log(
+      `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`,
+    );
   await stopped;
 }

@@ -3,7 +3,12 @@
 // a clean dispose (clients, worker checkpoint, database) before the app quits.
 import { app, BrowserWindow, dialog, ipcMain, session, shell, type IpcMainInvokeEvent } from 'electron';
 import { join } from 'node:path';
-import { dispatchWorkbenchCall, ipcChannels, type WorkbenchBackend, type WorkbenchEvent } from '../shared/workbench-api';
+import {
+  dispatchWorkbenchCall,
+  ipcChannels,
+  type WorkbenchBackend,
+  type WorkbenchEvent,
+} from '../shared/workbench-api';
 import { BRIDGE_CSP } from './bridge/static-files';
 import { withTransport } from './bridge/backend-overrides';
 import { createWorkbench } from './workbench';
@@ -12,7 +17,11 @@ let mainWindow: BrowserWindow | null = null;
 
 /** Only our own window's top frame may call main. */
 function trustedSender(event: IpcMainInvokeEvent): boolean {
-  return mainWindow !== null && event.sender === mainWindow.webContents && event.senderFrame === mainWindow.webContents.mainFrame;
+  return (
+    mainWindow !== null &&
+    event.sender === mainWindow.webContents &&
+    event.senderFrame === mainWindow.webContents.mainFrame
+  );
 }
 
 function createWindow(): void {

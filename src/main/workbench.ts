@@ -35,7 +35,8 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
 function packageVersion(root: string): string {
   try {
-    return z.object({ version: z.string() }).parse(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))).version;
+    return z.object({ version: z.string() }).parse(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')))
+      .version;
   } catch {
     return '0.0.0';
   }
@@ -72,8 +73,13 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     }
   };
   const backend = new Backend({
-    store, dataDir, repoRoot: REPO_ROOT, examplesDir: opts.examplesDir ? resolve(opts.examplesDir) : join(REPO_ROOT, 'resources', 'examples'),
-    version: packageVersion(REPO_ROOT), emit, log,
+    store,
+    dataDir,
+    repoRoot: REPO_ROOT,
+    examplesDir: opts.examplesDir ? resolve(opts.examplesDir) : join(REPO_ROOT, 'resources', 'examples'),
+    version: packageVersion(REPO_ROOT),
+    emit,
+    log,
     ...(opts.workerConfig ? { workerConfig: opts.workerConfig } : {}),
     ...(opts.evalEpisodes !== undefined ? { evalEpisodes: opts.evalEpisodes } : {}),
     ...(opts.evalEvery !== undefined ? { evalEvery: opts.evalEvery } : {}),

@@ -14,8 +14,13 @@ interface EvalPlay {
 
 /** The first `n` held-out tasks of a task, each with how to play it. */
 function evalPlays(key: TaskKey, n: number): EvalPlay[] {
-  if (key === 'calc') return loadTasks('calculator-agent', 'eval').slice(0, n).map((task) => ({ task, play: (p) => runEpisode(calculatorEnv, task, p) }));
-  return loadTasks('guess-number', 'eval').slice(0, n).map((task) => ({ task, play: (p) => runEpisode(guessNumberEnv, task, p) }));
+  if (key === 'calc')
+    return loadTasks('calculator-agent', 'eval')
+      .slice(0, n)
+      .map((task) => ({ task, play: (p) => runEpisode(calculatorEnv, task, p) }));
+  return loadTasks('guess-number', 'eval')
+    .slice(0, n)
+    .map((task) => ({ task, play: (p) => runEpisode(guessNumberEnv, task, p) }));
 }
 
 export interface EvalSummary {
@@ -29,7 +34,13 @@ export interface EvalSummary {
   seconds: number;
 }
 
-export async function runEval(url: string, joinToken: string, episodes: number, key: TaskKey = 'calc', concurrency = 4): Promise<EvalSummary> {
+export async function runEval(
+  url: string,
+  joinToken: string,
+  episodes: number,
+  key: TaskKey = 'calc',
+  concurrency = 4,
+): Promise<EvalSummary> {
   const t0 = performance.now();
   const tasks = evalPlays(key, episodes);
   const client = new SwarmClient({ url, joinToken, clientId: 'train-eval' });
@@ -40,11 +51,19 @@ export async function runEval(url: string, joinToken: string, episodes: number, 
     while (next < tasks.length) {
       const { task, play } = tasks[next++]!;
       let version = -1;
-      const out = await client.episode(task, async ({ baseUrl, apiKey, model, signal, weightVersion }) => {
-        version = weightVersion;
-        const r = await play(openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }));
-        return { reward: r.reward, success: r.success, metrics: r.metrics };
-      }, { kind: 'eval' }).catch(() => null);
+      const out = await client
+        .episode(
+          task,
+          async ({ baseUrl, apiKey, model, signal, weightVersion }) => {
+            version = weightVersion;
+            const r = await play(
+              openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
+            );
+            return { reward: r.reward, success: r.success, metrics: r.metrics };
+          },
+          { kind: 'eval' },
+        )
+        .catch(() => null);
       if (out) results.push({ reward: out.result.reward, success: out.result.success ?? false, version });
       else failed++;
     }

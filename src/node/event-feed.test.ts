@@ -19,7 +19,10 @@ interface FakeEventsServer {
 
 const ev = (seq: number): SwarmEvent => ({ type: 'client_joined', clientId: `c${seq}`, seq, time: seq });
 
-async function fakeEventsServer(onConnect: (ws: WebSocket, q: URLSearchParams, s: FakeEventsServer) => void, status = 101): Promise<FakeEventsServer> {
+async function fakeEventsServer(
+  onConnect: (ws: WebSocket, q: URLSearchParams, s: FakeEventsServer) => void,
+  status = 101,
+): Promise<FakeEventsServer> {
   const http = createServer();
   const wss = new WebSocketServer({ noServer: true });
   const s: FakeEventsServer = { url: '', queries: [], sockets: [], boot: 'boot-1', close: async () => undefined };
@@ -75,7 +78,12 @@ describe('EventFeed', () => {
     const got: number[] = [];
     const problems: (string | null)[] = [];
     const errors: string[] = [];
-    const feed = await EventFeed.open(server.url, 'admin', { event: (e) => got.push(e.seq), connection: (p) => problems.push(p), error: (m) => errors.push(m) }, { reconnectMinMs: 10 });
+    const feed = await EventFeed.open(
+      server.url,
+      'admin',
+      { event: (e) => got.push(e.seq), connection: (p) => problems.push(p), error: (m) => errors.push(m) },
+      { reconnectMinMs: 10 },
+    );
     feeds.push(feed);
     await until('three events', () => got.length === 3);
     expect(server.queries[0]!.get('since')).toBe('0');

@@ -39,7 +39,12 @@ export class EventFeed {
   }
 
   /** Connects; resolves on the worker's hello, rejects when the first connection fails. */
-  static async open(url: string, adminToken: string, h: EventFeedHandlers, opts: EventFeedOptions = {}): Promise<EventFeed> {
+  static async open(
+    url: string,
+    adminToken: string,
+    h: EventFeedHandlers,
+    opts: EventFeedOptions = {},
+  ): Promise<EventFeed> {
     const feed = new EventFeed(url, adminToken, h, opts);
     await feed.connect(true);
     return feed;
@@ -65,7 +70,9 @@ export class EventFeed {
   private connect(first: boolean): Promise<void> {
     const query = new URLSearchParams({ since: String(this.lastSeq) });
     if (this.bootId) query.set('boot', this.bootId);
-    const ws = new WebSocket(`${this.url.replace(/^http/, 'ws')}/swarm/v1/events?${query.toString()}`, { headers: { authorization: `Bearer ${this.adminToken}` } });
+    const ws = new WebSocket(`${this.url.replace(/^http/, 'ws')}/swarm/v1/events?${query.toString()}`, {
+      headers: { authorization: `Bearer ${this.adminToken}` },
+    });
     this.ws = ws;
     return new Promise((resolve, reject) => {
       let greeted = false;
@@ -126,7 +133,11 @@ export class EventFeed {
     if (this.closed || this.timer) return;
     this.ws = null;
     this.h.connection?.(problem);
-    const delay = backoffDelay(this.attempt, { initialMs: this.opts.reconnectMinMs ?? 250, maxMs: this.opts.reconnectMaxMs ?? 5000, maxExponent: 10 });
+    const delay = backoffDelay(this.attempt, {
+      initialMs: this.opts.reconnectMinMs ?? 250,
+      maxMs: this.opts.reconnectMaxMs ?? 5000,
+      maxExponent: 10,
+    });
     this.attempt++;
     this.timer = setTimeout(() => {
       this.timer = null;

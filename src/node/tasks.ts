@@ -21,4 +21,3 @@ export function taskOf(taskId: string): TaskKey | null {
   const prefix = taskId.split('-', 1)[0];
   return TASK_KEYS.find((k) => k === prefix) ?? null;
 }
-

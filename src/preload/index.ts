@@ -7,7 +7,8 @@ import { ipcChannels, type WorkbenchMethod } from '../shared/workbench-api';
 import type { RawIpcTransport } from './index.d';
 
 const transport: RawIpcTransport = {
-  invoke: (method: WorkbenchMethod, params: unknown): Promise<unknown> => ipcRenderer.invoke(ipcChannels.call, method, params),
+  invoke: (method: WorkbenchMethod, params: unknown): Promise<unknown> =>
+    ipcRenderer.invoke(ipcChannels.call, method, params),
   subscribe: (listener: (raw: unknown) => void): (() => void) => {
     const handler = (_event: IpcRendererEvent, payload: unknown): void => listener(payload);
     ipcRenderer.on(ipcChannels.event, handler);

@@ -5,7 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backoffMs, RETRY_DEFAULTS, SwarmClient, SwarmError } from './index';
 
-const CLAIM = { episodeId: 'ep_1', baseUrl: 'http://x/v1', apiKey: 'k', model: 'm', weightVersion: 0, kind: 'train', timeoutS: 300 };
+const CLAIM = {
+  episodeId: 'ep_1',
+  baseUrl: 'http://x/v1',
+  apiKey: 'k',
+  model: 'm',
+  weightVersion: 0,
+  kind: 'train',
+  timeoutS: 300,
+};
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
 const servers: Server[] = [];
@@ -13,7 +21,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-async function serve(handler: Handler, port = 0): Promise<{ url: string; requests: { url: string; body: string; auth: string }[] }> {
+async function serve(
+  handler: Handler,
+  port = 0,
+): Promise<{ url: string; requests: { url: string; body: string; auth: string }[] }> {
   const requests: { url: string; body: string; auth: string }[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -33,7 +44,12 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 };
 const unavailable = (res: ServerResponse, retryAfter: string): void =>
-  json(res, 503, { error: { type: 'service_unavailable', code: 'updating', message: 'the policy is being updated' } }, { 'retry-after': retryAfter });
+  json(
+    res,
+    503,
+    { error: { type: 'service_unavailable', code: 'updating', message: 'the policy is being updated' } },
+    { 'retry-after': retryAfter },
+  );
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -48,7 +64,13 @@ describe('SwarmClient retries', () => {
     let n = 0;
     const srv = await serve((_req, res) => (++n <= 2 ? unavailable(res, '0.2') : json(res, 201, CLAIM)));
     const retries: number[] = [];
-    const client = new SwarmClient({ url: srv.url, joinToken: 'tok', clientId: 'c1', retry: { initialDelayMs: 1 }, onRetry: (i) => retries.push(i.delayMs) });
+    const client = new SwarmClient({
+      url: srv.url,
+      joinToken: 'tok',
+      clientId: 'c1',
+      retry: { initialDelayMs: 1 },
+      onRetry: (i) => retries.push(i.delayMs),
+    });
     const t0 = Date.now();
     const claim = await client.claim({ taskId: 't1', kind: 'eval' });
     expect(claim).toEqual(CLAIM);
@@ -62,7 +84,12 @@ describe('SwarmClient retries', () => {
   it('waits out a refused connection until the server comes up', async () => {
     const port = await freePort();
     const errors: string[] = [];
-    const client = new SwarmClient({ url: `http://127.0.0.1:${port}`, joinToken: 'tok', retry: { initialDelayMs: 50, maxDelayMs: 100 }, onRetry: (i) => errors.push(i.error.code) });
+    const client = new SwarmClient({
+      url: `http://127.0.0.1:${port}`,
+      joinToken: 'tok',
+      retry: { initialDelayMs: 50, maxDelayMs: 100 },
+      onRetry: (i) => errors.push(i.error.code),
+    });
     const pending = client.claim();
     await new Promise((r) => setTimeout(r, 300));
     await serve((_req, res) => json(res, 201, CLAIM), port);
@@ -82,22 +109,37 @@ describe('SwarmClient retries', () => {
   });
 
   it('does not retry other errors: type/code/message come from the server', async () => {
-    const srv = await serve((_req, res) => json(res, 409, { error: { type: 'conflict_error', code: 'episode_ended', message: 'episode ep_1 already ended' } }));
+    const srv = await serve((_req, res) =>
+      json(res, 409, {
+        error: { type: 'conflict_error', code: 'episode_ended', message: 'episode ep_1 already ended' },
+      }),
+    );
     const client = new SwarmClient({ url: srv.url, joinToken: 'tok' });
-    await expect(client.end('ep_1', { taskId: 't', reward: 1 })).rejects.toMatchObject({ name: 'SwarmError', status: 409, type: 'conflict_error', code: 'episode_ended', message: 'end: episode ep_1 already ended' });
+    await expect(client.end('ep_1', { taskId: 't', reward: 1 })).rejects.toMatchObject({
+      name: 'SwarmError',
+      status: 409,
+      type: 'conflict_error',
+      code: 'episode_ended',
+      message: 'end: episode ep_1 already ended',
+    });
     expect(srv.requests).toHaveLength(1);
   });
 
   it('refuses answers that do not match the protocol schemas', async () => {
     const srv = await serve((_req, res) => json(res, 201, { episodeId: 'ep_1' }));
-    await expect(new SwarmClient({ url: srv.url, joinToken: 'tok' }).claim()).rejects.toMatchObject({ type: 'invalid_response', code: 'unexpected_shape' });
+    await expect(new SwarmClient({ url: srv.url, joinToken: 'tok' }).claim()).rejects.toMatchObject({
+      type: 'invalid_response',
+      code: 'unexpected_shape',
+    });
   });
 
   it('stops retrying when the caller aborts', async () => {
     const srv = await serve((_req, res) => unavailable(res, '5'));
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error('stop')), 100);
-    await expect(new SwarmClient({ url: srv.url, joinToken: 'tok' }).claim({ signal: ac.signal })).rejects.toThrow('stop');
+    await expect(new SwarmClient({ url: srv.url, joinToken: 'tok' }).claim({ signal: ac.signal })).rejects.toThrow(
+      'stop',
+    );
   });
 
   it('backs off exponentially, capped, never below Retry-After (up to the cap)', () => {

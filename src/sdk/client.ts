@@ -4,8 +4,16 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import {
-  BatchProgressSchema, ClaimResponseSchema, EndResponseSchema, RegisterClientResponseSchema, StatusSchema,
-  type ClaimResponse, type EndRequest, type EndResponse, type EpisodeKind, type Status,
+  BatchProgressSchema,
+  ClaimResponseSchema,
+  EndResponseSchema,
+  RegisterClientResponseSchema,
+  StatusSchema,
+  type ClaimResponse,
+  type EndRequest,
+  type EndResponse,
+  type EpisodeKind,
+  type Status,
 } from '../shared/swarm-protocol';
 import { runEpisode, type EpisodeFn, type EpisodeOptions, type EpisodeOutcome, type TaskRef } from './episode';
 import { connectionError, errorFromResponse, SwarmError } from './errors';
@@ -41,7 +49,11 @@ export interface ClaimOptions extends CallOptions {
   timeoutS?: number;
 }
 
-const AgreeSyncResponseSchema = z.object({ clientId: z.string(), agreed: z.literal(true), progress: BatchProgressSchema });
+const AgreeSyncResponseSchema = z.object({
+  clientId: z.string(),
+  agreed: z.literal(true),
+  progress: BatchProgressSchema,
+});
 export type AgreeSyncResponse = z.infer<typeof AgreeSyncResponseSchema>;
 const AbortResponseSchema = z.object({ episodeId: z.string(), aborted: z.literal(true) });
 export type AbortResponse = z.infer<typeof AbortResponseSchema>;
@@ -58,8 +70,15 @@ export class SwarmClient {
   private readonly onRetry: SwarmClientOptions['onRetry'];
 
   constructor(o: SwarmClientOptions) {
-    if (!/^https?:\/\//.test(o.url)) throw new SwarmError(0, 'invalid_request_error', 'invalid_url', `SwarmClient: url must start with http:// or https:// (got ${JSON.stringify(o.url)})`);
-    if (!o.joinToken) throw new SwarmError(0, 'invalid_request_error', 'missing_token', 'SwarmClient: joinToken is required');
+    if (!/^https?:\/\//.test(o.url))
+      throw new SwarmError(
+        0,
+        'invalid_request_error',
+        'invalid_url',
+        `SwarmClient: url must start with http:// or https:// (got ${JSON.stringify(o.url)})`,
+      );
+    if (!o.joinToken)
+      throw new SwarmError(0, 'invalid_request_error', 'missing_token', 'SwarmClient: joinToken is required');
     this.url = o.url.replace(/\/+$/, '');
     this.joinToken = o.joinToken;
     this.clientId = o.clientId ?? `sdk-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -74,42 +93,95 @@ export class SwarmClient {
   static fromEnv(env: NodeJS.ProcessEnv = process.env, o: Partial<SwarmClientOptions> = {}): SwarmClient {
     const url = o.url ?? env['AGENTJET_SERVER_URL'];
     const joinToken = o.joinToken ?? env['AGENTJET_JOIN_TOKEN'];
-    if (!url || !joinToken) throw new SwarmError(0, 'invalid_request_error', 'missing_env', 'SwarmClient.fromEnv: set AGENTJET_SERVER_URL and AGENTJET_JOIN_TOKEN');
+    if (!url || !joinToken)
+      throw new SwarmError(
+        0,
+        'invalid_request_error',
+        'missing_env',
+        'SwarmClient.fromEnv: set AGENTJET_SERVER_URL and AGENTJET_JOIN_TOKEN',
+      );
     const clientId = o.clientId ?? env['AGENTJET_CLIENT_ID'];
     const codeVersion = o.codeVersion ?? env['AGENTJET_CODE_VERSION'];
-    return new SwarmClient({ ...o, url, joinToken, ...(clientId ? { clientId } : {}), ...(codeVersion ? { codeVersion } : {}) });
+    return new SwarmClient({
+      ...o,
+      url,
+      joinToken,
+      ...(clientId ? { clientId } : {}),
+      ...(codeVersion ? { codeVersion } : {}),
+    });
   }
 
   /** Claims an episode: the OpenAI base URL, the episode key and the model to call. */
   claim(o: ClaimOptions = {}): Promise<ClaimResponse> {
-    const body = { clientId: this.clientId, kind: o.kind ?? 'train', ...(this.codeVersion !== undefined ? { codeVersion: this.codeVersion } : {}), ...(o.taskId !== undefined ? { taskId: o.taskId } : {}), ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}) };
+    const body = {
+      clientId: this.clientId,
+      kind: o.kind ?? 'train',
+      ...(this.codeVersion !== undefined ? { codeVersion: this.codeVersion } : {}),
+      ...(o.taskId !== undefined ? { taskId: o.taskId } : {}),
+      ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}),
+    };
     return this.call('POST', '/swarm/v1/episodes', body, ClaimResponseSchema, 'claim', o);
   }
 
   /** Ends an episode with its reward; a train episode joins the training pool. */
   end(episodeId: string, result: EndRequest, o: CallOptions = {}): Promise<EndResponse> {
-    return this.call('POST', `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/end`, result, EndResponseSchema, 'end', o);
+    return this.call(
+      'POST',
+      `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/end`,
+      result,
+      EndResponseSchema,
+      'end',
+      o,
+    );
   }
 
   /** Aborts an episode: it is never trained. */
   abort(episodeId: string, reason?: string, o: CallOptions = {}): Promise<AbortResponse> {
     const body = reason !== undefined ? { reason: reason.slice(0, 500) } : {};
-    return this.call('POST', `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/abort`, body, AbortResponseSchema, 'abort', o);
+    return this.call(
+      'POST',
+      `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/abort`,
+      body,
+      AbortResponseSchema,
+      'abort',
+      o,
+    );
   }
 
   /** Agrees to a weight sync (strategies C4/C5). */
   agreeSync(o: CallOptions = {}): Promise<AgreeSyncResponse> {
-    return this.call('POST', `/swarm/v1/clients/${encodeURIComponent(this.clientId)}/agree-sync`, {}, AgreeSyncResponseSchema, 'agree-sync', o);
+    return this.call(
+      'POST',
+      `/swarm/v1/clients/${encodeURIComponent(this.clientId)}/agree-sync`,
+      {},
+      AgreeSyncResponseSchema,
+      'agree-sync',
+      o,
+    );
   }
 
   /** Registers this client under its id, with an optional display name. */
   register(name?: string, o: CallOptions = {}): Promise<z.infer<typeof RegisterClientResponseSchema>> {
-    return this.call('POST', '/swarm/v1/clients', { clientId: this.clientId, ...(name ? { name } : {}) }, RegisterClientResponseSchema, 'register', o);
+    return this.call(
+      'POST',
+      '/swarm/v1/clients',
+      { clientId: this.clientId, ...(name ? { name } : {}) },
+      RegisterClientResponseSchema,
+      'register',
+      o,
+    );
   }
 
   /** Leaves the swarm: the server aborts this client's open episodes. */
   leave(o: CallOptions = {}): Promise<z.infer<typeof LeaveResponseSchema>> {
-    return this.call('POST', `/swarm/v1/clients/${encodeURIComponent(this.clientId)}/leave`, {}, LeaveResponseSchema, 'leave', o);
+    return this.call(
+      'POST',
+      `/swarm/v1/clients/${encodeURIComponent(this.clientId)}/leave`,
+      {},
+      LeaveResponseSchema,
+      'leave',
+      o,
+    );
   }
 
   /** The worker's status snapshot. */
@@ -122,7 +194,14 @@ export class SwarmClient {
     return runEpisode(this, task, fn, o);
   }
 
-  private async call<T>(method: string, path: string, body: unknown, schema: z.ZodType<T>, what: string, o: CallOptions): Promise<T> {
+  private async call<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+    what: string,
+    o: CallOptions,
+  ): Promise<T> {
     const t0 = Date.now();
     const deadline = t0 + (o.deadlineMs ?? this.retry.deadlineMs);
     for (let attempt = 0; ; attempt++) {
@@ -135,21 +214,36 @@ export class SwarmClient {
       }
       const delayMs = backoffMs(attempt, error.retryAfterS, this.retry);
       if (Date.now() + delayMs > deadline) {
-        throw new SwarmError(error.status, error.type, error.code, `${error.message} (gave up after ${attempt + 1} attempts in ${Date.now() - t0} ms)`, error.retryAfterS);
+        throw new SwarmError(
+          error.status,
+          error.type,
+          error.code,
+          `${error.message} (gave up after ${attempt + 1} attempts in ${Date.now() - t0} ms)`,
+          error.retryAfterS,
+        );
       }
       this.onRetry?.({ what, attempt, delayMs, error });
       await sleep(delayMs, o.signal);
     }
   }
 
-  private async attempt<T>(method: string, path: string, body: unknown, schema: z.ZodType<T>, what: string, signal?: AbortSignal): Promise<T> {
+  private async attempt<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+    what: string,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const timeout = AbortSignal.timeout(this.requestTimeoutMs);
     const headers: Record<string, string> = { authorization: `Bearer ${this.joinToken}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     try {
       res = await this.fetchImpl(`${this.url}${path}`, {
-        method, headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        method,
+        headers,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     } catch (err) {
@@ -162,10 +256,21 @@ export class SwarmClient {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new SwarmError(res.status, 'invalid_response', 'not_json', `${what}: the server answered with non-JSON: ${text.slice(0, 200)}`);
+      throw new SwarmError(
+        res.status,
+        'invalid_response',
+        'not_json',
+        `${what}: the server answered with non-JSON: ${text.slice(0, 200)}`,
+      );
     }
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new SwarmError(res.status, 'invalid_response', 'unexpected_shape', `${what}: unexpected answer: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new SwarmError(
+        res.status,
+        'invalid_response',
+        'unexpected_shape',
+        `${what}: unexpected answer: ${z.prettifyError(parsed.error)}`,
+      );
     return parsed.data;
   }
 }

@@ -53,34 +53,74 @@ export function taskIdOf(task: TaskRef): string {
   return 'taskId' in task ? task.taskId : task.id;
 }
 
-const reasonOf = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
+const reasonOf = (err: unknown): string =>
+  (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 500);
 
-export async function runEpisode(client: SwarmClient, task: TaskRef, fn: EpisodeFn, o: EpisodeOptions = {}): Promise<EpisodeOutcome> {
+export async function runEpisode(
+  client: SwarmClient,
+  task: TaskRef,
+  fn: EpisodeFn,
+  o: EpisodeOptions = {},
+): Promise<EpisodeOutcome> {
   const taskId = taskIdOf(task);
-  const claim: ClaimResponse = await client.claim({ kind: o.kind ?? 'train', taskId, ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+  const claim: ClaimResponse = await client.claim({
+    kind: o.kind ?? 'train',
+    taskId,
+    ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
   const ac = new AbortController();
   let aborting: Promise<void> | null = null;
   const abortOnce = (reason: string, cause: unknown): Promise<void> => {
     if (!ac.signal.aborted) ac.abort(cause);
-    aborting ??= client.abort(claim.episodeId, reason, { deadlineMs: 5000 }).then(() => undefined, () => undefined);
+    aborting ??= client.abort(claim.episodeId, reason, { deadlineMs: 5000 }).then(
+      () => undefined,
+      () => undefined,
+    );
     return aborting;
   };
   const untrack = trackEpisode({
     episodeId: claim.episodeId,
-    abort: (reason) => abortOnce(reason, new SwarmError(499, 'aborted', 'client_stopping', `episode ${claim.episodeId} aborted: ${reason}`)),
+    abort: (reason) =>
+      abortOnce(
+        reason,
+        new SwarmError(499, 'aborted', 'client_stopping', `episode ${claim.episodeId} aborted: ${reason}`),
+      ),
   });
   const onOuterAbort = (): void => void abortOnce(`cancelled: ${reasonOf(o.signal?.reason)}`, o.signal?.reason);
   o.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  const timer = o.deadlineMs !== undefined
-    ? setTimeout(() => void abortOnce(`deadline of ${o.deadlineMs} ms passed`, new SwarmError(408, 'timeout_error', 'episode_deadline', `episode ${claim.episodeId} (task ${taskId}) passed its deadline of ${o.deadlineMs} ms`)), o.deadlineMs)
-    : undefined;
+  const timer =
+    o.deadlineMs !== undefined
+      ? setTimeout(
+          () =>
+            void abortOnce(
+              `deadline of ${o.deadlineMs} ms passed`,
+              new SwarmError(
+                408,
+                'timeout_error',
+                'episode_deadline',
+                `episode ${claim.episodeId} (task ${taskId}) passed its deadline of ${o.deadlineMs} ms`,
+              ),
+            ),
+          o.deadlineMs,
+        )
+      : undefined;
   const stopped = new Promise<never>((_, reject) => {
     if (ac.signal.aborted) reject(ac.signal.reason);
     ac.signal.addEventListener('abort', () => reject(ac.signal.reason), { once: true });
   });
   stopped.catch(() => undefined);
   try {
-    const ctx: EpisodeContext = { baseUrl: claim.baseUrl, apiKey: claim.apiKey, model: claim.model, episodeId: claim.episodeId, taskId, kind: claim.kind, weightVersion: claim.weightVersion, signal: ac.signal };
+    const ctx: EpisodeContext = {
+      baseUrl: claim.baseUrl,
+      apiKey: claim.apiKey,
+      model: claim.model,
+      episodeId: claim.episodeId,
+      taskId,
+      kind: claim.kind,
+      weightVersion: claim.weightVersion,
+      signal: ac.signal,
+    };
     let result: EpisodeResult;
     try {
       result = await Promise.race([Promise.resolve().then(() => fn(ctx)), stopped]);
@@ -94,7 +134,12 @@ export async function runEpisode(client: SwarmClient, task: TaskRef, fn: Episode
     const body = EndRequestSchema.safeParse({ taskId, ...result });
     if (!body.success) {
       await abortOnce('invalid episode result', null);
-      throw new SwarmError(400, 'invalid_request_error', 'invalid_result', `episode fn returned an invalid result for task ${taskId}: ${body.error.message}`);
+      throw new SwarmError(
+        400,
+        'invalid_request_error',
+        'invalid_result',
+        `episode fn returned an invalid result for task ${taskId}: ${body.error.message}`,
+      );
     }
     let end: EndResponse;
     try {

@@ -20,7 +20,12 @@ export function connectionError(err: unknown, what: string): SwarmError {
 }
 
 /** Parses an error answer; a body that is not the server's error shape still yields a SwarmError. */
-export function errorFromResponse(status: number, text: string, retryAfterHeader: string | null, what: string): SwarmError {
+export function errorFromResponse(
+  status: number,
+  text: string,
+  retryAfterHeader: string | null,
+  what: string,
+): SwarmError {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -28,10 +33,17 @@ export function errorFromResponse(status: number, text: string, retryAfterHeader
     json = undefined;
   }
   const parsed = ErrorBodySchema.safeParse(json);
-  const headerS = retryAfterHeader !== null && /^\d+(\.\d+)?$/.test(retryAfterHeader.trim()) ? Number(retryAfterHeader) : undefined;
+  const headerS =
+    retryAfterHeader !== null && /^\d+(\.\d+)?$/.test(retryAfterHeader.trim()) ? Number(retryAfterHeader) : undefined;
   if (parsed.success) {
     const e = parsed.data.error;
     return new SwarmError(status, e.type, e.code, `${what}: ${e.message}`, headerS ?? e.retry_after_s);
   }
-  return new SwarmError(status, 'http_error', `http_${status}`, `${what}: HTTP ${status} ${text.slice(0, 200)}`, headerS);
+  return new SwarmError(
+    status,
+    'http_error',
+    `http_${status}`,
+    `${what}: HTTP ${status} ${text.slice(0, 200)}`,
+    headerS,
+  );
 }

@@ -1,9 +1,24 @@
 // The AgentJet swarm-client SDK (plain Node): SwarmClient, episodes with deadlines and aborts, and
 // SIGTERM handling; and a reward-model scorer (ONNX on CPU via onnxruntime-node) for reward code. Any
 // OpenAI-compatible library can make the episode's calls.
-export { SwarmClient, type SwarmClientOptions, type CallOptions, type ClaimOptions, type AgreeSyncResponse, type AbortResponse } from './client';
+export {
+  SwarmClient,
+  type SwarmClientOptions,
+  type CallOptions,
+  type ClaimOptions,
+  type AgreeSyncResponse,
+  type AbortResponse,
+} from './client';
 export { SwarmError } from './errors';
-export { taskIdOf, type TaskRef, type EpisodeContext, type EpisodeResult, type EpisodeFn, type EpisodeOptions, type EpisodeOutcome } from './episode';
+export {
+  taskIdOf,
+  type TaskRef,
+  type EpisodeContext,
+  type EpisodeResult,
+  type EpisodeFn,
+  type EpisodeOptions,
+  type EpisodeOutcome,
+} from './episode';
 export { installSignalHandlers, abortInFlight, inFlightEpisodes, type SignalHandlerOptions } from './inflight';
 export { backoffMs, RETRY_DEFAULTS, type RetryOptions } from './retry';
 export { runTaskClient, taskClientMode, loadJsonl, type TaskClientOptions, type TaskClientMode } from './task';

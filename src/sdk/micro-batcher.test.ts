@@ -10,7 +10,10 @@ describe('MicroBatcher', () => {
     }, 4);
     const out = await Promise.all([1, 2, 3, 4, 5, 6].map((x) => b.submit(x)));
     expect(out).toEqual([10, 20, 30, 40, 50, 60]);
-    expect(batches).toEqual([[1, 2, 3, 4], [5, 6]]);
+    expect(batches).toEqual([
+      [1, 2, 3, 4],
+      [5, 6],
+    ]);
   });
 
   it('gathers the requests made while a batch runs into the next batch', async () => {

@@ -12,7 +12,8 @@ export class MicroBatcher<I, O> {
     private readonly run: (inputs: I[]) => Promise<O[]>,
     private readonly maxBatch: number,
   ) {
-    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new Error(`maxBatch must be a positive integer, got ${maxBatch}`);
+    if (!Number.isInteger(maxBatch) || maxBatch < 1)
+      throw new Error(`maxBatch must be a positive integer, got ${maxBatch}`);
   }
 
   submit(input: I): Promise<O> {
@@ -46,7 +47,8 @@ export class MicroBatcher<I, O> {
         const batch = this.queue.splice(0, this.maxBatch);
         try {
           const out = await this.run(batch.map((b) => b.input));
-          if (out.length !== batch.length) throw new Error(`batch function returned ${out.length} results for ${batch.length} inputs`);
+          if (out.length !== batch.length)
+            throw new Error(`batch function returned ${out.length} results for ${batch.length} inputs`);
           batch.forEach((b, i) => b.resolve(out[i]!));
         } catch (err) {
           for (const b of batch) b.reject(err);

@@ -13,8 +13,17 @@ export interface RetryOptions {
 export const RETRY_DEFAULTS: Required<RetryOptions> = { deadlineMs: 120_000, initialDelayMs: 200, maxDelayMs: 10_000 };
 
 /** The wait before attempt `attempt + 1` (attempt counts from 0). */
-export function backoffMs(attempt: number, retryAfterS: number | undefined, o: Required<RetryOptions>, random: () => number = Math.random): number {
-  const jittered = backoffDelay(attempt, { initialMs: o.initialDelayMs, maxMs: Infinity, maxExponent: 20, jitter: [0.75, 1.25] }, random());
+export function backoffMs(
+  attempt: number,
+  retryAfterS: number | undefined,
+  o: Required<RetryOptions>,
+  random: () => number = Math.random,
+): number {
+  const jittered = backoffDelay(
+    attempt,
+    { initialMs: o.initialDelayMs, maxMs: Infinity, maxExponent: 20, jitter: [0.75, 1.25] },
+    random(),
+  );
   const wanted = retryAfterS !== undefined ? Math.max(retryAfterS * 1000, jittered) : jittered;
   return Math.min(wanted, o.maxDelayMs);
 }

@@ -26,7 +26,8 @@ function parseJsonObject(text: string, what: string): object {
   } catch (err) {
     throw new Error(`${what} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${what} is not a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${what} is not a JSON object`);
   return value;
 }
 
@@ -34,22 +35,37 @@ function parseJsonObject(text: string, what: string): object {
 export async function readRewardModelFolder(folder: string, expectSha256?: string): Promise<RewardModelFiles> {
   const manifestPath = join(folder, REWARD_MODEL_MANIFEST);
   const raw = await readFile(manifestPath).catch((err: unknown) => {
-    throw new Error(`${folder} is not a reward-model folder: cannot read ${REWARD_MODEL_MANIFEST} (${err instanceof Error ? err.message : String(err)})`);
+    throw new Error(
+      `${folder} is not a reward-model folder: cannot read ${REWARD_MODEL_MANIFEST} (${err instanceof Error ? err.message : String(err)})`,
+    );
   });
   const sha256 = sha256Hex(raw);
   if (expectSha256 !== undefined && sha256 !== expectSha256) {
-    throw new Error(`${manifestPath}: SHA-256 ${sha256.slice(0, 12)}… is not the expected ${expectSha256.slice(0, 12)}… (the folder changed since the reward code pointed at it)`);
+    throw new Error(
+      `${manifestPath}: SHA-256 ${sha256.slice(0, 12)}… is not the expected ${expectSha256.slice(0, 12)}… (the folder changed since the reward code pointed at it)`,
+    );
   }
   const parsed = RewardModelManifestSchema.safeParse(parseJsonObject(raw.toString('utf8'), manifestPath));
-  if (!parsed.success) throw new Error(`${manifestPath}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(manifest)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `${manifestPath}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(manifest)'}: ${i.message}`).join('; ')}`,
+    );
   const manifest = parsed.data;
-  const needed = [manifest.onnx.file, manifest.tokenizer.tokenizer, manifest.tokenizer.config, manifest.tokenizer.chatTemplate];
+  const needed = [
+    manifest.onnx.file,
+    manifest.tokenizer.tokenizer,
+    manifest.tokenizer.config,
+    manifest.tokenizer.chatTemplate,
+  ];
   const contents = new Map<string, Buffer>();
   for (const name of needed) {
     const digest = manifest.files[name];
     if (digest === undefined) throw new Error(`${manifestPath}: lists no hash for ${name}`);
     const data = await readFile(join(folder, name));
-    if (sha256Hex(data) !== digest) throw new Error(`${join(folder, name)}: its SHA-256 differs from the manifest's (the folder is damaged or was edited)`);
+    if (sha256Hex(data) !== digest)
+      throw new Error(
+        `${join(folder, name)}: its SHA-256 differs from the manifest's (the folder is damaged or was edited)`,
+      );
     contents.set(name, data);
   }
   const text = (name: string): string => contents.get(name)!.toString('utf8');

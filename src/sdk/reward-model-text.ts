@@ -27,20 +27,35 @@ export class ConversationEncoder {
    * @param tokenizerConfig the parsed tokenizer_config.json
    * @param chatTemplate the template text (chat_template.jinja, else the config's `chat_template`)
    */
-  constructor(tokenizerJson: object, tokenizerConfig: object, chatTemplate: string | null, readonly maxLength: number) {
+  constructor(
+    tokenizerJson: object,
+    tokenizerConfig: object,
+    chatTemplate: string | null,
+    readonly maxLength: number,
+  ) {
     const config = TokenizerConfigSchema.parse(tokenizerConfig);
     const template = chatTemplate ?? config.chat_template;
-    if (!template) throw new Error('the reward model has no chat template (chat_template.jinja or tokenizer_config.json chat_template)');
+    if (!template)
+      throw new Error(
+        'the reward model has no chat template (chat_template.jinja or tokenizer_config.json chat_template)',
+      );
     this.tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
     this.template = new Template(template);
     this.specials = Object.fromEntries(
-      (['bos_token', 'eos_token', 'pad_token', 'unk_token'] as const).flatMap((k) => (typeof config[k] === 'string' ? [[k, config[k]]] : [])),
+      (['bos_token', 'eos_token', 'pad_token', 'unk_token'] as const).flatMap((k) =>
+        typeof config[k] === 'string' ? [[k, config[k]]] : [],
+      ),
     );
   }
 
   /** The conversation as the chat template renders it. */
   render(c: Conversation): string {
-    return this.template.render({ ...this.specials, messages: c.messages, tools: c.tools && c.tools.length > 0 ? c.tools : null, add_generation_prompt: false });
+    return this.template.render({
+      ...this.specials,
+      messages: c.messages,
+      tools: c.tools && c.tools.length > 0 ? c.tools : null,
+      add_generation_prompt: false,
+    });
   }
 
   /** Token ids of the rendered conversation (the last `maxLength` of them). */

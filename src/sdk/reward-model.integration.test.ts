@@ -24,7 +24,11 @@ beforeAll(async () => {
   sha256 = f.trained.sha256;
   const base = f.conversations.slice(0, 10);
   // Unicode, and a conversation longer than maxLength (left-truncated on both sides).
-  const odd: ChatMessage[] = [{ role: 'system', content: 'Système: réponds en ✓ 数字 😀' }, { role: 'user', content: 'Combien font 7 × 6 ? '.repeat(30) }, { role: 'assistant', content: '#### 42' }];
+  const odd: ChatMessage[] = [
+    { role: 'system', content: 'Système: réponds en ✓ 数字 😀' },
+    { role: 'user', content: 'Combien font 7 × 6 ? '.repeat(30) },
+    { role: 'assistant', content: '#### 42' },
+  ];
   convs = [...base, { id: 'odd', group: 'x', success: true, messages: odd, tools: null }];
   python = await scoreWithPython(folder, convs, join(dir, 'convs.jsonl'));
   rmodel = await RewardModel.load(folder, { sha256 });

@@ -8,7 +8,14 @@
 // onnxruntime-node is imported when a model is loaded, so clients that never score do not load it.
 import { resolve } from 'node:path';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
-import { episodeConversation, RewardModelPointerSchema, sigmoid, type Conversation, type RewardModelManifest, type RewardModelRef } from '../shared/reward-model';
+import {
+  episodeConversation,
+  RewardModelPointerSchema,
+  sigmoid,
+  type Conversation,
+  type RewardModelManifest,
+  type RewardModelRef,
+} from '../shared/reward-model';
 import type { ChatMessage, Tool } from '../shared/chat';
 import { MicroBatcher } from './micro-batcher';
 import { readRewardModelFolder } from './reward-model-folder';
@@ -46,18 +53,36 @@ export class RewardModel {
     const files = await readRewardModelFolder(resolve(folder), o.sha256);
     const ort = await import('onnxruntime-node');
     const threads = o.threads ?? 1;
-    const session = await ort.InferenceSession.create(files.onnx, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionProviders: ['cpu'] });
+    const session = await ort.InferenceSession.create(files.onnx, {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+      executionProviders: ['cpu'],
+    });
     const { inputs, output } = files.manifest.onnx;
-    for (const name of inputs) if (!session.inputNames.includes(name)) throw new Error(`${files.folder}: the ONNX graph has no input ${name} (it has ${session.inputNames.join(', ')})`);
-    if (!session.outputNames.includes(output)) throw new Error(`${files.folder}: the ONNX graph has no output ${output}`);
-    const encoder = new ConversationEncoder(files.tokenizerJson, files.tokenizerConfig, files.chatTemplate, files.manifest.maxLength);
+    for (const name of inputs)
+      if (!session.inputNames.includes(name))
+        throw new Error(
+          `${files.folder}: the ONNX graph has no input ${name} (it has ${session.inputNames.join(', ')})`,
+        );
+    if (!session.outputNames.includes(output))
+      throw new Error(`${files.folder}: the ONNX graph has no output ${output}`);
+    const encoder = new ConversationEncoder(
+      files.tokenizerJson,
+      files.tokenizerConfig,
+      files.chatTemplate,
+      files.manifest.maxLength,
+    );
     return new RewardModel(files.folder, files.manifest, files.sha256, encoder, ort, session, o.maxBatch ?? 16);
   }
 
   /** The model a pointer file (`{"rewardModel": {folder, sha256} | null}`) names, checked against its hash; null when none is deployed. */
   static async fromPointer(pointer: unknown, o: Omit<RewardModelOptions, 'sha256'> = {}): Promise<RewardModel | null> {
     const parsed = RewardModelPointerSchema.safeParse(pointer);
-    if (!parsed.success) throw new Error(`not a reward-model pointer ({"rewardModel": {"folder", "sha256"} | null}): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `not a reward-model pointer ({"rewardModel": {"folder", "sha256"} | null}): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     const ref: RewardModelRef | null = parsed.data.rewardModel;
     return ref ? RewardModel.load(ref.folder, { ...o, sha256: ref.sha256 }) : null;
   }
@@ -135,7 +160,9 @@ export class RewardModel {
     const result = await this.session.run(feeds);
     const scores = result[this.manifest.onnx.output];
     if (!scores || !(scores.data instanceof Float32Array) || scores.data.length !== seqs.length) {
-      throw new Error(`the ONNX graph returned ${scores ? `${scores.type} ${JSON.stringify(scores.dims)}` : 'nothing'} for ${seqs.length} conversations`);
+      throw new Error(
+        `the ONNX graph returned ${scores ? `${scores.type} ${JSON.stringify(scores.dims)}` : 'nothing'} for ${seqs.length} conversations`,
+      );
     }
     return Array.from(scores.data);
   }

@@ -48,14 +48,16 @@ export function taskClientMode(env: NodeJS.ProcessEnv = process.env): TaskClient
 /** One JSON object per line (blank lines skipped), each checked by `parse`; errors name file:line. */
 export function loadJsonl<T>(path: string, parse: (raw: unknown) => T): T[] {
   const out: T[] = [];
-  readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    try {
-      out.push(parse(JSON.parse(line)));
-    } catch (err) {
-      throw new Error(`${path}:${i + 1}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  });
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      try {
+        out.push(parse(JSON.parse(line)));
+      } catch (err) {
+        throw new Error(`${path}:${i + 1}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
   return out;
 }
 

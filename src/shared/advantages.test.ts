@@ -36,7 +36,10 @@ describe('computeAdvantages', () => {
   it('advantages sum to zero within every group (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ groupKey: fc.constantFrom('a', 'b', 'c'), reward: fc.double({ min: -5, max: 5, noNaN: true }) }), { minLength: 1, maxLength: 40 }),
+        fc.array(
+          fc.record({ groupKey: fc.constantFrom('a', 'b', 'c'), reward: fc.double({ min: -5, max: 5, noNaN: true }) }),
+          { minLength: 1, maxLength: 40 },
+        ),
         fc.constantFrom('grpo' as const, 'rloo' as const),
         (xs, estimator) => {
           const adv = computeAdvantages(xs, { estimator });

@@ -9,9 +9,16 @@ describe('decideBatch', () => {
   it('C1 waits for `batch` episodes and takes the oldest', () => {
     const rule: BatchRule = { strategy: 'C1', batch: 3, groupSize: 2 };
     const two = [item('a', 't', 1), item('b', 'u', 0)];
-    expect(decideBatch(two, rule, none)).toMatchObject({ progress: { ready: false, current: 2, target: 3, unit: 'episodes' }, selected: [] });
+    expect(decideBatch(two, rule, none)).toMatchObject({
+      progress: { ready: false, current: 2, target: 3, unit: 'episodes' },
+      selected: [],
+    });
     const four = [...two, item('c', 't', 0), item('d', 'v', 1)];
-    expect(decideBatch(four, rule, none)).toMatchObject({ progress: { ready: true, current: 3 }, selected: ['a', 'b', 'c'], drop: [] });
+    expect(decideBatch(four, rule, none)).toMatchObject({
+      progress: { ready: true, current: 3 },
+      selected: ['a', 'b', 'c'],
+      drop: [],
+    });
   });
 
   it('C2 counts tasks with a full group and trains exactly groupSize per task', () => {
@@ -40,8 +47,14 @@ describe('decideBatch', () => {
     const c4: BatchRule = { strategy: 'C4', batch: 1, groupSize: 1 };
     const c5: BatchRule = { strategy: 'C5', batch: 1, groupSize: 1 };
     const sync = { activeClients: ['x', 'y'], agreed: ['x', 'gone'] };
-    expect(decideBatch(pool, c4, sync)).toMatchObject({ progress: { ready: true, current: 1, target: 1, unit: 'clients' }, selected: ['a'] });
-    expect(decideBatch(pool, c5, sync)).toMatchObject({ progress: { ready: false, current: 1, target: 2 }, selected: [] });
+    expect(decideBatch(pool, c4, sync)).toMatchObject({
+      progress: { ready: true, current: 1, target: 1, unit: 'clients' },
+      selected: ['a'],
+    });
+    expect(decideBatch(pool, c5, sync)).toMatchObject({
+      progress: { ready: false, current: 1, target: 2 },
+      selected: [],
+    });
     expect(decideBatch(pool, c5, { activeClients: ['x', 'y'], agreed: ['y', 'x'] }).progress.ready).toBe(true);
     expect(decideBatch([], c4, sync).progress.ready).toBe(false);
     expect(decideBatch(pool, c5, { activeClients: [], agreed: [] }).progress.ready).toBe(false);
@@ -56,7 +69,9 @@ describe('decideBatch', () => {
 
 describe('decideBatch properties', () => {
   const poolArb = fc
-    .array(fc.record({ taskId: fc.constantFrom('a', 'b', 'c', 'd', 'e'), reward: fc.constantFrom(0, 0.5, 1) }), { maxLength: 60 })
+    .array(fc.record({ taskId: fc.constantFrom('a', 'b', 'c', 'd', 'e'), reward: fc.constantFrom(0, 0.5, 1) }), {
+      maxLength: 60,
+    })
     .map((xs) => xs.map((x, i) => item(`e${i}`, x.taskId, x.reward)));
   const ruleArb = fc.record({
     strategy: fc.constantFrom('C1', 'C2', 'C3', 'C4', 'C5') as fc.Arbitrary<BatchRule['strategy']>,

@@ -49,12 +49,14 @@ export function completeGroups(pool: readonly PoolItem[], groupSize: number): Gr
   }
   const groups: Group[] = [];
   for (const [taskId, items] of byTask) {
-    for (let i = 0; i + groupSize <= items.length; i += groupSize) groups.push({ taskId, items: items.slice(i, i + groupSize) });
+    for (let i = 0; i + groupSize <= items.length; i += groupSize)
+      groups.push({ taskId, items: items.slice(i, i + groupSize) });
   }
   return groups;
 }
 
-export const isZeroVariance = (items: readonly PoolItem[]): boolean => items.every((x) => x.reward === items[0]!.reward);
+export const isZeroVariance = (items: readonly PoolItem[]): boolean =>
+  items.every((x) => x.reward === items[0]!.reward);
 
 const ids = (items: readonly PoolItem[]): string[] => items.map((x) => x.episodeId);
 
@@ -69,7 +71,14 @@ function groupDecision(pool: readonly PoolItem[], rule: BatchRule, dropFlat: boo
     (dropFlat ? ` and unequal rewards (${drop.length / Math.max(1, rule.groupSize)} flat groups dropped)` : '') +
     `, ${partial} task(s) still filling`;
   return {
-    progress: { strategy: rule.strategy, ready, current: Math.min(useful.length, rule.batch), target: rule.batch, unit: 'tasks', detail },
+    progress: {
+      strategy: rule.strategy,
+      ready,
+      current: Math.min(useful.length, rule.batch),
+      target: rule.batch,
+      unit: 'tasks',
+      detail,
+    },
     selected: ready ? useful.slice(0, rule.batch).flatMap((g) => ids(g.items)) : [],
     drop,
   };
@@ -83,7 +92,14 @@ function syncDecision(pool: readonly PoolItem[], rule: BatchRule, sync: SyncView
   const who = rule.strategy === 'C4' ? 'any active client' : 'all active clients';
   const detail = `${agreed.length}/${rule.strategy === 'C4' ? 1 : active.size} agreed (${who}); ${pool.length} episode(s) pooled`;
   return {
-    progress: { strategy: rule.strategy, ready, current: Math.min(agreed.length, target), target, unit: 'clients', detail },
+    progress: {
+      strategy: rule.strategy,
+      ready,
+      current: Math.min(agreed.length, target),
+      target,
+      unit: 'clients',
+      detail,
+    },
     selected: ready ? ids(pool) : [],
     drop: [],
   };
@@ -95,7 +111,14 @@ export function decideBatch(pool: readonly PoolItem[], rule: BatchRule, sync: Sy
       const ready = pool.length >= rule.batch;
       const current = Math.min(pool.length, rule.batch);
       return {
-        progress: { strategy: 'C1', ready, current, target: rule.batch, unit: 'episodes', detail: `${current}/${rule.batch} finished episodes` },
+        progress: {
+          strategy: 'C1',
+          ready,
+          current,
+          target: rule.batch,
+          unit: 'episodes',
+          detail: `${current}/${rule.batch} finished episodes`,
+        },
         selected: ready ? ids(pool.slice(0, rule.batch)) : [],
         drop: [],
       };
@@ -111,4 +134,5 @@ export function decideBatch(pool: readonly PoolItem[], rule: BatchRule, sync: Sy
 }
 
 /** How many weight versions behind `current` the oldest call of an episode was sampled. */
-export const staleness = (oldestWeightVersion: number, current: number): number => Math.max(0, current - oldestWeightVersion);
+export const staleness = (oldestWeightVersion: number, current: number): number =>
+  Math.max(0, current - oldestWeightVersion);

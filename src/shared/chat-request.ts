@@ -24,7 +24,8 @@ export const REQUEST_LIMITS = {
   toolsChars: 256 * 1024,
 } as const;
 
-const tooLong = (what: string, limit: number): string => `${what} is longer than this server's limit of ${limit} characters`;
+const tooLong = (what: string, limit: number): string =>
+  `${what} is longer than this server's limit of ${limit} characters`;
 
 const TextPartSchema = z.object({ type: z.literal('text'), text: TextSchema });
 /** OpenAI content: a string, an array of text parts, or null. */
@@ -33,7 +34,13 @@ const ContentSchema = z.union([TextSchema, z.array(TextPartSchema), z.null()]).o
 export const RequestToolCallSchema = z.object({
   id: IdSchema,
   type: z.literal('function').default('function'),
-  function: z.object({ name: IdSchema, arguments: TextSchema.max(REQUEST_LIMITS.messageChars, tooLong('a tool call\'s arguments', REQUEST_LIMITS.messageChars)) }),
+  function: z.object({
+    name: IdSchema,
+    arguments: TextSchema.max(
+      REQUEST_LIMITS.messageChars,
+      tooLong("a tool call's arguments", REQUEST_LIMITS.messageChars),
+    ),
+  }),
 });
 
 export const RequestMessageSchema = z
@@ -47,9 +54,12 @@ export const RequestMessageSchema = z
   .superRefine((m, ctx) => {
     // A tool message without tool_call_id is accepted (the engine renders it): envs answer an
     // unparseable call that way, since there is no call id to answer.
-    if (m.tool_calls && m.tool_calls.length > 0 && m.role !== 'assistant') ctx.addIssue({ code: 'custom', message: 'only assistant messages carry tool_calls' });
-    const chars = typeof m.content === 'string' ? m.content.length : (m.content ?? []).reduce((n, p) => n + p.text.length, 0);
-    if (chars > REQUEST_LIMITS.messageChars) ctx.addIssue({ code: 'custom', path: ['content'], message: tooLong('the message', REQUEST_LIMITS.messageChars) });
+    if (m.tool_calls && m.tool_calls.length > 0 && m.role !== 'assistant')
+      ctx.addIssue({ code: 'custom', message: 'only assistant messages carry tool_calls' });
+    const chars =
+      typeof m.content === 'string' ? m.content.length : (m.content ?? []).reduce((n, p) => n + p.text.length, 0);
+    if (chars > REQUEST_LIMITS.messageChars)
+      ctx.addIssue({ code: 'custom', path: ['content'], message: tooLong('the message', REQUEST_LIMITS.messageChars) });
   });
 export type RequestMessage = z.infer<typeof RequestMessageSchema>;
 
@@ -77,7 +87,10 @@ const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
  */
 export const ChatCompletionRequestSchema = z.object({
   model: z.string().max(200).optional(),
-  messages: z.array(RequestMessageSchema).min(1).max(REQUEST_LIMITS.messages, `at most ${REQUEST_LIMITS.messages} messages per request`),
+  messages: z
+    .array(RequestMessageSchema)
+    .min(1)
+    .max(REQUEST_LIMITS.messages, `at most ${REQUEST_LIMITS.messages} messages per request`),
   tools: opt(
     z
       .array(RequestToolSchema)
@@ -87,9 +100,15 @@ export const ChatCompletionRequestSchema = z.object({
         tools.forEach((t, i) => {
           const chars = JSON.stringify(t).length;
           total += chars;
-          if (chars > REQUEST_LIMITS.toolChars) ctx.addIssue({ code: 'custom', path: [i], message: tooLong(`tool ${JSON.stringify(t.function.name.slice(0, 64))}`, REQUEST_LIMITS.toolChars) });
+          if (chars > REQUEST_LIMITS.toolChars)
+            ctx.addIssue({
+              code: 'custom',
+              path: [i],
+              message: tooLong(`tool ${JSON.stringify(t.function.name.slice(0, 64))}`, REQUEST_LIMITS.toolChars),
+            });
         });
-        if (total > REQUEST_LIMITS.toolsChars) ctx.addIssue({ code: 'custom', message: tooLong('the tools together', REQUEST_LIMITS.toolsChars) });
+        if (total > REQUEST_LIMITS.toolsChars)
+          ctx.addIssue({ code: 'custom', message: tooLong('the tools together', REQUEST_LIMITS.toolsChars) });
       }),
   ),
   tool_choice: opt(ToolChoiceSchema),

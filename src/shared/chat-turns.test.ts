@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ChatTurns } from './chat-turns';
 
-const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'calc', arguments: '{"expression":"2+3"}' } });
+const call = (id: string) => ({
+  id,
+  type: 'function' as const,
+  function: { name: 'calc', arguments: '{"expression":"2+3"}' },
+});
 
 describe('ChatTurns', () => {
   it('gathers an assistant turn (text parts, then its calls) into one message that the next message closes', () => {

@@ -31,7 +31,11 @@ export class ChatTurns {
   private close(): void {
     if (this.text === null) return;
     const content = this.text.join('');
-    this.out.push(this.calls.length > 0 ? { role: 'assistant', content: content === '' ? null : content, tool_calls: this.calls } : { role: 'assistant', content });
+    this.out.push(
+      this.calls.length > 0
+        ? { role: 'assistant', content: content === '' ? null : content, tool_calls: this.calls }
+        : { role: 'assistant', content },
+    );
     this.text = null;
     this.calls = [];
   }

@@ -38,4 +38,6 @@ export type Tool = z.infer<typeof ToolSchema>;
 export const system = (content: string): ChatMessage => ({ role: 'system', content });
 export const user = (content: string): ChatMessage => ({ role: 'user', content });
 export const toolResult = (toolCallId: string, content: string, name?: string): ChatMessage =>
-  name === undefined ? { role: 'tool', content, tool_call_id: toolCallId } : { role: 'tool', content, tool_call_id: toolCallId, name };
+  name === undefined
+    ? { role: 'tool', content, tool_call_id: toolCallId }
+    : { role: 'tool', content, tool_call_id: toolCallId, name };

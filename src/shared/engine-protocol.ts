@@ -76,7 +76,6 @@ export const EngineInfoSchema = z.object({
 });
 export type EngineInfo = z.infer<typeof EngineInfoSchema>;
 
-
 export const LoraOptionsSchema = z.object({
   r: Int.positive(),
   alpha: z.number().positive(),
@@ -232,9 +231,17 @@ export const TrainStatsSchema = z.object({
   /** Peak memory of rank 0 during the step (CUDA: allocated tensors; Linux CPU: resident set); null where unmeasured. */
   peakMemoryBytes: Int.nullable().optional(),
   /** Per rank: bytes of its parameters (its shards under FSDP), trainable ones, optimizer states, and its step peak. */
-  rankMemory: z.array(z.object({
-    paramBytes: Int, trainableParamBytes: Int, optimizerBytes: Int, peakBytes: Int.nullable(), beforeBytes: Int.nullable(),
-  })).optional(),
+  rankMemory: z
+    .array(
+      z.object({
+        paramBytes: Int,
+        trainableParamBytes: Int,
+        optimizerBytes: Int,
+        peakBytes: Int.nullable(),
+        beforeBytes: Int.nullable(),
+      }),
+    )
+    .optional(),
 });
 export type TrainStats = z.infer<typeof TrainStatsSchema>;
 

@@ -16,7 +16,9 @@ const countEnv: TaskEnv<CountTask> = {
   maxTurns: 5,
   initialMessages: (task) => [user(`Reach ${task.target}.`)],
   respond: (task, _history, assistant) =>
-    Number(assistant.content) === task.target ? { kind: 'done', messages: [user('Yes.')] } : { kind: 'continue', messages: [user('No.')] },
+    Number(assistant.content) === task.target
+      ? { kind: 'done', messages: [user('Yes.')] }
+      : { kind: 'continue', messages: [user('No.')] },
   score: (task, history) => {
     const hit = assistantTurns(history).some((m) => Number(m.content) === task.target);
     return { reward: hit ? 1 : 0, success: hit, metrics: { said: assistantTurns(history).length } };
@@ -47,7 +49,13 @@ describe('runEpisode', () => {
     expect(seen).toEqual([1, 3, 5]);
     expect(tools[0]).toBe(countEnv.tools);
     expect(r.messages.map((m) => `${m.role}:${m.content}`)).toEqual([
-      'user:Reach 3.', 'assistant:1', 'user:No.', 'assistant:2', 'user:No.', 'assistant:3', 'user:Yes.',
+      'user:Reach 3.',
+      'assistant:1',
+      'user:No.',
+      'assistant:2',
+      'user:No.',
+      'assistant:3',
+      'user:Yes.',
     ]);
   });
 

@@ -20,14 +20,19 @@ export interface EpisodeResult extends TaskScore {
 }
 
 /** Yields each prompt (a copy of the history), receives the assistant turn, returns the result. */
-function* episodeSteps<T>(env: TaskEnv<T>, task: T, opts: EpisodeOptions): Generator<ChatMessage[], EpisodeResult, ChatMessage> {
+function* episodeSteps<T>(
+  env: TaskEnv<T>,
+  task: T,
+  opts: EpisodeOptions,
+): Generator<ChatMessage[], EpisodeResult, ChatMessage> {
   const limit = Math.min(env.maxTurns, opts.maxTurns ?? env.maxTurns);
   const messages = env.initialMessages(task);
   let turns = 0;
   let done = false;
   while (!done && turns < limit) {
     const assistant = yield [...messages];
-    if (assistant.role !== 'assistant') throw new Error(`policy returned a '${assistant.role}' message, expected 'assistant'`);
+    if (assistant.role !== 'assistant')
+      throw new Error(`policy returned a '${assistant.role}' message, expected 'assistant'`);
     turns++;
     const step = env.respond(task, [...messages], assistant);
     messages.push(assistant, ...(step.messages ?? []));
@@ -36,7 +41,12 @@ function* episodeSteps<T>(env: TaskEnv<T>, task: T, opts: EpisodeOptions): Gener
   return { messages, turns, truncated: !done, ...env.score(task, messages) };
 }
 
-export async function runEpisode<T>(env: TaskEnv<T>, task: T, policy: Policy, opts: EpisodeOptions = {}): Promise<EpisodeResult> {
+export async function runEpisode<T>(
+  env: TaskEnv<T>,
+  task: T,
+  policy: Policy,
+  opts: EpisodeOptions = {},
+): Promise<EpisodeResult> {
   const steps = episodeSteps(env, task, opts);
   let next = steps.next();
   while (!next.done) next = steps.next(await policy(next.value, env.tools));
@@ -44,7 +54,12 @@ export async function runEpisode<T>(env: TaskEnv<T>, task: T, policy: Policy, op
 }
 
 /** The same loop for synchronous (scripted) policies, e.g. transcript generators. */
-export function runEpisodeSync<T>(env: TaskEnv<T>, task: T, policy: SyncPolicy, opts: EpisodeOptions = {}): EpisodeResult {
+export function runEpisodeSync<T>(
+  env: TaskEnv<T>,
+  task: T,
+  policy: SyncPolicy,
+  opts: EpisodeOptions = {},
+): EpisodeResult {
   const steps = episodeSteps(env, task, opts);
   let next = steps.next();
   while (!next.done) next = steps.next(policy(next.value, env.tools));

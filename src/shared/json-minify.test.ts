@@ -45,7 +45,9 @@ describe('JsonMinifier', () => {
   });
 
   it('keeps strings and numbers as written and refuses what JSON.parse refuses', () => {
-    expect(minifyJson('{ "a" : "x\\u0041\\n y" , "b" : [ 1.50 , -0 , 1e3 ] }')).toBe('{"a":"x\\u0041\\n y","b":[1.50,-0,1e3]}');
+    expect(minifyJson('{ "a" : "x\\u0041\\n y" , "b" : [ 1.50 , -0 , 1e3 ] }')).toBe(
+      '{"a":"x\\u0041\\n y","b":[1.50,-0,1e3]}',
+    );
     for (const bad of ['{"a":1,}', '[01]', '{"a" 1}', '"\u0001"', '{"a":tru}', '[1 2]', '{a:1}', '"\\x"', '1.', '-']) {
       expect(minifyJson(bad), bad).toBeNull();
       expect(() => JSON.parse(bad), bad).toThrow();

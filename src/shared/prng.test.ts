@@ -17,18 +17,23 @@ describe('createPrng', () => {
 
   it('keeps next() in [0, 1) and int() within inclusive bounds', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.integer({ min: -50, max: 50 }), fc.integer({ min: 0, max: 50 }), (seed, lo, span) => {
-        const r = createPrng(seed);
-        for (let i = 0; i < 50; i++) {
-          const x = r.next();
-          expect(x).toBeGreaterThanOrEqual(0);
-          expect(x).toBeLessThan(1);
-          const n = r.int(lo, lo + span);
-          expect(Number.isInteger(n)).toBe(true);
-          expect(n).toBeGreaterThanOrEqual(lo);
-          expect(n).toBeLessThanOrEqual(lo + span);
-        }
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: -50, max: 50 }),
+        fc.integer({ min: 0, max: 50 }),
+        (seed, lo, span) => {
+          const r = createPrng(seed);
+          for (let i = 0; i < 50; i++) {
+            const x = r.next();
+            expect(x).toBeGreaterThanOrEqual(0);
+            expect(x).toBeLessThan(1);
+            const n = r.int(lo, lo + span);
+            expect(Number.isInteger(n)).toBe(true);
+            expect(n).toBeGreaterThanOrEqual(lo);
+            expect(n).toBeLessThanOrEqual(lo + span);
+          }
+        },
+      ),
     );
   });
 
@@ -100,7 +105,14 @@ describe('pickWeighted', () => {
   it('follows the weights', () => {
     const r = createPrng(9);
     const counts = { a: 0, b: 0, c: 0 };
-    for (let i = 0; i < 30_000; i++) counts[pickWeighted(r, [['a', 0.5], ['b', 0.3], ['c', 0.2]] as const)]++;
+    for (let i = 0; i < 30_000; i++)
+      counts[
+        pickWeighted(r, [
+          ['a', 0.5],
+          ['b', 0.3],
+          ['c', 0.2],
+        ] as const)
+      ]++;
     expect(counts.a / 30_000).toBeCloseTo(0.5, 1);
     expect(counts.b / 30_000).toBeCloseTo(0.3, 1);
     expect(counts.c / 30_000).toBeCloseTo(0.2, 1);

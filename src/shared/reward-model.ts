@@ -13,7 +13,12 @@ export const RM_SCORE_METRIC = 'rm_score';
 export const VERIFIABLE_REWARD_METRIC = 'verifiable_reward';
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex digest');
-const Accuracy = z.object({ pairAccuracy: z.number().nullable(), pointAccuracy: z.number().nullable(), pairs: z.number().int(), points: z.number().int() });
+const Accuracy = z.object({
+  pairAccuracy: z.number().nullable(),
+  pointAccuracy: z.number().nullable(),
+  pairs: z.number().int(),
+  points: z.number().int(),
+});
 
 export const RewardModelManifestSchema = z.object({
   format: z.literal(REWARD_MODEL_FORMAT),
@@ -25,9 +30,24 @@ export const RewardModelManifestSchema = z.object({
   architecture: z.string(),
   padTokenId: z.number().int().nonnegative(),
   truncation: z.literal('left'),
-  onnx: z.object({ file: z.string(), inputs: z.tuple([z.literal('input_ids'), z.literal('attention_mask')]), output: z.string(), maxAbsDiff: z.number(), exportSeconds: z.number(), exporter: z.string().optional() }),
+  onnx: z.object({
+    file: z.string(),
+    inputs: z.tuple([z.literal('input_ids'), z.literal('attention_mask')]),
+    output: z.string(),
+    maxAbsDiff: z.number(),
+    exportSeconds: z.number(),
+    exporter: z.string().optional(),
+  }),
   tokenizer: z.object({ tokenizer: z.string(), config: z.string(), chatTemplate: z.string() }),
-  training: z.object({ conversations: z.number().int(), pointLabels: z.number().int(), pairLabels: z.number().int(), steps: z.number().int(), seconds: z.number() }).loose(),
+  training: z
+    .object({
+      conversations: z.number().int(),
+      pointLabels: z.number().int(),
+      pairLabels: z.number().int(),
+      steps: z.number().int(),
+      seconds: z.number(),
+    })
+    .loose(),
   metrics: z.object({ heldoutAccuracy: z.number().nullable(), heldout: Accuracy, train: Accuracy }),
   scoreStats: z.object({ mean: z.number(), std: z.number() }),
   /** Every file of the folder (but the manifest) with its SHA-256. */
@@ -57,9 +77,9 @@ export const REWARD_MODEL_POINTER_FILE = 'reward-model-ref.ts';
 /** The pointer module's source for a deployed model (or none); `unknown`, so the SDK parses it. */
 export function rewardModelPointerSource(ref: RewardModelRef | null): string {
   return [
-    '// The reward model this client scores with: a reward-model folder and its manifest\'s SHA-256, or null.',
+    "// The reward model this client scores with: a reward-model folder and its manifest's SHA-256, or null.",
     '// "Deploy" in the workbench\'s Rewards panel rewrites this file and hot-swaps the clients, so the',
-    '// client\'s code version names the model it used. It may be edited by hand (RewardModel.fromPointer checks it).',
+    "// client's code version names the model it used. It may be edited by hand (RewardModel.fromPointer checks it).",
     `export const rewardModelPointer: unknown = ${JSON.stringify({ rewardModel: ref }, null, 2)};`,
     '',
   ].join('\n');
@@ -85,7 +105,13 @@ export function episodeConversation(messages: readonly ChatMessage[]): ChatMessa
 
 /** The labels dataset the engine trains on (one JSON object per line; see reward_data.py). */
 export const DatasetLineSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('conversation'), id: z.string().min(1), group: z.string(), messages: z.array(ChatMessageSchema).min(1), tools: z.array(ToolSchema).nullable() }),
+  z.object({
+    kind: z.literal('conversation'),
+    id: z.string().min(1),
+    group: z.string(),
+    messages: z.array(ChatMessageSchema).min(1),
+    tools: z.array(ToolSchema).nullable(),
+  }),
   z.object({ kind: z.literal('point'), id: z.string().min(1), label: z.union([z.literal(0), z.literal(1)]) }),
   z.object({ kind: z.literal('pair'), chosen: z.string().min(1), rejected: z.string().min(1) }),
 ]);

@@ -4,7 +4,11 @@ import type { ChatMessage, ToolCall } from './chat';
 import { argumentsObject, BlockAssembler, blocksOfMessage, type Block } from './stream-blocks';
 import { eventsOfDelta, type StreamEvent } from './stream-events';
 
-const call = (i: number, name = 'calc', args = '{"expression":"2+3"}'): ToolCall => ({ id: `call_x_${i}`, type: 'function', function: { name, arguments: args } });
+const call = (i: number, name = 'calc', args = '{"expression":"2+3"}'): ToolCall => ({
+  id: `call_x_${i}`,
+  type: 'function',
+  function: { name, arguments: args },
+});
 
 describe('eventsOfDelta', () => {
   it('turns content and completed calls into start / args / end events', () => {
@@ -30,8 +34,20 @@ describe('BlockAssembler', () => {
       ...a.push({ kind: 'tool_call_end', index: 0, call: call(0) }),
       ...a.finish(),
     ];
-    expect(out.map((e) => `${e.kind}${e.index}`)).toEqual(['open0', 'text0', 'text0', 'close0', 'open1', 'args1', 'args1', 'close1']);
-    expect(a.blocks).toEqual([{ type: 'text', text: 'Let me.' }, { type: 'tool_call', id: 'call_x_0', name: 'calc', arguments: '{"expression":"2+3"}' }]);
+    expect(out.map((e) => `${e.kind}${e.index}`)).toEqual([
+      'open0',
+      'text0',
+      'text0',
+      'close0',
+      'open1',
+      'args1',
+      'args1',
+      'close1',
+    ]);
+    expect(a.blocks).toEqual([
+      { type: 'text', text: 'Let me.' },
+      { type: 'tool_call', id: 'call_x_0', name: 'calc', arguments: '{"expression":"2+3"}' },
+    ]);
   });
 
   it('gives an empty turn one empty text block only when asked', () => {
@@ -46,23 +62,36 @@ describe('BlockAssembler', () => {
   it('streams the same blocks as the whole message, for any split of the content (property)', () => {
     const message = fc.record({
       content: fc.string({ maxLength: 40 }),
-      calls: fc.array(fc.record({ name: fc.constantFrom('calc', 'lookup'), args: fc.constantFrom('{}', '{"a":1}', '{"q":"x y"}') }), { maxLength: 3 }),
+      calls: fc.array(
+        fc.record({ name: fc.constantFrom('calc', 'lookup'), args: fc.constantFrom('{}', '{"a":1}', '{"q":"x y"}') }),
+        { maxLength: 3 },
+      ),
       cuts: fc.array(fc.nat(40), { maxLength: 5 }),
     });
-    fc.assert(fc.property(message, ({ content, calls, cuts }) => {
-      const toolCalls = calls.map((c, i) => call(i, c.name, c.args));
-      const m: ChatMessage = toolCalls.length > 0 ? { role: 'assistant', content: content === '' ? null : content, tool_calls: toolCalls } : { role: 'assistant', content };
-      const points = [...new Set(cuts.filter((c) => c < content.length))].sort((x, y) => x - y);
-      const pieces = [0, ...points].map((p, i, all) => content.slice(p, all[i + 1] ?? content.length)).filter((p) => p !== '');
-      const events: StreamEvent[] = [...pieces.map((text): StreamEvent => ({ kind: 'content', text })), ...eventsOfDelta({ content: '', toolCalls: toolCalls.map((c, index) => ({ index, call: c })) })];
-      const a = new BlockAssembler(true);
-      const streamed = [...events.flatMap((e) => a.push(e)), ...a.finish()];
-      expect(a.blocks).toEqual(blocksOfMessage(m, true));
-      const text = streamed.flatMap((e) => (e.kind === 'text' ? [e.text] : [])).join('');
-      expect(text).toBe(content);
-      const closed: Block[] = streamed.flatMap((e) => (e.kind === 'close' ? [e.block] : []));
-      expect(closed).toEqual(a.blocks);
-    }));
+    fc.assert(
+      fc.property(message, ({ content, calls, cuts }) => {
+        const toolCalls = calls.map((c, i) => call(i, c.name, c.args));
+        const m: ChatMessage =
+          toolCalls.length > 0
+            ? { role: 'assistant', content: content === '' ? null : content, tool_calls: toolCalls }
+            : { role: 'assistant', content };
+        const points = [...new Set(cuts.filter((c) => c < content.length))].sort((x, y) => x - y);
+        const pieces = [0, ...points]
+          .map((p, i, all) => content.slice(p, all[i + 1] ?? content.length))
+          .filter((p) => p !== '');
+        const events: StreamEvent[] = [
+          ...pieces.map((text): StreamEvent => ({ kind: 'content', text })),
+          ...eventsOfDelta({ content: '', toolCalls: toolCalls.map((c, index) => ({ index, call: c })) }),
+        ];
+        const a = new BlockAssembler(true);
+        const streamed = [...events.flatMap((e) => a.push(e)), ...a.finish()];
+        expect(a.blocks).toEqual(blocksOfMessage(m, true));
+        const text = streamed.flatMap((e) => (e.kind === 'text' ? [e.text] : [])).join('');
+        expect(text).toBe(content);
+        const closed: Block[] = streamed.flatMap((e) => (e.kind === 'close' ? [e.block] : []));
+        expect(closed).toEqual(a.blocks);
+      }),
+    );
   });
 });
 

@@ -6,9 +6,7 @@
 import type { ChatMessage, ToolCall } from './chat';
 import type { StreamEvent } from './stream-events';
 
-export type Block =
-  | { type: 'text'; text: string }
-  | { type: 'tool_call'; id: string; name: string; arguments: string };
+export type Block = { type: 'text'; text: string } | { type: 'tool_call'; id: string; name: string; arguments: string };
 
 export type BlockEvent =
   | { kind: 'open'; index: number; block: Block }
@@ -16,7 +14,12 @@ export type BlockEvent =
   | { kind: 'args'; index: number; text: string }
   | { kind: 'close'; index: number; block: Block };
 
-const callBlock = (c: ToolCall): Block => ({ type: 'tool_call', id: c.id, name: c.function.name, arguments: c.function.arguments });
+const callBlock = (c: ToolCall): Block => ({
+  type: 'tool_call',
+  id: c.id,
+  name: c.function.name,
+  arguments: c.function.arguments,
+});
 
 /**
  * The blocks of a whole assistant message: its content (when non-empty, or when there is nothing

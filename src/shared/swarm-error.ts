@@ -24,6 +24,13 @@ export class SwarmError extends Error {
 
   /** The JSON body the server answers with. */
   toBody(): ErrorBody {
-    return { error: { type: this.type, code: this.code, message: this.message, ...(this.retryAfterS !== undefined ? { retry_after_s: this.retryAfterS } : {}) } };
+    return {
+      error: {
+        type: this.type,
+        code: this.code,
+        message: this.message,
+        ...(this.retryAfterS !== undefined ? { retry_after_s: this.retryAfterS } : {}),
+      },
+    };
   }
 }

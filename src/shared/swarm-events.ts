@@ -2,13 +2,25 @@
 // sequence-numbered message per change, so a viewer that reconnects with `?since=<seq>` resumes
 // where it left off. The server's first message is always `hello`.
 import { z } from 'zod';
-import { BatchProgressSchema, EpisodeKindSchema, EvalResultSchema, StepMetricsSchema, WorkerStateSchema } from './swarm-protocol';
+import {
+  BatchProgressSchema,
+  EpisodeKindSchema,
+  EvalResultSchema,
+  StepMetricsSchema,
+  WorkerStateSchema,
+} from './swarm-protocol';
 
 const Int = z.number().int();
 
 /** What timeline merging did to a step's episodes (tokens before/after, samples out, chain breaks by cause). */
 export const StepMergeSchema = z.object({
-  episodes: Int, callsIn: Int, samplesOut: Int, tokensBefore: Int, tokensAfter: Int, tokensTrained: Int, compressionRatio: z.number(),
+  episodes: Int,
+  callsIn: Int,
+  samplesOut: Int,
+  tokensBefore: Int,
+  tokensAfter: Int,
+  tokensTrained: Int,
+  compressionRatio: z.number(),
   breakCounts: z.record(z.string(), Int),
 });
 export type StepMerge = z.infer<typeof StepMergeSchema>;
@@ -18,27 +30,73 @@ export const StepCacheSchema = z.record(z.string(), z.number());
 
 /** The payloads; `seq` and `time` are added by the event log. */
 export const SwarmEventBodySchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('state'), state: WorkerStateSchema, step: Int, weightVersion: Int, reason: z.string().optional() }),
+  z.object({
+    type: z.literal('state'),
+    state: WorkerStateSchema,
+    step: Int,
+    weightVersion: Int,
+    reason: z.string().optional(),
+  }),
   z.object({ type: z.literal('client_joined'), clientId: z.string(), name: z.string().optional() }),
   z.object({ type: z.literal('client_left'), clientId: z.string(), reason: z.enum(['left', 'timeout']) }),
-  z.object({ type: z.literal('episode_started'), episodeId: z.string(), clientId: z.string(), kind: EpisodeKindSchema, taskId: z.string().optional(), codeVersion: z.string().optional(), weightVersion: Int }),
   z.object({
-    type: z.literal('episode_ended'), episodeId: z.string(), clientId: z.string(), kind: EpisodeKindSchema, taskId: z.string(),
-    reward: z.number(), success: z.boolean().optional(), calls: Int, pooled: z.boolean(), codeVersion: z.string().optional(),
+    type: z.literal('episode_started'),
+    episodeId: z.string(),
+    clientId: z.string(),
+    kind: EpisodeKindSchema,
+    taskId: z.string().optional(),
+    codeVersion: z.string().optional(),
+    weightVersion: Int,
   }),
-  z.object({ type: z.literal('episode_aborted'), episodeId: z.string(), clientId: z.string(), reason: z.string(), calls: Int }),
-  z.object({ type: z.literal('episode_expired'), episodeId: z.string(), clientId: z.string(), idleS: z.number(), calls: Int }),
+  z.object({
+    type: z.literal('episode_ended'),
+    episodeId: z.string(),
+    clientId: z.string(),
+    kind: EpisodeKindSchema,
+    taskId: z.string(),
+    reward: z.number(),
+    success: z.boolean().optional(),
+    calls: Int,
+    pooled: z.boolean(),
+    codeVersion: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('episode_aborted'),
+    episodeId: z.string(),
+    clientId: z.string(),
+    reason: z.string(),
+    calls: Int,
+  }),
+  z.object({
+    type: z.literal('episode_expired'),
+    episodeId: z.string(),
+    clientId: z.string(),
+    idleS: z.number(),
+    calls: Int,
+  }),
   z.object({ type: z.literal('batch_progress'), progress: BatchProgressSchema, poolEpisodes: Int }),
-  z.object({ type: z.literal('episodes_dropped'), episodeIds: z.array(z.string()), reason: z.enum(['zero_variance', 'stale', 'train_error']) }),
+  z.object({
+    type: z.literal('episodes_dropped'),
+    episodeIds: z.array(z.string()),
+    reason: z.enum(['zero_variance', 'stale', 'train_error']),
+  }),
   /** One policy update, with what merging did; `merge` is absent only from workers older than this field. */
   z.object({
-    type: z.literal('step'), metrics: StepMetricsSchema, merge: StepMergeSchema.optional(), cache: StepCacheSchema.optional(),
+    type: z.literal('step'),
+    metrics: StepMetricsSchema,
+    merge: StepMergeSchema.optional(),
+    cache: StepCacheSchema.optional(),
     /** The episodes the update consumed (trained, or without signal); their trained samples: GET /swarm/v1/episodes/:id/merged. */
     episodeIds: z.array(z.string()).optional(),
   }),
   z.object({ type: z.literal('eval_result'), result: EvalResultSchema }),
   z.object({ type: z.literal('checkpoint'), step: Int, path: z.string(), reason: z.string(), seconds: z.number() }),
-  z.object({ type: z.literal('log'), level: z.enum(['debug', 'info', 'warn', 'error']), source: z.string(), message: z.string() }),
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['debug', 'info', 'warn', 'error']),
+    source: z.string(),
+    message: z.string(),
+  }),
 ]);
 export type SwarmEventBody = z.infer<typeof SwarmEventBodySchema>;
 export type SwarmEventType = SwarmEventBody['type'];

@@ -74,13 +74,18 @@ export const FiniteSchema = z.number().refine(Number.isFinite, { message: 'must 
  * use (e.g. 1e308) would overflow the advantages of their whole batch to non-finite values.
  */
 export const MAX_ABS_REWARD = 1e6;
-export const RewardSchema = FiniteSchema.refine((r) => Math.abs(r) <= MAX_ABS_REWARD, { message: `must be between -${MAX_ABS_REWARD} and ${MAX_ABS_REWARD}` });
+export const RewardSchema = FiniteSchema.refine((r) => Math.abs(r) <= MAX_ABS_REWARD, {
+  message: `must be between -${MAX_ABS_REWARD} and ${MAX_ABS_REWARD}`,
+});
 
 export const EndRequestSchema = z.object({
   taskId: IdSchema,
   reward: RewardSchema,
   success: z.boolean().optional(),
-  metrics: z.record(IdSchema, FiniteSchema).refine((m) => Object.keys(m).length <= 64, { message: 'at most 64 metrics' }).optional(),
+  metrics: z
+    .record(IdSchema, FiniteSchema)
+    .refine((m) => Object.keys(m).length <= 64, { message: 'at most 64 metrics' })
+    .optional(),
 });
 export type EndRequest = z.infer<typeof EndRequestSchema>;
 
@@ -152,9 +157,26 @@ export type EpisodeSummary = z.infer<typeof EpisodeSummarySchema>;
 // ---------------------------------------------------------------------------------------------
 
 // Declared once in options/declarations.ts; re-exported here, where the protocol uses them.
-export { AlgoSchema, StrategySchema, TRAINING_DEFAULTS, TrainingConfigPatchSchema, TrainingConfigSchema, type Strategy, type TrainingConfig } from './options/index';
+export {
+  AlgoSchema,
+  StrategySchema,
+  TRAINING_DEFAULTS,
+  TrainingConfigPatchSchema,
+  TrainingConfigSchema,
+  type Strategy,
+  type TrainingConfig,
+} from './options/index';
 
-export const WorkerStateSchema = z.enum(['starting', 'running', 'paused', 'updating', 'checkpointing', 'recovering', 'stopping', 'failed']);
+export const WorkerStateSchema = z.enum([
+  'starting',
+  'running',
+  'paused',
+  'updating',
+  'checkpointing',
+  'recovering',
+  'stopping',
+  'failed',
+]);
 export type WorkerState = z.infer<typeof WorkerStateSchema>;
 
 export const BatchProgressSchema = z.object({
@@ -264,7 +286,12 @@ export const StatusSchema = z.object({
   clients: z.array(ClientInfoSchema),
   lastStep: StepMetricsSchema.nullable(),
   eval: z.array(EvalResultSchema),
-  engine: z.object({ alive: z.boolean(), device: z.string(), restarts: z.number().int(), lastError: z.string().nullable() }),
+  engine: z.object({
+    alive: z.boolean(),
+    device: z.string(),
+    restarts: z.number().int(),
+    lastError: z.string().nullable(),
+  }),
   lastCheckpoint: z.object({ step: z.number().int(), at: z.number() }).nullable(),
   eventSeq: z.number().int(),
   serving: ServingStatusSchema.optional(),
@@ -295,7 +322,13 @@ export const MergedEpisodeAnswerSchema = z.object({
 export type MergedEpisodeAnswer = z.infer<typeof MergedEpisodeAnswerSchema>;
 
 /** `<run-dir>/worker.json`, written once the worker serves: how to reach it (the workbench reads it). */
-export const WorkerFileSchema = z.object({ pid: z.number().int(), url: z.string(), port: z.number().int(), bootId: z.string(), startedAt: z.number() });
+export const WorkerFileSchema = z.object({
+  pid: z.number().int(),
+  url: z.string(),
+  port: z.number().int(),
+  bootId: z.string(),
+  startedAt: z.number(),
+});
 export type WorkerFile = z.infer<typeof WorkerFileSchema>;
 
 /** `GET /health`: `ok` is false when the engine failed or the pool journal's last write failed (`journal` says why). */
@@ -304,6 +337,8 @@ export const HealthSchema = z.object({
   state: WorkerStateSchema,
   step: z.number().int(),
   model: z.string(),
-  journal: z.object({ ok: z.boolean(), lastError: z.string().nullable(), lastErrorAt: z.number().nullable() }).optional(),
+  journal: z
+    .object({ ok: z.boolean(), lastError: z.string().nullable(), lastErrorAt: z.number().nullable() })
+    .optional(),
 });
 export type Health = z.infer<typeof HealthSchema>;

@@ -23,7 +23,9 @@ export type TaskFailure = z.infer<typeof TaskFailureSchema>;
 export const TaskVerdictSchema = z.object({
   ok: z.boolean(),
   dir: z.string(),
-  checks: z.array(z.object({ name: z.enum(CHECKS), ok: z.boolean(), skipped: z.boolean(), ms: z.number(), detail: z.string() })),
+  checks: z.array(
+    z.object({ name: z.enum(CHECKS), ok: z.boolean(), skipped: z.boolean(), ms: z.number(), detail: z.string() }),
+  ),
   failures: z.array(TaskFailureSchema),
 });
 export type TaskVerdict = z.infer<typeof TaskVerdictSchema>;
@@ -36,16 +38,18 @@ export const LlmSettingsSchema = z.object({
 });
 export type LlmSettings = z.output<typeof LlmSettingsSchema>;
 
-export const TaskDraftRequestSchema = z.object({
-  /** The new task folder (absolute; created, or refused when it holds files). */
-  dir: z.string().min(1).max(2000),
-  description: z.string().min(10).max(8000),
-  llm: LlmSettingsSchema,
-  /** Generate → check → feed the failures back, at most this many rounds. */
-  rounds: z.number().int().min(1).max(10).default(3),
-  /** Smoke episodes per check (0: no worker is started; compile, dataset and reward only). */
-  smokeEpisodes: z.number().int().min(0).max(20).default(3),
-}).strict();
+export const TaskDraftRequestSchema = z
+  .object({
+    /** The new task folder (absolute; created, or refused when it holds files). */
+    dir: z.string().min(1).max(2000),
+    description: z.string().min(10).max(8000),
+    llm: LlmSettingsSchema,
+    /** Generate → check → feed the failures back, at most this many rounds. */
+    rounds: z.number().int().min(1).max(10).default(3),
+    /** Smoke episodes per check (0: no worker is started; compile, dataset and reward only). */
+    smokeEpisodes: z.number().int().min(0).max(20).default(3),
+  })
+  .strict();
 export type TaskDraftRequest = z.input<typeof TaskDraftRequestSchema>;
 
 export const TaskRoundSchema = z.object({

@@ -29,7 +29,8 @@ export interface TaskEnv<T> {
 }
 
 /** The assistant messages of a history, in order. */
-export const assistantTurns = (history: readonly ChatMessage[]): ChatMessage[] => history.filter((m) => m.role === 'assistant');
+export const assistantTurns = (history: readonly ChatMessage[]): ChatMessage[] =>
+  history.filter((m) => m.role === 'assistant');
 
 /** Dataset splits: RL and warm-start data come from `train`; `eval` is held out. */
 export type Split = 'train' | 'eval';

@@ -31,9 +31,13 @@ describe('unified diff', () => {
   });
 
   it('applying the diff to the old text gives the new text', () => {
-    const lines = fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e'), { maxLength: 30 }).map((l) => (l.length ? `${l.join('\n')}\n` : ''));
-    fc.assert(fc.property(lines, lines, fc.integer({ min: 0, max: 4 }), (before, after, ctx) => {
-      expect(apply(before, unifiedDiff('f', before, after, ctx) || '--- \n+++ \n')).toBe(after);
-    }));
+    const lines = fc
+      .array(fc.constantFrom('a', 'b', 'c', 'd', 'e'), { maxLength: 30 })
+      .map((l) => (l.length ? `${l.join('\n')}\n` : ''));
+    fc.assert(
+      fc.property(lines, lines, fc.integer({ min: 0, max: 4 }), (before, after, ctx) => {
+        expect(apply(before, unifiedDiff('f', before, after, ctx) || '--- \n+++ \n')).toBe(after);
+      }),
+    );
   });
 });

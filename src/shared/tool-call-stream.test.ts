@@ -7,7 +7,11 @@ import { HermesStreamParser, parseStream, type StreamEvent } from './tool-call-s
 import { formatToolCalls } from './tool-calls';
 
 /** Streams `text` in the pieces between `cuts` and checks the stream's invariants. */
-function stream(text: string, cuts: number[], parseTools = true): { events: StreamEvent[]; content: string; calls: ToolCall[] } {
+function stream(
+  text: string,
+  cuts: number[],
+  parseTools = true,
+): { events: StreamEvent[]; content: string; calls: ToolCall[] } {
   const chars = [...text];
   const points = [...new Set([0, ...cuts.map((c) => c % (chars.length + 1)), chars.length])].sort((a, b) => a - b);
   const p = new HermesStreamParser('p', parseTools);
@@ -22,7 +26,7 @@ function stream(text: string, cuts: number[], parseTools = true): { events: Stre
   for (const e of events) {
     if (e.kind === 'content') content += e.text;
     else if (e.kind === 'tool_call_start') {
-      expect(e.index).toBe(state.size);                // calls start in order, each once
+      expect(e.index).toBe(state.size); // calls start in order, each once
       state.set(e.index, 'open');
       args.set(e.index, '');
     } else if (e.kind === 'tool_call_args') {
@@ -35,20 +39,34 @@ function stream(text: string, cuts: number[], parseTools = true): { events: Stre
       ended.push(e.call);
     }
   }
-  expect([...state.values()].every((s) => s === 'ended')).toBe(true);   // every started call ends
+  expect([...state.values()].every((s) => s === 'ended')).toBe(true); // every started call ends
   expect(content).toBe(result.content ?? '');
   expect(ended).toEqual(result.toolCalls);
   return { events, content, calls: ended };
 }
 
 const piece = fc.constantFrom(
-  'Hello', ' ', '\n', 'world.', '42', 'é', '🙂', '<', '"', '{', '}',
+  'Hello',
+  ' ',
+  '\n',
+  'world.',
+  '42',
+  'é',
+  '🙂',
+  '<',
+  '"',
+  '{',
+  '}',
   '<tool_call>\n{"name": "calc", "arguments": {"expression": "1+2"}}\n</tool_call>',
   '<tool_call>{"name": "f", "arguments": {}}</tool_call>',
   '<tool_call>{"name": "now"}</tool_call>',
   '<tool_call>{"arguments": {"x": [1, 2]}, "name": "late"}</tool_call>',
   '<tool_call>{"name": "calc", "arguments": {"expression": "2+',
-  '<tool_call>{broken</tool_call>', '<tool_call>{"name": 3}</tool_call>', '<tool_call>', '</tool_call>', '<tool_c',
+  '<tool_call>{broken</tool_call>',
+  '<tool_call>{"name": 3}</tool_call>',
+  '<tool_call>',
+  '</tool_call>',
+  '<tool_c',
   '{"name": "g", "arguments": {"a": "<b>"}}',
 );
 const textArb = fc.array(piece, { maxLength: 12 }).map((ps) => ps.join(''));
@@ -69,7 +87,8 @@ describe('HermesStreamParser', () => {
   });
 
   it('streams a call: id and name once the arguments begin, then the arguments as they come', () => {
-    const text = 'Let me compute.\n<tool_call>\n{"name": "calc", "arguments": {"expression": "12 * (3 + 4)"}}\n</tool_call>';
+    const text =
+      'Let me compute.\n<tool_call>\n{"name": "calc", "arguments": {"expression": "12 * (3 + 4)"}}\n</tool_call>';
     const p = new HermesStreamParser('ep_0');
     const seen: { at: number; e: StreamEvent }[] = [];
     const chars = [...text];
@@ -77,11 +96,16 @@ describe('HermesStreamParser', () => {
     p.finish().forEach((e) => seen.push({ at: chars.length, e }));
     const start = seen.find((s) => s.e.kind === 'tool_call_start')!;
     expect(start.e).toEqual({ kind: 'tool_call_start', index: 0, id: 'call_ep_0_0', name: 'calc' });
-    expect(start.at).toBe(text.indexOf('{"expression"'));          // the character that opens the arguments
+    expect(start.at).toBe(text.indexOf('{"expression"')); // the character that opens the arguments
     const args = seen.filter((s) => s.e.kind === 'tool_call_args');
-    expect(args.length).toBeGreaterThan(10);                        // one delta per generated piece
+    expect(args.length).toBeGreaterThan(10); // one delta per generated piece
     expect(args.map((s) => (s.e as { text: string }).text).join('')).toBe('{"expression":"12 * (3 + 4)"}');
-    expect(seen.filter((s) => s.e.kind === 'content').map((s) => (s.e as { text: string }).text).join('')).toBe('Let me compute.');
+    expect(
+      seen
+        .filter((s) => s.e.kind === 'content')
+        .map((s) => (s.e as { text: string }).text)
+        .join(''),
+    ).toBe('Let me compute.');
     expect(seen.at(-1)!.e.kind).toBe('tool_call_end');
   });
 
@@ -95,7 +119,9 @@ describe('HermesStreamParser', () => {
 
   it('closes a call cut short with the arguments parsed so far and counts it', () => {
     const { parsed, events } = parseStream('<tool_call>\n{"name": "calc", "arguments": {"expression": "2+', 'p');
-    expect(parsed.toolCalls).toEqual([{ id: 'call_p_0', type: 'function', function: { name: 'calc', arguments: '{"expression":"2+"}' } }]);
+    expect(parsed.toolCalls).toEqual([
+      { id: 'call_p_0', type: 'function', function: { name: 'calc', arguments: '{"expression":"2+"}' } },
+    ]);
     expect(parsed.malformed).toBe(1);
     expect(events[0]!.kind).toBe('tool_call_start');
     expect(events.at(-1)!.kind).toBe('tool_call_end');
@@ -107,7 +133,11 @@ describe('HermesStreamParser', () => {
     fc.assert(
       fc.property(fc.option(fc.string()), fc.array(callArb, { maxLength: 4 }), cutsArb, (rawContent, specs, cuts) => {
         const content = rawContent === null ? null : rawContent.trim();
-        const calls: ToolCall[] = specs.map((s, i) => ({ id: `call_p_${i}`, type: 'function', function: { name: s.name, arguments: JSON.stringify(s.args) } }));
+        const calls: ToolCall[] = specs.map((s, i) => ({
+          id: `call_p_${i}`,
+          type: 'function',
+          function: { name: s.name, arguments: JSON.stringify(s.args) },
+        }));
         const safe = (s: string): boolean => !s.includes('<tool_call>') && !s.includes('</tool_call>');
         fc.pre(safe(content ?? '') && calls.every((c) => safe(c.function.name) && safe(c.function.arguments)));
         const out = stream(formatToolCalls(content, calls), cuts);

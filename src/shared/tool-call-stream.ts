@@ -211,7 +211,11 @@ export class HermesStreamParser {
 
   /** The parsed reply (complete once `finish` was called). */
   result(): ParsedAssistantText {
-    return { content: this.content === '' ? null : this.content, toolCalls: [...this.calls], malformed: this.malformed };
+    return {
+      content: this.content === '' ? null : this.content,
+      toolCalls: [...this.calls],
+      malformed: this.malformed,
+    };
   }
 
   private take(): StreamEvent[] {
@@ -274,7 +278,11 @@ export class HermesStreamParser {
     this.heldWs = '';
     const index = this.calls.length;
     b.call = index;
-    this.calls.push({ id: toolCallId(this.idPrefix, index), type: 'function', function: { name: body.name, arguments: '' } });
+    this.calls.push({
+      id: toolCallId(this.idPrefix, index),
+      type: 'function',
+      function: { name: body.name, arguments: '' },
+    });
     this.events.push({ kind: 'tool_call_start', index, id: toolCallId(this.idPrefix, index), name: body.name });
   }
 
@@ -296,7 +304,11 @@ export class HermesStreamParser {
       // `arguments` absent or null: a call with no arguments, known only now
       this.heldWs = '';
       const index = this.calls.length;
-      this.calls.push({ id: toolCallId(this.idPrefix, index), type: 'function', function: { name: body.name, arguments: '{}' } });
+      this.calls.push({
+        id: toolCallId(this.idPrefix, index),
+        type: 'function',
+        function: { name: body.name, arguments: '{}' },
+      });
       this.events.push({ kind: 'tool_call_start', index, id: toolCallId(this.idPrefix, index), name: body.name });
       this.events.push({ kind: 'tool_call_args', index, text: '{}' });
       this.endCall(index);
@@ -350,7 +362,11 @@ export class HermesStreamParser {
 }
 
 /** The events of a whole text at once, and the parsed reply. */
-export function parseStream(text: string, idPrefix: string, parseTools = true): { events: StreamEvent[]; parsed: ParsedAssistantText } {
+export function parseStream(
+  text: string,
+  idPrefix: string,
+  parseTools = true,
+): { events: StreamEvent[]; parsed: ParsedAssistantText } {
   const p = new HermesStreamParser(idPrefix, parseTools);
   const events = [...p.push(text), ...p.finish()];
   return { events, parsed: p.result() };

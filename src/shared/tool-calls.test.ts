@@ -63,38 +63,63 @@ describe('parseToolCalls', () => {
   });
 
   it('ends a block at the next open tag (a missing close tag, like at the end of the text)', () => {
-    const text = '<tool_call>\n{"name": "calc", "arguments": {}}\n<tool_call>\n{"name": "calc", "arguments": {}}\n</tool_call>';
+    const text =
+      '<tool_call>\n{"name": "calc", "arguments": {}}\n<tool_call>\n{"name": "calc", "arguments": {}}\n</tool_call>';
     const out = parseToolCalls(text, 'p');
     expect(out.malformed).toBe(0);
     expect(out.toolCalls.map((c) => c.id)).toEqual(['call_p_0', 'call_p_1']);
     expect(out.content).toBeNull();
     const broken = parseToolCalls('<tool_call>\n{"name": calc}\n<tool_call>{"name": "f"}</tool_call>', 'p');
-    expect(broken).toEqual({ content: '<tool_call>\n{"name": calc}', toolCalls: [{ id: 'call_p_0', type: 'function', function: { name: 'f', arguments: '{}' } }], malformed: 1 });
+    expect(broken).toEqual({
+      content: '<tool_call>\n{"name": calc}',
+      toolCalls: [{ id: 'call_p_0', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      malformed: 1,
+    });
   });
 
   it('returns plain text unchanged and empty text as null', () => {
-    expect(parseToolCalls('The answer is 5.\n#### 5', 'p')).toEqual({ content: 'The answer is 5.\n#### 5', toolCalls: [], malformed: 0 });
+    expect(parseToolCalls('The answer is 5.\n#### 5', 'p')).toEqual({
+      content: 'The answer is 5.\n#### 5',
+      toolCalls: [],
+      malformed: 0,
+    });
     expect(parseToolCalls('', 'p').content).toBeNull();
   });
 
   it('never throws and accounts for every open tag', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom('<tool_call>', '</tool_call>', '{"name": "f", "arguments": {}}', '{"name": "g", "arguments": {"a": ', '\n'))), (parts) => {
-        const text = parts.join('');
-        const out = parseToolCalls(text, 'p');
-        const opens = text.split('<tool_call>').length - 1;
-        // every block is a call, text (malformed) or a call closed early (both)
-        expect(out.toolCalls.length).toBeLessThanOrEqual(opens);
-        expect(out.malformed).toBeLessThanOrEqual(opens);
-        expect(out.toolCalls.length + out.malformed).toBeGreaterThanOrEqual(opens);
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.string(),
+            fc.constantFrom(
+              '<tool_call>',
+              '</tool_call>',
+              '{"name": "f", "arguments": {}}',
+              '{"name": "g", "arguments": {"a": ',
+              '\n',
+            ),
+          ),
+        ),
+        (parts) => {
+          const text = parts.join('');
+          const out = parseToolCalls(text, 'p');
+          const opens = text.split('<tool_call>').length - 1;
+          // every block is a call, text (malformed) or a call closed early (both)
+          expect(out.toolCalls.length).toBeLessThanOrEqual(opens);
+          expect(out.malformed).toBeLessThanOrEqual(opens);
+          expect(out.toolCalls.length + out.malformed).toBeGreaterThanOrEqual(opens);
+        },
+      ),
     );
   });
 });
 
 describe('formatToolCalls', () => {
   it('renders exactly like the chat template', () => {
-    expect(formatToolCalls(null, [calc('2+3')])).toBe('<tool_call>\n{"name": "calc", "arguments": {"expression": "2+3"}}\n</tool_call>');
+    expect(formatToolCalls(null, [calc('2+3')])).toBe(
+      '<tool_call>\n{"name": "calc", "arguments": {"expression": "2+3"}}\n</tool_call>',
+    );
     expect(formatToolCalls('Hi', [calc('1'), calc('2')])).toBe(
       'Hi\n<tool_call>\n{"name": "calc", "arguments": {"expression": "1"}}\n</tool_call>\n<tool_call>\n{"name": "calc", "arguments": {"expression": "2"}}\n</tool_call>',
     );
@@ -106,7 +131,9 @@ describe('formatToolCalls', () => {
     const tc = (args: string): ToolCall => ({ id: 'c', type: 'function', function: { name: 'f', arguments: args } });
     expect(formatToolCalls(null, [tc('{oops')])).toBe('<tool_call>\n{"name": "f", "arguments": {oops}\n</tool_call>');
     expect(formatToolCalls(null, [tc('[1,2]')])).toBe('<tool_call>\n{"name": "f", "arguments": [1,2]}\n</tool_call>');
-    expect(formatToolCalls(null, [tc('{"a":[1,{"b":2}]}')])).toBe('<tool_call>\n{"name": "f", "arguments": {"a": [1, {"b": 2}]}}\n</tool_call>');
+    expect(formatToolCalls(null, [tc('{"a":[1,{"b":2}]}')])).toBe(
+      '<tool_call>\n{"name": "f", "arguments": {"a": [1, {"b": 2}]}}\n</tool_call>',
+    );
   });
 
   it('round-trips through parseToolCalls', () => {
@@ -135,7 +162,9 @@ describe('formatToolCalls', () => {
 
 describe('pyJsonDumps', () => {
   it('uses Python default separators', () => {
-    expect(pyJsonDumps({ a: [1, 'x', null, true], b: { c: 1.5 }, d: [], e: {} })).toBe('{"a": [1, "x", null, true], "b": {"c": 1.5}, "d": [], "e": {}}');
+    expect(pyJsonDumps({ a: [1, 'x', null, true], b: { c: 1.5 }, d: [], e: {} })).toBe(
+      '{"a": [1, "x", null, true], "b": {"c": 1.5}, "d": [], "e": {}}',
+    );
     expect(pyJsonDumps('a"b')).toBe('"a\\"b"');
   });
 });

@@ -51,7 +51,9 @@ export function parseToolCalls(text: string, idPrefix: string): ParsedAssistantT
 /** An assistant message from model text: what a server returns to the client. */
 export function assistantMessageFromText(text: string, idPrefix: string): ChatMessage {
   const { content, toolCalls } = parseToolCalls(text, idPrefix);
-  return toolCalls.length === 0 ? { role: 'assistant', content } : { role: 'assistant', content, tool_calls: toolCalls };
+  return toolCalls.length === 0
+    ? { role: 'assistant', content }
+    : { role: 'assistant', content, tool_calls: toolCalls };
 }
 
 /** The arguments as the engine renders them: a JSON object re-dumped; anything else (bad JSON, a

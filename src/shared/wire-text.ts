@@ -12,7 +12,9 @@ export function isCleanText(s: string): boolean {
 }
 
 /** Free text (message content, tool arguments): any well-formed text without NUL. */
-export const TextSchema = z.string().refine(isCleanText, { message: 'must be well-formed text without NUL characters' });
+export const TextSchema = z
+  .string()
+  .refine(isCleanText, { message: 'must be well-formed text without NUL characters' });
 
 export function hasNoControlChars(s: string): boolean {
   for (let i = 0; i < s.length; i++) {

@@ -66,20 +66,40 @@ export const workbenchMethods = {
   /** Saves the edited files, compiles, and hot-swaps the clients (running clients untouched on a compile error). */
   saveCode: { params: z.object({ files: z.array(CodeFileSchema).min(1).max(50) }).strict(), result: SaveResultSchema },
   codeVersions: { params: RunRef, result: z.object({ versions: z.array(CodeVersionSchema) }) },
-  codeVersionFiles: { params: z.object({ runId: Id, codeVersion: z.string().min(1).max(100) }).strict(), result: z.object({ files: z.array(CodeFileSchema) }) },
+  codeVersionFiles: {
+    params: z.object({ runId: Id, codeVersion: z.string().min(1).max(100) }).strict(),
+    result: z.object({ files: z.array(CodeFileSchema) }),
+  },
   metrics: { params: RunRef, result: RunMetricsSchema },
   clients: { params: None, result: z.object({ clients: z.array(ClientRowSchema) }) },
   /** Restarts, stops or starts one local client. */
-  clientAction: { params: z.object({ clientId: z.string().min(1).max(300), action: z.enum(['restart', 'stop', 'start']) }).strict(), result: Ok },
+  clientAction: {
+    params: z.object({ clientId: z.string().min(1).max(300), action: z.enum(['restart', 'stop', 'start']) }).strict(),
+    result: Ok,
+  },
   /** Restarts a local worker from its last checkpoint (the events stream resumes). */
   restartWorker: { params: None, result: Ok },
   /** Recent log lines of the worker or of a local client. */
-  logs: { params: z.object({ source: LogSourceSchema, limit: Int.positive().max(5000).default(500) }).strict(), result: z.object({ lines: z.array(LogLineSchema) }) },
+  logs: {
+    params: z.object({ source: LogSourceSchema, limit: Int.positive().max(5000).default(500) }).strict(),
+    result: z.object({ lines: z.array(LogLineSchema) }),
+  },
   episodes: {
-    params: z.object({ runId: Id, filter: EpisodeFilterSchema.default({}), offset: Count.default(0), limit: Int.positive().max(1000).default(200), order: z.enum(['newest', 'oldest', 'reward_desc', 'reward_asc']).default('newest') }).strict(),
+    params: z
+      .object({
+        runId: Id,
+        filter: EpisodeFilterSchema.default({}),
+        offset: Count.default(0),
+        limit: Int.positive().max(1000).default(200),
+        order: z.enum(['newest', 'oldest', 'reward_desc', 'reward_asc']).default('newest'),
+      })
+      .strict(),
     result: EpisodePageSchema,
   },
-  episodeDetail: { params: z.object({ runId: Id, episodeId: z.string().min(1).max(300) }).strict(), result: EpisodeDetailSchema },
+  episodeDetail: {
+    params: z.object({ runId: Id, episodeId: z.string().min(1).max(300) }).strict(),
+    result: EpisodeDetailSchema,
+  },
   runs: { params: None, result: z.object({ runs: z.array(RunRowSchema) }) },
   /** Writes a stored run's step and eval curves and its episodes (CSV, JSONL) and a TensorBoard event file into a folder under the data dir. */
   exportRun: {
@@ -90,11 +110,17 @@ export const workbenchMethods = {
   campaigns: { params: None, result: z.object({ campaigns: z.array(CampaignSummarySchema) }) },
   campaign: { params: z.object({ campaignId: Id }).strict(), result: CampaignDetailSchema },
   /** Starts (or resumes) the campaign in a campaign file as an `agentjet campaign run` process. */
-  campaignStart: { params: z.object({ file: z.string().min(1).max(2000) }).strict(), result: z.object({ campaignId: z.string(), pid: Int }) },
+  campaignStart: {
+    params: z.object({ file: z.string().min(1).max(2000) }).strict(),
+    result: z.object({ campaignId: z.string(), pid: Int }),
+  },
   /** Stop the campaign, stop a trial, or steer the research agent (pause, resume, hand back, ask/auto). */
   campaignCommand: { params: z.object({ campaignId: Id, command: CampaignCommandSchema }).strict(), result: Ok },
   /** Approves or rejects a research-agent proposal waiting in "ask before running" mode. */
-  campaignDecision: { params: z.object({ campaignId: Id, decisionId: Int, approve: z.boolean() }).strict(), result: Ok },
+  campaignDecision: {
+    params: z.object({ campaignId: Id, decisionId: Int, approve: z.boolean() }).strict(),
+    result: Ok,
+  },
   /** "New task from description": an LLM writes client.ts, reward.ts and a dataset, checked by `agentjet task check` in a loop. */
   taskDraft: { params: TaskDraftRequestSchema, result: TaskDraftResultSchema },
   ...rewardsMethods,
@@ -170,9 +196,11 @@ export async function dispatchWorkbenchCall(
   method: unknown,
   params: unknown,
 ): Promise<{ ok: true; result: unknown } | { ok: false; error: WireError }> {
-  if (!isWorkbenchMethod(method)) return { ok: false, error: { code: 'unknown_method', message: `unknown method ${JSON.stringify(method)}` } };
+  if (!isWorkbenchMethod(method))
+    return { ok: false, error: { code: 'unknown_method', message: `unknown method ${JSON.stringify(method)}` } };
   const parsed = workbenchMethods[method].params.safeParse(params ?? {});
-  if (!parsed.success) return { ok: false, error: { code: 'invalid_params', message: `${method}: ${describeIssues(parsed.error)}` } };
+  if (!parsed.success)
+    return { ok: false, error: { code: 'invalid_params', message: `${method}: ${describeIssues(parsed.error)}` } };
   try {
     // The table pairs each method with its schema, so the parsed params fit that method's handler.
     const handler = backend[method] as (p: unknown) => Promise<unknown>;
@@ -190,14 +218,18 @@ export interface WorkbenchTransport {
 }
 
 /** Renderer side: the typed API over a transport; every result and event is parsed before use. */
-export function createWorkbenchClient(transport: WorkbenchTransport, onBadEvent?: (message: string) => void): WorkbenchApi {
+export function createWorkbenchClient(
+  transport: WorkbenchTransport,
+  onBadEvent?: (message: string) => void,
+): WorkbenchApi {
   const methods = Object.fromEntries(
     WORKBENCH_METHODS.map((m) => [
       m,
       async (params: unknown) => {
         const raw = await transport.call(m, params ?? {});
         const parsed = workbenchMethods[m].result.safeParse(raw);
-        if (!parsed.success) throw new WorkbenchError('bad_result', `${m}: unexpected result (${describeIssues(parsed.error)})`);
+        if (!parsed.success)
+          throw new WorkbenchError('bad_result', `${m}: unexpected result (${describeIssues(parsed.error)})`);
         return parsed.data;
       },
     ]),
@@ -220,7 +252,12 @@ export function createWorkbenchClient(transport: WorkbenchTransport, onBadEvent?
 export const ipcChannels = { call: 'workbench:call', event: 'workbench:event' } as const;
 
 /** WebSocket bridge frames (browser → main). */
-export const BridgeRequestSchema = z.object({ type: z.literal('call'), id: Int.nonnegative(), method: z.string().max(100), params: z.unknown() });
+export const BridgeRequestSchema = z.object({
+  type: z.literal('call'),
+  id: Int.nonnegative(),
+  method: z.string().max(100),
+  params: z.unknown(),
+});
 export type BridgeRequest = z.infer<typeof BridgeRequestSchema>;
 
 /** WebSocket bridge frames (main → browser), and the IPC call reply. */
@@ -232,4 +269,7 @@ export const BridgeReplySchema = z.discriminatedUnion('type', [
 export type BridgeReply = z.infer<typeof BridgeReplySchema>;
 
 /** The IPC `call` reply (the id is implicit in invoke/handle). */
-export const IpcReplySchema = z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), result: z.unknown() }), z.object({ ok: z.literal(false), error: WireErrorSchema })]);
+export const IpcReplySchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), result: z.unknown() }),
+  z.object({ ok: z.literal(false), error: WireErrorSchema }),
+]);

@@ -3,13 +3,20 @@
 // logs, episodes and the inspector's views. Re-exported by workbench-api.ts.
 import { z } from 'zod';
 import { ConnectTrainingShape, ConnectWorkerShape } from './options/index';
-import { BatchProgressSchema, EpisodeKindSchema, EpisodeStatusSchema, StepServingSchema, StrategySchema, TrainedInfoSchema, WorkerStateSchema } from './swarm-protocol';
+import {
+  BatchProgressSchema,
+  EpisodeKindSchema,
+  EpisodeStatusSchema,
+  StepServingSchema,
+  StrategySchema,
+  TrainedInfoSchema,
+  WorkerStateSchema,
+} from './swarm-protocol';
 import { BreakCauseSchema } from './timeline/types';
 
 const Int = z.number().int();
 const Count = z.number().int().nonnegative();
 const Id = z.string().min(1).max(300);
-
 
 export const AppInfoSchema = z.object({
   name: z.string(),
@@ -29,7 +36,13 @@ export const ActivitySchema = z.object({
 export type Activity = z.infer<typeof ActivitySchema>;
 
 /** What is wrong with the session, by cause: each is set and cleared by the part that owns it. */
-export const SessionErrorCodeSchema = z.enum(['unreachable', 'unhealthy', 'events_lost', 'worker_exited', 'compile_failed']);
+export const SessionErrorCodeSchema = z.enum([
+  'unreachable',
+  'unhealthy',
+  'events_lost',
+  'worker_exited',
+  'compile_failed',
+]);
 export type SessionErrorCode = z.infer<typeof SessionErrorCodeSchema>;
 export const SessionErrorSchema = z.object({ code: SessionErrorCodeSchema, message: z.string() });
 export type SessionError = z.infer<typeof SessionErrorSchema>;
@@ -102,7 +115,13 @@ export const CompileErrorSchema = z.object({ path: z.string(), line: Count, colu
 export type CompileError = z.infer<typeof CompileErrorSchema>;
 
 export const SaveResultSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), codeVersion: z.string(), previousCodeVersion: z.string().nullable(), compileMs: z.number(), swapMs: z.number() }),
+  z.object({
+    ok: z.literal(true),
+    codeVersion: z.string(),
+    previousCodeVersion: z.string().nullable(),
+    compileMs: z.number(),
+    swapMs: z.number(),
+  }),
   z.object({ ok: z.literal(false), errors: z.array(CompileErrorSchema) }),
 ]);
 export type SaveResult = z.infer<typeof SaveResultSchema>;
@@ -143,11 +162,22 @@ export const StepPointSchema = z.object({
 });
 export type StepPoint = z.infer<typeof StepPointSchema>;
 
-export const EvalPointSchema = z.object({ weightVersion: Count, time: z.number(), episodes: Count, rewardMean: z.number(), successRate: z.number().nullable() });
+export const EvalPointSchema = z.object({
+  weightVersion: Count,
+  time: z.number(),
+  episodes: Count,
+  rewardMean: z.number(),
+  successRate: z.number().nullable(),
+});
 export type EvalPoint = z.infer<typeof EvalPointSchema>;
 
 /** Where the client code version changed (a hot-swap), for chart markers. */
-export const CodeMarkerSchema = z.object({ codeVersion: z.string(), previousCodeVersion: z.string().nullable(), time: z.number(), step: Count });
+export const CodeMarkerSchema = z.object({
+  codeVersion: z.string(),
+  previousCodeVersion: z.string().nullable(),
+  time: z.number(),
+  step: Count,
+});
 export type CodeMarker = z.infer<typeof CodeMarkerSchema>;
 
 export const RunMetricsSchema = z.object({
@@ -183,9 +213,15 @@ export const LogSourceSchema = z.discriminatedUnion('kind', [
 export type LogSource = z.infer<typeof LogSourceSchema>;
 export const WORKER_SOURCE: LogSource = { kind: 'worker' };
 export const clientSource = (clientId: string): LogSource => ({ kind: 'client', clientId });
-export const sameSource = (a: LogSource, b: LogSource): boolean => a.kind === b.kind && (a.kind === 'worker' || (b.kind === 'client' && a.clientId === b.clientId));
+export const sameSource = (a: LogSource, b: LogSource): boolean =>
+  a.kind === b.kind && (a.kind === 'worker' || (b.kind === 'client' && a.clientId === b.clientId));
 
-export const LogLineSchema = z.object({ t: z.number(), source: LogSourceSchema, stream: z.enum(['stdout', 'stderr', 'event']), line: z.string() });
+export const LogLineSchema = z.object({
+  t: z.number(),
+  source: LogSourceSchema,
+  stream: z.enum(['stdout', 'stderr', 'event']),
+  line: z.string(),
+});
 export type LogLine = z.infer<typeof LogLineSchema>;
 
 export const EpisodeRowSchema = z.object({
@@ -263,7 +299,14 @@ export const EpisodeDetailSchema = z.object({
   episode: EpisodeRowSchema,
   calls: z.array(CallViewSchema),
   samples: z.array(SampleViewSchema),
-  stats: z.object({ tokensBefore: Count, tokensAfter: Count, compressionRatio: z.number(), breakCounts: z.record(z.string(), Count) }).nullable(),
+  stats: z
+    .object({
+      tokensBefore: Count,
+      tokensAfter: Count,
+      compressionRatio: z.number(),
+      breakCounts: z.record(z.string(), Count),
+    })
+    .nullable(),
   /** How an update trained `samples`; null: they are a preview merged with the worker's settings of the time (not trained, or not yet). */
   trained: TrainedInfoSchema.nullable(),
 });

@@ -12,8 +12,11 @@ def main() -> int:
     out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    logging.basicConfig(stream=sys.stderr, level=os.environ.get("AGENTJET_CAMPAIGN_LOG", "WARNING").upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=os.environ.get("AGENTJET_CAMPAIGN_LOG", "WARNING").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     from .service import serve
 
     try:

@@ -22,8 +22,13 @@ from optuna.trial import TrialState
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
-STATES = {TrialState.RUNNING: "running", TrialState.COMPLETE: "complete", TrialState.PRUNED: "pruned",
-          TrialState.FAIL: "fail", TrialState.WAITING: "waiting"}
+STATES = {
+    TrialState.RUNNING: "running",
+    TrialState.COMPLETE: "complete",
+    TrialState.PRUNED: "pruned",
+    TrialState.FAIL: "fail",
+    TrialState.WAITING: "waiting",
+}
 TELL_STATES = {"complete": TrialState.COMPLETE, "pruned": TrialState.PRUNED, "fail": TrialState.FAIL}
 
 
@@ -113,12 +118,16 @@ def make_pruner(spec: dict[str, Any]) -> optuna.pruners.BasePruner:
     min_resource = spec.get("minResource", 1)
     reduction = spec.get("reductionFactor", 3)
     if kind == "median":
-        return optuna.pruners.MedianPruner(n_startup_trials=int(spec.get("startupTrials", 2)), n_warmup_steps=int(spec.get("warmupSteps", 0)))
+        return optuna.pruners.MedianPruner(
+            n_startup_trials=int(spec.get("startupTrials", 2)), n_warmup_steps=int(spec.get("warmupSteps", 0))
+        )
     if kind == "successive_halving":
         return optuna.pruners.SuccessiveHalvingPruner(min_resource=min_resource, reduction_factor=reduction)
     if kind == "hyperband":
         max_resource = spec.get("maxResource", "auto")
-        return optuna.pruners.HyperbandPruner(min_resource=int(min_resource), max_resource=max_resource, reduction_factor=reduction)
+        return optuna.pruners.HyperbandPruner(
+            min_resource=int(min_resource), max_resource=max_resource, reduction_factor=reduction
+        )
     raise invalid("pruner.type: none, median, successive_halving or hyperband")
 
 
@@ -129,11 +138,18 @@ def _finite(value: Any, field: str) -> float:
 
 
 def trial_json(t: optuna.trial.FrozenTrial) -> dict[str, Any]:
-    stamp = (lambda d: None if d is None else d.timestamp() * 1000)
+    def stamp(d: Any) -> float | None:
+        return None if d is None else d.timestamp() * 1000
+
     return {
-        "number": t.number, "state": STATES.get(t.state, str(t.state)), "params": t.params, "value": t.value,
-        "intermediate": sorted([int(k), v] for k, v in t.intermediate_values.items()), "attrs": t.user_attrs,
-        "start": stamp(t.datetime_start), "complete": stamp(t.datetime_complete),
+        "number": t.number,
+        "state": STATES.get(t.state, str(t.state)),
+        "params": t.params,
+        "value": t.value,
+        "intermediate": sorted([int(k), v] for k, v in t.intermediate_values.items()),
+        "attrs": t.user_attrs,
+        "start": stamp(t.datetime_start),
+        "complete": stamp(t.datetime_complete),
     }
 
 
@@ -143,8 +159,15 @@ class Service:
         self.space: dict[str, BaseDistribution] = {}
         self.running: dict[int, optuna.Trial] = {}
         self.methods: dict[str, Callable[[dict[str, Any]], Any]] = {
-            "open": self.open, "ask": self.ask, "report": self.report, "tell": self.tell, "enqueue": self.enqueue,
-            "trials": self.trials, "recover": self.recover, "importance": self.importance, "ping": lambda _p: {"optuna": optuna.__version__},
+            "open": self.open,
+            "ask": self.ask,
+            "report": self.report,
+            "tell": self.tell,
+            "enqueue": self.enqueue,
+            "trials": self.trials,
+            "recover": self.recover,
+            "importance": self.importance,
+            "ping": lambda _p: {"optuna": optuna.__version__},
         }
 
     def _study(self) -> optuna.Study:
@@ -166,14 +189,24 @@ class Service:
         sampler = make_sampler(_get(p, "sampler", dict, {}), grid)
         pruner = make_pruner(_get(p, "pruner", dict, {}))
         fingerprint = json.dumps({"space": raw_space, "grid": grid}, sort_keys=True)
-        study = optuna.create_study(storage=f"sqlite:///{storage}", study_name=name, direction=direction, sampler=sampler,
-                                    pruner=pruner, load_if_exists=True)
+        study = optuna.create_study(
+            storage=f"sqlite:///{storage}",
+            study_name=name,
+            direction=direction,
+            sampler=sampler,
+            pruner=pruner,
+            load_if_exists=True,
+        )
         saved = study.user_attrs.get("fingerprint")
         if saved is None:
             study.set_user_attr("fingerprint", fingerprint)
         elif saved != fingerprint:
-            raise ServiceError("state", "space_changed", f"study {name!r} was created with another search space; "
-                               "give the campaign a new name (or remove its folder) to start over")
+            raise ServiceError(
+                "state",
+                "space_changed",
+                f"study {name!r} was created with another search space; "
+                "give the campaign a new name (or remove its folder) to start over",
+            )
         self.study = study
         self.running = {}
         return {"trials": len(study.trials), "optuna": optuna.__version__}
@@ -296,6 +329,8 @@ def serve(inp: TextIO, out: TextIO) -> None:
         try:
             text = json.dumps(answer, allow_nan=False)
         except ValueError as exc:
-            text = json.dumps({"id": answer.get("id"), "error": {"type": "internal", "code": "not_json", "message": str(exc)}})
+            text = json.dumps(
+                {"id": answer.get("id"), "error": {"type": "internal", "code": "not_json", "message": str(exc)}}
+            )
         out.write(text + "\n")
         out.flush()

@@ -15,6 +15,7 @@ def _claim_stdout() -> int:
     sys.stdout = sys.stderr
     if os.name == "nt":
         import msvcrt
+
         msvcrt.setmode(frames_fd, os.O_BINARY)
         msvcrt.setmode(0, os.O_BINARY)
     return frames_fd
@@ -22,14 +23,18 @@ def _claim_stdout() -> int:
 
 def main() -> int:
     from .parent_watch import install as watch_parent
+
     watch_parent()  # the engine exits when its worker is gone (SIGKILL included)
     frames_fd = _claim_stdout()
     # Everything is local: never reach for the model hub.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    logging.basicConfig(stream=sys.stderr, level=os.environ.get("AGENTJET_ENGINE_LOG", "INFO").upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=os.environ.get("AGENTJET_ENGINE_LOG", "INFO").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
 
     from transformers.utils import logging as hf_logging
 

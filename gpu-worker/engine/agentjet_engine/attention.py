@@ -49,38 +49,46 @@ def _attend(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, scaling: float
     if groups == 1:
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, scale=scaling)
     if q.device.type == "cpu" and q.shape[2] > 1:
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, scale=scaling,
-                                              enable_gqa=True)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, scale=scaling, enable_gqa=True)
     if causal:  # folding breaks the causal alignment of `is_causal`: spell the mask out
         n, t = q.shape[2], k.shape[2]
         mask = torch.ones(n, t, dtype=torch.bool, device=q.device).tril(t - n)[None, None]
-    out = F.scaled_dot_product_attention(_fold_query(q, kv_heads), k, v, attn_mask=_fold_mask(mask, groups),
-                                         scale=scaling)
+    out = F.scaled_dot_product_attention(
+        _fold_query(q, kv_heads), k, v, attn_mask=_fold_mask(mask, groups), scale=scaling
+    )
     return out.reshape(q.shape)
 
 
-def slot_attention(module: Any, query: Tensor, key: Tensor, value: Tensor, attention_mask: Any,
-                   scaling: float | None = None, dropout: float = 0.0, sliding_window: int | None = None,
-                   **kwargs: Any) -> tuple[Tensor, None]:
+def slot_attention(
+    module: Any,
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attention_mask: Any,
+    scaling: float | None = None,
+    dropout: float = 0.0,
+    sliding_window: int | None = None,
+    **kwargs: Any,
+) -> tuple[Tensor, None]:
     """The `AttentionInterface` function: query (1, H, N, d) → output (1, N, H, d)."""
     plan: StepPlan = kwargs["agentjet_plan"]
     store, layer = plan.store, module.layer_idx
     k_all, v_all = store.k[layer], store.v[layer]
     pieces: list[Tensor] = []
     if plan.decode:
-        q = query[0, :, : plan.decode].transpose(0, 1).unsqueeze(2)           # (D, H, 1, d)
+        q = query[0, :, : plan.decode].transpose(0, 1).unsqueeze(2)  # (D, H, 1, d)
         k = k_all[: plan.decode, :, : plan.decode_kv]
         v = v_all[: plan.decode, :, : plan.decode_kv]
         out = _attend(q.to(k.dtype), k, v, plan.decode_mask(sliding_window), scaling, causal=False)
-        pieces.append(out.squeeze(2).unsqueeze(0))                            # (1, D, H, d)
+        pieces.append(out.squeeze(2).unsqueeze(0))  # (1, D, H, d)
     for i, seg in enumerate(plan.segments):
-        q = query[:, :, seg.offset: seg.offset + seg.count]                   # (1, H, c, d)
+        q = query[:, :, seg.offset : seg.offset + seg.count]  # (1, H, c, d)
         end = seg.start + seg.count
-        k = k_all[seg.slot: seg.slot + 1, :, :end]
-        v = v_all[seg.slot: seg.slot + 1, :, :end]
+        k = k_all[seg.slot : seg.slot + 1, :, :end]
+        v = v_all[seg.slot : seg.slot + 1, :, :end]
         mask = plan.segment_mask(i, sliding_window, query.device)
         out = _attend(q.to(k.dtype), k, v, mask, scaling, causal=mask is None)
-        pieces.append(out.transpose(1, 2))                                    # (1, c, H, d)
+        pieces.append(out.transpose(1, 2))  # (1, c, H, d)
     out = pieces[0] if len(pieces) == 1 else torch.cat(pieces, dim=1)
     return out.to(query.dtype), None
 

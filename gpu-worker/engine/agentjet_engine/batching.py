@@ -48,8 +48,8 @@ def pad_left(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[Tensor, Tensor
     mask = torch.zeros((len(seqs), width), dtype=torch.long)
     for row, s in enumerate(seqs):
         if s:
-            ids[row, width - len(s):] = torch.tensor(s, dtype=torch.long)
-            mask[row, width - len(s):] = 1
+            ids[row, width - len(s) :] = torch.tensor(s, dtype=torch.long)
+            mask[row, width - len(s) :] = 1
     return ids, mask
 
 

@@ -27,20 +27,38 @@ from typing import Any
 
 import torch
 
-SECTIONS: dict[str, Callable[["Context"], dict[str, Any]]] = {}
+SECTIONS: dict[str, Callable[[Context], dict[str, Any]]] = {}
 
 SHAPES: dict[str, dict[str, int]] = {
-    "qwen2.5-1.5b": dict(hidden_size=1536, num_hidden_layers=28, num_attention_heads=12, num_key_value_heads=2,
-                         intermediate_size=8960, vocab_size=151936),
-    "qwen2.5-7b": dict(hidden_size=3584, num_hidden_layers=28, num_attention_heads=28, num_key_value_heads=4,
-                       intermediate_size=18944, vocab_size=152064),
+    "qwen2.5-1.5b": dict(
+        hidden_size=1536,
+        num_hidden_layers=28,
+        num_attention_heads=12,
+        num_key_value_heads=2,
+        intermediate_size=8960,
+        vocab_size=151936,
+    ),
+    "qwen2.5-7b": dict(
+        hidden_size=3584,
+        num_hidden_layers=28,
+        num_attention_heads=28,
+        num_key_value_heads=4,
+        intermediate_size=18944,
+        vocab_size=152064,
+    ),
     # for exercising the code on CPU (`--smoke`), not for figures
-    "smoke": dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                  intermediate_size=128, vocab_size=512),
+    "smoke": dict(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=128,
+        vocab_size=512,
+    ),
 }
 
 
-def register(name: str, fn: Callable[["Context"], dict[str, Any]]) -> None:
+def register(name: str, fn: Callable[[Context], dict[str, Any]]) -> None:
     """Adds a section (one line in the module that provides it)."""
     SECTIONS[name] = fn
 
@@ -76,26 +94,44 @@ def random_engine(shape: str, device: torch.device, lora: bool = False, context:
     from .loading import LoadedModel, LoadOptions, LoraOptions, _apply_lora, random_model
 
     size = SHAPES[shape]
-    config = Qwen2Config(max_position_embeddings=context, tie_word_embeddings=False, rms_norm_eps=1e-6,
-                         rope_parameters={"rope_type": "default", "rope_theta": 1000000.0}, **size)
+    config = Qwen2Config(
+        max_position_embeddings=context,
+        tie_word_embeddings=False,
+        rms_norm_eps=1e-6,
+        rope_parameters={"rope_type": "default", "rope_theta": 1000000.0},
+        **size,
+    )
     config._attn_implementation_internal = "sdpa"
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     model = random_model(Qwen2ForCausalLM, config, device, dtype)  # bf16 weights on GPU (as a LoRA base is loaded)
-    options = LoadOptions(path=f"<random {shape}>", device=device.type, dtype="auto",
-                          lora=LoraOptions(r=16, alpha=32.0) if lora else None)
+    options = LoadOptions(
+        path=f"<random {shape}>", device=device.type, dtype="auto", lora=LoraOptions(r=16, alpha=32.0) if lora else None
+    )
     if lora:
         model = _apply_lora(model, options.lora)  # type: ignore[arg-type]
     model.eval()
     engine = Engine()
-    engine.loaded = LoadedModel(options=options, model=model, tokenizer=_NoTokenizer(), device=device,
-                                compute_dtype=dtype, eos_ids=[], pad_id=0, context_length=context,
-                                vocab_size=size["vocab_size"])
+    engine.loaded = LoadedModel(
+        options=options,
+        model=model,
+        tokenizer=_NoTokenizer(),
+        device=device,
+        compute_dtype=dtype,
+        eos_ids=[],
+        pad_id=0,
+        context_length=context,
+        vocab_size=size["vocab_size"],
+    )
     # train_step runs on the engine's Trainer (engine_training.py), set up as `load` + the plan would.
     from .bench_gpu_memory import model_shape_of
     from .memory_plan import PlanRequest, plan_training
     from .trainer import Trainer
-    plan = plan_training(model_shape_of(shape), 2**62, PlanRequest(mode="lora" if lora else "full", checkpointing=True,
-                                                                   micro_batch_tokens=16384, world_size=1))
+
+    plan = plan_training(
+        model_shape_of(shape),
+        2**62,
+        PlanRequest(mode="lora" if lora else "full", checkpointing=True, micro_batch_tokens=16384, world_size=1),
+    )
     engine.trainer = Trainer(engine.loaded, plan, engine.group)
     return engine
 
@@ -108,8 +144,9 @@ def _free(*objs: Any) -> None:
 
 
 # ---- serving ------------------------------------------------------------------------------------
-def episodes_run(engine: Any, episodes: int, turns: int, system: int, turn_tokens: int, reply: int,
-                 seed: int) -> dict[str, Any]:
+def episodes_run(
+    engine: Any, episodes: int, turns: int, system: int, turn_tokens: int, reply: int, seed: int
+) -> dict[str, Any]:
     """`episodes` concurrent episodes of `turns` calls; each turn appends the reply + a new message."""
     from .generation import GenerationRequest
 
@@ -123,18 +160,31 @@ def episodes_run(engine: Any, episodes: int, turns: int, system: int, turn_token
     generated = prompt_tokens = 0
     t0 = time.perf_counter()
     for turn in range(turns):
-        requests = [GenerationRequest(prompt_ids=p, max_tokens=reply, temperature=1.0, top_p=1.0,
-                                      stop_ids=frozenset(), seed=seed * 1000 + turn * 100 + i)
-                    for i, p in enumerate(prompts)]
+        requests = [
+            GenerationRequest(
+                prompt_ids=p,
+                max_tokens=reply,
+                temperature=1.0,
+                top_p=1.0,
+                stop_ids=frozenset(),
+                seed=seed * 1000 + turn * 100 + i,
+            )
+            for i, p in enumerate(prompts)
+        ]
         results = serving.run_to_completion(requests)
         for i, r in enumerate(results):
             generated += len(r["tokenIds"])
             prompt_tokens += len(prompts[i])
             prompts[i] = prompts[i] + r["tokenIds"] + [rng.randrange(5, vocab) for _ in range(turn_tokens)]
     seconds = time.perf_counter() - t0
-    return {"episodes": episodes, "turns": turns, "seconds": round(seconds, 3),
-            "generated_tokens_per_s": round(generated / seconds, 1), "prompt_tokens": prompt_tokens,
-            "prefilled_tokens": batcher.stats.prefill_tokens - before}
+    return {
+        "episodes": episodes,
+        "turns": turns,
+        "seconds": round(seconds, 3),
+        "generated_tokens_per_s": round(generated / seconds, 1),
+        "prompt_tokens": prompt_tokens,
+        "prefilled_tokens": batcher.stats.prefill_tokens - before,
+    }
 
 
 def serving_section(ctx: Context) -> dict[str, Any]:
@@ -147,7 +197,9 @@ def serving_section(ctx: Context) -> dict[str, Any]:
         warm = episodes_run(engine, 2, 1, 32, 8, 4, seed=0)
         del warm
         for reuse in (True, False):
-            engine.configure({"prefixCacheBytes": 0} if not reuse else {"prefixCacheBytes": 8 << 30 if not ctx.smoke else 64 << 20})
+            engine.configure(
+                {"prefixCacheBytes": 0} if not reuse else {"prefixCacheBytes": 8 << 30 if not ctx.smoke else 64 << 20}
+            )
             for n in levels:
                 if ctx.time_left() < 60 and not ctx.smoke:
                     ctx.log(f"serving {shape}: skipping {n} concurrent (time budget)")
@@ -155,9 +207,11 @@ def serving_section(ctx: Context) -> dict[str, Any]:
                 r = episodes_run(engine, n, turns, system, turn_tokens, reply, seed=n)
                 key = f"{shape}_c{n}_{'reuse' if reuse else 'noreuse'}"
                 out[key] = r
-                ctx.log(f"serving {shape} {n:>2} concurrent {'with' if reuse else 'without'} prefix reuse: "
-                        f"{r['generated_tokens_per_s']} generated tokens/s, {r['prefilled_tokens']} of "
-                        f"{r['prompt_tokens']} prompt tokens computed, {r['seconds']} s")
+                ctx.log(
+                    f"serving {shape} {n:>2} concurrent {'with' if reuse else 'without'} prefix reuse: "
+                    f"{r['generated_tokens_per_s']} generated tokens/s, {r['prefilled_tokens']} of "
+                    f"{r['prompt_tokens']} prompt tokens computed, {r['seconds']} s"
+                )
         _free(engine)
     return out
 
@@ -174,8 +228,12 @@ def train_section(ctx: Context) -> dict[str, Any]:
                 ctx.log(f"train {shape}: skipping {n} tokens (time budget)")
                 continue
             ids = [rng.randrange(5, engine.loaded.vocab_size) for _ in range(n)]
-            sample = {"tokenIds": ids, "lossMask": [0] * (n // 2) + [1] * (n - n // 2), "advantages": 1.0,
-                      "rolloutLogprobs": [-1.0] * n}
+            sample = {
+                "tokenIds": ids,
+                "lossMask": [0] * (n // 2) + [1] * (n - n // 2),
+                "advantages": 1.0,
+                "rolloutLogprobs": [-1.0] * n,
+            }
             if ctx.device.type == "cuda":
                 torch.cuda.synchronize()
                 torch.cuda.reset_peak_memory_stats()
@@ -183,8 +241,11 @@ def train_section(ctx: Context) -> dict[str, Any]:
             try:
                 stats = engine.train_step({"samples": [sample], "hyper": {"lr": 1e-5, "microBatchTokens": n}})
                 peak = torch.cuda.max_memory_allocated() if ctx.device.type == "cuda" else 0
-                out[f"{shape}_lora_{n}"] = {"seconds": round(time.perf_counter() - t0, 3),
-                                            "peak_memory_gib": round(peak / 2**30, 2), "tokens": stats["tokens"]}
+                out[f"{shape}_lora_{n}"] = {
+                    "seconds": round(time.perf_counter() - t0, 3),
+                    "peak_memory_gib": round(peak / 2**30, 2),
+                    "tokens": stats["tokens"],
+                }
             except torch.OutOfMemoryError:
                 out[f"{shape}_lora_{n}"] = {"error": "out_of_memory"}
                 torch.cuda.empty_cache()
@@ -200,6 +261,7 @@ register("train", train_section)
 def _register_sections() -> None:
     """Sections of other modules (imported late: they import this one)."""
     from .bench_gpu_memory import memory_section
+
     register("memory", memory_section)
 
 
@@ -209,11 +271,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated: {', '.join(SECTIONS)}")
     parser.add_argument("--shapes", default="qwen2.5-1.5b,qwen2.5-7b")
     parser.add_argument("--minutes", type=float, default=7.5, help="time budget; sections skip what would not fit")
-    parser.add_argument("--smoke", action="store_true", help="tiny shapes on any device: exercises the code, no figures")
+    parser.add_argument(
+        "--smoke", action="store_true", help="tiny shapes on any device: exercises the code, no figures"
+    )
     args = parser.parse_args(argv)
     if not torch.cuda.is_available() and not args.smoke:
-        print("bench gpu: no CUDA device (torch.cuda.is_available() is false); this benchmark needs a GPU. "
-              "No figure was measured.", file=sys.stderr)
+        print(
+            "bench gpu: no CUDA device (torch.cuda.is_available() is false); this benchmark needs a GPU. "
+            "No figure was measured.",
+            file=sys.stderr,
+        )
         print(json.dumps({"bench": "gpu", "error": "no_cuda"}))
         return 2
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -224,8 +291,10 @@ def main(argv: list[str] | None = None) -> int:
     shapes = ["smoke"] if args.smoke else [s for s in args.shapes.split(",") if s]
     ctx = Context(device=device, shapes=shapes, smoke=args.smoke, deadline=time.monotonic() + args.minutes * 60)
     name = torch.cuda.get_device_name(0) if device.type == "cuda" else "cpu"
-    print(f"bench gpu: {name} · torch {torch.__version__} · sections {', '.join(names)} · shapes {', '.join(shapes)} "
-          f"(random init, bf16) · budget {args.minutes} min")
+    print(
+        f"bench gpu: {name} · torch {torch.__version__} · sections {', '.join(names)} · shapes {', '.join(shapes)} "
+        f"(random init, bf16) · budget {args.minutes} min"
+    )
     summary: dict[str, Any] = {"bench": "gpu", "device": name}
     for section in names:
         result = SECTIONS[section](ctx)

@@ -34,6 +34,7 @@ SMOKE_LENGTHS = (64, 128)
 
 def _shapes() -> dict[str, dict[str, int]]:
     from .bench_gpu import SHAPES
+
     return SHAPES
 
 
@@ -58,17 +59,36 @@ def build_trainer(shape: str, mode: str, device: torch.device, group: RankGroup,
         model = _apply_lora(model, lora)
     model.eval()
     options = LoadOptions(path=f"<random {shape}>", device=device.type, lora=lora)
-    loaded = LoadedModel(options=options, model=model, tokenizer=None, device=device, compute_dtype=compute,
-                         eos_ids=[], pad_id=0, context_length=32768, vocab_size=size["vocab_size"])
-    plan = plan_training(model_shape_of(shape), 2**62, PlanRequest(mode=mode, checkpointing=True,
-                                                                   micro_batch_tokens=tokens, world_size=group.world_size))
+    loaded = LoadedModel(
+        options=options,
+        model=model,
+        tokenizer=None,
+        device=device,
+        compute_dtype=compute,
+        eos_ids=[],
+        pad_id=0,
+        context_length=32768,
+        vocab_size=size["vocab_size"],
+    )
+    plan = plan_training(
+        model_shape_of(shape),
+        2**62,
+        PlanRequest(mode=mode, checkpointing=True, micro_batch_tokens=tokens, world_size=group.world_size),
+    )
     return Trainer(loaded, plan, group)
 
 
 def model_shape_of(shape: str) -> Any:
     s = _shapes()[shape]
-    return decoder_shape(s["hidden_size"], s["num_hidden_layers"], s["num_attention_heads"], s["num_key_value_heads"],
-                         s["intermediate_size"], s["vocab_size"], tied=False)
+    return decoder_shape(
+        s["hidden_size"],
+        s["num_hidden_layers"],
+        s["num_attention_heads"],
+        s["num_key_value_heads"],
+        s["intermediate_size"],
+        s["vocab_size"],
+        tied=False,
+    )
 
 
 def step(trainer: Any, tokens: int, vocab: int, seed: int) -> dict[str, Any]:
@@ -79,45 +99,89 @@ def step(trainer: Any, tokens: int, vocab: int, seed: int) -> dict[str, Any]:
     sample = Sample(ids, [0] + [1] * (tokens - 1), [1.0] * tokens, [-12.0] * tokens)
     started = time.perf_counter()
     stats = trainer.train_step([sample], Hyper(lr=1e-6, micro_batch_tokens=tokens))
-    return {"seconds": round(time.perf_counter() - started, 2), "peakBytes": stats["peakMemoryBytes"],
-            "stateBytes": sum(r["paramBytes"] + r["optimizerBytes"] for r in stats["rankMemory"][:1]),
-            "loss": stats["loss"]}
+    return {
+        "seconds": round(time.perf_counter() - started, 2),
+        "peakBytes": stats["peakMemoryBytes"],
+        "stateBytes": sum(r["paramBytes"] + r["optimizerBytes"] for r in stats["rankMemory"][:1]),
+        "loss": stats["loss"],
+    }
 
 
 def _free_bytes(device: torch.device) -> int:
     if device.type == "cuda":
         return int(torch.cuda.mem_get_info(device)[0])
     from .loading import memory_budget
+
     return memory_budget(device)
 
 
-def measure_rows(shape: str, mode: str, device: torch.device, group: RankGroup, lengths: tuple[int, ...],
-                 log: Any) -> list[dict[str, Any]]:
+def measure_rows(
+    shape: str, mode: str, device: torch.device, group: RankGroup, lengths: tuple[int, ...], log: Any
+) -> list[dict[str, Any]]:
     """One row per length for (shape, mode) on `group`'s ranks (rank 0's figures)."""
-    est = {n: estimate(model_shape_of(shape), Setup(mode=mode, micro_batch_tokens=n, checkpointing=True,
-                                                    compute_bytes=2 if device.type == "cuda" else 4,
-                                                    world_size=group.world_size)) for n in lengths}
+    est = {
+        n: estimate(
+            model_shape_of(shape),
+            Setup(
+                mode=mode,
+                micro_batch_tokens=n,
+                checkpointing=True,
+                compute_bytes=2 if device.type == "cuda" else 4,
+                world_size=group.world_size,
+            ),
+        )
+        for n in lengths
+    }
     free = _free_bytes(device)
     fits = [n for n in lengths if est[n].total <= free]
-    rows = [{"shape": shape, "mode": mode, "ranks": group.world_size, "tokens": n, "skipped": True,
-             "estimateGiB": round(est[n].total / GiB, 1), "why": f"estimated {est[n].total / GiB:.1f} GiB > free "
-             f"{free / GiB:.1f} GiB"} for n in lengths if n not in fits]
+    rows = [
+        {
+            "shape": shape,
+            "mode": mode,
+            "ranks": group.world_size,
+            "tokens": n,
+            "skipped": True,
+            "estimateGiB": round(est[n].total / GiB, 1),
+            "why": f"estimated {est[n].total / GiB:.1f} GiB > free {free / GiB:.1f} GiB",
+        }
+        for n in lengths
+        if n not in fits
+    ]
     if not fits:
         return rows
     trainer = None
     try:
         trainer = build_trainer(shape, mode, device, group, max(fits))
         vocab = _shapes()[shape]["vocab_size"]
-        step(trainer, min(1024, min(fits)), vocab, 0)   # AdamW states exist from here on
+        step(trainer, min(1024, min(fits)), vocab, 0)  # AdamW states exist from here on
         for n in fits:
             try:
                 r = step(trainer, n, vocab, n)
-                rows.append({"shape": shape, "mode": mode, "ranks": group.world_size, "tokens": n, "skipped": False,
-                             "peakGiB": round((r["peakBytes"] or 0) / GiB, 2), "estimateGiB": round(est[n].total / GiB, 1),
-                             "stateGiB": round(r["stateBytes"] / GiB, 2), "seconds": r["seconds"]})
+                rows.append(
+                    {
+                        "shape": shape,
+                        "mode": mode,
+                        "ranks": group.world_size,
+                        "tokens": n,
+                        "skipped": False,
+                        "peakGiB": round((r["peakBytes"] or 0) / GiB, 2),
+                        "estimateGiB": round(est[n].total / GiB, 1),
+                        "stateGiB": round(r["stateBytes"] / GiB, 2),
+                        "seconds": r["seconds"],
+                    }
+                )
             except torch.OutOfMemoryError:
-                rows.append({"shape": shape, "mode": mode, "ranks": group.world_size, "tokens": n, "skipped": True,
-                             "why": "out of memory", "estimateGiB": round(est[n].total / GiB, 1)})
+                rows.append(
+                    {
+                        "shape": shape,
+                        "mode": mode,
+                        "ranks": group.world_size,
+                        "tokens": n,
+                        "skipped": True,
+                        "why": "out of memory",
+                        "estimateGiB": round(est[n].total / GiB, 1),
+                    }
+                )
                 torch.cuda.empty_cache()
             if group.leader:
                 log(f"  {shape:>14} {mode:>4} ×{group.world_size} {n:>6} tokens: {rows[-1]}")
@@ -132,18 +196,47 @@ def measure_rows(shape: str, mode: str, device: torch.device, group: RankGroup, 
 def fsdp_rows(shape: str, mode: str, lengths: tuple[int, ...], smoke: bool, log: Any) -> list[dict[str, Any]]:
     """The same rows over 2 ranks, in a torchrun job of this module."""
     if not smoke and torch.cuda.device_count() < 2:
-        return [{"shape": shape, "mode": mode, "ranks": 2, "tokens": n, "skipped": True,
-                 "why": f"FSDP needs 2 GPUs; {torch.cuda.device_count()} visible"} for n in lengths]
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "-m",
-           "agentjet_engine.bench_gpu_memory", "--fsdp", shape, "--mode", mode,
-           "--lengths", ",".join(map(str, lengths))] + (["--smoke"] if smoke else [])
+        return [
+            {
+                "shape": shape,
+                "mode": mode,
+                "ranks": 2,
+                "tokens": n,
+                "skipped": True,
+                "why": f"FSDP needs 2 GPUs; {torch.cuda.device_count()} visible",
+            }
+            for n in lengths
+        ]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node=2",
+        "-m",
+        "agentjet_engine.bench_gpu_memory",
+        "--fsdp",
+        shape,
+        "--mode",
+        mode,
+        "--lengths",
+        ",".join(map(str, lengths)),
+    ] + (["--smoke"] if smoke else [])
     env = {**os.environ, **({"CUDA_VISIBLE_DEVICES": ""} if smoke else {})}
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    )
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
     if out.returncode != 0 or not lines:
         tail = (out.stderr or "").strip().splitlines()[-3:]
-        return [{"shape": shape, "mode": mode, "ranks": 2, "skipped": True, "why": f"FSDP run failed: {' | '.join(tail)}"}]
+        return [
+            {"shape": shape, "mode": mode, "ranks": 2, "skipped": True, "why": f"FSDP run failed: {' | '.join(tail)}"}
+        ]
     rows: list[dict[str, Any]] = json.loads(lines[-1])["rows"]
     for row in rows:
         log(f"  {shape:>14} {mode:>4} ×2 {row.get('tokens', 0):>6} tokens: {row}")
@@ -153,8 +246,10 @@ def fsdp_rows(shape: str, mode: str, lengths: tuple[int, ...], smoke: bool, log:
 def memory_section(ctx: Any) -> dict[str, Any]:
     shapes = ["smoke"] if ctx.smoke else list(ctx.shapes)
     lengths = SMOKE_LENGTHS if ctx.smoke else LENGTHS
-    ctx.log("memory: train_step peak memory (CUDA max allocated) and seconds, activation checkpointing + chunked "
-            "logprobs on; estimate = memory_plan.estimate")
+    ctx.log(
+        "memory: train_step peak memory (CUDA max allocated) and seconds, activation checkpointing + chunked "
+        "logprobs on; estimate = memory_plan.estimate"
+    )
     rows: list[dict[str, Any]] = []
     for shape in shapes:
         for mode in ("full", "lora"):

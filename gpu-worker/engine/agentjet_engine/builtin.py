@@ -73,27 +73,45 @@ CHAT_TEMPLATE = r"""{%- if tools %}
 
 # Model sizes: "test" is tiny for fast unit tests, "default" is the ~3.5M-parameter embedded model.
 SIZES: dict[str, dict[str, int]] = {
-    "test": dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                 intermediate_size=176, max_position_embeddings=256),
-    "default": dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
-                    intermediate_size=704, max_position_embeddings=1024),
+    "test": dict(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=176,
+        max_position_embeddings=256,
+    ),
+    "default": dict(
+        hidden_size=256,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=704,
+        max_position_embeddings=1024,
+    ),
 }
 
 # Qwen2's pre-tokenizer regex: it isolates every digit (`\p{N}`), so numbers are one token per digit.
 # Using Qwen2's exact split matters: transformers 5 `AutoTokenizer` rebuilds any `qwen2` tokenizer with
 # this regex (ignoring tokenizer.json's pre-tokenizer), so the folder tokenizes the same either way.
-PRETOKENIZE_REGEX = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-                     r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+PRETOKENIZE_REGEX = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 
 _MARKERS = re.compile("|".join(re.escape(t) for t in SPECIAL_TOKENS + TOOL_CALL_TOKENS))
 
 
-def render_text(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-                add_generation_prompt: bool = False) -> str:
+def render_text(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, add_generation_prompt: bool = False
+) -> str:
     """Render a conversation with the built-in template, exactly as `apply_chat_template` would."""
-    rendered, _ = render_jinja_template(conversations=[messages], tools=tools or None,
-                                        chat_template=CHAT_TEMPLATE,
-                                        add_generation_prompt=add_generation_prompt)
+    rendered, _ = render_jinja_template(
+        conversations=[messages],
+        tools=tools or None,
+        chat_template=CHAT_TEMPLATE,
+        add_generation_prompt=add_generation_prompt,
+    )
     return rendered[0]
 
 
@@ -114,10 +132,12 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenize
     if vocab_size < min_size:
         raise ValueError(f"vocab_size must be at least {min_size} (byte alphabet + special tokens), got {vocab_size}")
     backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
+    backend.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     backend.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size - len(TOOL_CALL_TOKENS),  # the added tool-call tokens complete `vocab_size`
@@ -140,8 +160,7 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenize
     return tokenizer
 
 
-def make_config(vocab_size: int, size: str = "default", *, pad_token_id: int = 0,
-                eos_token_id: int = 2) -> Qwen2Config:
+def make_config(vocab_size: int, size: str = "default", *, pad_token_id: int = 0, eos_token_id: int = 2) -> Qwen2Config:
     """A Qwen2 config for the built-in model; `size` is "test" (tiny) or "default" (~3.5M params)."""
     if size not in SIZES:
         raise ValueError(f"size must be one of {sorted(SIZES)}, got {size!r}")
@@ -159,18 +178,20 @@ def make_config(vocab_size: int, size: str = "default", *, pad_token_id: int = 0
 
 def new_model(tokenizer: PreTrainedTokenizerFast, size: str, seed: int) -> Qwen2ForCausalLM:
     """A freshly initialised fp32 built-in model whose config matches `tokenizer`."""
-    config = make_config(len(tokenizer), size, pad_token_id=tokenizer.pad_token_id,
-                         eos_token_id=tokenizer.eos_token_id)
+    config = make_config(len(tokenizer), size, pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
     tokenizer.model_max_length = config.max_position_embeddings
     torch.manual_seed(seed)
     model = Qwen2ForCausalLM(config).float()
-    model.generation_config = GenerationConfig(eos_token_id=tokenizer.eos_token_id,
-                                               pad_token_id=tokenizer.pad_token_id)
+    model.generation_config = GenerationConfig(eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
     return model
 
 
-def save_model_folder(model: Qwen2ForCausalLM, tokenizer: PreTrainedTokenizerFast, out_dir: str | Path,
-                      extra_files: dict[str, str] | None = None) -> Path:
+def save_model_folder(
+    model: Qwen2ForCausalLM,
+    tokenizer: PreTrainedTokenizerFast,
+    out_dir: str | Path,
+    extra_files: dict[str, str] | None = None,
+) -> Path:
     """Save model + tokenizer as an ordinary HF folder, atomically (temp dir, then rename)."""
     out = Path(out_dir).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -190,8 +211,9 @@ def save_model_folder(model: Qwen2ForCausalLM, tokenizer: PreTrainedTokenizerFas
     return out
 
 
-def create_model_folder(texts: Iterable[str], out_dir: str | Path, size: str = "default", seed: int = 0,
-                        vocab_size: int = 2048) -> Path:
+def create_model_folder(
+    texts: Iterable[str], out_dir: str | Path, size: str = "default", seed: int = 0, vocab_size: int = 2048
+) -> Path:
     """Train a tokenizer on `texts`, initialise a model of `size` and save both as an HF folder."""
     tokenizer = train_tokenizer(texts, vocab_size)
     model = new_model(tokenizer, size, seed)

@@ -26,9 +26,13 @@ import numpy as np
 import torch
 import torch.distributed.checkpoint as dcp
 from safetensors.torch import load_file
-from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model_state_dict,
-                                                     get_optimizer_state_dict, set_model_state_dict,
-                                                     set_optimizer_state_dict)
+from torch.distributed.checkpoint.state_dict import (
+    StateDictOptions,
+    get_model_state_dict,
+    get_optimizer_state_dict,
+    set_model_state_dict,
+    set_optimizer_state_dict,
+)
 
 from .distributed import RankGroup
 from .errors import EngineError, invalid
@@ -47,8 +51,13 @@ def rng_state() -> dict[str, Any]:
     np_kind, np_keys, np_pos, np_has_gauss, np_gauss = np.random.get_state()
     return {
         "python": {"version": version, "state": torch.tensor(py_state, dtype=torch.int64), "gauss": gauss},
-        "numpy": {"kind": np_kind, "keys": torch.from_numpy(np_keys.astype(np.int64)), "pos": int(np_pos),
-                  "has_gauss": int(np_has_gauss), "gauss": float(np_gauss)},
+        "numpy": {
+            "kind": np_kind,
+            "keys": torch.from_numpy(np_keys.astype(np.int64)),
+            "pos": int(np_pos),
+            "has_gauss": int(np_has_gauss),
+            "gauss": float(np_gauss),
+        },
         "torch": torch.get_rng_state(),
         "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
     }
@@ -58,8 +67,9 @@ def set_rng_state(state: dict[str, Any]) -> None:
     py = state["python"]
     random.setstate((py["version"], tuple(int(x) for x in py["state"].tolist()), py["gauss"]))
     npy = state["numpy"]
-    np.random.set_state((npy["kind"], npy["keys"].numpy().astype(np.uint32), npy["pos"], npy["has_gauss"],
-                         npy["gauss"]))
+    np.random.set_state(
+        (npy["kind"], npy["keys"].numpy().astype(np.uint32), npy["pos"], npy["has_gauss"], npy["gauss"])
+    )
     torch.set_rng_state(state["torch"])
     if state["cuda"] and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"][: torch.cuda.device_count()])
@@ -99,8 +109,14 @@ def _states(model: torch.nn.Module, optimizer: torch.optim.Optimizer, with_optim
     return state
 
 
-def save(path: str, tmp: str, model: torch.nn.Module, optimizer: torch.optim.Optimizer, meta: dict[str, Any],
-         group: RankGroup) -> int:
+def save(
+    path: str,
+    tmp: str,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    meta: dict[str, Any],
+    group: RankGroup,
+) -> int:
     """Every rank: write its shards into `tmp`; rank 0 then writes the metadata and renames `tmp` to
     `path` (replacing it). Returns the checkpoint's bytes (on rank 0; 0 elsewhere).
 
@@ -120,8 +136,10 @@ def save(path: str, tmp: str, model: torch.nn.Module, optimizer: torch.optim.Opt
         group.barrier()
         if not group.leader:
             return 0
-        (folder / META).write_text(json.dumps({"format": FORMAT, "ranks": group.world_size, "optimizer": stepped,
-                                               **meta}, indent=2), encoding="utf-8")
+        (folder / META).write_text(
+            json.dumps({"format": FORMAT, "ranks": group.world_size, "optimizer": stepped, **meta}, indent=2),
+            encoding="utf-8",
+        )
         total = _fsync_tree(folder)
         folder.chmod(0o755)
         replace_dir(folder, dst)
@@ -144,9 +162,12 @@ def read_meta(path: str) -> dict[str, Any]:
 
 
 def _mismatch(detail: str) -> EngineError:
-    return EngineError("state", "checkpoint_mismatch",
-                       f"checkpoint does not match the loaded model: {detail}; load the same base model with the "
-                       "same LoRA settings first")
+    return EngineError(
+        "state",
+        "checkpoint_mismatch",
+        f"checkpoint does not match the loaded model: {detail}; load the same base model with the "
+        "same LoRA settings first",
+    )
 
 
 def restore(path: str, model: torch.nn.Module, optimizer: torch.optim.Optimizer, group: RankGroup) -> dict[str, Any]:
@@ -158,8 +179,11 @@ def restore(path: str, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
     folder = Path(path)
     if meta["format"] == FORMAT_V1:
         if group.distributed:
-            raise EngineError("state", "checkpoint_mismatch", f"{path!r} has the single-process format /1; "
-                                                              "restore it with one engine process, then save again")
+            raise EngineError(
+                "state",
+                "checkpoint_mismatch",
+                f"{path!r} has the single-process format /1; restore it with one engine process, then save again",
+            )
         _restore_v1(folder, model, optimizer)
         return meta
     expected = _states(model, optimizer, bool(meta.get("optimizer")))
@@ -167,12 +191,15 @@ def restore(path: str, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
     names = {k.removeprefix("model.") for k in stored if k.startswith("model.")}
     missing, extra = sorted(set(expected["model"]) - names), sorted(names - set(expected["model"]))
     if missing or extra:
-        raise _mismatch(f"{len(missing)} parameter(s) missing (e.g. {missing[:3]}), {len(extra)} unexpected "
-                        f"(e.g. {extra[:3]})")
+        raise _mismatch(
+            f"{len(missing)} parameter(s) missing (e.g. {missing[:3]}), {len(extra)} unexpected (e.g. {extra[:3]})"
+        )
     for name, value in expected["model"].items():
         if tuple(stored[f"model.{name}"].size) != tuple(value.shape):
-            raise _mismatch(f"parameter {name}: checkpoint shape {tuple(stored[f'model.{name}'].size)} != model shape "
-                            f"{tuple(value.shape)}")
+            raise _mismatch(
+                f"parameter {name}: checkpoint shape {tuple(stored[f'model.{name}'].size)} != model shape "
+                f"{tuple(value.shape)}"
+            )
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*assuming the intent is to (save|load) in a single process.*")
         dcp.load(expected, checkpoint_id=str(folder / DCP_DIR))
@@ -192,12 +219,14 @@ def _restore_v1(folder: Path, model: torch.nn.Module, optimizer: torch.optim.Opt
     expected = {name: p for name, p in model.named_parameters() if p.requires_grad}
     missing, extra = sorted(set(expected) - set(weights)), sorted(set(weights) - set(expected))
     if missing or extra:
-        raise _mismatch(f"{len(missing)} parameter(s) missing (e.g. {missing[:3]}), {len(extra)} unexpected "
-                        f"(e.g. {extra[:3]})")
+        raise _mismatch(
+            f"{len(missing)} parameter(s) missing (e.g. {missing[:3]}), {len(extra)} unexpected (e.g. {extra[:3]})"
+        )
     for name, p in expected.items():
         if tuple(weights[name].shape) != tuple(p.shape):
-            raise _mismatch(f"parameter {name}: checkpoint shape {tuple(weights[name].shape)} != model shape "
-                            f"{tuple(p.shape)}")
+            raise _mismatch(
+                f"parameter {name}: checkpoint shape {tuple(weights[name].shape)} != model shape {tuple(p.shape)}"
+            )
     optimizer_state = torch.load(folder / OPTIMIZER_V1, map_location="cpu", weights_only=True)
     rng = torch.load(folder / RNG_V1, map_location="cpu", weights_only=True)
     with torch.no_grad():

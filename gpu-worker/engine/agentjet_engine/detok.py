@@ -41,18 +41,18 @@ class TextTracker:
         self.ids: list[int] = []
         self.prefix_offset = 0
         self.read_offset = 0
-        self.text = ""        # decoded so far (complete characters only)
-        self.shown = 0        # characters of `text` already handed out
-        self.stop_at = -1     # where a stop string begins in `text`, once found
+        self.text = ""  # decoded so far (complete characters only)
+        self.shown = 0  # characters of `text` already handed out
+        self.stop_at = -1  # where a stop string begins in `text`, once found
 
     def push(self, token_id: int) -> None:
         """Adds a sampled token; afterwards `stopped` tells whether a stop string completed."""
         self.ids.append(token_id)
-        prefix = self.decode(self.ids[self.prefix_offset: self.read_offset])
-        full = self.decode(self.ids[self.prefix_offset:])
+        prefix = self.decode(self.ids[self.prefix_offset : self.read_offset])
+        full = self.decode(self.ids[self.prefix_offset :])
         if len(full) > len(prefix) and not full.endswith("\ufffd"):
             before = len(self.text)
-            self.text += full[len(prefix):]
+            self.text += full[len(prefix) :]
             self.prefix_offset, self.read_offset = self.read_offset, len(self.ids)
             if self.stops:
                 self.stop_at = find_stop(self.text, self.stops, before)
@@ -66,7 +66,7 @@ class TextTracker:
         end = self.stop_at if self.stop_at >= 0 else len(self.text) - stop_holdback(self.text, self.stops)
         if end <= self.shown:
             return ""
-        out = self.text[self.shown: end]
+        out = self.text[self.shown : end]
         self.shown = end
         return out
 
@@ -81,6 +81,6 @@ class TextTracker:
         else:
             text = self.decode(self.ids)
         shown = self.text[: self.shown]
-        delta = text[len(shown):] if text.startswith(shown) else ""
+        delta = text[len(shown) :] if text.startswith(shown) else ""
         self.shown = len(text)
         return delta, text

@@ -20,7 +20,6 @@ import datetime
 import logging
 import os
 import signal
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ TIMEOUT_S = int(os.environ.get("AGENTJET_ENGINE_RANK_TIMEOUT_S", "600"))
 @dataclass
 class RankGroup:
     """This process's place among the engine's ranks (a single process is rank 0 of 1)."""
+
     rank: int = 0
     world_size: int = 1
     local_rank: int = 0
@@ -106,17 +106,22 @@ def _defer_sigterm() -> None:
     The agent sends SIGTERM as soon as it notices the failed rank, which races rank 0's `rank_failed`
     answer to the request that was waiting on that rank; exiting a moment later lets the answer out.
     """
+
     def handler(signum: int, _frame: Any) -> None:
         log.info("rank 0: SIGTERM from the launcher; exiting after the current answer")
         exit_soon(code=128 + signum, delay_s=1.0)
+
     signal.signal(signal.SIGTERM, handler)
 
 
 def rank_failed(method: str, exc: BaseException, group: RankGroup) -> EngineError:
-    return EngineError("internal", "rank_failed",
-                       f"{method} failed across the engine's {group.world_size} ranks ({type(exc).__name__}: {exc}); "
-                       "a rank died or stopped answering, so the engine exits and the worker restarts it from "
-                       "the last checkpoint")
+    return EngineError(
+        "internal",
+        "rank_failed",
+        f"{method} failed across the engine's {group.world_size} ranks ({type(exc).__name__}: {exc}); "
+        "a rank died or stopped answering, so the engine exits and the worker restarts it from "
+        "the last checkpoint",
+    )
 
 
 def exit_soon(code: int = 3, delay_s: float = 0.5) -> None:

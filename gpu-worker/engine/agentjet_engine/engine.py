@@ -11,7 +11,7 @@ from . import params as P
 from .distributed import RankGroup
 from .engine_training import TrainingEngine, set_threads
 from .errors import EngineError, context_overflow, invalid
-from .generation import GenerationRequest, generate
+from .generation import GenerationRequest
 from .loading import LoadedModel, default_threads, dtype_name
 from .rendering import normalise_messages, normalise_tools
 from .scoring import score_sequences
@@ -32,21 +32,46 @@ class Engine(TrainingEngine):
 
     # ---- state -------------------------------------------------------------------------------
     def info(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        base = {"torch": torch.__version__, "transformers": transformers.__version__,
-                "threads": torch.get_num_threads(), "weightVersion": self.weight_version, **self.training_info()}
+        base = {
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "threads": torch.get_num_threads(),
+            "weightVersion": self.weight_version,
+            **self.training_info(),
+        }
         if self.loaded is None:
             device = "cuda" if torch.cuda.is_available() else "cpu"
-            return {**base, "loaded": False, "model": None, "device": device,
-                    "dtype": "bfloat16" if device == "cuda" else "float32", "params": 0,
-                    "trainableParams": 0, "vocabSize": 0, "contextLength": 0, "lora": False,
-                    "eosTokenIds": [], "padTokenId": -1, "serving": self.serving.summary()}
+            return {
+                **base,
+                "loaded": False,
+                "model": None,
+                "device": device,
+                "dtype": "bfloat16" if device == "cuda" else "float32",
+                "params": 0,
+                "trainableParams": 0,
+                "vocabSize": 0,
+                "contextLength": 0,
+                "lora": False,
+                "eosTokenIds": [],
+                "padTokenId": -1,
+                "serving": self.serving.summary(),
+            }
         m = self.loaded
-        return {**base, "loaded": True, "model": m.options.path, "device": m.device.type,
-                "dtype": dtype_name(m.compute_dtype),
-                "params": sum(p.numel() for p in m.model.parameters()),
-                "trainableParams": sum(p.numel() for _, p in m.trainable_parameters()),
-                "vocabSize": m.vocab_size, "contextLength": m.context_length, "lora": m.options.lora is not None,
-                "eosTokenIds": list(m.eos_ids), "padTokenId": m.pad_id, "serving": self.serving.summary()}
+        return {
+            **base,
+            "loaded": True,
+            "model": m.options.path,
+            "device": m.device.type,
+            "dtype": dtype_name(m.compute_dtype),
+            "params": sum(p.numel() for p in m.model.parameters()),
+            "trainableParams": sum(p.numel() for _, p in m.trainable_parameters()),
+            "vocabSize": m.vocab_size,
+            "contextLength": m.context_length,
+            "lora": m.options.lora is not None,
+            "eosTokenIds": list(m.eos_ids),
+            "padTokenId": m.pad_id,
+            "serving": self.serving.summary(),
+        }
 
     # ---- text --------------------------------------------------------------------------------
     def render(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -87,14 +112,18 @@ class Engine(TrainingEngine):
             raise invalid(f"{field}.stop", "at most 16 stop strings", "out_of_range")
         for j, text in enumerate(strings):
             if not isinstance(text, str) or not text or len(text) > 1024:
-                raise invalid(f"{field}.stop[{j}]", "must be a non-empty string of at most 1024 characters",
-                              "wrong_type")
+                raise invalid(
+                    f"{field}.stop[{j}]", "must be a non-empty string of at most 1024 characters", "wrong_type"
+                )
         return GenerationRequest(
             prompt_ids=prompt,
             max_tokens=min(max_tokens, m.context_length - len(prompt)),
             temperature=P.get_float(r, "temperature", field, lo=0.0),
             top_p=P.get_float(r, "topP", field, default=1.0, lo=0.0, hi=1.0, lo_open=True),
-            stop_ids=frozenset(stop_ids), seed=seed, stop=tuple(strings))
+            stop_ids=frozenset(stop_ids),
+            seed=seed,
+            stop=tuple(strings),
+        )
 
     def parse_generate(self, params: dict[str, Any]) -> tuple[list[GenerationRequest], bool]:
         """(requests, stream) of a `generate` frame, validated."""
@@ -127,6 +156,14 @@ class Engine(TrainingEngine):
             if seq.depth > m.context_length:
                 raise context_overflow(f"sequences[{i}].tokenIds", seq.depth, m.context_length)
             sequences.append(seq)
-        return {"logprobs": score_sequences(m.model, sequences, pad_id=m.pad_id, device=m.device,
-                                            autocast=m.autocast(), mask_dtype=m.compute_dtype,
-                                            **self.scoring_options())}
+        return {
+            "logprobs": score_sequences(
+                m.model,
+                sequences,
+                pad_id=m.pad_id,
+                device=m.device,
+                autocast=m.autocast(),
+                mask_dtype=m.compute_dtype,
+                **self.scoring_options(),
+            )
+        }

@@ -27,8 +27,17 @@ from . import checkpoint
 from . import params as P
 from .distributed import RankGroup, exit_soon, rank_failed
 from .errors import EngineError, not_loaded
-from .loading import (LoadedModel, LoadOptions, LoraOptions, load_model, memory_budget, model_shape,
-                      parse_load_options, resolve_device, resolve_dtype)
+from .loading import (
+    LoadedModel,
+    LoadOptions,
+    LoraOptions,
+    load_model,
+    memory_budget,
+    model_shape,
+    parse_load_options,
+    resolve_device,
+    resolve_dtype,
+)
 from .memory_plan import DoesNotFit, Plan, PlanRequest, plan_training
 from .rendering import Renderer
 from .trainer import Trainer
@@ -56,14 +65,20 @@ def plan_load(options: LoadOptions, group: RankGroup) -> tuple[LoadOptions, Plan
     ranks_here = int(os.environ.get("LOCAL_WORLD_SIZE", group.world_size)) if device.type == "cpu" else 1
     budget = options.memory_budget_bytes or memory_budget(device, ranks_here)
     lora = options.lora
-    request = PlanRequest(mode=options.mode, lora_r=lora.r if lora else None, lora_alpha=lora.alpha if lora else None,
-                          lora_targets=lora.target_modules if lora else None,
-                          checkpointing=options.activation_checkpointing,
-                          micro_batch_tokens=options.micro_batch_tokens,
-                          compute_bytes=2 if compute == torch.bfloat16 else 4, world_size=group.world_size,
-                          kl_reference=options.kl_coef > 0)
-    where = f"{device.type}{'' if device.index is None else f':{device.index}'}" + \
-        (f" per rank ({group.world_size} ranks)" if group.distributed else "")
+    request = PlanRequest(
+        mode=options.mode,
+        lora_r=lora.r if lora else None,
+        lora_alpha=lora.alpha if lora else None,
+        lora_targets=lora.target_modules if lora else None,
+        checkpointing=options.activation_checkpointing,
+        micro_batch_tokens=options.micro_batch_tokens,
+        compute_bytes=2 if compute == torch.bfloat16 else 4,
+        world_size=group.world_size,
+        kl_reference=options.kl_coef > 0,
+    )
+    where = f"{device.type}{'' if device.index is None else f':{device.index}'}" + (
+        f" per rank ({group.world_size} ranks)" if group.distributed else ""
+    )
     try:
         plan = plan_training(shape, budget, request, where)
     except DoesNotFit as exc:
@@ -85,7 +100,7 @@ class TrainingEngine(abc.ABC):
         self.rank_pids = self.group.all_gather(os.getpid())
 
     # ---- hooks for the serving side ----------------------------------------------------------
-    def _on_weights_changed(self) -> None:
+    def _on_weights_changed(self) -> None:  # noqa: B027 (an optional hook, empty by default)
         """Called after every update, restore and load (e.g. to drop caches keyed by the weights)."""
 
     def training_info(self) -> dict[str, Any]:
@@ -98,8 +113,10 @@ class TrainingEngine(abc.ABC):
     def scoring_options(self) -> dict[str, Any]:
         """How `score_sequences` should run for this model (the tree path and head it supports)."""
         t = self.trainer
-        return {"tree_attention": "segments" if t is None or t.segments_ok else "dense",
-                "chunked": t is None or t.chunked_ok}
+        return {
+            "tree_attention": "segments" if t is None or t.segments_ok else "dense",
+            "chunked": t is None or t.chunked_ok,
+        }
 
     def _require(self) -> LoadedModel:
         if self.loaded is None:
@@ -172,7 +189,7 @@ class TrainingEngine(abc.ABC):
 
     def train_step(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()
-        parse_samples(params.get("samples"), m.vocab_size, m.context_length)   # validate before broadcasting
+        parse_samples(params.get("samples"), m.vocab_size, m.context_length)  # validate before broadcasting
         parse_hyper(params.get("hyper"))
         return self._collective("train_step", {"samples": params.get("samples"), "hyper": params.get("hyper")})
 
@@ -189,8 +206,12 @@ class TrainingEngine(abc.ABC):
     def save(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()
         path = P.get_str(params, "path")
-        meta = {"weightVersion": self.weight_version, "load": m.options.to_json(),
-                "torch": torch.__version__, "transformers": transformers.__version__}
+        meta = {
+            "weightVersion": self.weight_version,
+            "load": m.options.to_json(),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        }
         size = self._collective("save", {"path": path, "tmp": checkpoint.temp_path(path), "meta": meta})
         return {"path": path, "weightVersion": self.weight_version, "bytes": size}
 
@@ -201,9 +222,11 @@ class TrainingEngine(abc.ABC):
         saved_lora = (meta.get("load") or {}).get("lora")
         current_lora = m.options.to_json()["lora"]
         if saved_lora != current_lora:
-            raise EngineError("state", "checkpoint_mismatch",
-                              f"checkpoint was saved with lora={saved_lora}, but the model is loaded with "
-                              f"lora={current_lora}")
+            raise EngineError(
+                "state",
+                "checkpoint_mismatch",
+                f"checkpoint was saved with lora={saved_lora}, but the model is loaded with lora={current_lora}",
+            )
         self._collective("restore", {"path": path})
         return self.info()
 
@@ -219,4 +242,3 @@ class TrainingEngine(abc.ABC):
     @abc.abstractmethod
     def info(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """The model's facts and the engine's state (Engine answers it; training returns it after a load)."""
-

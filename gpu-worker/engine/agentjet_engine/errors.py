@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-ErrorType = Literal["protocol", "unknown_method", "invalid_params", "state", "context_overflow", "cancelled",
-                    "internal"]
+ErrorType = Literal[
+    "protocol", "unknown_method", "invalid_params", "state", "context_overflow", "cancelled", "internal"
+]
 
 
 class EngineError(Exception):
@@ -32,8 +33,11 @@ def not_loaded() -> EngineError:
 
 
 def context_overflow(field: str, length: int, context_length: int) -> EngineError:
-    return EngineError("context_overflow", "context_overflow",
-                       f"{field}: {length} tokens do not fit the model's context of {context_length} tokens")
+    return EngineError(
+        "context_overflow",
+        "context_overflow",
+        f"{field}: {length} tokens do not fit the model's context of {context_length} tokens",
+    )
 
 
 def internal(exc: BaseException) -> EngineError:

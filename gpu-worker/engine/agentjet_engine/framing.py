@@ -48,7 +48,7 @@ class FrameReader:
             raise FrameTooLarge(length, self.max_frame)
         if not self._fill(4 + length):
             return None
-        payload = bytes(self.buffer[4: 4 + length])
+        payload = bytes(self.buffer[4 : 4 + length])
         del self.buffer[: 4 + length]
         return payload
 

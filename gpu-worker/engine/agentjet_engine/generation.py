@@ -21,24 +21,30 @@ from .sampling import sample_tokens
 @dataclass
 class GenerationRequest:
     prompt_ids: list[int]
-    max_tokens: int          # already clamped to the context
-    temperature: float       # 0 = greedy
+    max_tokens: int  # already clamped to the context
+    temperature: float  # 0 = greedy
     top_p: float
     stop_ids: frozenset[int]
     seed: int
-    stop: tuple[str, ...] = ()   # stop strings (continuous path; the static path ignores them)
+    stop: tuple[str, ...] = ()  # stop strings (continuous path; the static path ignores them)
 
 
 @dataclass
 class GenerationResult:
     token_ids: list[int]
-    logprobs: list[float]    # raw: log-softmax of the unscaled logits (temperature 1, no top-p)
-    finish_reason: str       # "stop" | "length"
+    logprobs: list[float]  # raw: log-softmax of the unscaled logits (temperature 1, no top-p)
+    finish_reason: str  # "stop" | "length"
 
 
 @torch.inference_mode()
-def generate(model: Any, requests: list[GenerationRequest], *, pad_id: int, device: torch.device,
-             autocast: contextlib.AbstractContextManager[Any] | None = None) -> list[GenerationResult]:
+def generate(
+    model: Any,
+    requests: list[GenerationRequest],
+    *,
+    pad_id: int,
+    device: torch.device,
+    autocast: contextlib.AbstractContextManager[Any] | None = None,
+) -> list[GenerationResult]:
     """Decode all requests together: one forward per step for the whole (left-padded) batch.
 
     Finished rows keep their slot but feed a masked-out pad token. Each row samples with its own
@@ -63,8 +69,14 @@ def generate(model: Any, requests: list[GenerationRequest], *, pad_id: int, devi
     positions = positions_from_mask(mask)
     cache = DynamicCache(config=model.config)
     with autocast:
-        out = model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
-                    use_cache=True, logits_to_keep=1)
+        out = model(
+            input_ids=ids,
+            attention_mask=mask,
+            position_ids=positions,
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+        )
     next_pos = positions[:, -1] + 1
 
     for _ in range(max(r.max_tokens for r in requests)):
@@ -97,7 +109,13 @@ def generate(model: Any, requests: list[GenerationRequest], *, pad_id: int, devi
         step_ids = torch.where(step_mask.bool(), tokens, torch.full_like(tokens, pad_id))
         mask = torch.cat([mask, step_mask.unsqueeze(1)], dim=1)
         with autocast:
-            out = model(input_ids=step_ids.unsqueeze(1), attention_mask=mask, position_ids=next_pos.unsqueeze(1),
-                        past_key_values=cache, use_cache=True, logits_to_keep=1)
+            out = model(
+                input_ids=step_ids.unsqueeze(1),
+                attention_mask=mask,
+                position_ids=next_pos.unsqueeze(1),
+                past_key_values=cache,
+                use_cache=True,
+                logits_to_keep=1,
+            )
         next_pos = next_pos + 1
     return results

@@ -34,8 +34,9 @@ class HeadLogprobs(torch.autograd.Function):
     """(hidden (N, H), weight (V, H), bias (V,) | None, tokens (N,)) → (logp (N,), entropy (N,)), fp32."""
 
     @staticmethod
-    def forward(ctx: Any, hidden: Tensor, weight: Tensor, bias: Tensor | None, tokens: Tensor,
-                chunk: int) -> tuple[Tensor, Tensor]:
+    def forward(
+        ctx: Any, hidden: Tensor, weight: Tensor, bias: Tensor | None, tokens: Tensor, chunk: int
+    ) -> tuple[Tensor, Tensor]:
         n = hidden.shape[0]
         logp = hidden.new_empty(n, dtype=torch.float32)
         entropy = hidden.new_empty(n, dtype=torch.float32)
@@ -84,8 +85,13 @@ class HeadLogprobs(torch.autograd.Function):
                 if grad_b is not None:
                     grad_b += grad_logits.sum(0)
                 del grad_logits
-        return (grad_h, None if grad_w is None else grad_w.to(weight.dtype),
-                None if grad_b is None else grad_b.to(bias.dtype), None, None)
+        return (
+            grad_h,
+            None if grad_w is None else grad_w.to(weight.dtype),
+            None if grad_b is None else grad_b.to(bias.dtype),
+            None,
+            None,
+        )
 
 
 def head_logprobs(head: Any, hidden: Tensor, tokens: Tensor, chunk: int | None = None) -> tuple[Tensor, Tensor]:
@@ -101,7 +107,7 @@ def head_logprobs(head: Any, hidden: Tensor, tokens: Tensor, chunk: int | None =
         return HeadLogprobs.apply(hidden, head.weight, head.bias, tokens, chunk)
     logps, entropies = [], []
     for lo in range(0, hidden.shape[0], chunk):
-        h, t = hidden[lo:lo + chunk], tokens[lo:lo + chunk]
+        h, t = hidden[lo : lo + chunk], tokens[lo : lo + chunk]
         logp = torch.utils.checkpoint.checkpoint(_module_logp, head, h, t, use_reentrant=False)
         with torch.no_grad():
             logits = head(h).float()

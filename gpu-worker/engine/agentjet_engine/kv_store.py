@@ -28,6 +28,7 @@ TOKEN_STEP = 256
 class Segment:
     """A prefill chunk of one row: `count` tokens at positions `start…start+count` of slot `slot`,
     at `offset…offset+count` in the step's flat token list."""
+
     slot: int
     start: int
     count: int
@@ -39,10 +40,11 @@ class StepPlan:
     """What one forward computes: `decode` rows 0…D−1 (token i of the flat list is slot i's next
     token, written at `decode_lens[i]`), then the prefill `segments`. Masks are built lazily and
     shared by every layer of the step."""
-    store: "SlotStore"
+
+    store: SlotStore
     decode: int
-    decode_lens: Tensor | None            # (D,) long: write position (= tokens already cached)
-    decode_kv: int                        # keys each decode row may see: max(decode_lens) + 1
+    decode_lens: Tensor | None  # (D,) long: write position (= tokens already cached)
+    decode_kv: int  # keys each decode row may see: max(decode_lens) + 1
     segments: list[Segment]
     _masks: dict[Any, Tensor] = field(default_factory=dict)
 
@@ -85,8 +87,8 @@ class SlotStore:
     def __init__(self, layers: int, kv_heads: int, head_dim: int, dtype: torch.dtype, device: torch.device) -> None:
         self.layers, self.kv_heads, self.head_dim = layers, kv_heads, head_dim
         self.dtype, self.device = dtype, device
-        self.rows = 0       # row capacity
-        self.tokens = 0     # token capacity per row
+        self.rows = 0  # row capacity
+        self.tokens = 0  # token capacity per row
         self.k: list[Tensor] = []
         self.v: list[Tensor] = []
 
@@ -98,8 +100,15 @@ class SlotStore:
     def bytes(self) -> int:
         return self.rows * self.tokens * self.bytes_per_token
 
-    def ensure(self, rows: int, tokens: int, used_rows: int, used_tokens: int, row_limit: int | None = None,
-               token_limit: int | None = None) -> None:
+    def ensure(
+        self,
+        rows: int,
+        tokens: int,
+        used_rows: int,
+        used_tokens: int,
+        row_limit: int | None = None,
+        token_limit: int | None = None,
+    ) -> None:
         """Grow to hold `rows` rows of `tokens` tokens, keeping the first `used_rows` × `used_tokens`.
 
         Rows double and tokens grow by half (amortised copies), but never past `row_limit` rows or
@@ -114,7 +123,9 @@ class SlotStore:
             new_rows = max(rows, min(new_rows, row_limit))
         new_tokens = self.tokens
         if tokens > self.tokens:
-            new_tokens = max(-(-tokens // TOKEN_STEP) * TOKEN_STEP, -(-(self.tokens * 3 // 2) // TOKEN_STEP) * TOKEN_STEP)
+            new_tokens = max(
+                -(-tokens // TOKEN_STEP) * TOKEN_STEP, -(-(self.tokens * 3 // 2) // TOKEN_STEP) * TOKEN_STEP
+            )
             if token_limit is not None:
                 new_tokens = max(tokens, min(new_tokens, token_limit))
         shape = (new_rows, self.kv_heads, new_tokens, self.head_dim)
@@ -162,8 +173,8 @@ class SlotStore:
         """Writes per-layer (kv_heads, n, d) keys/values at positions start…start+n−1 of a slot."""
         for layer, (k, v) in enumerate(kv):
             n = k.shape[1]
-            self.k[layer][slot, :, start:start + n] = k
-            self.v[layer][slot, :, start:start + n] = v
+            self.k[layer][slot, :, start : start + n] = k
+            self.v[layer][slot, :, start : start + n] = v
 
 
 class _SlotLayer(CacheLayerMixin):
@@ -172,7 +183,7 @@ class _SlotLayer(CacheLayerMixin):
     is_compileable = False
     is_sliding = False
 
-    def __init__(self, cache: "SlotCache", layer: int) -> None:
+    def __init__(self, cache: SlotCache, layer: int) -> None:
         super().__init__()
         self.cache, self.layer = cache, layer
         self.is_initialized = True
@@ -184,16 +195,16 @@ class _SlotLayer(CacheLayerMixin):
         plan = self.cache.plan
         store = plan.store
         k_all, v_all = store.k[self.layer], store.v[self.layer]
-        k, v = key_states[0], value_states[0]          # (kv_heads, N, d)
+        k, v = key_states[0], value_states[0]  # (kv_heads, N, d)
         if plan.decode:
             assert plan.decode_lens is not None
             rows = torch.arange(plan.decode, device=k.device)
             k_all[rows, :, plan.decode_lens] = k[:, : plan.decode].transpose(0, 1).to(k_all.dtype)
             v_all[rows, :, plan.decode_lens] = v[:, : plan.decode].transpose(0, 1).to(v_all.dtype)
         for seg in plan.segments:
-            k_all[seg.slot, :, seg.start: seg.start + seg.count] = k[:, seg.offset: seg.offset + seg.count]
-            v_all[seg.slot, :, seg.start: seg.start + seg.count] = v[:, seg.offset: seg.offset + seg.count]
-        return key_states, value_states   # attention reads the store through the plan
+            k_all[seg.slot, :, seg.start : seg.start + seg.count] = k[:, seg.offset : seg.offset + seg.count]
+            v_all[seg.slot, :, seg.start : seg.start + seg.count] = v[:, seg.offset : seg.offset + seg.count]
+        return key_states, value_states  # attention reads the store through the plan
 
     def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
         return query_length, 0

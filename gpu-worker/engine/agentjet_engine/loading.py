@@ -38,18 +38,31 @@ class LoadOptions:
     lora: LoraOptions | None = None
     seed: int = 0
     threads: int = field(default_factory=default_threads)
-    mode: str = "auto"                            # "auto" | "full" | "lora" (see memory_plan.py)
+    mode: str = "auto"  # "auto" | "full" | "lora" (see memory_plan.py)
     activation_checkpointing: bool | None = None  # None: from the parameter count, on when needed to fit
-    micro_batch_tokens: int = 4096                # planning hint: the train_step micro-batch budget
-    kl_coef: float = 0.0                          # planning hint: > 0 budgets the KL reference
-    memory_budget_bytes: int | None = None        # override the device's memory (per rank)
+    micro_batch_tokens: int = 4096  # planning hint: the train_step micro-batch budget
+    kl_coef: float = 0.0  # planning hint: > 0 budgets the KL reference
+    memory_budget_bytes: int | None = None  # override the device's memory (per rank)
 
     def to_json(self) -> dict[str, Any]:
-        lora = None if self.lora is None else {
-            "r": self.lora.r, "alpha": self.lora.alpha, "dropout": self.lora.dropout,
-            "targetModules": self.lora.target_modules}
-        return {"path": self.path, "device": self.device, "dtype": self.dtype, "lora": lora,
-                "seed": self.seed, "threads": self.threads}
+        lora = (
+            None
+            if self.lora is None
+            else {
+                "r": self.lora.r,
+                "alpha": self.lora.alpha,
+                "dropout": self.lora.dropout,
+                "targetModules": self.lora.target_modules,
+            }
+        )
+        return {
+            "path": self.path,
+            "device": self.device,
+            "dtype": self.dtype,
+            "lora": lora,
+            "seed": self.seed,
+            "threads": self.threads,
+        }
 
 
 def parse_load_options(params: dict[str, Any]) -> LoadOptions:
@@ -67,14 +80,16 @@ def parse_load_options(params: dict[str, Any]) -> LoadOptions:
             for i, t in enumerate(targets):
                 if not isinstance(t, str) or not t:
                     raise invalid(f"lora.targetModules[{i}]", "must be a non-empty string", "wrong_type")
-        lora = LoraOptions(r=P.get_int(raw, "r", "lora", lo=1, hi=4096),
-                           alpha=P.get_float(raw, "alpha", "lora", lo=0.0, lo_open=True),
-                           dropout=P.get_float(raw, "dropout", "lora", default=0.0, lo=0.0, hi=0.99),
-                           target_modules=targets)
+        lora = LoraOptions(
+            r=P.get_int(raw, "r", "lora", lo=1, hi=4096),
+            alpha=P.get_float(raw, "alpha", "lora", lo=0.0, lo_open=True),
+            dropout=P.get_float(raw, "dropout", "lora", default=0.0, lo=0.0, hi=0.99),
+            target_modules=targets,
+        )
     mode = P.get_str(params, "mode", default="auto", choices=("auto", "full", "lora"))
     if lora is not None:  # LoRA settings given: LoRA it is
         if mode == "full":
-            raise invalid("mode", "is \"full\" but lora options are given; drop one of them", "conflict")
+            raise invalid("mode", 'is "full" but lora options are given; drop one of them', "conflict")
         mode = "lora"
     return LoadOptions(
         path=str(folder.resolve()),
@@ -99,8 +114,12 @@ def resolve_device(name: str, local_rank: int = 0) -> torch.device:
         if not torch.cuda.is_available():
             raise invalid("device", "CUDA was requested but torch.cuda.is_available() is false", "unavailable")
         if local_rank >= torch.cuda.device_count():
-            raise invalid("device", f"rank {local_rank} needs GPU {local_rank} but only {torch.cuda.device_count()} "
-                                    "are visible (fewer --engine-procs, or --engine-devices)", "unavailable")
+            raise invalid(
+                "device",
+                f"rank {local_rank} needs GPU {local_rank} but only {torch.cuda.device_count()} "
+                "are visible (fewer --engine-procs, or --engine-devices)",
+                "unavailable",
+            )
         return torch.device("cuda", local_rank)
     return torch.device(name)
 
@@ -136,8 +155,9 @@ def load_tokenizer(path: str) -> Any:
     else:
         tokenizer = AutoTokenizer.from_pretrained(path)
     if not getattr(tokenizer, "chat_template", None):
-        raise invalid("path", "the tokenizer has no chat template (expected an instruct/chat model folder)",
-                      "no_chat_template")
+        raise invalid(
+            "path", "the tokenizer has no chat template (expected an instruct/chat model folder)", "no_chat_template"
+        )
     return tokenizer
 
 
@@ -171,6 +191,7 @@ def context_length(model: Any, tokenizer: Any) -> int:
 @dataclass
 class LoadedModel:
     """Everything `load` produces; the engine keeps one of these."""
+
     options: LoadOptions
     model: Any  # a transformers PreTrainedModel, or a peft PeftModel around one
     tokenizer: Any
@@ -233,8 +254,9 @@ def _from_pretrained(path: str, dtype: torch.dtype) -> Any:
     error: Exception | None = None
     for implementation in ATTENTION_IMPLEMENTATIONS:
         try:
-            return AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True,
-                                                        attn_implementation=implementation)
+            return AutoModelForCausalLM.from_pretrained(
+                path, dtype=dtype, local_files_only=True, attn_implementation=implementation
+            )
         except ValueError as exc:  # e.g. "does not support scaled_dot_product_attention": try the next
             error = exc
         except (OSError, KeyError) as exc:
@@ -267,10 +289,17 @@ def load_model(options: LoadOptions, local_rank: int = 0) -> LoadedModel:
         pad_id = model.config.get_text_config().pad_token_id
     if pad_id is None:
         pad_id = eos_ids[0] if eos_ids else 0
-    return LoadedModel(options=options, model=model, tokenizer=tokenizer, device=device,
-                       compute_dtype=compute_dtype, eos_ids=eos_ids, pad_id=int(pad_id),
-                       context_length=context_length(model, tokenizer),
-                       vocab_size=int(model.get_input_embeddings().num_embeddings))
+    return LoadedModel(
+        options=options,
+        model=model,
+        tokenizer=tokenizer,
+        device=device,
+        compute_dtype=compute_dtype,
+        eos_ids=eos_ids,
+        pad_id=int(pad_id),
+        context_length=context_length(model, tokenizer),
+        vocab_size=int(model.get_input_embeddings().num_embeddings),
+    )
 
 
 def set_activation_checkpointing(model: Any, on: bool) -> None:
@@ -292,15 +321,25 @@ def model_shape(path: str) -> ModelShape:
     text = config.get_text_config()
     params = sum(p.numel() for p in model.parameters())  # tied weights are one parameter
     head = model.get_output_embeddings()
-    linears = tuple((name, m.in_features, m.out_features) for name, m in model.named_modules()
-                    if isinstance(m, torch.nn.Linear) and m is not head)
+    linears = tuple(
+        (name, m.in_features, m.out_features)
+        for name, m in model.named_modules()
+        if isinstance(m, torch.nn.Linear) and m is not head
+    )
     hidden = int(text.hidden_size)
     heads = int(getattr(text, "num_attention_heads", 1) or 1)
     head_dim = int(getattr(text, "head_dim", None) or hidden // heads)
-    return ModelShape(params=params, hidden=hidden, layers=int(text.num_hidden_layers), heads=heads,
-                      kv_heads=int(getattr(text, "num_key_value_heads", None) or heads), head_dim=head_dim,
-                      intermediate=int(getattr(text, "intermediate_size", None) or 4 * hidden),
-                      vocab=int(text.vocab_size), linears=linears)
+    return ModelShape(
+        params=params,
+        hidden=hidden,
+        layers=int(text.num_hidden_layers),
+        heads=heads,
+        kv_heads=int(getattr(text, "num_key_value_heads", None) or heads),
+        head_dim=head_dim,
+        intermediate=int(getattr(text, "intermediate_size", None) or 4 * hidden),
+        vocab=int(text.vocab_size),
+        linears=linears,
+    )
 
 
 def memory_budget(device: torch.device, ranks_on_host: int = 1) -> int:
@@ -325,8 +364,13 @@ def memory_budget(device: torch.device, ranks_on_host: int = 1) -> int:
 def _apply_lora(model: Any, lora: LoraOptions) -> Any:
     from peft import LoraConfig, get_peft_model
 
-    config = LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
-                        target_modules=lora.target_modules or "all-linear", task_type="CAUSAL_LM")
+    config = LoraConfig(
+        r=lora.r,
+        lora_alpha=lora.alpha,
+        lora_dropout=lora.dropout,
+        target_modules=lora.target_modules or "all-linear",
+        task_type="CAUSAL_LM",
+    )
     try:
         return get_peft_model(model, config)
     except ValueError as exc:

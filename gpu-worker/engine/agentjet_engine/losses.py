@@ -34,8 +34,9 @@ def masked_mean(values: Tensor, mask: Tensor, denominator: float | Tensor | None
     return masked_sum(values, mask) / denominator
 
 
-def ppo_clip_loss(logp: Tensor, rollout_logp: Tensor, advantages: Tensor, mask: Tensor,
-                  clip_low: float, clip_high: float) -> tuple[Tensor, Tensor, Tensor]:
+def ppo_clip_loss(
+    logp: Tensor, rollout_logp: Tensor, advantages: Tensor, mask: Tensor, clip_low: float, clip_high: float
+) -> tuple[Tensor, Tensor, Tensor]:
     """Per-token PPO-clip loss −min(r·A, clip(r, 1−clip_low, 1+clip_high)·A), r = exp(logp − rollout_logp).
 
     Positions outside `mask` are neutralised before any arithmetic (their rollout logprob and

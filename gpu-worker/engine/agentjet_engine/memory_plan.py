@@ -32,7 +32,7 @@ GiB = 2**30
 # model and small test models keep the ~30 % faster step without recomputation. Below the threshold
 # it is still switched on when the step would not fit otherwise.
 CHECKPOINTING_FROM_PARAMS = 200_000_000
-DEFAULT_LORA_R = 16   # alpha defaults to 2·r
+DEFAULT_LORA_R = 16  # alpha defaults to 2·r
 OVERHEAD_BYTES = 1 * GiB
 MARGIN = 1.10
 
@@ -56,19 +56,37 @@ class ModelShape:
 
     def lora_params(self, r: int, targets: list[str] | None) -> int:
         """Adapter parameters: r·(in + out) per targeted linear (all of them when `targets` is None)."""
-        chosen = [(n, i, o) for n, i, o in self.linears
-                  if targets is None or any(n == t or n.endswith("." + t) for t in targets)]
+        chosen = [
+            (n, i, o)
+            for n, i, o in self.linears
+            if targets is None or any(n == t or n.endswith("." + t) for t in targets)
+        ]
         return sum(r * (i + o) for _, i, o in chosen)
 
 
-def decoder_shape(hidden: int, layers: int, heads: int, kv_heads: int, intermediate: int, vocab: int,
-                  tied: bool, head_dim: int | None = None, qkv_bias: bool = True) -> ModelShape:
+def decoder_shape(
+    hidden: int,
+    layers: int,
+    heads: int,
+    kv_heads: int,
+    intermediate: int,
+    vocab: int,
+    tied: bool,
+    head_dim: int | None = None,
+    qkv_bias: bool = True,
+) -> ModelShape:
     """The shape of a Llama/Qwen2-style decoder from its config numbers (params counted as HF does)."""
     hd = head_dim or hidden // heads
     q, kv = heads * hd, kv_heads * hd
-    per_layer = [("self_attn.q_proj", hidden, q), ("self_attn.k_proj", hidden, kv), ("self_attn.v_proj", hidden, kv),
-                 ("self_attn.o_proj", q, hidden), ("mlp.gate_proj", hidden, intermediate),
-                 ("mlp.up_proj", hidden, intermediate), ("mlp.down_proj", intermediate, hidden)]
+    per_layer = [
+        ("self_attn.q_proj", hidden, q),
+        ("self_attn.k_proj", hidden, kv),
+        ("self_attn.v_proj", hidden, kv),
+        ("self_attn.o_proj", q, hidden),
+        ("mlp.gate_proj", hidden, intermediate),
+        ("mlp.up_proj", hidden, intermediate),
+        ("mlp.down_proj", intermediate, hidden),
+    ]
     linears = tuple((f"model.layers.{i}.{n}", a, b) for i in range(layers) for n, a, b in per_layer)
     weights = sum(a * b for _, a, b in linears) + (layers * (q + 2 * kv) if qkv_bias else 0)
     norms = (2 * layers + 1) * hidden
@@ -83,12 +101,12 @@ QWEN25_7B = decoder_shape(3584, 28, 28, 4, 18944, 152064, tied=False)
 
 @dataclass(frozen=True)
 class Setup:
-    mode: str                        # "full" | "lora"
+    mode: str  # "full" | "lora"
     micro_batch_tokens: int
     checkpointing: bool
-    compute_bytes: int = 2           # bf16 on GPU; 4 for fp32 (CPU)
+    compute_bytes: int = 2  # bf16 on GPU; 4 for fp32 (CPU)
     world_size: int = 1
-    chunk_rows: int | None = 256     # None: unchunked full logits
+    chunk_rows: int | None = 256  # None: unchunked full logits
     lora_r: int = DEFAULT_LORA_R
     lora_targets: list[str] | None = field(default=None, hash=False)
     kl_reference: bool = False
@@ -97,6 +115,7 @@ class Setup:
 @dataclass(frozen=True)
 class Estimate:
     """Bytes on the busiest rank (rank 0: it also holds the inference copy under FSDP)."""
+
     weights: int
     gradients: int
     optimizer: int
@@ -110,8 +129,17 @@ class Estimate:
 
     @property
     def total(self) -> int:
-        parts = (self.weights + self.gradients + self.optimizer + self.activations + self.logits + self.reference
-                 + self.inference_copy + self.gathered + self.overhead)
+        parts = (
+            self.weights
+            + self.gradients
+            + self.optimizer
+            + self.activations
+            + self.logits
+            + self.reference
+            + self.inference_copy
+            + self.gathered
+            + self.overhead
+        )
         return int(parts * MARGIN)
 
     @property
@@ -120,9 +148,16 @@ class Estimate:
         return self.weights + self.gradients + self.optimizer
 
     def describe(self) -> str:
-        parts = [("weights", self.weights), ("gradients", self.gradients), ("AdamW", self.optimizer),
-                 ("activations", self.activations), ("logits", self.logits), ("KL reference", self.reference),
-                 ("inference copy", self.inference_copy), ("FSDP gather", self.gathered)]
+        parts = [
+            ("weights", self.weights),
+            ("gradients", self.gradients),
+            ("AdamW", self.optimizer),
+            ("activations", self.activations),
+            ("logits", self.logits),
+            ("KL reference", self.reference),
+            ("inference copy", self.inference_copy),
+            ("FSDP gather", self.gathered),
+        ]
         shown = ", ".join(f"{name} {gib(b)}" for name, b in parts if b > 0)
         return f"~{gib(self.total)} ({shown}, +overhead and 10% margin)"
 
@@ -133,9 +168,10 @@ def gib(n: float) -> str:
 
 
 def activation_bytes(shape: ModelShape, tokens: int, compute_bytes: int, checkpointing: bool) -> int:
-    per_layer_token = ((9 * shape.hidden + 4 * shape.kv_dim + 4 * shape.intermediate) * compute_bytes
-                       + 4 * shape.hidden * 4)
-    final = 4 * shape.hidden * 4   # final norm, gathered hidden states (fp32)
+    per_layer_token = (
+        9 * shape.hidden + 4 * shape.kv_dim + 4 * shape.intermediate
+    ) * compute_bytes + 4 * shape.hidden * 4
+    final = 4 * shape.hidden * 4  # final norm, gathered hidden states (fp32)
     if checkpointing:
         return tokens * (shape.layers * shape.hidden * compute_bytes + 2 * per_layer_token + final)
     return tokens * (shape.layers * per_layer_token + final)
@@ -159,7 +195,7 @@ def estimate(shape: ModelShape, setup: Setup) -> Estimate:
     elif setup.mode == "lora":
         trainable = shape.lora_params(setup.lora_r, setup.lora_targets)
         weights = (setup.compute_bytes * shape.params + 4 * trainable) // w
-        reference = 0    # the reference is the base with the adapter switched off
+        reference = 0  # the reference is the base with the adapter switched off
         copy_bytes = setup.compute_bytes * shape.params + 4 * trainable if w > 1 else 0
         gathered_bytes = setup.compute_bytes
     else:
@@ -196,11 +232,11 @@ def default_lr(params: int, mode: str) -> float:
 
 @dataclass(frozen=True)
 class PlanRequest:
-    mode: str = "auto"                   # "auto" | "full" | "lora"
-    lora_r: int | None = None            # given LoRA settings (mode "lora"); None: the defaults
+    mode: str = "auto"  # "auto" | "full" | "lora"
+    lora_r: int | None = None  # given LoRA settings (mode "lora"); None: the defaults
     lora_alpha: float | None = None
     lora_targets: list[str] | None = field(default=None, hash=False)
-    checkpointing: bool | None = None    # None: from the parameter count (and switched on to fit)
+    checkpointing: bool | None = None  # None: from the parameter count (and switched on to fit)
     micro_batch_tokens: int = 4096
     compute_bytes: int = 2
     world_size: int = 1
@@ -221,15 +257,32 @@ class Plan:
     reason: str
 
     def to_json(self) -> dict[str, object]:
-        lora = None if self.mode != "lora" else {"r": self.lora_r, "alpha": self.lora_alpha,
-                                                 "targetModules": self.lora_targets}
+        lora = (
+            None
+            if self.mode != "lora"
+            else {"r": self.lora_r, "alpha": self.lora_alpha, "targetModules": self.lora_targets}
+        )
         e = self.estimate
-        return {"mode": self.mode, "lora": lora, "activationCheckpointing": self.checkpointing, "lr": self.lr,
-                "reason": self.reason, "estimateBytes": e.total, "budgetBytes": self.budget,
-                "trainableParams": e.trainable,
-                "breakdown": {"weights": e.weights, "gradients": e.gradients, "optimizer": e.optimizer,
-                              "activations": e.activations, "logits": e.logits, "reference": e.reference,
-                              "inferenceCopy": e.inference_copy, "gathered": e.gathered}}
+        return {
+            "mode": self.mode,
+            "lora": lora,
+            "activationCheckpointing": self.checkpointing,
+            "lr": self.lr,
+            "reason": self.reason,
+            "estimateBytes": e.total,
+            "budgetBytes": self.budget,
+            "trainableParams": e.trainable,
+            "breakdown": {
+                "weights": e.weights,
+                "gradients": e.gradients,
+                "optimizer": e.optimizer,
+                "activations": e.activations,
+                "logits": e.logits,
+                "reference": e.reference,
+                "inferenceCopy": e.inference_copy,
+                "gathered": e.gathered,
+            },
+        }
 
 
 class DoesNotFit(Exception):
@@ -237,9 +290,17 @@ class DoesNotFit(Exception):
 
 
 def _setup(req: PlanRequest, mode: str, checkpointing: bool, **changes: object) -> Setup:
-    base = Setup(mode=mode, micro_batch_tokens=req.micro_batch_tokens, checkpointing=checkpointing,
-                 compute_bytes=req.compute_bytes, world_size=req.world_size, chunk_rows=req.chunk_rows,
-                 lora_r=req.lora_r or DEFAULT_LORA_R, lora_targets=req.lora_targets, kl_reference=req.kl_reference)
+    base = Setup(
+        mode=mode,
+        micro_batch_tokens=req.micro_batch_tokens,
+        checkpointing=checkpointing,
+        compute_bytes=req.compute_bytes,
+        world_size=req.world_size,
+        chunk_rows=req.chunk_rows,
+        lora_r=req.lora_r or DEFAULT_LORA_R,
+        lora_targets=req.lora_targets,
+        kl_reference=req.kl_reference,
+    )
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
@@ -269,8 +330,10 @@ def alternatives(shape: ModelShape, req: PlanRequest, mode: str, budget: int) ->
             continue
         more = _fit(shape, _setup(req, mode, ckpt, world_size=ranks), budget, req.checkpointing is not None)
         if more:
-            found.append(f"{mode} fine-tune over {ranks} ranks (--engine-procs {ranks}, one GPU each) "
-                         f"~{gib(more[1].total)} on rank 0")
+            found.append(
+                f"{mode} fine-tune over {ranks} ranks (--engine-procs {ranks}, one GPU each) "
+                f"~{gib(more[1].total)} on rank 0"
+            )
             break
     tokens = req.micro_batch_tokens // 2
     while tokens >= 256:
@@ -311,9 +374,21 @@ def plan_training(shape: ModelShape, budget: int, req: PlanRequest, where: str =
         why.append(f"estimated {e.describe()} of {gib(budget)} on {where}")
         lora_r = setup.lora_r if mode == "lora" else None
         alpha = (req.lora_alpha or 2.0 * lora_r) if lora_r else None
-        return Plan(mode, lora_r, alpha, setup.lora_targets if mode == "lora" else None, setup.checkpointing,
-                    default_lr(shape.params, mode), e, budget, "; ".join(why))
+        return Plan(
+            mode,
+            lora_r,
+            alpha,
+            setup.lora_targets if mode == "lora" else None,
+            setup.checkpointing,
+            default_lr(shape.params, mode),
+            e,
+            budget,
+            "; ".join(why),
+        )
     options = alternatives(shape, req, modes[-1], budget)
     hint = "; would fit: " + "; ".join(options) if options else "; nothing tried fits (a smaller model?)"
-    raise DoesNotFit(f"training the {size}-parameter model does not fit {where} ({gib(budget)} available): "
-                     + "; ".join(tried) + hint)
+    raise DoesNotFit(
+        f"training the {size}-parameter model does not fit {where} ({gib(budget)} available): "
+        + "; ".join(tried)
+        + hint
+    )

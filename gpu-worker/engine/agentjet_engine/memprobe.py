@@ -75,6 +75,8 @@ def state_bytes(module: torch.nn.Module, optimizer: torch.optim.Optimizer) -> di
     """This rank's bytes of parameters (its shards under FSDP), of trainable ones, and of optimizer states."""
     params = list(module.parameters())
     optim = [v for state in optimizer.state.values() for v in state.values()]
-    return {"paramBytes": tensor_bytes(params),
-            "trainableParamBytes": tensor_bytes(p for p in params if p.requires_grad),
-            "optimizerBytes": tensor_bytes(optim)}
+    return {
+        "paramBytes": tensor_bytes(params),
+        "trainableParamBytes": tensor_bytes(p for p in params if p.requires_grad),
+        "optimizerBytes": tensor_bytes(optim),
+    }

@@ -22,19 +22,28 @@ from .loading import load_tokenizer
 
 # Shapes (GQA like Qwen2.5: 2 kv heads); params are with the built-in ~700-token vocabulary.
 SIZES: dict[str, dict[str, int]] = {
-    "small": dict(hidden_size=384, num_hidden_layers=6, num_attention_heads=6, num_key_value_heads=2,
-                  intermediate_size=1024),    # ~9M
-    "mid": dict(hidden_size=512, num_hidden_layers=8, num_attention_heads=8, num_key_value_heads=2,
-                intermediate_size=1536),      # ~24M
-    "large": dict(hidden_size=640, num_hidden_layers=10, num_attention_heads=10, num_key_value_heads=2,
-                  intermediate_size=1920),    # ~46M
+    "small": dict(
+        hidden_size=384, num_hidden_layers=6, num_attention_heads=6, num_key_value_heads=2, intermediate_size=1024
+    ),  # ~9M
+    "mid": dict(
+        hidden_size=512, num_hidden_layers=8, num_attention_heads=8, num_key_value_heads=2, intermediate_size=1536
+    ),  # ~24M
+    "large": dict(
+        hidden_size=640, num_hidden_layers=10, num_attention_heads=10, num_key_value_heads=2, intermediate_size=1920
+    ),  # ~46M
 }
 
 
 def qwen2_config(size: dict[str, int], vocab_size: int, context: int, **extra: Any) -> Qwen2Config:
-    return Qwen2Config(vocab_size=vocab_size, max_position_embeddings=context, tie_word_embeddings=True,
-                       rope_parameters={"rope_type": "default", "rope_theta": 10000.0}, rms_norm_eps=1e-6,
-                       **size, **extra)
+    return Qwen2Config(
+        vocab_size=vocab_size,
+        max_position_embeddings=context,
+        tie_word_embeddings=True,
+        rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
+        rms_norm_eps=1e-6,
+        **size,
+        **extra,
+    )
 
 
 def create(size: str, out: str | Path, tokenizer_dir: str | Path, seed: int = 0, context: int = 4096) -> Path:
@@ -43,8 +52,14 @@ def create(size: str, out: str | Path, tokenizer_dir: str | Path, seed: int = 0,
         raise ValueError(f"size must be one of {', '.join(SIZES)}, got {size!r}")
     tokenizer = load_tokenizer(str(tokenizer_dir))
     tokenizer.model_max_length = context
-    config = qwen2_config(SIZES[size], len(tokenizer), context, pad_token_id=tokenizer.pad_token_id,
-                          bos_token_id=None, eos_token_id=tokenizer.eos_token_id)
+    config = qwen2_config(
+        SIZES[size],
+        len(tokenizer),
+        context,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=None,
+        eos_token_id=tokenizer.eos_token_id,
+    )
     torch.manual_seed(seed)
     model = Qwen2ForCausalLM(config).float()
     model.generation_config = GenerationConfig(eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)

@@ -50,8 +50,9 @@ def kind_of(value: Any) -> str:
     return _kind(value)
 
 
-def get_str(params: dict[str, Any], key: str, prefix: str = "", default: Any = _MISSING,
-            choices: tuple[str, ...] | None = None) -> Any:
+def get_str(
+    params: dict[str, Any], key: str, prefix: str = "", default: Any = _MISSING, choices: tuple[str, ...] | None = None
+) -> Any:
     field = _join(prefix, key)
     value = _get(params, key, prefix, default)
     if value is default and default is not _MISSING:
@@ -85,16 +86,21 @@ def as_int(value: Any, field: str, lo: int | None = None, hi: int | None = None)
     return value
 
 
-def get_int(params: dict[str, Any], key: str, prefix: str = "", default: Any = _MISSING,
-            lo: int | None = None, hi: int | None = None) -> Any:
+def get_int(
+    params: dict[str, Any],
+    key: str,
+    prefix: str = "",
+    default: Any = _MISSING,
+    lo: int | None = None,
+    hi: int | None = None,
+) -> Any:
     value = _get(params, key, prefix, default)
     if value is default and default is not _MISSING:
         return value
     return as_int(value, _join(prefix, key), lo, hi)
 
 
-def as_float(value: Any, field: str, lo: float | None = None, hi: float | None = None,
-             lo_open: bool = False) -> float:
+def as_float(value: Any, field: str, lo: float | None = None, hi: float | None = None, lo_open: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise invalid(field, f"must be a number, got {_kind(value)}", "wrong_type")
     value = float(value)
@@ -107,16 +113,22 @@ def as_float(value: Any, field: str, lo: float | None = None, hi: float | None =
     return value
 
 
-def get_float(params: dict[str, Any], key: str, prefix: str = "", default: Any = _MISSING,
-              lo: float | None = None, hi: float | None = None, lo_open: bool = False) -> Any:
+def get_float(
+    params: dict[str, Any],
+    key: str,
+    prefix: str = "",
+    default: Any = _MISSING,
+    lo: float | None = None,
+    hi: float | None = None,
+    lo_open: bool = False,
+) -> Any:
     value = _get(params, key, prefix, default)
     if value is default and default is not _MISSING:
         return value
     return as_float(value, _join(prefix, key), lo, hi, lo_open)
 
 
-def get_list(params: dict[str, Any], key: str, prefix: str = "", default: Any = _MISSING,
-             min_len: int = 0) -> Any:
+def get_list(params: dict[str, Any], key: str, prefix: str = "", default: Any = _MISSING, min_len: int = 0) -> Any:
     field = _join(prefix, key)
     value = _get(params, key, prefix, default)
     if value is default and default is not _MISSING:
@@ -138,8 +150,7 @@ def token_ids(value: Any, field: str, vocab_size: int, min_len: int = 0) -> list
         if isinstance(t, bool) or not isinstance(t, int):
             raise invalid(f"{field}[{i}]", f"must be an integer token id, got {_kind(t)}", "wrong_type")
         if not 0 <= t < vocab_size:
-            raise invalid(f"{field}[{i}]", f"token id {t} is outside the vocabulary [0, {vocab_size})",
-                          "out_of_range")
+            raise invalid(f"{field}[{i}]", f"token id {t} is outside the vocabulary [0, {vocab_size})", "out_of_range")
     return value
 
 

@@ -36,9 +36,9 @@ class _Block:
 @dataclass
 class CacheStats:
     lookups: int = 0
-    hits: int = 0                 # lookups that reused at least one block
-    reused_tokens: int = 0        # prompt tokens served from the cache
-    prefilled_tokens: int = 0     # prompt tokens computed (counted by the scheduler)
+    hits: int = 0  # lookups that reused at least one block
+    reused_tokens: int = 0  # prompt tokens served from the cache
+    prefilled_tokens: int = 0  # prompt tokens computed (counted by the scheduler)
     inserted_blocks: int = 0
     evictions: int = 0
     clears: int = 0
@@ -52,7 +52,7 @@ class PrefixCache:
         self.budget_bytes = max(0, budget_bytes)
         self.blocks: dict[int, _Block] = {}
         self.index: dict[tuple[int, tuple[int, ...]], int] = {}
-        self.leaves: OrderedDict[int, None] = OrderedDict()   # LRU order, oldest first
+        self.leaves: OrderedDict[int, None] = OrderedDict()  # LRU order, oldest first
         self.free: list[int] = []
         self.capacity = 0
         self.k: list[Tensor] = []
@@ -79,12 +79,23 @@ class PrefixCache:
     def to_json(self) -> dict[str, object]:
         s = self.stats
         looked = s.reused_tokens + s.prefilled_tokens
-        return {"enabled": self.max_blocks > 0, "blockTokens": self.block, "blocks": len(self.blocks),
-                "bytes": self.used_bytes, "capacityBytes": self.capacity_bytes, "budgetBytes": self.budget_bytes,
-                "lookups": s.lookups, "hits": s.hits, "hitRate": s.hits / s.lookups if s.lookups else 0.0,
-                "reusedTokens": s.reused_tokens, "prefilledTokens": s.prefilled_tokens,
-                "tokenHitRate": s.reused_tokens / looked if looked else 0.0,
-                "insertedBlocks": s.inserted_blocks, "evictions": s.evictions, "clears": s.clears}
+        return {
+            "enabled": self.max_blocks > 0,
+            "blockTokens": self.block,
+            "blocks": len(self.blocks),
+            "bytes": self.used_bytes,
+            "capacityBytes": self.capacity_bytes,
+            "budgetBytes": self.budget_bytes,
+            "lookups": s.lookups,
+            "hits": s.hits,
+            "hitRate": s.hits / s.lookups if s.lookups else 0.0,
+            "reusedTokens": s.reused_tokens,
+            "prefilledTokens": s.prefilled_tokens,
+            "tokenHitRate": s.reused_tokens / looked if looked else 0.0,
+            "insertedBlocks": s.inserted_blocks,
+            "evictions": s.evictions,
+            "clears": s.clears,
+        }
 
     # ---- lifecycle -----------------------------------------------------------------------------
     def clear(self) -> None:
@@ -154,7 +165,7 @@ class PrefixCache:
         parent = ROOT
         bs = self.block
         for start in range(0, limit - bs + 1, bs):
-            block_id = self.index.get((parent, tuple(tokens[start: start + bs])))
+            block_id = self.index.get((parent, tuple(tokens[start : start + bs])))
             if block_id is None:
                 break
             found.append(block_id)
@@ -176,7 +187,7 @@ class PrefixCache:
         n = len(ids) * self.block
         st = self.store
         for layer in range(st.layers):
-            k = self.k[layer].index_select(0, index)            # (n_blocks, kv_heads, block, d)
+            k = self.k[layer].index_select(0, index)  # (n_blocks, kv_heads, block, d)
             v = self.v[layer].index_select(0, index)
             st.k[layer][slot, :, :n] = k.permute(1, 0, 2, 3).reshape(st.kv_heads, n, st.head_dim)
             st.v[layer][slot, :, :n] = v.permute(1, 0, 2, 3).reshape(st.kv_heads, n, st.head_dim)
@@ -190,9 +201,9 @@ class PrefixCache:
         bs = self.block
         parent = ROOT
         path: set[int] = set()
-        new_blocks: list[tuple[int, int]] = []   # (block id, start position)
+        new_blocks: list[tuple[int, int]] = []  # (block id, start position)
         for start in range(0, length - bs + 1, bs):
-            key = (parent, tuple(tokens[start: start + bs]))
+            key = (parent, tuple(tokens[start : start + bs]))
             block_id = self.index.get(key)
             if block_id is None:
                 block_id = self._allocate(path)
@@ -225,11 +236,11 @@ class PrefixCache:
             if contiguous:
                 s0 = new_blocks[0][1]
                 n = len(new_blocks) * bs
-                k = st.k[layer][slot, :, s0: s0 + n].reshape(st.kv_heads, len(new_blocks), bs, st.head_dim)
-                v = st.v[layer][slot, :, s0: s0 + n].reshape(st.kv_heads, len(new_blocks), bs, st.head_dim)
+                k = st.k[layer][slot, :, s0 : s0 + n].reshape(st.kv_heads, len(new_blocks), bs, st.head_dim)
+                v = st.v[layer][slot, :, s0 : s0 + n].reshape(st.kv_heads, len(new_blocks), bs, st.head_dim)
                 self.k[layer][ids] = k.permute(1, 0, 2, 3)
                 self.v[layer][ids] = v.permute(1, 0, 2, 3)
             else:
                 for block_id, start in new_blocks:
-                    self.k[layer][block_id] = st.k[layer][slot, :, start: start + bs]
-                    self.v[layer][block_id] = st.v[layer][slot, :, start: start + bs]
+                    self.k[layer][block_id] = st.k[layer][slot, :, start : start + bs]
+                    self.v[layer][block_id] = st.v[layer][slot, :, start : start + bs]

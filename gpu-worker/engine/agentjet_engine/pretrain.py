@@ -41,7 +41,7 @@ class PretrainConfig:
     seed: int = 0
     threads: int = 2
     max_minutes: float | None = None
-    warmup_steps: int | None = None      # default: 5% of the steps, at most 100
+    warmup_steps: int | None = None  # default: 5% of the steps, at most 100
     min_lr_ratio: float = 0.1
     weight_decay: float = 0.1
     grad_clip: float = 1.0
@@ -51,7 +51,7 @@ class PretrainConfig:
 @dataclass
 class Example:
     ids: list[int]
-    mask: list[int]   # 1 on tokens the assistant generated (after its header, through <|im_end|>)
+    mask: list[int]  # 1 on tokens the assistant generated (after its header, through <|im_end|>)
 
 
 def log(message: str) -> None:
@@ -69,8 +69,9 @@ def read_transcripts(path: str) -> list[dict[str, Any]]:
                 row = json.loads(line)
                 if not isinstance(row, dict):
                     raise ValueError("not a JSON object")
-                out.append({"messages": normalise_messages(row.get("messages")),
-                            "tools": normalise_tools(row.get("tools"))})
+                out.append(
+                    {"messages": normalise_messages(row.get("messages")), "tools": normalise_tools(row.get("tools"))}
+                )
             except (ValueError, EngineError) as exc:
                 raise ValueError(f"{path}:{n}: {exc}") from exc
     if not out:
@@ -78,8 +79,9 @@ def read_transcripts(path: str) -> list[dict[str, Any]]:
     return out
 
 
-def assistant_loss_mask(offsets: list[tuple[int, int]], ids: list[int], spans: list[dict[str, Any]],
-                        header_chars: int, end_id: int) -> list[int]:
+def assistant_loss_mask(
+    offsets: list[tuple[int, int]], ids: list[int], spans: list[dict[str, Any]], header_chars: int, end_id: int
+) -> list[int]:
     """1 on each assistant turn's generated tokens: from the first token ending past the turn's
     header (`<|im_start|>assistant\\n`, `header_chars` long) through its last `<|im_end|>`."""
     mask = [0] * len(ids)
@@ -104,8 +106,9 @@ def encode(tokenizer: Any, transcripts: list[dict[str, Any]], context: int) -> t
         out = renderer.render(t["messages"], t["tools"], add_generation_prompt=False)
         enc = tokenizer(out["text"], add_special_tokens=False, return_offsets_mapping=True)
         assert list(enc["input_ids"]) == out["tokenIds"]
-        mask = assistant_loss_mask(enc["offset_mapping"], out["tokenIds"], out["spans"],
-                                   len(builtin.ASSISTANT_HEADER), end_id)
+        mask = assistant_loss_mask(
+            enc["offset_mapping"], out["tokenIds"], out["spans"], len(builtin.ASSISTANT_HEADER), end_id
+        )
         ids = out["tokenIds"]
         if len(ids) > context:
             ids, mask, truncated = ids[:context], mask[:context], truncated + 1
@@ -128,7 +131,7 @@ def plan_batches(lengths: list[int], batch_tokens: int, rng: random.Random, grou
     rng.shuffle(order)
     batches = []
     for g in range(0, len(order), group):
-        members = order[g: g + group]
+        members = order[g : g + group]
         for b in pack_by_token_budget([lengths[i] for i in members], batch_tokens):
             batches.append([members[i] for i in b])
     rng.shuffle(batches)
@@ -160,8 +163,12 @@ def evaluate(model: Any, examples: list[Example], pad_id: int, batch_tokens: int
 def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float) -> torch.optim.Optimizer:
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
-    return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
-                              {"params": no_decay, "weight_decay": 0.0}], lr=lr, betas=(0.9, 0.95), eps=1e-8)
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=lr,
+        betas=(0.9, 0.95),
+        eps=1e-8,
+    )
 
 
 def train(cfg: PretrainConfig) -> dict[str, Any]:
@@ -182,8 +189,10 @@ def train(cfg: PretrainConfig) -> dict[str, Any]:
     corpus_tokens = sum(len(e.ids) for e in examples)
     assistant_tokens = sum(sum(e.mask) for e in examples)
     n_params = sum(p.numel() for p in model.parameters())
-    log(f"{len(examples)} transcripts, {corpus_tokens} tokens ({assistant_tokens} assistant), {truncated} truncated; "
-        f"vocab {len(tokenizer)}; {n_params / 1e6:.2f}M params")
+    log(
+        f"{len(examples)} transcripts, {corpus_tokens} tokens ({assistant_tokens} assistant), {truncated} truncated; "
+        f"vocab {len(tokenizer)}; {n_params / 1e6:.2f}M params"
+    )
 
     rng = random.Random(cfg.seed)
     lengths = [len(e.ids) for e in examples]
@@ -224,28 +233,44 @@ def train(cfg: PretrainConfig) -> dict[str, Any]:
                 log(f"time budget of {cfg.max_minutes} min: planning {fitted} of {planned} steps")
                 total = fitted
         if step % cfg.log_every == 0 or step == total:
-            recent = losses[-cfg.log_every:]
-            log(f"step {step}/{total} epoch {step / per_epoch:.2f} loss {sum(recent) / len(recent):.4f} "
-                f"lr {lr:.2e} {seen_tokens / elapsed:.0f} tok/s")
+            recent = losses[-cfg.log_every :]
+            log(
+                f"step {step}/{total} epoch {step / per_epoch:.2f} loss {sum(recent) / len(recent):.4f} "
+                f"lr {lr:.2e} {seen_tokens / elapsed:.0f} tok/s"
+            )
         if time.perf_counter() - started > budget:
             log(f"time budget of {cfg.max_minutes} min reached at step {step}")
             break
 
     train_seconds = time.perf_counter() - train_started
-    final_loss = sum(losses[-cfg.log_every:]) / len(losses[-cfg.log_every:])
+    final_loss = sum(losses[-cfg.log_every :]) / len(losses[-cfg.log_every :])
     eval_loss = evaluate(model, eval_examples, tokenizer.pad_token_id, cfg.batch_tokens) if eval_examples else None
     summary = {
-        "steps": step, "plannedSteps": planned, "scheduledSteps": total, "warmupSteps": warmup,
+        "steps": step,
+        "plannedSteps": planned,
+        "scheduledSteps": total,
+        "warmupSteps": warmup,
         "epochs": step / per_epoch,
-        "transcripts": len(examples), "truncated": truncated, "corpusTokens": corpus_tokens,
-        "assistantTokens": assistant_tokens, "tokensProcessed": seen_tokens, "finalTrainLoss": final_loss,
-        "evalLoss": eval_loss, "evalTranscripts": len(eval_examples), "params": n_params,
-        "vocab": len(tokenizer), "trainSeconds": train_seconds, "tokensPerSecond": seen_tokens / train_seconds,
+        "transcripts": len(examples),
+        "truncated": truncated,
+        "corpusTokens": corpus_tokens,
+        "assistantTokens": assistant_tokens,
+        "tokensProcessed": seen_tokens,
+        "finalTrainLoss": final_loss,
+        "evalLoss": eval_loss,
+        "evalTranscripts": len(eval_examples),
+        "params": n_params,
+        "vocab": len(tokenizer),
+        "trainSeconds": train_seconds,
+        "tokensPerSecond": seen_tokens / train_seconds,
         "wallSeconds": time.perf_counter() - started,
     }
     builtin.save_model_folder(model, tokenizer, cfg.out, extra_files={"TRAINING.md": training_report(cfg, summary)})
-    log(f"saved {cfg.out}: final loss {final_loss:.4f}" + (f", eval loss {eval_loss:.4f}" if eval_loss else "")
-        + f", {summary['tokensPerSecond']:.0f} tok/s, {summary['wallSeconds']:.0f}s")
+    log(
+        f"saved {cfg.out}: final loss {final_loss:.4f}"
+        + (f", eval loss {eval_loss:.4f}" if eval_loss else "")
+        + f", {summary['tokensPerSecond']:.0f} tok/s, {summary['wallSeconds']:.0f}s"
+    )
     return summary
 
 
@@ -261,7 +286,8 @@ def training_report(cfg: PretrainConfig, s: dict[str, Any]) -> str:
         f"## Settings\n\n| setting | value |\n|---|---|\n{settings}\n\n"
         f"## Results\n\n| measure | value |\n|---|---|\n{results}\n\n"
         f"## Environment\n\npython {platform.python_version()}, torch {torch.__version__}, transformers "
-        f"{transformers.__version__}, {platform.machine()} CPU threads {cfg.threads}\n")
+        f"{transformers.__version__}, {platform.machine()} CPU threads {cfg.threads}\n"
+    )
 
 
 def parse_args(argv: list[str] | None = None) -> PretrainConfig:
@@ -280,10 +306,21 @@ def parse_args(argv: list[str] | None = None) -> PretrainConfig:
     p.add_argument("--warmup-steps", type=int)
     p.add_argument("--log-every", type=int, default=20)
     a = p.parse_args(argv)
-    return PretrainConfig(transcripts=a.transcripts, eval_transcripts=a.eval_transcripts, out=a.out, size=a.size,
-                          vocab_size=a.vocab_size, epochs=a.epochs, lr=a.lr, batch_tokens=a.batch_tokens,
-                          seed=a.seed, threads=a.threads, max_minutes=a.max_minutes, warmup_steps=a.warmup_steps,
-                          log_every=a.log_every)
+    return PretrainConfig(
+        transcripts=a.transcripts,
+        eval_transcripts=a.eval_transcripts,
+        out=a.out,
+        size=a.size,
+        vocab_size=a.vocab_size,
+        epochs=a.epochs,
+        lr=a.lr,
+        batch_tokens=a.batch_tokens,
+        seed=a.seed,
+        threads=a.threads,
+        max_minutes=a.max_minutes,
+        warmup_steps=a.warmup_steps,
+        log_every=a.log_every,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

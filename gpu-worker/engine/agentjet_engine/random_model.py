@@ -21,12 +21,30 @@ BUILTIN = Path(__file__).resolve().parents[3] / "resources" / "models" / "agentj
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json")
 
 
-def create(out: Path, hidden: int, layers: int, heads: int, kv_heads: int, intermediate: int, vocab: int,
-           context: int, seed: int) -> int:
+def create(
+    out: Path,
+    hidden: int,
+    layers: int,
+    heads: int,
+    kv_heads: int,
+    intermediate: int,
+    vocab: int,
+    context: int,
+    seed: int,
+) -> int:
     torch.manual_seed(seed)
-    config = Qwen2Config(vocab_size=vocab, hidden_size=hidden, intermediate_size=intermediate,
-                         num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
-                         max_position_embeddings=context, tie_word_embeddings=True, pad_token_id=0, eos_token_id=2)
+    config = Qwen2Config(
+        vocab_size=vocab,
+        hidden_size=hidden,
+        intermediate_size=intermediate,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        max_position_embeddings=context,
+        tie_word_embeddings=True,
+        pad_token_id=0,
+        eos_token_id=2,
+    )
     model = Qwen2ForCausalLM(config)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)

@@ -12,8 +12,8 @@ from . import params as P
 from .errors import context_overflow, invalid
 
 ROLES = ("system", "user", "assistant", "tool")
-NO_MESSAGE = -1          # template text that belongs to no message (e.g. a tools-only system turn)
-GENERATION_PROMPT = -2   # the `<|im_start|>assistant\n` header appended by add_generation_prompt
+NO_MESSAGE = -1  # template text that belongs to no message (e.g. a tools-only system turn)
+GENERATION_PROMPT = -2  # the `<|im_start|>assistant\n` header appended by add_generation_prompt
 
 
 def normalise_tool_call(call: Any, field: str) -> dict[str, Any]:
@@ -59,8 +59,9 @@ def normalise_messages(raw: Any) -> list[dict[str, Any]]:
         if calls is not None:
             calls = P.get_list(message, "tool_calls", field)
             if calls:
-                message["tool_calls"] = [normalise_tool_call(c, f"{field}.tool_calls[{j}]")
-                                         for j, c in enumerate(calls)]
+                message["tool_calls"] = [
+                    normalise_tool_call(c, f"{field}.tool_calls[{j}]") for j, c in enumerate(calls)
+                ]
             else:
                 del message["tool_calls"]
         for key in ("tool_call_id", "name"):
@@ -88,8 +89,9 @@ def common_prefix_length(a: list[int], b: list[int]) -> int:
     return i
 
 
-def spans_from_boundaries(start: int, ends: list[int], total: int, roles: list[str],
-                          generation_prompt: bool) -> list[dict[str, Any]]:
+def spans_from_boundaries(
+    start: int, ends: list[int], total: int, roles: list[str], generation_prompt: bool
+) -> list[dict[str, Any]]:
     """Contiguous spans covering [0, total): optional leading no-message span, one per message,
     then the generation prompt (or trailing template text) span. Boundaries are made monotone."""
     spans: list[dict[str, Any]] = []
@@ -101,8 +103,7 @@ def spans_from_boundaries(start: int, ends: list[int], total: int, roles: list[s
         spans.append({"messageIndex": i, "role": roles[i], "start": cursor, "end": end})
         cursor = end
     if generation_prompt:
-        spans.append({"messageIndex": GENERATION_PROMPT, "role": "generation_prompt", "start": cursor,
-                      "end": total})
+        spans.append({"messageIndex": GENERATION_PROMPT, "role": "generation_prompt", "start": cursor, "end": total})
     elif cursor < total:
         spans.append({"messageIndex": NO_MESSAGE, "role": "template", "start": cursor, "end": total})
     return spans
@@ -194,7 +195,7 @@ class Renderer:
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
         self._max_token_chars: int | None = None
-        self.fallbacks = 0      # renders whose fast spans failed verification
+        self.fallbacks = 0  # renders whose fast spans failed verification
 
     @property
     def token_chars(self) -> int:
@@ -202,10 +203,12 @@ class Renderer:
             self._max_token_chars = max_token_chars(self.tokenizer)
         return self._max_token_chars
 
-    def text(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-             add_generation_prompt: bool) -> str:
-        return self.tokenizer.apply_chat_template(messages, tools=tools, tokenize=False,
-                                                  add_generation_prompt=add_generation_prompt)
+    def text(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, add_generation_prompt: bool
+    ) -> str:
+        return self.tokenizer.apply_chat_template(
+            messages, tools=tools, tokenize=False, add_generation_prompt=add_generation_prompt
+        )
 
     def encode(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -214,29 +217,39 @@ class Renderer:
         """Tokens the template emits for zero messages (e.g. a tools-only system turn), if it can."""
         try:
             template = self.tokenizer.get_chat_template(None, tools)
-            rendered, _ = render_jinja_template(conversations=[[]], tools=tools, chat_template=template,
-                                                add_generation_prompt=False,
-                                                **self.tokenizer.special_tokens_map)
+            rendered, _ = render_jinja_template(
+                conversations=[[]],
+                tools=tools,
+                chat_template=template,
+                add_generation_prompt=False,
+                **self.tokenizer.special_tokens_map,
+            )
         except Exception:  # templates may index messages[0]; then no message-less prefix exists
             return None
         return self.encode(rendered[0])
 
-    def _tracked_text(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                      add_generation_prompt: bool) -> tuple[str, dict[int, int]]:
+    def _tracked_text(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, add_generation_prompt: bool
+    ) -> tuple[str, dict[int, int]]:
         """One streamed render: the text and, per message, the character where its output begins
         (the first read of the message by the template's main loop)."""
         template = _compile_jinja_template(self.tokenizer.get_chat_template(None, tools))
         emitted = _Emitted()
         chunks: list[str] = []
-        for chunk in template.generate(messages=_TrackedMessages(messages, emitted), tools=tools, documents=None,
-                                       add_generation_prompt=add_generation_prompt,
-                                       **self.tokenizer.special_tokens_map):
+        for chunk in template.generate(
+            messages=_TrackedMessages(messages, emitted),
+            tools=tools,
+            documents=None,
+            add_generation_prompt=add_generation_prompt,
+            **self.tokenizer.special_tokens_map,
+        ):
             chunks.append(chunk)
             emitted.chars += len(chunk)
         return "".join(chunks), emitted.starts
 
-    def _check_size(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                    context_length: int | None) -> None:
+    def _check_size(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, context_length: int | None
+    ) -> None:
         if context_length is None:
             return
         # Templates may drop some text (e.g. old reasoning), hence the factor 4 on the bound.
@@ -244,13 +257,19 @@ class Renderer:
         if estimate > context_length:
             raise context_overflow("messages", estimate, context_length)
 
-    def _exact_end(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, k: int,
-                   ids: list[int]) -> int:
+    def _exact_end(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, k: int, ids: list[int]
+    ) -> int:
         """Where message k ends: where rendering the conversation up to it stops agreeing with `ids`."""
         return common_prefix_length(self.encode(self.text(messages[: k + 1], tools, False)), ids)
 
-    def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-               add_generation_prompt: bool = True, context_length: int | None = None) -> dict[str, Any]:
+    def render(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        add_generation_prompt: bool = True,
+        context_length: int | None = None,
+    ) -> dict[str, Any]:
         """`{tokenIds, spans, text}` in time linear in the conversation.
 
         A message ends where the rendering of the conversation up to it stops agreeing with the full
@@ -284,14 +303,22 @@ class Renderer:
         if ends is None or not self._verified(messages, tools, ids, ends):
             self.fallbacks += 1
             if n <= EXACT_FALLBACK_MAX_MESSAGES or ends is None:
-                ends = [self._exact_end(messages, tools, k, ids) if (k < n - 1 or add_generation_prompt) else len(ids)
-                        for k in range(n)]
+                ends = [
+                    self._exact_end(messages, tools, k, ids) if (k < n - 1 or add_generation_prompt) else len(ids)
+                    for k in range(n)
+                ]
         spans = spans_from_boundaries(start, ends, len(ids), [m["role"] for m in messages], add_generation_prompt)
         return {"tokenIds": ids, "spans": spans, "text": text}
 
-    def _fast_ends(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                   add_generation_prompt: bool, ids: list[int], starts: dict[int, int],
-                   token_ends: list[int]) -> list[int] | None:
+    def _fast_ends(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        add_generation_prompt: bool,
+        ids: list[int],
+        starts: dict[int, int],
+        token_ends: list[int],
+    ) -> list[int] | None:
         n = len(messages)
         if any(k not in starts for k in range(1, n)):
             return None
@@ -305,8 +332,9 @@ class Renderer:
             last = len(ids)
         return [*ends, last]
 
-    def _verified(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, ids: list[int],
-                  ends: list[int]) -> bool:
+    def _verified(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, ids: list[int], ends: list[int]
+    ) -> bool:
         n = len(messages)
         picks = sorted({k for k in (n - 2, n // 2, (n * 7919) % max(1, n - 1)) if 0 <= k < n - 1})[:VERIFY_SAMPLES]
         return all(self._exact_end(messages, tools, k, ids) == ends[k] for k in picks)

@@ -38,8 +38,8 @@ class Conversation:
 @dataclass
 class Dataset:
     conversations: dict[str, Conversation] = field(default_factory=dict)
-    points: list[tuple[str, int]] = field(default_factory=list)       # (conversation id, label 0/1)
-    pairs: list[tuple[str, str]] = field(default_factory=list)        # (chosen id, rejected id)
+    points: list[tuple[str, int]] = field(default_factory=list)  # (conversation id, label 0/1)
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # (chosen id, rejected id)
 
 
 def _check_message(m: Any, where: str) -> dict[str, Any]:
@@ -56,7 +56,11 @@ def _check_message(m: Any, where: str) -> dict[str, Any]:
             raise DatasetError(f"{where}.tool_calls: must be an array")
         for j, c in enumerate(calls):
             fn = c.get("function") if isinstance(c, dict) else None
-            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not isinstance(fn.get("arguments"), str):
+            if (
+                not isinstance(fn, dict)
+                or not isinstance(fn.get("name"), str)
+                or not isinstance(fn.get("arguments"), str)
+            ):
                 raise DatasetError(f"{where}.tool_calls[{j}]: expected {{function: {{name, arguments: string}}}}")
     return m
 
@@ -73,8 +77,9 @@ def parse_conversation(row: dict[str, Any], where: str) -> Conversation:
     tools = row.get("tools")
     if tools is not None and not isinstance(tools, list):
         raise DatasetError(f"{where}.tools: an array or null")
-    return Conversation(cid, group, [_check_message(m, f"{where}.messages[{i}]") for i, m in enumerate(messages)],
-                        tools or None)
+    return Conversation(
+        cid, group, [_check_message(m, f"{where}.messages[{i}]") for i, m in enumerate(messages)], tools or None
+    )
 
 
 def read_dataset(path: str) -> Dataset:
@@ -184,4 +189,4 @@ def encode(tokenizer: Any, conv: Conversation, max_length: int) -> list[int]:
 def batches(items: list[Any], size: int, rng: random.Random) -> list[list[Any]]:
     order = list(items)
     rng.shuffle(order)
-    return [order[i: i + size] for i in range(0, len(order), size)]
+    return [order[i : i + size] for i in range(0, len(order), size)]

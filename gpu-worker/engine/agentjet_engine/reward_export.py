@@ -60,11 +60,31 @@ def export_onnx(model: Any, path: Path, example: list[list[int]], pad_id: int, e
         warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation and tracer notes
         if exporter == "dynamo":
             batch, length = torch.export.Dim("batch"), torch.export.Dim("length")
-            torch.onnx.export(head, (ids, attn), str(path), dynamo=True, external_data=False, verbose=False, opset_version=OPSET,
-                              dynamic_shapes={"input_ids": {0: batch, 1: length}, "attention_mask": {0: batch, 1: length}}, **names)
+            torch.onnx.export(
+                head,
+                (ids, attn),
+                str(path),
+                dynamo=True,
+                external_data=False,
+                verbose=False,
+                opset_version=OPSET,
+                dynamic_shapes={"input_ids": {0: batch, 1: length}, "attention_mask": {0: batch, 1: length}},
+                **names,
+            )
         else:
-            torch.onnx.export(head, (ids, attn), str(path), dynamo=False, opset_version=OPSET, **names,
-                              dynamic_axes={"input_ids": {0: "batch", 1: "length"}, "attention_mask": {0: "batch", 1: "length"}, "scores": {0: "batch"}})
+            torch.onnx.export(
+                head,
+                (ids, attn),
+                str(path),
+                dynamo=False,
+                opset_version=OPSET,
+                **names,
+                dynamic_axes={
+                    "input_ids": {0: "batch", 1: "length"},
+                    "attention_mask": {0: "batch", 1: "length"},
+                    "scores": {0: "batch"},
+                },
+            )
 
 
 def onnx_scores(session: Any, seqs: list[list[int]], pad_id: int) -> np.ndarray:
@@ -80,12 +100,17 @@ def parity(model: Any, onnx_path: Path, seqs: list[list[int]], pad_id: int, batc
     model = model.cpu().eval()
     worst = 0.0
     with torch.no_grad():
-        torch_scores = [float(model(input_ids=torch.tensor([s]), attention_mask=torch.ones(1, len(s), dtype=torch.long)).logits[0, 0]) for s in seqs]
+        torch_scores = [
+            float(
+                model(input_ids=torch.tensor([s]), attention_mask=torch.ones(1, len(s), dtype=torch.long)).logits[0, 0]
+            )
+            for s in seqs
+        ]
     for i, s in enumerate(seqs[: min(len(seqs), 16)]):
         worst = max(worst, abs(float(onnx_scores(session, [s], pad_id)[0]) - torch_scores[i]))
     for i in range(0, len(seqs), batch):
-        got = onnx_scores(session, seqs[i: i + batch], pad_id)
-        worst = max(worst, float(np.max(np.abs(got - np.array(torch_scores[i: i + batch])))))
+        got = onnx_scores(session, seqs[i : i + batch], pad_id)
+        worst = max(worst, float(np.max(np.abs(got - np.array(torch_scores[i : i + batch])))))
     return worst
 
 
@@ -113,8 +138,14 @@ def verify_folder(folder: Path) -> dict[str, Any]:
     return manifest
 
 
-def write_folder(out: Path, model: Any, tokenizer: Any, parity_seqs: list[list[int]], meta: dict[str, Any],
-                 exporter: str = "torchscript") -> dict[str, Any]:
+def write_folder(
+    out: Path,
+    model: Any,
+    tokenizer: Any,
+    parity_seqs: list[list[int]],
+    meta: dict[str, Any],
+    exporter: str = "torchscript",
+) -> dict[str, Any]:
     """Writes the reward-model folder `out` (which must not exist) atomically; returns its manifest."""
     out = out.resolve()
     if out.exists():
@@ -143,9 +174,21 @@ def write_folder(out: Path, model: Any, tokenizer: Any, parity_seqs: list[list[i
             "architecture": type(model).__name__,
             "padTokenId": pad_id,
             "truncation": "left",
-            "onnx": {"file": ONNX_FILE, "inputs": ["input_ids", "attention_mask"], "output": "scores", "exporter": exporter, "opset": OPSET,
-                     "exportSeconds": round(export_s, 2), "maxAbsDiff": diff, "parityConversations": len(parity_seqs)},
-            "tokenizer": {"tokenizer": "tokenizer.json", "config": "tokenizer_config.json", "chatTemplate": "chat_template.jinja"},
+            "onnx": {
+                "file": ONNX_FILE,
+                "inputs": ["input_ids", "attention_mask"],
+                "output": "scores",
+                "exporter": exporter,
+                "opset": OPSET,
+                "exportSeconds": round(export_s, 2),
+                "maxAbsDiff": diff,
+                "parityConversations": len(parity_seqs),
+            },
+            "tokenizer": {
+                "tokenizer": "tokenizer.json",
+                "config": "tokenizer_config.json",
+                "chatTemplate": "chat_template.jinja",
+            },
             "files": files,
         }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")

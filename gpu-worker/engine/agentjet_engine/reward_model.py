@@ -51,9 +51,15 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     t.add_argument("--version", type=int, default=1)
     t.add_argument("--max-minutes", type=float, default=None)
-    t.add_argument("--probe-steps", type=int, default=300, help="fit the fresh score head on frozen features first (0: no)")
-    t.add_argument("--exporter", default="torchscript", choices=("torchscript", "dynamo"),
-                   help="torch.onnx exporter (both pass the same parity check; torchscript is much faster)")
+    t.add_argument(
+        "--probe-steps", type=int, default=300, help="fit the fresh score head on frozen features first (0: no)"
+    )
+    t.add_argument(
+        "--exporter",
+        default="torchscript",
+        choices=("torchscript", "dynamo"),
+        help="torch.onnx exporter (both pass the same parity check; torchscript is much faster)",
+    )
     s = sub.add_parser("score", help="token ids and PyTorch + ONNX scores of conversations")
     s.add_argument("--model", required=True)
     s.add_argument("--data", required=True)
@@ -62,10 +68,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check_numbers(a: argparse.Namespace) -> None:
-    checks = [(a.epochs > 0, "--epochs must be > 0"), (a.lr > 0, "--lr must be > 0"), (a.batch >= 1, "--batch must be ≥ 1"),
-              (0 <= a.heldout < 1, "--heldout must be in [0, 1)"), (a.max_length >= 8, "--max-length must be ≥ 8"),
-              (a.threads >= 1, "--threads must be ≥ 1"), (a.version >= 1, "--version must be ≥ 1"),
-              (a.probe_steps >= 0, "--probe-steps must be ≥ 0")]
+    checks = [
+        (a.epochs > 0, "--epochs must be > 0"),
+        (a.lr > 0, "--lr must be > 0"),
+        (a.batch >= 1, "--batch must be ≥ 1"),
+        (0 <= a.heldout < 1, "--heldout must be in [0, 1)"),
+        (a.max_length >= 8, "--max-length must be ≥ 8"),
+        (a.threads >= 1, "--threads must be ≥ 1"),
+        (a.version >= 1, "--version must be ≥ 1"),
+        (a.probe_steps >= 0, "--probe-steps must be ≥ 0"),
+    ]
     for ok, message in checks:
         if not ok:
             raise ValueError(message)
@@ -85,25 +97,70 @@ def train_command(a: argparse.Namespace, emit: Any) -> None:
 
     from .reward_export import folder_hash, write_folder
     from .reward_train import TrainConfig, train
-    cfg = TrainConfig(data=a.data, base=str(base.resolve()), out=a.out, loss=a.loss, epochs=a.epochs, lr=a.lr,
-                      batch=a.batch, heldout=a.heldout, max_length=a.max_length, seed=a.seed, threads=a.threads,
-                      device=a.device, version=a.version, max_minutes=a.max_minutes, probe_steps=a.probe_steps)
+
+    cfg = TrainConfig(
+        data=a.data,
+        base=str(base.resolve()),
+        out=a.out,
+        loss=a.loss,
+        epochs=a.epochs,
+        lr=a.lr,
+        batch=a.batch,
+        heldout=a.heldout,
+        max_length=a.max_length,
+        seed=a.seed,
+        threads=a.threads,
+        device=a.device,
+        version=a.version,
+        max_minutes=a.max_minutes,
+        probe_steps=a.probe_steps,
+    )
     t0 = time.monotonic()
     model, tokenizer, scorer, report = train(cfg, data, emit)
     parity_ids = report.pop("heldoutIds")[:48] or list(scorer.ids)[:48]
     meta = {
-        "version": cfg.version, "createdAt": int(time.time() * 1000), "base": cfg.base, "loss": cfg.loss,
+        "version": cfg.version,
+        "createdAt": int(time.time() * 1000),
+        "base": cfg.base,
+        "loss": cfg.loss,
         "maxLength": cfg.max_length,
-        "training": {"conversations": len(data.conversations), "pointLabels": len(data.points), "pairLabels": len(data.pairs),
-                     "epochs": cfg.epochs, "lr": cfg.lr, "batch": cfg.batch, "heldout": cfg.heldout, "seed": cfg.seed,
-                     "steps": report["steps"], "seconds": report["seconds"]},
-        "metrics": {"heldoutAccuracy": report["heldoutAccuracy"], "heldout": report["heldout"], "train": report["train"]},
+        "training": {
+            "conversations": len(data.conversations),
+            "pointLabels": len(data.points),
+            "pairLabels": len(data.pairs),
+            "epochs": cfg.epochs,
+            "lr": cfg.lr,
+            "batch": cfg.batch,
+            "heldout": cfg.heldout,
+            "seed": cfg.seed,
+            "steps": report["steps"],
+            "seconds": report["seconds"],
+        },
+        "metrics": {
+            "heldoutAccuracy": report["heldoutAccuracy"],
+            "heldout": report["heldout"],
+            "train": report["train"],
+        },
         "scoreStats": report["scoreStats"],
     }
     manifest = write_folder(Path(cfg.out), model, tokenizer, [scorer.ids[c] for c in parity_ids], meta, a.exporter)
-    emit({"event": "exported", "onnxMaxAbsDiff": manifest["onnx"]["maxAbsDiff"], "exportSeconds": manifest["onnx"]["exportSeconds"]})
+    emit(
+        {
+            "event": "exported",
+            "onnxMaxAbsDiff": manifest["onnx"]["maxAbsDiff"],
+            "exportSeconds": manifest["onnx"]["exportSeconds"],
+        }
+    )
     out = Path(cfg.out).resolve()
-    emit({"event": "done", "folder": str(out), "sha256": folder_hash(out), "seconds": round(time.monotonic() - t0, 2), "manifest": manifest})
+    emit(
+        {
+            "event": "done",
+            "folder": str(out),
+            "sha256": folder_hash(out),
+            "seconds": round(time.monotonic() - t0, 2),
+            "manifest": manifest,
+        }
+    )
 
 
 def score_command(a: argparse.Namespace, emit: Any) -> None:
@@ -131,7 +188,11 @@ def score_command(a: argparse.Namespace, emit: Any) -> None:
             conv = parse_conversation({"id": str(row.get("id", n)), "group": "", **row}, f"{a.data}:{n}")
             ids = encode(tokenizer, conv, int(manifest["maxLength"]))
             with torch.no_grad():
-                ref = float(model(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long)).logits[0, 0])
+                ref = float(
+                    model(
+                        input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long)
+                    ).logits[0, 0]
+                )
             got = float(np.asarray(onnx_scores(session, [ids], pad_id))[0])
             emit({"id": conv.id, "tokenIds": ids, "torch": ref, "onnx": got})
 
@@ -152,7 +213,12 @@ def main(argv: list[str] | None = None) -> int:
         emit({"event": "error", "error": {"type": "invalid_params", "code": "bad_input", "message": str(exc)}})
         return 1
     except Exception as exc:  # noqa: BLE001 - reported as a value, then the process exits
-        emit({"event": "error", "error": {"type": "internal", "code": type(exc).__name__, "message": f"{type(exc).__name__}: {exc}"}})
+        emit(
+            {
+                "event": "error",
+                "error": {"type": "internal", "code": type(exc).__name__, "message": f"{type(exc).__name__}: {exc}"},
+            }
+        )
         return 1
     finally:
         events.flush()

@@ -16,13 +16,15 @@ from .reward_train import pair_loss, point_loss
 
 
 @torch.no_grad()
-def last_token_features(model: Any, seqs: dict[str, list[int]], pad_id: int, device: torch.device, batch: int = 32) -> dict[str, torch.Tensor]:
+def last_token_features(
+    model: Any, seqs: dict[str, list[int]], pad_id: int, device: torch.device, batch: int = 32
+) -> dict[str, torch.Tensor]:
     """The backbone's final hidden state at each conversation's last (non-pad) token — what the score head reads."""
     backbone = getattr(model, model.base_model_prefix)
     order = sorted(seqs, key=lambda c: len(seqs[c]))
     out: dict[str, torch.Tensor] = {}
     for i in range(0, len(order), batch):
-        chunk = order[i: i + batch]
+        chunk = order[i : i + batch]
         ids, attn = pad_right([seqs[c] for c in chunk], pad_id)
         ids, attn = ids.to(device), attn.to(device)
         hidden = backbone(input_ids=ids, attention_mask=attn).last_hidden_state
@@ -33,8 +35,16 @@ def last_token_features(model: Any, seqs: dict[str, list[int]], pad_id: int, dev
     return out
 
 
-def probe_head(model: Any, feats: dict[str, torch.Tensor], loss: str, pairs: list[tuple[str, str]], points: list[tuple[str, int]],
-               steps: int, lr: float = 1e-2, weight_decay: float = 1e-3) -> float:
+def probe_head(
+    model: Any,
+    feats: dict[str, torch.Tensor],
+    loss: str,
+    pairs: list[tuple[str, str]],
+    points: list[tuple[str, int]],
+    steps: int,
+    lr: float = 1e-2,
+    weight_decay: float = 1e-3,
+) -> float:
     """Fits `model.score` (a bias-free linear layer) on the features, full batch; returns the final loss."""
     head = model.score
     names = sorted(feats)

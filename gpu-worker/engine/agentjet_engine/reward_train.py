@@ -35,7 +35,7 @@ class TrainConfig:
     loss: str = "pairwise"
     epochs: float = 3.0
     lr: float = 1e-4
-    batch: int = 32                 # conversations per step (whole task groups)
+    batch: int = 32  # conversations per step (whole task groups)
     heldout: float = 0.2
     max_length: int = 1024
     seed: int = 0
@@ -45,7 +45,7 @@ class TrainConfig:
     warmup_steps: int = 10
     version: int = 1
     max_minutes: float | None = None
-    probe_steps: int = 300          # linear probing of the head before fine-tuning (0: none)
+    probe_steps: int = 300  # linear probing of the head before fine-tuning (0: none)
 
 
 def load_reward_model(path: str, device: torch.device) -> Any:
@@ -53,8 +53,9 @@ def load_reward_model(path: str, device: torch.device) -> Any:
 
     Eager attention: the same graph is exported to ONNX, so PyTorch and ONNX scores agree to float noise.
     """
-    model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1, dtype=torch.float32,
-                                                               local_files_only=True, attn_implementation="eager")
+    model = AutoModelForSequenceClassification.from_pretrained(
+        path, num_labels=1, dtype=torch.float32, local_files_only=True, attn_implementation="eager"
+    )
     if model.config.pad_token_id is None:
         raise ValueError(f"{path}: config.json has no pad_token_id (needed to find each conversation's last token)")
     model.config.problem_type = "regression"
@@ -104,13 +105,15 @@ class Scorer:
         out: dict[str, float] = {}
         order = sorted(set(cids), key=lambda c: len(self.ids[c]))
         for i in range(0, len(order), batch):
-            chunk = order[i: i + batch]
+            chunk = order[i : i + batch]
             for c, s in zip(chunk, self(chunk).tolist()):
                 out[c] = s
         return out
 
 
-def accuracy(scores: dict[str, float], pairs: list[tuple[str, str]], points: list[tuple[str, int]]) -> dict[str, float | int | None]:
+def accuracy(
+    scores: dict[str, float], pairs: list[tuple[str, str]], points: list[tuple[str, int]]
+) -> dict[str, float | int | None]:
     pair_acc = sum(scores[c] > scores[r] for c, r in pairs) / len(pairs) if pairs else None
     point_acc = sum((scores[c] > 0) == bool(lab) for c, lab in points) / len(points) if points else None
     return {"pairAccuracy": pair_acc, "pointAccuracy": point_acc, "pairs": len(pairs), "points": len(points)}
@@ -130,7 +133,9 @@ def step_loss(scorer: Scorer, loss: str, pairs: list[tuple[str, str]], points: l
     return total
 
 
-def plan(cfg: TrainConfig, data: Dataset, sp: Split, rng: random.Random) -> list[tuple[list[tuple[str, str]], list[tuple[str, int]]]]:
+def plan(
+    cfg: TrainConfig, data: Dataset, sp: Split, rng: random.Random
+) -> list[tuple[list[tuple[str, str]], list[tuple[str, int]]]]:
     """The steps of the run, by task group: a step takes whole groups (about `batch` conversations) and
     trains on every labelled pair and point among them, so each conversation is scored once per step and
     once per epoch — all K(K−1)/2 comparisons of a group for the price of K forward passes (as InstructGPT
@@ -148,7 +153,9 @@ def plan(cfg: TrainConfig, data: Dataset, sp: Split, rng: random.Random) -> list
         g[1].append(q)
         g[2].add(q[0])
     if not groups:
-        raise ValueError(f"no training labels for the {cfg.loss} loss after holding out {cfg.heldout:.0%} of the task groups")
+        raise ValueError(
+            f"no training labels for the {cfg.loss} loss after holding out {cfg.heldout:.0%} of the task groups"
+        )
     names = sorted(groups)
 
     def epoch() -> list[tuple[list[tuple[str, str]], list[tuple[str, int]]]]:
@@ -172,7 +179,9 @@ def plan(cfg: TrainConfig, data: Dataset, sp: Split, rng: random.Random) -> list
     return out[:total]
 
 
-def train(cfg: TrainConfig, data: Dataset, emit: Callable[[dict[str, Any]], None]) -> tuple[Any, Any, Scorer, dict[str, Any]]:
+def train(
+    cfg: TrainConfig, data: Dataset, emit: Callable[[dict[str, Any]], None]
+) -> tuple[Any, Any, Scorer, dict[str, Any]]:
     """Trains; returns (model, tokenizer, scorer, report). `emit` gets progress events."""
     if cfg.loss not in LOSSES:
         raise ValueError(f"loss must be one of {', '.join(LOSSES)}")
@@ -185,9 +194,18 @@ def train(cfg: TrainConfig, data: Dataset, emit: Callable[[dict[str, Any]], None
     sp = split(data, training_pairs(data), cfg.heldout, cfg.seed)
     scorer = Scorer(model, tokenizer, data, cfg.max_length, device)
     steps = plan(cfg, data, sp, rng)
-    emit({"event": "start", "steps": len(steps), "trainPairs": len(sp.train_pairs), "heldoutPairs": len(sp.heldout_pairs),
-          "trainPoints": len(sp.train_points), "heldoutPoints": len(sp.heldout_points),
-          "conversations": len(data.conversations), "device": device.type})
+    emit(
+        {
+            "event": "start",
+            "steps": len(steps),
+            "trainPairs": len(sp.train_pairs),
+            "heldoutPairs": len(sp.heldout_pairs),
+            "trainPoints": len(sp.train_points),
+            "heldoutPoints": len(sp.heldout_points),
+            "conversations": len(data.conversations),
+            "device": device.type,
+        }
+    )
     if cfg.probe_steps > 0:
         from .reward_probe import last_token_features, probe_head
 
@@ -195,11 +213,21 @@ def train(cfg: TrainConfig, data: Dataset, emit: Callable[[dict[str, Any]], None
         need = {c for p in sp.train_pairs for c in p} | {c for c, _ in sp.train_points}
         feats = last_token_features(model, {c: scorer.ids[c] for c in need}, scorer.pad_id, device)
         probe_loss = probe_head(model, feats, cfg.loss, sp.train_pairs, sp.train_points, cfg.probe_steps)
-        emit({"event": "probe", "loss": round(probe_loss, 5), "seconds": round(time.monotonic() - t_probe, 2), "conversations": len(feats)})
+        emit(
+            {
+                "event": "probe",
+                "loss": round(probe_loss, 5),
+                "seconds": round(time.monotonic() - t_probe, 2),
+                "conversations": len(feats),
+            }
+        )
     decay = [p for p in model.parameters() if p.dim() >= 2]
     rest = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}],
-                            lr=cfg.lr, betas=(0.9, 0.99))
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}],
+        lr=cfg.lr,
+        betas=(0.9, 0.99),
+    )
     t0 = time.monotonic()
     every = max(1, len(steps) // 10)
     model.train()
@@ -214,8 +242,15 @@ def train(cfg: TrainConfig, data: Dataset, emit: Callable[[dict[str, Any]], None
         opt.step()
         done = i + 1
         if done % every == 0 or done == len(steps):
-            emit({"event": "step", "step": done, "steps": len(steps), "loss": round(float(loss.item()), 5),
-                  "seconds": round(time.monotonic() - t0, 2)})
+            emit(
+                {
+                    "event": "step",
+                    "step": done,
+                    "steps": len(steps),
+                    "loss": round(float(loss.item()), 5),
+                    "seconds": round(time.monotonic() - t0, 2),
+                }
+            )
         if cfg.max_minutes is not None and time.monotonic() - t0 > cfg.max_minutes * 60:
             emit({"event": "stopped", "reason": "max_minutes", "step": done})
             break
@@ -226,13 +261,18 @@ def train(cfg: TrainConfig, data: Dataset, emit: Callable[[dict[str, Any]], None
     scores = scorer.many(held_ids + train_ids)
     held = accuracy(scores, sp.heldout_pairs, sp.heldout_points)
     trained = accuracy(scores, sp.train_pairs, sp.train_points)
-    headline = held["pairAccuracy"] if cfg.loss != "pointwise" and held["pairAccuracy"] is not None else held["pointAccuracy"]
+    headline = (
+        held["pairAccuracy"] if cfg.loss != "pointwise" and held["pairAccuracy"] is not None else held["pointAccuracy"]
+    )
     train_scores = [scores[c] for c in dict.fromkeys(train_ids)]
     mean = sum(train_scores) / max(1, len(train_scores))
     std = math.sqrt(sum((s - mean) ** 2 for s in train_scores) / max(1, len(train_scores)))
     report = {
-        "steps": done, "seconds": round(seconds, 2),
-        "heldoutAccuracy": headline, "heldout": held, "train": trained,
+        "steps": done,
+        "seconds": round(seconds, 2),
+        "heldoutAccuracy": headline,
+        "heldout": held,
+        "train": trained,
         "scoreStats": {"mean": mean, "std": std},
         "heldoutIds": list(dict.fromkeys(held_ids)),
     }

@@ -37,11 +37,11 @@ from .sampling import sample_tokens
 
 @dataclass
 class ServingConfig:
-    max_rows: int = 64                 # sequences decoded together
-    prefill_tokens: int = 512          # prompt tokens computed per step (bounds a decode step's stall)
-    kv_bytes: int = 1 << 30            # slot store budget (admission stops above it)
-    prefix_bytes: int = 512 << 20      # prefix cache budget
-    block_tokens: int = 16             # prefix cache block size
+    max_rows: int = 64  # sequences decoded together
+    prefill_tokens: int = 512  # prompt tokens computed per step (bounds a decode step's stall)
+    kv_bytes: int = 1 << 30  # slot store budget (admission stops above it)
+    prefix_bytes: int = 512 << 20  # prefix cache budget
+    block_tokens: int = 16  # prefix cache block size
 
 
 class JobSink(Protocol):
@@ -79,12 +79,12 @@ class Row:
     tracker: TextTracker
     generator: torch.Generator
     slot: int = -1
-    length: int = 0                    # positions with keys/values in the slot
-    reused: int = 0                    # prompt tokens copied from the prefix cache
-    pending: int | None = None         # sampled, not yet fed
+    length: int = 0  # positions with keys/values in the slot
+    reused: int = 0  # prompt tokens copied from the prefix cache
+    pending: int | None = None  # sampled, not yet fed
     out_ids: list[int] = field(default_factory=list)
     out_lps: list[float] = field(default_factory=list)
-    new_ids: list[int] = field(default_factory=list)   # since the last delta
+    new_ids: list[int] = field(default_factory=list)  # since the last delta
     new_lps: list[float] = field(default_factory=list)
     finish: str | None = None
     admitted_at: float = 0.0
@@ -98,17 +98,22 @@ class Row:
 @dataclass
 class BatchStats:
     steps: int = 0
-    decode_tokens: int = 0             # tokens sampled by decoding rows
-    prefill_tokens: int = 0            # prompt tokens computed
+    decode_tokens: int = 0  # tokens sampled by decoding rows
+    prefill_tokens: int = 0  # prompt tokens computed
     forward_seconds: float = 0.0
-    sequences: int = 0                 # finished sequences
+    sequences: int = 0  # finished sequences
     max_rows: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"steps": self.steps, "decodeTokens": self.decode_tokens, "prefillTokens": self.prefill_tokens,
-                "meanDecodeBatch": self.decode_tokens / self.steps if self.steps else 0.0,
-                "forwardSeconds": round(self.forward_seconds, 3), "sequences": self.sequences,
-                "maxRows": self.max_rows}
+        return {
+            "steps": self.steps,
+            "decodeTokens": self.decode_tokens,
+            "prefillTokens": self.prefill_tokens,
+            "meanDecodeBatch": self.decode_tokens / self.steps if self.steps else 0.0,
+            "forwardSeconds": round(self.forward_seconds, 3),
+            "sequences": self.sequences,
+            "maxRows": self.max_rows,
+        }
 
 
 class ServingModel(Protocol):
@@ -129,8 +134,14 @@ def model_dims(model: Any) -> tuple[int, int, int, list[str]]:
 
 
 class ContinuousBatcher:
-    def __init__(self, served: ServingModel, decode: Callable[[list[int]], str], config: ServingConfig,
-                 dtype: torch.dtype, context: int | None = None) -> None:
+    def __init__(
+        self,
+        served: ServingModel,
+        decode: Callable[[list[int]], str],
+        config: ServingConfig,
+        dtype: torch.dtype,
+        context: int | None = None,
+    ) -> None:
         self.served = served
         self.decode = decode
         self.config = config
@@ -141,7 +152,7 @@ class ContinuousBatcher:
         self.cache = SlotCache(layers)
         self.prefix = PrefixCache(self.store, config.prefix_bytes, config.block_tokens)
         self.waiting: list[Row] = []
-        self.slots: list[Row] = []      # [decoding | prefilling], index = slot
+        self.slots: list[Row] = []  # [decoding | prefilling], index = slot
         self.decoding = 0
         self._rows_hint = 0
         self.stats = BatchStats()
@@ -151,8 +162,17 @@ class ContinuousBatcher:
         job = Job(requests, sink, stream)
         for i, req in enumerate(requests):
             if req.max_tokens <= 0:
-                job.complete(i, {"tokenIds": [], "logprobs": [], "finishReason": "length", "text": "",
-                                 "promptTokens": len(req.prompt_ids), "cachedTokens": 0})
+                job.complete(
+                    i,
+                    {
+                        "tokenIds": [],
+                        "logprobs": [],
+                        "finishReason": "length",
+                        "text": "",
+                        "promptTokens": len(req.prompt_ids),
+                        "cachedTokens": 0,
+                    },
+                )
                 continue
             row = Row(job, i, req, TextTracker(self.decode, req.stop), torch.Generator().manual_seed(req.seed))
             self.waiting.append(row)
@@ -186,9 +206,14 @@ class ContinuousBatcher:
                 job.sink.fail(error)
 
     def to_json(self) -> dict[str, Any]:
-        return {"active": len(self.slots), "decoding": self.decoding, "waiting": len(self.waiting),
-                "kvBytes": self.store.bytes, "kvBudgetBytes": self.config.kv_bytes,
-                **self.stats.to_json()}
+        return {
+            "active": len(self.slots),
+            "decoding": self.decoding,
+            "waiting": len(self.waiting),
+            "kvBytes": self.store.bytes,
+            "kvBudgetBytes": self.config.kv_bytes,
+            **self.stats.to_json(),
+        }
 
     # ---- the loop --------------------------------------------------------------------------------
     def step(self) -> None:
@@ -220,8 +245,9 @@ class ContinuousBatcher:
         if len(row.prompt) - 1 < upto or self.prefix.max_blocks == 0:
             return False
         head = row.prompt[:upto]
-        return any(len(q.prompt) >= upto and q.prompt[:upto] == head
-                   for q in self.slots[self.decoding:] if q.length < upto)
+        return any(
+            len(q.prompt) >= upto and q.prompt[:upto] == head for q in self.slots[self.decoding :] if q.length < upto
+        )
 
     def _admit(self) -> None:
         keep: list[Row] = []
@@ -249,8 +275,9 @@ class ContinuousBatcher:
         """Grows the slot store within the row cap and the KV budget (and the model's context)."""
         per_row = max(1, max(tokens, self.store.tokens) * self.store.bytes_per_token)
         row_limit = max(1, min(self.config.max_rows, self.config.kv_bytes // per_row))
-        self.store.ensure(rows, tokens, len(self.slots), self.store.tokens, row_limit=row_limit,
-                          token_limit=self.context)
+        self.store.ensure(
+            rows, tokens, len(self.slots), self.store.tokens, row_limit=row_limit, token_limit=self.context
+        )
 
     def _place(self, row: Row) -> None:
         slot = len(self.slots)
@@ -280,7 +307,7 @@ class ContinuousBatcher:
                 break
             count = min(len(row.prompt) - row.length, budget)
             segments.append(Segment(row.slot, row.length, count, len(tokens)))
-            tokens.extend(row.prompt[row.length: row.length + count])
+            tokens.extend(row.prompt[row.length : row.length + count])
             positions.extend(range(row.length, row.length + count))
             budget -= count
             if row.length + count == len(row.prompt):
@@ -303,8 +330,15 @@ class ContinuousBatcher:
         keep = torch.tensor(logit_index, dtype=torch.long, device=device)
         masks: dict[str, Any] = {t: None for t in self.mask_types}
         with torch.inference_mode(), serving_attention(model), self.served.autocast():
-            out = model(input_ids=ids, position_ids=pos, attention_mask=masks, past_key_values=self.cache,
-                        use_cache=True, logits_to_keep=keep, agentjet_plan=plan)
+            out = model(
+                input_ids=ids,
+                position_ids=pos,
+                attention_mask=masks,
+                past_key_values=self.cache,
+                use_cache=True,
+                logits_to_keep=keep,
+                agentjet_plan=plan,
+            )
         self.cache.plan = None
         return out.logits[0].float()
 
@@ -326,8 +360,10 @@ class ContinuousBatcher:
         device = logits.device
         temperature = torch.tensor([r.req.temperature for r in rows], dtype=torch.float32, device=device)
         top_p = torch.tensor([r.req.top_p for r in rows], dtype=torch.float32, device=device)
-        uniforms = torch.tensor([float(torch.rand((), generator=r.generator)) if r.req.temperature > 0 else 0.0
-                                 for r in rows], dtype=torch.float32).to(device)
+        uniforms = torch.tensor(
+            [float(torch.rand((), generator=r.generator)) if r.req.temperature > 0 else 0.0 for r in rows],
+            dtype=torch.float32,
+        ).to(device)
         chosen = sample_tokens(logits, temperature, top_p, uniforms)
         lps = gather_logprobs(logits, chosen).tolist()
         now = time.perf_counter()
@@ -348,7 +384,7 @@ class ContinuousBatcher:
             elif len(row.out_ids) >= row.req.max_tokens:
                 row.finish = "length"
         for row in rows:
-            if row.slot >= self.decoding:      # prompt completed this step: join the decoding rows
+            if row.slot >= self.decoding:  # prompt completed this step: join the decoding rows
                 self._promote(row)
         for row in rows:
             if row.finish is not None:
@@ -372,9 +408,17 @@ class ContinuousBatcher:
         if row.job.stream and (row.new_ids or delta):
             row.job.sink.delta(row.index, row.new_ids, row.new_lps, delta)
         row.new_ids, row.new_lps = [], []
-        row.job.complete(row.index, {
-            "tokenIds": row.out_ids, "logprobs": row.out_lps, "finishReason": row.finish, "text": text,
-            "promptTokens": len(row.prompt), "cachedTokens": row.reused})
+        row.job.complete(
+            row.index,
+            {
+                "tokenIds": row.out_ids,
+                "logprobs": row.out_lps,
+                "finishReason": row.finish,
+                "text": text,
+                "promptTokens": len(row.prompt),
+                "cachedTokens": row.reused,
+            },
+        )
 
     def _relocate(self, src: int, dst: int) -> None:
         if src == dst:

@@ -34,6 +34,7 @@ def scoring_batch_tokens(vocab_size: int) -> int:
 @dataclass
 class Targets:
     """The N scored tokens of a micro-batch: row, position, the position predicting it, its id."""
+
     rows: Tensor
     cols: Tensor
     source: Tensor
@@ -65,8 +66,9 @@ def select_targets(inp: ModelInput, mask: Tensor | None = None) -> Targets:
 
 def decoder_hidden(model: Any, inp: ModelInput) -> Tensor:
     """(B, T, H) last hidden states (after the final norm) of the model's decoder."""
-    out = model.get_decoder()(input_ids=inp.ids, attention_mask=inp.attention_mask, position_ids=inp.position_ids,
-                              use_cache=False)
+    out = model.get_decoder()(
+        input_ids=inp.ids, attention_mask=inp.attention_mask, position_ids=inp.position_ids, use_cache=False
+    )
     return out.last_hidden_state
 
 
@@ -88,9 +90,13 @@ class PolicyScorer(torch.nn.Module):
         return head_logprobs(self.lm.get_output_embeddings(), picked, targets.tokens, chunk)
 
 
-def score_targets(scorer: Any, inp: ModelInput, targets: Targets,
-                  autocast: contextlib.AbstractContextManager[Any] | None = None,
-                  chunk: int | None = None) -> tuple[Tensor, Tensor]:
+def score_targets(
+    scorer: Any,
+    inp: ModelInput,
+    targets: Targets,
+    autocast: contextlib.AbstractContextManager[Any] | None = None,
+    chunk: int | None = None,
+) -> tuple[Tensor, Tensor]:
     """(logp, entropy), both (N,) fp32, of `targets` under `scorer` (a PolicyScorer or a bare model)."""
     if not isinstance(scorer, PolicyScorer):  # (fully_shard keeps the class: it derives a subclass)
         scorer = PolicyScorer(scorer)
@@ -106,20 +112,22 @@ def scatter_rows(values: Tensor, targets: Targets, shape: tuple[int, int]) -> Te
 
 
 # ---- the full-logits reference -------------------------------------------------------------------
-def forward_logits(model: Any, ids: Tensor, mask: Tensor,
-                   autocast: contextlib.AbstractContextManager[Any] | None = None) -> Tensor:
+def forward_logits(
+    model: Any, ids: Tensor, mask: Tensor, autocast: contextlib.AbstractContextManager[Any] | None = None
+) -> Tensor:
     """Logits (B, T, V) for right-padded `ids` with explicit position ids (0 at each first token)."""
     with autocast or contextlib.nullcontext():
-        return model(input_ids=ids, attention_mask=mask, position_ids=positions_from_mask(mask),
-                     use_cache=False).logits
+        return model(input_ids=ids, attention_mask=mask, position_ids=positions_from_mask(mask), use_cache=False).logits
 
 
-def forward_input(model: Any, inp: ModelInput,
-                  autocast: contextlib.AbstractContextManager[Any] | None = None) -> Tensor:
+def forward_input(
+    model: Any, inp: ModelInput, autocast: contextlib.AbstractContextManager[Any] | None = None
+) -> Tensor:
     """Logits (B, T, V) of a micro-batch that may hold tree rows (reference path: full logits)."""
     with autocast or contextlib.nullcontext():
-        return model(input_ids=inp.ids, attention_mask=inp.attention_mask, position_ids=inp.position_ids,
-                     use_cache=False).logits
+        return model(
+            input_ids=inp.ids, attention_mask=inp.attention_mask, position_ids=inp.position_ids, use_cache=False
+        ).logits
 
 
 def shifted_logprobs(logits: Tensor, ids: Tensor) -> Tensor:
@@ -136,8 +144,9 @@ def input_logprobs(logits: Tensor, inp: ModelInput) -> Tensor:
 
 
 @torch.inference_mode()
-def chunked_head_matches(model: Any, autocast: contextlib.AbstractContextManager[Any] | None = None,
-                         tolerance: float = 1e-4) -> bool:
+def chunked_head_matches(
+    model: Any, autocast: contextlib.AbstractContextManager[Any] | None = None, tolerance: float = 1e-4
+) -> bool:
     """Whether decoder + chunked head reproduces the model's own logprobs (false e.g. for models that
     scale or soft-cap their logits in the LM forward); checked once at load on a few tokens."""
     vocab = int(model.get_input_embeddings().num_embeddings)
@@ -153,8 +162,12 @@ def chunked_head_matches(model: Any, autocast: contextlib.AbstractContextManager
 
 
 @torch.inference_mode()
-def tree_segments_match(model: Any, autocast: contextlib.AbstractContextManager[Any] | None = None,
-                        tolerance: float = 1e-4, mask_dtype: torch.dtype = torch.float32) -> bool:
+def tree_segments_match(
+    model: Any,
+    autocast: contextlib.AbstractContextManager[Any] | None = None,
+    tolerance: float = 1e-4,
+    mask_dtype: torch.dtype = torch.float32,
+) -> bool:
     """Whether the model takes the segment plan (tree_attention.py) and it reproduces the dense
     reference mask's logits on a small tree beside a linear row; checked once at load."""
     vocab = int(model.get_input_embeddings().num_embeddings)
@@ -172,10 +185,18 @@ def tree_segments_match(model: Any, autocast: contextlib.AbstractContextManager[
 
 
 @torch.inference_mode()
-def score_sequences(model: Any, sequences: Sequence[list[int] | TokenSeq], *, pad_id: int, device: torch.device,
-                    autocast: contextlib.AbstractContextManager[Any] | None = None,
-                    batch_tokens: int | None = None, mask_dtype: torch.dtype = torch.float32,
-                    tree_attention: str = "segments", chunked: bool = True) -> list[list[float]]:
+def score_sequences(
+    model: Any,
+    sequences: Sequence[list[int] | TokenSeq],
+    *,
+    pad_id: int,
+    device: torch.device,
+    autocast: contextlib.AbstractContextManager[Any] | None = None,
+    batch_tokens: int | None = None,
+    mask_dtype: torch.dtype = torch.float32,
+    tree_attention: str = "segments",
+    chunked: bool = True,
+) -> list[list[float]]:
     """logprobs[i][t] = log p(seq_i[t] | context of t) (0 at the root), batched by a padded-token budget.
 
     The context is every earlier token for a plain list / linear `TokenSeq`, and the token's

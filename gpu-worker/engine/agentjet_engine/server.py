@@ -59,17 +59,19 @@ class Request:
 class _Sink:
     """Sends one generate request's delta frames and its final answer."""
 
-    def __init__(self, server: "Server", request_id: Any) -> None:
+    def __init__(self, server: Server, request_id: Any) -> None:
         self.server, self.id = server, request_id
 
     def delta(self, index: int, token_ids: list[int], logprobs: list[float], text: str) -> None:
-        self.server.send({"id": self.id, "delta": {"index": index, "tokenIds": token_ids, "logprobs": logprobs,
-                                                    "text": text}})
+        self.server.send(
+            {"id": self.id, "delta": {"index": index, "tokenIds": token_ids, "logprobs": logprobs, "text": text}}
+        )
 
     def done(self, results: list[dict[str, Any]]) -> None:
         self.server.jobs.pop(id_key(self.id), None)
-        self.server.send({"id": self.id, "result": {"results": results,
-                                                     "weightVersion": self.server.engine.weight_version}})
+        self.server.send(
+            {"id": self.id, "result": {"results": results, "weightVersion": self.server.engine.weight_version}}
+        )
 
     def fail(self, error: Exception) -> None:
         self.server.jobs.pop(id_key(self.id), None)
@@ -80,10 +82,18 @@ class Server:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.methods: dict[str, Handler] = {
-            "info": engine.info, "load": engine.load, "render": engine.render, "generate": engine.generate,
-            "logprobs": engine.logprobs, "decode": engine.decode, "train_step": engine.train_step,
-            "save": engine.save, "restore": engine.restore, "configure": engine.configure,
-            "cache_stats": engine.cache_stats, "cancel": self.cancel,
+            "info": engine.info,
+            "load": engine.load,
+            "render": engine.render,
+            "generate": engine.generate,
+            "logprobs": engine.logprobs,
+            "decode": engine.decode,
+            "train_step": engine.train_step,
+            "save": engine.save,
+            "restore": engine.restore,
+            "configure": engine.configure,
+            "cache_stats": engine.cache_stats,
+            "cancel": self.cancel,
         }
         self.jobs: dict[tuple[str, Any], Job] = {}
         self.backlog: deque[Request] = deque()
@@ -110,8 +120,14 @@ class Server:
         if not isinstance(method, str):
             raise _WithId(request_id, EngineError("protocol", "bad_method", "request `method` must be a string"))
         if method not in self.methods:
-            raise _WithId(request_id, EngineError("unknown_method", "unknown_method",
-                                                  f"unknown method {method!r}; known: {', '.join(sorted(self.methods))}"))
+            raise _WithId(
+                request_id,
+                EngineError(
+                    "unknown_method",
+                    "unknown_method",
+                    f"unknown method {method!r}; known: {', '.join(sorted(self.methods))}",
+                ),
+            )
         params = request.get("params")
         if params is None:
             params = {}
@@ -124,8 +140,12 @@ class Server:
         try:
             frame = encode_frame(response)
         except (TypeError, ValueError) as exc:  # e.g. a NaN slipped into a result
-            frame = encode_frame(error_response(response.get("id"), EngineError(
-                "internal", "unencodable_result", f"the result could not be encoded as JSON: {exc}")))
+            frame = encode_frame(
+                error_response(
+                    response.get("id"),
+                    EngineError("internal", "unencodable_result", f"the result could not be encoded as JSON: {exc}"),
+                )
+            )
         self.outbox.append(frame)
 
     def flush(self) -> None:
@@ -266,7 +286,7 @@ class Server:
             self.flush()
 
 
-def _read_frames(reader: FrameReader, inbox: "queue.Queue[tuple[str, Any]]", eof_grace_s: float | None) -> None:
+def _read_frames(reader: FrameReader, inbox: queue.Queue[tuple[str, Any]], eof_grace_s: float | None) -> None:
     while True:
         try:
             payload = reader.read_frame()

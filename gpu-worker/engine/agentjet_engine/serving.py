@@ -30,14 +30,14 @@ MODES = ("continuous", "static")
 def default_config(device: torch.device) -> ServingConfig:
     if device.type == "cuda":
         free, _ = torch.cuda.mem_get_info(device)
-        return ServingConfig(max_rows=256, prefill_tokens=4096, kv_bytes=int(free * 0.45),
-                             prefix_bytes=int(free * 0.2))
+        return ServingConfig(max_rows=256, prefill_tokens=4096, kv_bytes=int(free * 0.45), prefix_bytes=int(free * 0.2))
     return ServingConfig()
 
 
 @dataclass
 class _Served:
     """What the batcher needs of the loaded model."""
+
     model: Any
     device: torch.device
     pad_id: int
@@ -65,12 +65,12 @@ class _Collect:
 
 
 class Serving:
-    def __init__(self, engine: "Engine") -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.mode = "continuous"
         self.overrides: dict[str, int] = {}
         self._batcher: ContinuousBatcher | None = None
-        self._for: Any = None            # the LoadedModel the batcher was made for
+        self._for: Any = None  # the LoadedModel the batcher was made for
         self.fallback: str | None = None  # why the continuous path cannot serve this model
 
     # ---- the batcher ---------------------------------------------------------------------------
@@ -86,8 +86,13 @@ class Serving:
                 setattr(config, key, value)
             model = self.inference_model()
             served = _Served(model, m.device, m.pad_id, m.autocast)
-            self._batcher = ContinuousBatcher(served, lambda ids: m.tokenizer.decode(ids, skip_special_tokens=True),
-                                              config, m.compute_dtype, m.context_length)
+            self._batcher = ContinuousBatcher(
+                served,
+                lambda ids: m.tokenizer.decode(ids, skip_special_tokens=True),
+                config,
+                m.compute_dtype,
+                m.context_length,
+            )
             self._for = m
             self.fallback = unsupported_reason(model) or self._self_check(m)
         return self._batcher
@@ -101,8 +106,9 @@ class Serving:
             with torch.inference_mode(), m.autocast():
                 want = self.inference_model()(input_ids=torch.tensor([prompt], device=m.device)).logits[0, -1].float()
             sink = _Collect()
-            probe = GenerationRequest(prompt_ids=prompt, max_tokens=1, temperature=0.0, top_p=1.0,
-                                      stop_ids=frozenset(), seed=0)
+            probe = GenerationRequest(
+                prompt_ids=prompt, max_tokens=1, temperature=0.0, top_p=1.0, stop_ids=frozenset(), seed=0
+            )
             batcher = self._batcher
             batcher.submit([probe], sink)
             captured: list[torch.Tensor] = []
@@ -125,15 +131,18 @@ class Serving:
             tolerance = 1e-3 if m.compute_dtype == torch.float32 else 0.1
             diff = float((captured[-1] - want).abs().max()) if captured else float("inf")
             if sink.error is not None or diff > tolerance:
-                return f"self-check failed (max logit difference {diff:.2e})" if sink.error is None else \
-                    f"self-check failed ({sink.error})"
+                return (
+                    f"self-check failed (max logit difference {diff:.2e})"
+                    if sink.error is None
+                    else f"self-check failed ({sink.error})"
+                )
         except Exception as exc:  # an architecture the slot attention cannot drive
             return f"self-check failed ({type(exc).__name__}: {exc})"
         return None
 
     @property
     def continuous(self) -> bool:
-        self.batcher  # resolves `fallback` for the loaded model
+        _ = self.batcher  # resolves `fallback` for the loaded model
         return self.mode == "continuous" and self.fallback is None
 
     @property
@@ -158,11 +167,18 @@ class Serving:
 
     def static(self, requests: list[GenerationRequest]) -> list[dict[str, Any]]:
         m = self.engine._require()
-        results = generate(self.inference_model(), requests, pad_id=m.pad_id, device=m.device,
-                           autocast=m.autocast())
-        return [{"tokenIds": r.token_ids, "logprobs": r.logprobs, "finishReason": r.finish_reason,
-                 "text": m.tokenizer.decode(r.token_ids, skip_special_tokens=True),
-                 "promptTokens": len(q.prompt_ids), "cachedTokens": 0} for q, r in zip(requests, results)]
+        results = generate(self.inference_model(), requests, pad_id=m.pad_id, device=m.device, autocast=m.autocast())
+        return [
+            {
+                "tokenIds": r.token_ids,
+                "logprobs": r.logprobs,
+                "finishReason": r.finish_reason,
+                "text": m.tokenizer.decode(r.token_ids, skip_special_tokens=True),
+                "promptTokens": len(q.prompt_ids),
+                "cachedTokens": 0,
+            }
+            for q, r in zip(requests, results)
+        ]
 
     def run_to_completion(self, requests: list[GenerationRequest]) -> list[dict[str, Any]]:
         if not self.continuous:
@@ -178,9 +194,13 @@ class Serving:
     # ---- settings and stats --------------------------------------------------------------------
     def configure(self, params: dict[str, Any]) -> dict[str, Any]:
         mode = P.get_str(params, "mode", default=self.mode, choices=MODES)
-        fields = {"maxRows": ("max_rows", 1, 4096), "prefillTokens": ("prefill_tokens", 16, 1 << 20),
-                  "kvCacheBytes": ("kv_bytes", 0, 1 << 50), "prefixCacheBytes": ("prefix_bytes", 0, 1 << 50),
-                  "blockTokens": ("block_tokens", 1, 4096)}
+        fields = {
+            "maxRows": ("max_rows", 1, 4096),
+            "prefillTokens": ("prefill_tokens", 16, 1 << 20),
+            "kvCacheBytes": ("kv_bytes", 0, 1 << 50),
+            "prefixCacheBytes": ("prefix_bytes", 0, 1 << 50),
+            "blockTokens": ("block_tokens", 1, 4096),
+        }
         overrides = dict(self.overrides)
         for key, (attr, lo, hi) in fields.items():
             value = P.get_int(params, key, default=None, lo=lo, hi=hi)
@@ -199,10 +219,18 @@ class Serving:
         if self.engine.loaded is not None:
             b = self.batcher
             c = b.config
-            out.update({"continuous": self.continuous, "fallback": self.fallback, "maxRows": c.max_rows,
-                        "prefillTokens": c.prefill_tokens, "kvCacheBytes": c.kv_bytes,
-                        "prefixCacheBytes": c.prefix_bytes, "blockTokens": c.block_tokens,
-                        "bytesPerToken": b.store.bytes_per_token})
+            out.update(
+                {
+                    "continuous": self.continuous,
+                    "fallback": self.fallback,
+                    "maxRows": c.max_rows,
+                    "prefillTokens": c.prefill_tokens,
+                    "kvCacheBytes": c.kv_bytes,
+                    "prefixCacheBytes": c.prefix_bytes,
+                    "blockTokens": c.block_tokens,
+                    "bytesPerToken": b.store.bytes_per_token,
+                }
+            )
         return out
 
     def stats(self) -> dict[str, Any]:

@@ -28,8 +28,16 @@ from .loading import LoadedModel, load_reference, set_activation_checkpointing
 from .memory_plan import Plan
 from .memprobe import PeakMemory, state_bytes
 from .scoring import PolicyScorer, Targets, chunked_head_matches, score_targets, tree_segments_match
-from .training import (Hyper, Sample, StepContext, accumulate_gradients, clip_and_step, loss_weight, micro_batches,
-                       step_stats)
+from .training import (
+    Hyper,
+    Sample,
+    StepContext,
+    accumulate_gradients,
+    clip_and_step,
+    loss_weight,
+    micro_batches,
+    step_stats,
+)
 from .trees import ModelInput
 
 log = logging.getLogger("agentjet_engine")
@@ -82,7 +90,7 @@ class Trainer:
             shard(self.scorer, loaded.device)
         self.params = [p for p in self.scorer.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(self.params, lr=0.0, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0)
-        self.reference: Any = None   # frozen load-time scorer for the KL term (full fine-tune), made on first use
+        self.reference: Any = None  # frozen load-time scorer for the KL term (full fine-tune), made on first use
 
     # ---- what serving sees -------------------------------------------------------------------
     def serving(self) -> LoadedModel:
@@ -92,9 +100,13 @@ class Trainer:
         return dataclasses.replace(self.loaded, model=self.inference)
 
     def features(self) -> dict[str, Any]:
-        return {"treeAttention": "segments" if self.segments_ok else "dense", "chunkedLogprobs": self.chunked_ok,
-                "activationCheckpointing": self.plan.checkpointing, "worldSize": self.group.world_size,
-                "plan": self.plan.to_json()}
+        return {
+            "treeAttention": "segments" if self.segments_ok else "dense",
+            "chunkedLogprobs": self.chunked_ok,
+            "activationCheckpointing": self.plan.checkpointing,
+            "worldSize": self.group.world_size,
+            "plan": self.plan.to_json(),
+        }
 
     # ---- the step ----------------------------------------------------------------------------
     def _context(self, hyper: Hyper) -> StepContext:
@@ -102,9 +114,15 @@ class Trainer:
         tree = hyper.tree_attention
         if tree == "auto" or (tree == "segments" and not self.segments_ok):
             tree = "segments" if self.segments_ok else "dense"
-        return StepContext(pad_id=m.pad_id, device=m.device, autocast=m.autocast, mask_dtype=m.compute_dtype,
-                           tree_attention=tree, chunked=hyper.chunked_logprobs and self.chunked_ok,
-                           reference=self._reference_logprobs if hyper.kl_coef > 0 else None)
+        return StepContext(
+            pad_id=m.pad_id,
+            device=m.device,
+            autocast=m.autocast,
+            mask_dtype=m.compute_dtype,
+            tree_attention=tree,
+            chunked=hyper.chunked_logprobs and self.chunked_ok,
+            reference=self._reference_logprobs if hyper.kl_coef > 0 else None,
+        )
 
     def _reference_logprobs(self, inp: ModelInput, targets: Targets) -> torch.Tensor:
         """Logprobs under the load-time weights: the adapter switched off under LoRA, otherwise a
@@ -142,8 +160,9 @@ class Trainer:
                     sums["micro_batches"] -= idle
                 else:
                     sums = accumulate_gradients(self.scorer, samples, hyper, ctx, batches, total)
-                grad_norm = clip_and_step(self.optimizer, self.params, hyper,
-                                          lambda x: group.sum_floats({"squares": x})["squares"])
+                grad_norm = clip_and_step(
+                    self.optimizer, self.params, hyper, lambda x: group.sum_floats({"squares": x})["squares"]
+                )
         finally:
             set_activation_checkpointing(m.model, self.plan.checkpointing)
         sums = group.sum_floats(sums)
@@ -152,9 +171,15 @@ class Trainer:
         stats = step_stats(sums, samples, hyper, grad_norm, time.perf_counter() - started)
         memory = {**state_bytes(self.scorer, self.optimizer), "peakBytes": peak.peak, "beforeBytes": peak.before}
         ranks = group.all_gather(memory)
-        return {**stats, "activationCheckpointing": ckpt, "treeAttention": ctx.tree_attention,
-                "chunkedLogprobs": ctx.chunked, "worldSize": group.world_size,
-                "peakMemoryBytes": memory["peakBytes"], "rankMemory": ranks}
+        return {
+            **stats,
+            "activationCheckpointing": ckpt,
+            "treeAttention": ctx.tree_attention,
+            "chunkedLogprobs": ctx.chunked,
+            "worldSize": group.world_size,
+            "peakMemoryBytes": memory["peakBytes"],
+            "rankMemory": ranks,
+        }
 
     def refresh_inference_copy(self) -> None:
         """Every rank: gather each trainable tensor in full (one at a time); rank 0 copies it into the

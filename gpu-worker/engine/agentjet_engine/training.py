@@ -30,23 +30,23 @@ class Hyper:
     clip_low: float = 0.2
     clip_high: float = 0.2
     kl_coef: float = 0.0
-    max_grad_norm: float = 1.0        # ≤ 0 disables clipping (the norm is still reported)
+    max_grad_norm: float = 1.0  # ≤ 0 disables clipping (the norm is still reported)
     micro_batch_tokens: int = 4096
-    dry_run: bool = False             # loss + gradient norm only: no optimizer step, no version bump
-    tree_attention: str = "auto"      # "auto" (segments where the model takes them) | "segments" | "dense"
-    chunked_logprobs: bool = True     # False: the full-logits reference path (for comparisons)
-    activation_checkpointing: bool | None = None   # None: the load-time choice
+    dry_run: bool = False  # loss + gradient norm only: no optimizer step, no version bump
+    tree_attention: str = "auto"  # "auto" (segments where the model takes them) | "segments" | "dense"
+    chunked_logprobs: bool = True  # False: the full-logits reference path (for comparisons)
+    activation_checkpointing: bool | None = None  # None: the load-time choice
 
 
 @dataclass
 class Sample:
     token_ids: list[int]
     loss_mask: list[int]
-    advantages: list[float]          # per token (a scalar advantage is broadcast)
-    rollout_logprobs: list[float]    # only positions with loss_mask 1 are read
-    parents: list[int] | None = None     # tree-packed: parent index per token (-1 at the root)
-    positions: list[int] | None = None   # tree-packed: depth per token
-    weights: list[float] | None = None   # per-token loss weight (1 when None); read where masked
+    advantages: list[float]  # per token (a scalar advantage is broadcast)
+    rollout_logprobs: list[float]  # only positions with loss_mask 1 are read
+    parents: list[int] | None = None  # tree-packed: parent index per token (-1 at the root)
+    positions: list[int] | None = None  # tree-packed: depth per token
+    weights: list[float] | None = None  # per-token loss weight (1 when None); read where masked
 
     def seq(self) -> TokenSeq:
         return TokenSeq(self.token_ids, self.parents, self.positions)
@@ -132,12 +132,13 @@ ReferenceFn = Callable[[ModelInput, Targets], Tensor]
 @dataclass
 class StepContext:
     """How a step runs its micro-batches (fixed for the step; see `accumulate_gradients`)."""
+
     pad_id: int
     device: torch.device
     autocast: Callable[[], contextlib.AbstractContextManager[Any]]
     mask_dtype: torch.dtype = torch.float32
-    tree_attention: str = "segments"   # "segments" (exact, block-sparse) or "dense" (the reference mask)
-    chunked: bool = True               # logprobs from hidden states in chunks (False: full-logits reference)
+    tree_attention: str = "segments"  # "segments" (exact, block-sparse) or "dense" (the reference mask)
+    chunked: bool = True  # logprobs from hidden states in chunks (False: full-logits reference)
     reference: ReferenceFn | None = None
 
 
@@ -166,6 +167,7 @@ def run_micro_batch(scorer: Any, chunk: list[Sample], hyper: Hyper, total: float
 
     def at(rows: list[list[float]]) -> Tensor:
         return _padded(rows, width, ctx.device)[targets.rows, targets.cols]
+
     weight, adv = at([s.loss_weights() for s in chunk]), at([s.advantages for s in chunk])
     rollout = at([s.rollout_logprobs for s in chunk])
     everywhere = torch.ones_like(weight, dtype=torch.bool)
@@ -190,8 +192,14 @@ def run_micro_batch(scorer: Any, chunk: list[Sample], hyper: Hyper, total: float
     return sums
 
 
-def accumulate_gradients(scorer: Any, samples: list[Sample], hyper: Hyper, ctx: StepContext,
-                         batches: list[list[int]] | None = None, total: float | None = None) -> dict[str, float]:
+def accumulate_gradients(
+    scorer: Any,
+    samples: list[Sample],
+    hyper: Hyper,
+    ctx: StepContext,
+    batches: list[list[int]] | None = None,
+    total: float | None = None,
+) -> dict[str, float]:
     """Forward/backward the micro-batches (default: all of the step's), leaving their gradient in
     `.grad`; returns stat sums. `total` is the step's loss weight (all samples, on every rank)."""
     total = loss_weight(samples) if total is None else total
@@ -215,8 +223,9 @@ def _predicting_entropy(logits: Tensor, inp: ModelInput) -> Tensor:
     return at_parents(entropy_from_logits(logits), inp.parents)
 
 
-def step_stats(sums: dict[str, float], samples: list[Sample], hyper: Hyper, grad_norm: float,
-               seconds: float) -> dict[str, Any]:
+def step_stats(
+    sums: dict[str, float], samples: list[Sample], hyper: Hyper, grad_norm: float, seconds: float
+) -> dict[str, Any]:
     """TrainStats from the (all-rank) stat sums. `loss = pgLoss + klCoef · klLoss`, `klLoss` the mean
     k3 KL to the reference (0 when klCoef is 0), `approxKl` the mean k3 KL between the rollout and
     current policies, `entropy` the mean full-distribution entropy at masked positions, `gradNorm`
@@ -252,21 +261,28 @@ def grad_norm(params: list[torch.nn.Parameter], sum_ranks: Callable[[float], flo
                 continue
             flat = (g.to_local() if hasattr(g, "to_local") else g).reshape(-1)
             for lo in range(0, flat.numel(), 1 << 24):
-                squares += float(torch.linalg.vector_norm(flat[lo:lo + (1 << 24)], dtype=torch.float64)) ** 2
+                squares += float(torch.linalg.vector_norm(flat[lo : lo + (1 << 24)], dtype=torch.float64)) ** 2
     return math.sqrt(sum_ranks(squares))
 
 
-def clip_and_step(optimizer: torch.optim.Optimizer, params: list[torch.nn.Parameter], hyper: Hyper,
-                  sum_ranks: Callable[[float], float] = lambda x: x) -> float:
+def clip_and_step(
+    optimizer: torch.optim.Optimizer,
+    params: list[torch.nn.Parameter],
+    hyper: Hyper,
+    sum_ranks: Callable[[float], float] = lambda x: x,
+) -> float:
     """Clip the gradient norm (reported before clipping), then one AdamW update unless a dry run.
     A non-finite norm skips the update and raises (weights unchanged)."""
     norm = grad_norm(params, sum_ranks)
     if not math.isfinite(norm):
         optimizer.zero_grad(set_to_none=True)
-        raise EngineError("internal", "non_finite_gradient",
-                          f"gradient norm is {norm}; the update was skipped and weights are unchanged")
+        raise EngineError(
+            "internal",
+            "non_finite_gradient",
+            f"gradient norm is {norm}; the update was skipped and weights are unchanged",
+        )
     if hyper.max_grad_norm > 0 and norm > hyper.max_grad_norm:
-        scale = hyper.max_grad_norm / (norm + 1e-6)   # as torch.nn.utils.clip_grad_norm_
+        scale = hyper.max_grad_norm / (norm + 1e-6)  # as torch.nn.utils.clip_grad_norm_
         with torch.no_grad():
             for p in params:
                 if p.grad is not None:

@@ -48,6 +48,7 @@ ATTN_IMPLEMENTATION = "agentjet_sdpa"
 class Segment:
     """Queries [start, end) of a row; `keys` = ancestor indices ++ [start, end), None when the
     segment has no ancestors (plain causal attention over itself)."""
+
     start: int
     end: int
     keys: Tensor | None
@@ -56,17 +57,24 @@ class Segment:
 @dataclass
 class TreePlan:
     """Per row of a micro-batch, the segments covering its real tokens (padding gets zeros)."""
+
     rows: list[list[Segment]]
     width: int
 
     def to(self, device: torch.device) -> TreePlan:
-        return TreePlan([[Segment(s.start, s.end, None if s.keys is None else s.keys.to(device)) for s in row]
-                         for row in self.rows], self.width)
+        return TreePlan(
+            [
+                [Segment(s.start, s.end, None if s.keys is None else s.keys.to(device)) for s in row]
+                for row in self.rows
+            ],
+            self.width,
+        )
 
     def pairs(self) -> int:
         """Query-key pairs computed (causal triangles counted in full): the plan's attention work."""
-        return sum((s.end - s.start) * (s.end - s.start if s.keys is None else len(s.keys))
-                   for row in self.rows for s in row)
+        return sum(
+            (s.end - s.start) * (s.end - s.start if s.keys is None else len(s.keys)) for row in self.rows for s in row
+        )
 
 
 def segments(parents: Sequence[int] | None, length: int) -> list[Segment]:
@@ -79,9 +87,9 @@ def segments(parents: Sequence[int] | None, length: int) -> list[Segment]:
     for k, (s, e) in enumerate(bounds):
         for i in range(s, e):
             seg_of[i] = k
-    paths: list[list[tuple[int, int]]] = []   # per segment: ancestor ranges [a, b) root first
+    paths: list[list[tuple[int, int]]] = []  # per segment: ancestor ranges [a, b) root first
     out: list[Segment] = []
-    for k, (s, e) in enumerate(bounds):
+    for s, e in bounds:
         if s == 0:
             paths.append([])
             out.append(Segment(s, e, None))
@@ -100,26 +108,33 @@ def make_plan(rows: Sequence[tuple[Sequence[int] | None, int]], width: int) -> T
     return TreePlan([segments(parents, n) for parents, n in rows], width)
 
 
-def segment_attention(query: Tensor, key: Tensor, value: Tensor, plan: TreePlan, scaling: float | None,
-                      dropout: float = 0.0) -> Tensor:
+def segment_attention(
+    query: Tensor, key: Tensor, value: Tensor, plan: TreePlan, scaling: float | None, dropout: float = 0.0
+) -> Tensor:
     """(B, H, T, D) attention output under `plan`; query (B, H, T, D), key/value (B, KV, T, D)."""
     batch, heads, width, dim = query.shape
     gqa = key.shape[1] != heads
     rows = []
     for b, row in enumerate(plan.rows):
         pieces = []
-        q_row, k_row, v_row = query[b:b + 1], key[b:b + 1], value[b:b + 1]
+        q_row, k_row, v_row = query[b : b + 1], key[b : b + 1], value[b : b + 1]
         for seg in row:
-            q = q_row[:, :, seg.start:seg.end]
+            q = q_row[:, :, seg.start : seg.end]
             if seg.keys is None:
-                k, v = k_row[:, :, seg.start:seg.end], v_row[:, :, seg.start:seg.end]
-                pieces.append(F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=dropout,
-                                                             scale=scaling, enable_gqa=gqa))
+                k, v = k_row[:, :, seg.start : seg.end], v_row[:, :, seg.start : seg.end]
+                pieces.append(
+                    F.scaled_dot_product_attention(
+                        q, k, v, is_causal=True, dropout_p=dropout, scale=scaling, enable_gqa=gqa
+                    )
+                )
                 continue
             k, v = k_row.index_select(2, seg.keys), v_row.index_select(2, seg.keys)
             bias = causal_lower_right(seg.end - seg.start, len(seg.keys))
-            pieces.append(F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=dropout,
-                                                         scale=scaling, enable_gqa=gqa))
+            pieces.append(
+                F.scaled_dot_product_attention(
+                    q, k, v, attn_mask=bias, dropout_p=dropout, scale=scaling, enable_gqa=gqa
+                )
+            )
         used = row[-1].end if row else 0
         if used < width:
             pieces.append(query.new_zeros((1, heads, width - used, dim)))
@@ -127,12 +142,21 @@ def segment_attention(query: Tensor, key: Tensor, value: Tensor, plan: TreePlan,
     return torch.cat(rows, dim=0)
 
 
-def tree_sdpa(module: Any, query: Tensor, key: Tensor, value: Tensor, attention_mask: Any,
-              dropout: float = 0.0, scaling: float | None = None, **kwargs: Any) -> tuple[Tensor, None]:
+def tree_sdpa(
+    module: Any,
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attention_mask: Any,
+    dropout: float = 0.0,
+    scaling: float | None = None,
+    **kwargs: Any,
+) -> tuple[Tensor, None]:
     """transformers attention function: segment attention for a `TreePlan`, transformers' sdpa otherwise."""
     if not isinstance(attention_mask, TreePlan):
-        return sdpa_attention_forward(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling,
-                                      **kwargs)
+        return sdpa_attention_forward(
+            module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs
+        )
     if key.dtype != query.dtype:  # e.g. a key cache in another dtype; SDPA wants one dtype
         key, value = key.to(query.dtype), value.to(query.dtype)
     out = segment_attention(query, key, value, attention_mask, scaling, dropout)

@@ -25,9 +25,10 @@ from .tree_attention import TreePlan, make_plan
 @dataclass
 class TokenSeq:
     """One sequence to run through the model: linear when `parents` is None, else a packed tree."""
+
     ids: list[int]
     parents: list[int] | None = None
-    positions: list[int] | None = None   # depths; derived from `parents` when a tree omits them
+    positions: list[int] | None = None  # depths; derived from `parents` when a tree omits them
 
     @property
     def depth(self) -> int:
@@ -54,13 +55,17 @@ def check_parents(value: Any, field: str, length: int) -> list[int]:
             path.append(0)
             continue
         if not 0 <= p < i:
-            raise invalid(f"{field}[{i}]", f"must be the index of an earlier token (0 <= parent < {i}), got {p}",
-                          "not_a_tree")
+            raise invalid(
+                f"{field}[{i}]", f"must be the index of an earlier token (0 <= parent < {i}), got {p}", "not_a_tree"
+            )
         while path and path[-1] != p:
             path.pop()
         if not path:
-            raise invalid(f"{field}[{i}]", f"parent {p} is not an ancestor-or-self of token {i - 1}; "
-                                           "tokens must be listed in DFS pre-order", "not_a_tree")
+            raise invalid(
+                f"{field}[{i}]",
+                f"parent {p} is not an ancestor-or-self of token {i - 1}; tokens must be listed in DFS pre-order",
+                "not_a_tree",
+            )
         path.append(i)
     return value
 
@@ -121,10 +126,11 @@ class ModelInput:
     — which transformers passes through to the attention (sdpa / eager) as-is. `parents` is None
     for linear-only batches.
     """
+
     ids: Tensor
     mask: Tensor | None
     position_ids: Tensor
-    parents: Tensor | None   # (B, T) index each token is predicted from; -1 at roots and padding
+    parents: Tensor | None  # (B, T) index each token is predicted from; -1 at roots and padding
     plan: TreePlan | None = None
     real: Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.bool))  # (B, T): not padding
 
@@ -136,16 +142,26 @@ class ModelInput:
         return self.mask
 
     def to(self, device: torch.device) -> ModelInput:
-        return ModelInput(self.ids.to(device), None if self.mask is None else self.mask.to(device),
-                          self.position_ids.to(device), None if self.parents is None else self.parents.to(device),
-                          None if self.plan is None else self.plan.to(device), self.real.to(device))
+        return ModelInput(
+            self.ids.to(device),
+            None if self.mask is None else self.mask.to(device),
+            self.position_ids.to(device),
+            None if self.parents is None else self.parents.to(device),
+            None if self.plan is None else self.plan.to(device),
+            self.real.to(device),
+        )
 
 
 TREE_ATTENTION = ("segments", "dense")
 
 
-def make_input(seqs: Sequence[TokenSeq], pad_id: int, mask_dtype: torch.dtype = torch.float32,
-               device: torch.device | None = None, tree_attention: str = "segments") -> ModelInput:
+def make_input(
+    seqs: Sequence[TokenSeq],
+    pad_id: int,
+    mask_dtype: torch.dtype = torch.float32,
+    device: torch.device | None = None,
+    tree_attention: str = "segments",
+) -> ModelInput:
     """Pad a micro-batch of linear and/or tree sequences onto `device` (the CPU by default).
 
     `tree_attention` picks how a micro-batch holding a tree attends: "segments" (exact, skips the
@@ -176,12 +192,17 @@ def make_input(seqs: Sequence[TokenSeq], pad_id: int, mask_dtype: torch.dtype = 
     if tree_attention == "segments":
         plan = make_plan([(s.parents, len(s.ids)) for s in seqs], width)
         return ModelInput(ids, None, positions, parents, plan, real).to(device)
-    return ModelInput(ids.to(device), dense_tree_mask(seqs, width, mask_dtype, device), positions.to(device),
-                      parents.to(device), None, real.to(device))
+    return ModelInput(
+        ids.to(device),
+        dense_tree_mask(seqs, width, mask_dtype, device),
+        positions.to(device),
+        parents.to(device),
+        None,
+        real.to(device),
+    )
 
 
-def dense_tree_mask(seqs: Sequence[TokenSeq], width: int, mask_dtype: torch.dtype,
-                    device: torch.device) -> Tensor:
+def dense_tree_mask(seqs: Sequence[TokenSeq], width: int, mask_dtype: torch.dtype, device: torch.device) -> Tensor:
     """(B, 1, T, T) additive mask: key j visible to query i iff j is an ancestor-or-self of i."""
     batch = len(seqs)
     ends = torch.arange(1, width + 1, dtype=torch.long).repeat(batch, 1)  # padding: own subtree only
@@ -190,7 +211,7 @@ def dense_tree_mask(seqs: Sequence[TokenSeq], width: int, mask_dtype: torch.dtyp
         ends[row, :n] = n if s.parents is None else torch.tensor(subtree_ends(s.parents))
     index = torch.arange(width, device=device)
     query, key = index.view(1, width, 1), index.view(1, 1, width)
-    allowed = (key <= query) & (query < ends.to(device).unsqueeze(1))   # (B, T, T)
+    allowed = (key <= query) & (query < ends.to(device).unsqueeze(1))  # (B, T, T)
     bias = torch.zeros((batch, width, width), dtype=mask_dtype, device=device)
     bias.masked_fill_(~allowed, torch.finfo(mask_dtype).min)
     return bias.unsqueeze(1)

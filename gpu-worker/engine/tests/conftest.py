@@ -29,8 +29,9 @@ def corpus() -> list[dict[str, Any]]:
 @pytest.fixture(scope="session")
 def model_dir(tmp_path_factory: pytest.TempPathFactory, corpus: list[dict[str, Any]]) -> Path:
     texts = [builtin.render_text(t["messages"], t["tools"]) for t in corpus]
-    return builtin.create_model_folder(texts, tmp_path_factory.mktemp("model") / "tiny", size="test", seed=0,
-                                       vocab_size=512)
+    return builtin.create_model_folder(
+        texts, tmp_path_factory.mktemp("model") / "tiny", size="test", seed=0, vocab_size=512
+    )
 
 
 @pytest.fixture
@@ -39,6 +40,7 @@ def make_engine(model_dir: Path) -> Callable[..., Engine]:
         engine = Engine(threads=2)
         engine.load({"path": str(model_dir), "seed": 0, "threads": 2, **load})
         return engine
+
     return make
 
 

@@ -15,7 +15,7 @@ class Call:
     episode: str
     prompt: list[int]
     output: list[int]
-    logprobs: list[float]   # rollout logprob of each output token
+    logprobs: list[float]  # rollout logprob of each output token
 
 
 @dataclass
@@ -31,8 +31,14 @@ def unmerged(calls: list[Call], advantage: dict[str, float]) -> list[dict[str, A
     out = []
     for c in calls:
         n = len(c.prompt)
-        out.append({"tokenIds": c.prompt + c.output, "lossMask": [0] * n + [1] * len(c.output),
-                    "rolloutLogprobs": [0.0] * n + c.logprobs, "advantages": advantage[c.episode]})
+        out.append(
+            {
+                "tokenIds": c.prompt + c.output,
+                "lossMask": [0] * n + [1] * len(c.output),
+                "rolloutLogprobs": [0.0] * n + c.logprobs,
+                "advantages": advantage[c.episode],
+            }
+        )
     return out
 
 
@@ -40,27 +46,35 @@ def linear_chains(calls: list[Call]) -> list[Linear]:
     """Calls in order; a call extends the newest chain whose sequence is a prefix of its prompt."""
     chains: list[Linear] = []
     for c in calls:
-        chain = next((ch for ch in reversed(chains) if ch.episode == c.episode and len(ch.ids) <= len(c.prompt)
-                      and c.prompt[: len(ch.ids)] == ch.ids), None)
+        chain = next(
+            (
+                ch
+                for ch in reversed(chains)
+                if ch.episode == c.episode and len(ch.ids) <= len(c.prompt) and c.prompt[: len(ch.ids)] == ch.ids
+            ),
+            None,
+        )
         if chain is None:
             chain = Linear(c.episode, [], [], [])
             chains.append(chain)
         grow = len(c.prompt) - len(chain.ids)
-        chain.ids += c.prompt[len(chain.ids):] + c.output
+        chain.ids += c.prompt[len(chain.ids) :] + c.output
         chain.mask += [0] * grow + [1] * len(c.output)
         chain.logprobs += [0.0] * grow + c.logprobs
     return chains
 
 
 def linear_samples(chains: list[Linear], advantage: dict[str, float]) -> list[dict[str, Any]]:
-    return [{"tokenIds": ch.ids, "lossMask": ch.mask, "rolloutLogprobs": ch.logprobs,
-             "advantages": advantage[ch.episode]} for ch in chains]
+    return [
+        {"tokenIds": ch.ids, "lossMask": ch.mask, "rolloutLogprobs": ch.logprobs, "advantages": advantage[ch.episode]}
+        for ch in chains
+    ]
 
 
 @dataclass
 class _Node:
     token: int
-    key: tuple[str, float] | None = None      # (episode, logprob) once trained
+    key: tuple[str, float] | None = None  # (episode, logprob) once trained
     weight: int = 0
     children: list[_Node] = field(default_factory=list)
 
@@ -90,8 +104,9 @@ def tree_pack(chains: list[Linear], advantage: dict[str, float]) -> list[dict[st
             node = _child(node, t, (ch.episode, lp) if m else None)
     samples = []
     for top in root.children:
-        s: dict[str, list[Any]] = {k: [] for k in ("tokenIds", "parents", "positions", "lossMask",
-                                                    "rolloutLogprobs", "weights", "advantages")}
+        s: dict[str, list[Any]] = {
+            k: [] for k in ("tokenIds", "parents", "positions", "lossMask", "rolloutLogprobs", "weights", "advantages")
+        }
         stack = [(top, -1, 0)]
         while stack:
             node, parent, depth = stack.pop()

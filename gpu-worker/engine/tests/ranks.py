@@ -21,19 +21,38 @@ ENGINE_ROOT = Path(__file__).resolve().parents[1]
 def engine_argv(procs: int) -> list[str]:
     if procs <= 1:
         return [sys.executable, "-m", "agentjet_engine"]
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={procs}",
-            "--monitor-interval=0.5", "-m", "agentjet_engine"]
+    return [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc-per-node={procs}",
+        "--monitor-interval=0.5",
+        "-m",
+        "agentjet_engine",
+    ]
 
 
 class RankedEngine:
     """A spawned (possibly multi-rank) engine; every wait has a timeout; `close()` ends it."""
 
     def __init__(self, procs: int, threads: int = 1) -> None:
-        env = {**os.environ, "AGENTJET_ENGINE_THREADS": str(threads), "AGENTJET_ENGINE_LOG": "INFO",
-               "OMP_NUM_THREADS": str(threads)}
+        env = {
+            **os.environ,
+            "AGENTJET_ENGINE_THREADS": str(threads),
+            "AGENTJET_ENGINE_LOG": "INFO",
+            "OMP_NUM_THREADS": str(threads),
+        }
         self.log: list[str] = []
-        self.proc = subprocess.Popen(engine_argv(procs), cwd=ENGINE_ROOT, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self.proc = subprocess.Popen(
+            engine_argv(procs),
+            cwd=ENGINE_ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         self.frames: queue.Queue[Any] = queue.Queue()
         self.next_id = 0
         self.killed = False  # set by a test that kills a rank on purpose

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 import torch
-
 from agentjet_engine import bench_gpu
 
 
@@ -22,7 +21,7 @@ def test_without_cuda_it_says_so_and_exits_non_zero(capsys: pytest.CaptureFixtur
 def test_sections_run_on_tiny_shapes(capsys: pytest.CaptureFixture[str]) -> None:
     calls: list[str] = []
 
-    def extra(ctx: Any) -> dict[str, Any]:   # how another module adds a section: one register() line
+    def extra(ctx: Any) -> dict[str, Any]:  # how another module adds a section: one register() line
         calls.append(ctx.device.type)
         return {"ok": True}
 

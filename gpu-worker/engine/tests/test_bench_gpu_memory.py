@@ -4,7 +4,6 @@ rows the estimator says cannot fit are skipped with the reason, and without CUDA
 from __future__ import annotations
 
 import torch
-
 from agentjet_engine import bench_gpu
 from agentjet_engine.bench_gpu_memory import measure_rows
 from agentjet_engine.distributed import RankGroup

@@ -10,7 +10,10 @@ from typing import Any
 
 from agentjet_campaign.service import Service
 
-SPACE = {"lr": {"type": "float", "low": 1e-5, "high": 1e-3, "log": True}, "groupSize": {"type": "categorical", "choices": [2, 4, 8]}}
+SPACE = {
+    "lr": {"type": "float", "low": 1e-5, "high": 1e-3, "log": True},
+    "groupSize": {"type": "categorical", "choices": [2, 4, 8]},
+}
 
 
 def call(s: Service, method: str, params: dict[str, Any] | None = None) -> Any:
@@ -27,8 +30,17 @@ def error(s: Service, method: str, params: dict[str, Any] | None = None) -> dict
 
 def opened(tmp_path: Path, **extra: Any) -> Service:
     s = Service()
-    call(s, "open", {"storage": str(tmp_path / "study.sqlite"), "studyName": "t", "space": SPACE,
-                     "sampler": {"type": "tpe", "seed": 1, "startupTrials": 2}, **extra})
+    call(
+        s,
+        "open",
+        {
+            "storage": str(tmp_path / "study.sqlite"),
+            "studyName": "t",
+            "space": SPACE,
+            "sampler": {"type": "tpe", "seed": 1, "startupTrials": 2},
+            **extra,
+        },
+    )
     return s
 
 
@@ -85,8 +97,17 @@ def test_recover_fails_and_reruns_what_a_dead_runner_left_running(tmp_path: Path
 
 def test_grid_sampler_and_enqueued_trials(tmp_path: Path) -> None:
     s = Service()
-    call(s, "open", {"storage": str(tmp_path / "g.sqlite"), "studyName": "g", "space": SPACE,
-                     "sampler": {"type": "grid", "seed": 0}, "grid": {"lr": [1e-4, 1e-3], "groupSize": [2, 4]}})
+    call(
+        s,
+        "open",
+        {
+            "storage": str(tmp_path / "g.sqlite"),
+            "studyName": "g",
+            "space": SPACE,
+            "sampler": {"type": "grid", "seed": 0},
+            "grid": {"lr": [1e-4, 1e-3], "groupSize": [2, 4]},
+        },
+    )
     call(s, "enqueue", {"params": {"lr": 5e-4, "groupSize": 8}, "attrs": {"source": "agent"}})
     first = call(s, "ask")
     assert first["params"] == {"lr": 5e-4, "groupSize": 8} and first["attrs"] == {"source": "agent"}
@@ -106,7 +127,18 @@ def test_bad_input_is_an_error_and_the_service_goes_on(tmp_path: Path) -> None:
     assert s.handle("not json")["error"]["code"] == "bad_json"
     assert s.handle("[1]")["error"]["code"] == "not_object"
     assert error(s, "nope")["type"] == "unknown_method"
-    assert "space.lr" in error(s, "open", {"storage": str(tmp_path / "x.sqlite"), "studyName": "x", "space": {"lr": {"type": "float", "low": "a", "high": 1}}})["message"]
+    assert (
+        "space.lr"
+        in error(
+            s,
+            "open",
+            {
+                "storage": str(tmp_path / "x.sqlite"),
+                "studyName": "x",
+                "space": {"lr": {"type": "float", "low": "a", "high": 1}},
+            },
+        )["message"]
+    )
     s = opened(tmp_path)
     assert "outside" in error(s, "enqueue", {"params": {"lr": 5.0, "groupSize": 2}})["message"]
     assert "not in the search space" in error(s, "enqueue", {"params": {"nope": 1}})["message"]
@@ -114,14 +146,35 @@ def test_bad_input_is_an_error_and_the_service_goes_on(tmp_path: Path) -> None:
     assert "finite" in error(s, "report", {"number": t["number"], "step": 1, "value": None})["message"]
     assert error(s, "tell", {"number": 999, "state": "complete", "value": 1})["code"] == "unknown_trial"
     changed = Service()
-    err = error(changed, "open", {"storage": str(tmp_path / "study.sqlite"), "studyName": "t", "space": {"lr": SPACE["lr"]}})
+    err = error(
+        changed, "open", {"storage": str(tmp_path / "study.sqlite"), "studyName": "t", "space": {"lr": SPACE["lr"]}}
+    )
     assert err["code"] == "space_changed"
 
 
 def test_the_process_speaks_json_lines_and_exits_on_eof(tmp_path: Path) -> None:
     engine_dir = Path(__file__).resolve().parents[1]
-    lines = [json.dumps({"id": 1, "method": "ping"}), "garbage", json.dumps({"id": 3, "method": "open", "params": {"storage": str(tmp_path / "p.sqlite"), "studyName": "p", "space": SPACE}}), json.dumps({"id": 4, "method": "ask"})]
-    done = subprocess.run([sys.executable, "-m", "agentjet_campaign"], cwd=engine_dir, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120, check=True)
+    lines = [
+        json.dumps({"id": 1, "method": "ping"}),
+        "garbage",
+        json.dumps(
+            {
+                "id": 3,
+                "method": "open",
+                "params": {"storage": str(tmp_path / "p.sqlite"), "studyName": "p", "space": SPACE},
+            }
+        ),
+        json.dumps({"id": 4, "method": "ask"}),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "agentjet_campaign"],
+        cwd=engine_dir,
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     answers = [json.loads(x) for x in done.stdout.splitlines()]
     assert [a.get("id") for a in answers] == [1, None, 3, 4]
     assert "optuna" in answers[0]["result"] and answers[1]["error"]["code"] == "bad_json"

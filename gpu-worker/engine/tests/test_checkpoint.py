@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from agentjet_engine.engine import Engine
 from agentjet_engine.errors import EngineError
 from test_train import make_samples

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from test_stdio import EngineProcess, error_of
 
 
@@ -59,8 +58,10 @@ def client(model_dir: Path) -> Iterator[Client]:
 
 
 def long_generation(prompt: list[int], seed: int = 0, tokens: int = 200, stream: bool = True) -> dict[str, Any]:
-    return {"requests": [{"promptIds": prompt, "maxTokens": tokens, "temperature": 1.0, "seed": seed, "stopIds": []}],
-            "stream": stream}
+    return {
+        "requests": [{"promptIds": prompt, "maxTokens": tokens, "temperature": 1.0, "seed": seed, "stopIds": []}],
+        "stream": stream,
+    }
 
 
 def test_light_requests_are_answered_while_a_generation_runs(client: Client) -> None:
@@ -75,7 +76,7 @@ def test_light_requests_are_answered_while_a_generation_runs(client: Client) -> 
     client.send("s1", "cache_stats")
     result = client.final("g1")
     order = client.order()
-    assert order.index("g1") == len(order) - 1, order   # every light request came back first
+    assert order.index("g1") == len(order) - 1, order  # every light request came back first
     for rid in ("r1", "d1", "i1", "l1", "s1"):
         assert rid in order
     stats = next(f for f in client.frames if f["id"] == "s1")["result"]
@@ -111,8 +112,12 @@ def test_training_waits_for_running_generations_and_later_calls_follow_it(client
     client.send("before", "generate", long_generation(prompt, seed=2, tokens=120))
     client.until(lambda f: f["id"] == "before" and "delta" in f)
     ids = prompt + [5, 6, 7, 8]
-    sample = {"tokenIds": ids, "lossMask": [0] * len(prompt) + [1] * 4, "advantages": 1.0,
-              "rolloutLogprobs": [0.0] * len(ids)}
+    sample = {
+        "tokenIds": ids,
+        "lossMask": [0] * len(prompt) + [1] * 4,
+        "advantages": 1.0,
+        "rolloutLogprobs": [0.0] * len(ids),
+    }
     client.send("train", "train_step", {"samples": [sample], "hyper": {"lr": 1e-3}})
     client.send("after", "generate", long_generation(prompt, seed=3, tokens=4, stream=False))
     client.send("info", "info")
@@ -145,8 +150,16 @@ def test_eof_while_generating_exits_promptly(model_dir: Path) -> None:
     try:
         c.send(1, "load", {"path": str(model_dir), "threads": 1})
         c.final(1)
-        c.send(2, "generate", {"requests": [{"promptIds": [5] * 10, "maxTokens": 240, "temperature": 1.0,
-                                             "stopIds": []} for _ in range(8)], "stream": True})
+        c.send(
+            2,
+            "generate",
+            {
+                "requests": [
+                    {"promptIds": [5] * 10, "maxTokens": 240, "temperature": 1.0, "stopIds": []} for _ in range(8)
+                ],
+                "stream": True,
+            },
+        )
         c.until(lambda f: f["id"] == 2 and "delta" in f)
         assert p.proc.stdin is not None
         p.proc.stdin.close()

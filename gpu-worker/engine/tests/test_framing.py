@@ -8,7 +8,6 @@ import threading
 import time
 
 import pytest
-
 from agentjet_engine.framing import FrameReader, FrameTooLarge, encode_frame
 
 
@@ -19,7 +18,7 @@ def test_frames_split_across_writes_and_coalesced() -> None:
 
     def writer() -> None:
         for i in range(0, len(a), 3):  # byte-by-byte-ish dribble
-            os.write(w, a[i: i + 3])
+            os.write(w, a[i : i + 3])
             time.sleep(0.001)
         os.write(w, b + b)  # two frames in one write
         os.close(w)

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from agentjet_engine.engine import Engine
 from agentjet_engine.trainer import assign_batches
 from ranks import RankedEngine
@@ -42,8 +41,8 @@ def test_micro_batches_are_balanced_over_ranks() -> None:
     share = assign_batches(batches, sizes, 2)
     assert sorted(b for rank in share for b in map(tuple, rank)) == sorted(map(tuple, batches))
     loads = [sum(len(b) * max(sizes[i] for i in b) for b in rank) for rank in share]
-    assert sorted(loads) == [170, 180]   # padded tokens 100+60+20 vs 90+80
-    assert assign_batches([[0]], [5], 3) == [[[0]], [], []]   # idle ranks get padding passes
+    assert sorted(loads) == [170, 180]  # padded tokens 100+60+20 vs 90+80
+    assert assign_batches([[0]], [5], 3) == [[[0]], [], []]  # idle ranks get padding passes
 
 
 @pytest.fixture(scope="module")
@@ -58,17 +57,20 @@ def ranks() -> Iterator[RankedEngine]:
 
 
 def scores(engine: Engine | RankedEngine, samples: list[dict[str, Any]]) -> list[list[float]]:
-    return engine.call("logprobs", {"sequences": [{"tokenIds": s["tokenIds"]} for s in samples]})["logprobs"] \
-        if isinstance(engine, RankedEngine) else \
-        engine.logprobs({"sequences": [{"tokenIds": s["tokenIds"]} for s in samples]})["logprobs"]
+    return (
+        engine.call("logprobs", {"sequences": [{"tokenIds": s["tokenIds"]} for s in samples]})["logprobs"]
+        if isinstance(engine, RankedEngine)
+        else engine.logprobs({"sequences": [{"tokenIds": s["tokenIds"]} for s in samples]})["logprobs"]
+    )
 
 
 def max_diff(a: list[list[float]], b: list[list[float]]) -> float:
     return max(abs(x - y) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
 
 
-def test_two_ranks_train_like_one_process(ranks: RankedEngine, make_engine: Callable[..., Engine], model_dir: Path,
-                                          corpus: list, tmp_path: Path) -> None:
+def test_two_ranks_train_like_one_process(
+    ranks: RankedEngine, make_engine: Callable[..., Engine], model_dir: Path, corpus: list, tmp_path: Path
+) -> None:
     one = make_engine()
     samples = off_policy(one, corpus)
     info = ranks.call("load", {"path": str(model_dir), "seed": 0, "threads": 1})
@@ -77,8 +79,10 @@ def test_two_ranks_train_like_one_process(ranks: RankedEngine, make_engine: Call
 
     a = one.train_step({"samples": samples, "hyper": HYPER})
     b = ranks.call("train_step", {"samples": samples, "hyper": HYPER})
-    print(f"1 process: loss {a['loss']:.6g} gradNorm {a['gradNorm']:.6g}; 2 ranks: loss {b['loss']:.6g} "
-          f"gradNorm {b['gradNorm']:.6g}")
+    print(
+        f"1 process: loss {a['loss']:.6g} gradNorm {a['gradNorm']:.6g}; 2 ranks: loss {b['loss']:.6g} "
+        f"gradNorm {b['gradNorm']:.6g}"
+    )
     assert b["microBatches"] == a["microBatches"] > 2 and b["worldSize"] == 2 and a["gradNorm"] > 0
     for key in ("loss", "gradNorm", "entropy", "approxKl", "clipFraction"):
         assert rel(a[key], b[key]) < 1e-5, key
@@ -103,8 +107,9 @@ def test_two_ranks_train_like_one_process(ranks: RankedEngine, make_engine: Call
         assert rel(a2[key], b2[key]) < 1e-5, key  # same weights and AdamW moments after the round trip
 
 
-def test_lora_sharded_with_adapter_off_reference(ranks: RankedEngine, make_engine: Callable[..., Engine],
-                                                 model_dir: Path, corpus: list) -> None:
+def test_lora_sharded_with_adapter_off_reference(
+    ranks: RankedEngine, make_engine: Callable[..., Engine], model_dir: Path, corpus: list
+) -> None:
     lora = {"r": 4, "alpha": 8}
     one = make_engine(lora=lora)
     samples = off_policy(one, corpus, 4)
@@ -120,19 +125,20 @@ def test_lora_sharded_with_adapter_off_reference(ranks: RankedEngine, make_engin
     assert max_diff(scores(ranks, samples), scores(one, samples)) < 1e-4
 
 
-def test_a_rank_killed_mid_step_is_a_clear_error(ranks: RankedEngine, model_dir: Path,
-                                                 make_engine: Callable[..., Engine], corpus: list) -> None:
+def test_a_rank_killed_mid_step_is_a_clear_error(
+    ranks: RankedEngine, model_dir: Path, make_engine: Callable[..., Engine], corpus: list
+) -> None:
     info = ranks.call("load", {"path": str(model_dir), "seed": 0, "threads": 1})
     follower = info["rankPids"][1]
     samples = off_policy(make_engine(), corpus, 2)
     ranks.killed = True
-    os.kill(follower, signal.SIGSTOP)            # rank 1 stops answering …
+    os.kill(follower, signal.SIGSTOP)  # rank 1 stops answering …
     request = ranks.send("train_step", {"samples": samples, "hyper": HYPER})
-    time.sleep(0.5)                              # … rank 0 waits in the step's first collective
-    os.kill(follower, signal.SIGKILL)            # … and then rank 1 dies
+    time.sleep(0.5)  # … rank 0 waits in the step's first collective
+    os.kill(follower, signal.SIGKILL)  # … and then rank 1 dies
     response = ranks.response(timeout=60)
     assert response is not None and response["id"] == request, response
     assert response["error"]["code"] == "rank_failed", response
     assert "train_step" in response["error"]["message"] and "restart" in response["error"]["message"]
-    ranks.proc.wait(60)                          # the engine then exits, for the worker to restart it
+    ranks.proc.wait(60)  # the engine then exits, for the worker to restart it
     assert ranks.proc.returncode != 0

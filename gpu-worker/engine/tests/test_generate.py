@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 import torch
-
 from agentjet_engine.engine import Engine
 from agentjet_engine.errors import EngineError
 
@@ -25,14 +24,15 @@ def test_generate_logprobs_equal_recomputed_logprobs(engine: Engine) -> None:
     prompts = [prompt(engine), prompt(engine, "Hi"), prompt(engine, "What is 123 + 456? Explain 你好 🙂 please.")]
     assert len({len(p) for p in prompts}) == 3  # different lengths → real left padding
     settings = [dict(temperature=1.0, topP=1.0), dict(temperature=0.7, topP=0.9), dict(temperature=0.0)]
-    results = gen(engine, *[{"promptIds": p, "maxTokens": 24, "seed": i, **s}
-                            for i, (p, s) in enumerate(zip(prompts, settings))])
+    results = gen(
+        engine, *[{"promptIds": p, "maxTokens": 24, "seed": i, **s} for i, (p, s) in enumerate(zip(prompts, settings))]
+    )
     sequences = [{"tokenIds": p + r["tokenIds"]} for p, r in zip(prompts, results)]
     recomputed = engine.logprobs({"sequences": sequences})["logprobs"]
     for p, r, lp in zip(prompts, results, recomputed):
         assert len(r["tokenIds"]) == len(r["logprobs"]) > 0
         assert lp[0] == 0.0 and len(lp) == len(p) + len(r["tokenIds"])
-        assert max(abs(a - b) for a, b in zip(lp[len(p):], r["logprobs"])) < 1e-4
+        assert max(abs(a - b) for a, b in zip(lp[len(p) :], r["logprobs"])) < 1e-4
     # batching does not change a request's output: the same request alone gives the same tokens
     alone = gen(engine, {"promptIds": prompts[1], "maxTokens": 24, "seed": 1, **settings[1]})[0]
     assert alone["tokenIds"] == results[1]["tokenIds"]
@@ -45,8 +45,9 @@ def test_seeded_sampling_is_deterministic(engine: Engine) -> None:
     c = gen(engine, {**request, "seed": 124})[0]
     assert a["tokenIds"] == b["tokenIds"] and a["logprobs"] == b["logprobs"]
     assert a["tokenIds"] != c["tokenIds"]  # an untrained model samples almost uniformly
-    greedy = [gen(engine, {"promptIds": p, "maxTokens": 10, "temperature": 0, "seed": s})[0]["tokenIds"]
-              for s in (1, 2)]
+    greedy = [
+        gen(engine, {"promptIds": p, "maxTokens": 10, "temperature": 0, "seed": s})[0]["tokenIds"] for s in (1, 2)
+    ]
     assert greedy[0] == greedy[1]
 
 
@@ -60,8 +61,12 @@ def test_stop_ids_and_finish_reasons(engine: Engine) -> None:
     assert stopped["finishReason"] == "stop"
     assert stopped["tokenIds"] == greedy["tokenIds"][: first + 1]  # includes the stop token
     empty = gen(engine, {"promptIds": p, "maxTokens": 0, "temperature": 0})[0]
-    assert {k: empty[k] for k in ("tokenIds", "logprobs", "finishReason", "text")} == \
-        {"tokenIds": [], "logprobs": [], "finishReason": "length", "text": ""}
+    assert {k: empty[k] for k in ("tokenIds", "logprobs", "finishReason", "text")} == {
+        "tokenIds": [],
+        "logprobs": [],
+        "finishReason": "length",
+        "text": "",
+    }
     assert empty["promptTokens"] == len(p) and empty["cachedTokens"] == 0
 
 
@@ -90,8 +95,11 @@ def test_default_stop_is_eos_and_text_drops_special_tokens(engine: Engine) -> No
 def test_max_tokens_clamped_to_context(engine: Engine) -> None:
     context = engine.info()["contextLength"]
     long_prompt = (prompt(engine) * 100)[: context - 3]
-    r = gen(engine, {"promptIds": long_prompt, "maxTokens": 100, "temperature": 1.0, "seed": 0},
-            {"promptIds": prompt(engine), "maxTokens": 5, "temperature": 1.0, "seed": 0})
+    r = gen(
+        engine,
+        {"promptIds": long_prompt, "maxTokens": 100, "temperature": 1.0, "seed": 0},
+        {"promptIds": prompt(engine), "maxTokens": 5, "temperature": 1.0, "seed": 0},
+    )
     assert len(r[0]["tokenIds"]) <= 3 and (r[0]["finishReason"] == "stop" or len(r[0]["tokenIds"]) == 3)
     assert len(r[1]["tokenIds"]) <= 5
     with pytest.raises(EngineError) as info:
@@ -99,15 +107,18 @@ def test_max_tokens_clamped_to_context(engine: Engine) -> None:
     assert info.value.type == "context_overflow" and "requests[0].promptIds" in info.value.message
 
 
-@pytest.mark.parametrize("request_, field", [
-    ({"maxTokens": 1, "temperature": 0}, "requests[0].promptIds"),
-    ({"promptIds": [], "maxTokens": 1, "temperature": 0}, "requests[0].promptIds"),
-    ({"promptIds": [1, 99999], "maxTokens": 1, "temperature": 0}, "requests[0].promptIds[1]"),
-    ({"promptIds": [1], "maxTokens": -1, "temperature": 0}, "requests[0].maxTokens"),
-    ({"promptIds": [1], "maxTokens": 1, "temperature": -0.5}, "requests[0].temperature"),
-    ({"promptIds": [1], "maxTokens": 1, "temperature": 1, "topP": 0}, "requests[0].topP"),
-    ({"promptIds": [1], "maxTokens": 1, "temperature": 1, "stopIds": "x"}, "requests[0].stopIds"),
-])
+@pytest.mark.parametrize(
+    "request_, field",
+    [
+        ({"maxTokens": 1, "temperature": 0}, "requests[0].promptIds"),
+        ({"promptIds": [], "maxTokens": 1, "temperature": 0}, "requests[0].promptIds"),
+        ({"promptIds": [1, 99999], "maxTokens": 1, "temperature": 0}, "requests[0].promptIds[1]"),
+        ({"promptIds": [1], "maxTokens": -1, "temperature": 0}, "requests[0].maxTokens"),
+        ({"promptIds": [1], "maxTokens": 1, "temperature": -0.5}, "requests[0].temperature"),
+        ({"promptIds": [1], "maxTokens": 1, "temperature": 1, "topP": 0}, "requests[0].topP"),
+        ({"promptIds": [1], "maxTokens": 1, "temperature": 1, "stopIds": "x"}, "requests[0].stopIds"),
+    ],
+)
 def test_generate_invalid_params(engine: Engine, request_: dict[str, Any], field: str) -> None:
     with pytest.raises(EngineError) as info:
         gen(engine, request_)
@@ -128,11 +139,21 @@ def test_bf16_autocast_path_on_cpu(make_engine: Any) -> None:
     p = prompt(engine)
     r = gen(engine, {"promptIds": p, "maxTokens": 12, "temperature": 1.0, "seed": 0})[0]
     lp = engine.logprobs({"sequences": [{"tokenIds": p + r["tokenIds"]}]})["logprobs"][0]
-    assert max(abs(a - b) for a, b in zip(lp[len(p):], r["logprobs"])) < 0.05
+    assert max(abs(a - b) for a, b in zip(lp[len(p) :], r["logprobs"])) < 0.05
     ids = p + r["tokenIds"]
-    stats = engine.train_step({"samples": [{"tokenIds": ids, "lossMask": [0] * len(p) + [1] * len(r["tokenIds"]),
-                                            "advantages": 1.0, "rolloutLogprobs": lp}],
-                               "hyper": {"lr": 1e-3, "klCoef": 0.1}})
+    stats = engine.train_step(
+        {
+            "samples": [
+                {
+                    "tokenIds": ids,
+                    "lossMask": [0] * len(p) + [1] * len(r["tokenIds"]),
+                    "advantages": 1.0,
+                    "rolloutLogprobs": lp,
+                }
+            ],
+            "hyper": {"lr": 1e-3, "klCoef": 0.1},
+        }
+    )
     assert stats["weightVersion"] == 1 and abs(stats["klLoss"]) < 1e-3
 
 
@@ -149,4 +170,4 @@ def test_a_model_the_continuous_path_cannot_reproduce_falls_back_to_static(make_
     p = prompt(engine)
     r = gen(engine, {"promptIds": p, "maxTokens": 6, "temperature": 1.0, "seed": 2})[0]
     lp = engine.logprobs({"sequences": [{"tokenIds": p + r["tokenIds"]}]})["logprobs"][0]
-    assert max(abs(a - b) for a, b in zip(lp[len(p):], r["logprobs"])) < 1e-4
+    assert max(abs(a - b) for a, b in zip(lp[len(p) :], r["logprobs"])) < 1e-4

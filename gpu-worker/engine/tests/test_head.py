@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from agentjet_engine.head import HeadLogprobs, chunk_rows, head_logprobs
 
 
-def full_reference(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
-                   tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def full_reference(
+    hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, tokens: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     logits = torch.nn.functional.linear(hidden.float(), weight.float(), None if bias is None else bias.float())
     logp_all = torch.log_softmax(logits, -1)
     return logp_all.gather(1, tokens.unsqueeze(1)).squeeze(1), -(logp_all.exp() * logp_all).sum(-1)
@@ -59,7 +59,7 @@ def test_frozen_head_and_bf16_hidden() -> None:
 def test_a_wrapped_head_goes_through_checkpointed_chunks() -> None:
     g = torch.Generator().manual_seed(2)
     inner = torch.nn.Linear(8, 21)
-    wrapped = torch.nn.Sequential(inner)   # not a plain Linear (e.g. a LoRA-wrapped head)
+    wrapped = torch.nn.Sequential(inner)  # not a plain Linear (e.g. a LoRA-wrapped head)
     hidden = torch.randn(9, 8, generator=g, requires_grad=True)
     tokens = torch.randint(0, 21, (9,), generator=g)
     wrapped.out_features = 21  # type: ignore[attr-defined]

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from agentjet_engine.engine import Engine
 from agentjet_engine.errors import EngineError
 from test_train import make_samples
 
 
-def test_lora_trains_only_adapter_parameters(make_engine: Callable[..., Engine], corpus: list,
-                                             tmp_path: Path) -> None:
+def test_lora_trains_only_adapter_parameters(make_engine: Callable[..., Engine], corpus: list, tmp_path: Path) -> None:
     engine = make_engine(lora={"r": 4, "alpha": 8, "dropout": 0.0})
     info = engine.info()
     assert info["lora"] and 0 < info["trainableParams"] < info["params"]
@@ -33,10 +31,17 @@ def test_lora_trains_only_adapter_parameters(make_engine: Callable[..., Engine],
     assert engine.trainer.reference is None  # KL used disable_adapter(), not a copy
     prompt = max((s["tokenIds"] for s in samples), key=len)[:30]
     assert len(prompt) == 30
-    out = engine.generate({"requests": [{"promptIds": prompt, "maxTokens": 8, "temperature": 0.9, "seed": 5},
-                                        {"promptIds": prompt[:12], "maxTokens": 8, "temperature": 0}]})["results"]
-    again = engine.logprobs({"sequences": [{"tokenIds": prompt + out[0]["tokenIds"]},
-                                           {"tokenIds": prompt[:12] + out[1]["tokenIds"]}]})["logprobs"]
+    out = engine.generate(
+        {
+            "requests": [
+                {"promptIds": prompt, "maxTokens": 8, "temperature": 0.9, "seed": 5},
+                {"promptIds": prompt[:12], "maxTokens": 8, "temperature": 0},
+            ]
+        }
+    )["results"]
+    again = engine.logprobs(
+        {"sequences": [{"tokenIds": prompt + out[0]["tokenIds"]}, {"tokenIds": prompt[:12] + out[1]["tokenIds"]}]}
+    )["logprobs"]
     assert max(abs(a - b) for a, b in zip(again[0][30:], out[0]["logprobs"])) < 1e-4
     assert max(abs(a - b) for a, b in zip(again[1][12:], out[1]["logprobs"])) < 1e-4
 
@@ -52,9 +57,12 @@ def test_lora_target_modules_and_validation(make_engine: Callable[..., Engine]) 
     engine = make_engine(lora={"r": 2, "alpha": 4, "targetModules": ["q_proj", "v_proj"]})
     trainable = [n for n, p in engine.loaded.model.named_parameters() if p.requires_grad]
     assert trainable and all(("q_proj" in n or "v_proj" in n) for n in trainable)
-    for lora, field in [({"alpha": 4}, "lora.r"), ({"r": 0, "alpha": 4}, "lora.r"),
-                        ({"r": 2, "alpha": 4, "targetModules": []}, "lora.targetModules"),
-                        ({"r": 2, "alpha": 4, "targetModules": ["nope"]}, "lora.targetModules")]:
+    for lora, field in [
+        ({"alpha": 4}, "lora.r"),
+        ({"r": 0, "alpha": 4}, "lora.r"),
+        ({"r": 2, "alpha": 4, "targetModules": []}, "lora.targetModules"),
+        ({"r": 2, "alpha": 4, "targetModules": ["nope"]}, "lora.targetModules"),
+    ]:
         with pytest.raises(EngineError) as info:
             make_engine(lora=lora)
         assert info.value.type == "invalid_params" and info.value.message.startswith(field + ":")

@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 
 import torch
-
-from agentjet_engine.losses import (entropy_from_logits, gather_logprobs, k3_kl, masked_mean, masked_sum,
-                                    ppo_clip_loss)
+from agentjet_engine.losses import entropy_from_logits, gather_logprobs, k3_kl, masked_mean, masked_sum, ppo_clip_loss
 
 
 def test_gather_logprobs_matches_log_softmax_by_hand() -> None:

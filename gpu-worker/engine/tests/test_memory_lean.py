@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-
 from agentjet_engine.engine import Engine
 from agentjet_engine.training import Hyper, accumulate_gradients
 from agentjet_engine.tree_attention import segments
@@ -22,6 +21,7 @@ def run(engine: Engine, raw: list[dict[str, Any]], **hyper: Any) -> tuple[dict[s
     h = Hyper(lr=0.0, clip_low=0.2, clip_high=0.28, kl_coef=0.1, micro_batch_tokens=96, **hyper)
     engine.loaded.model.zero_grad(set_to_none=True)
     from agentjet_engine.loading import set_activation_checkpointing
+
     set_activation_checkpointing(engine.loaded.model, bool(h.activation_checkpointing))
     try:
         sums = accumulate_gradients(trainer.scorer, to_samples(raw), h, trainer._context(h))
@@ -42,13 +42,18 @@ def close(a: tuple[dict[str, float], torch.Tensor], b: tuple[dict[str, float], t
 
 def test_chunked_logprobs_equal_full_logits(engine: Engine, merged: dict[str, list[dict[str, Any]]]) -> None:
     samples = merged["tree"] + merged["linear"]
-    close(run(engine, samples, chunked_logprobs=False, tree_attention="dense"),
-          run(engine, samples, chunked_logprobs=True, tree_attention="dense"), 1e-5)
+    close(
+        run(engine, samples, chunked_logprobs=False, tree_attention="dense"),
+        run(engine, samples, chunked_logprobs=True, tree_attention="dense"),
+        1e-5,
+    )
 
 
 def test_activation_checkpointing_changes_nothing(engine: Engine, merged: dict[str, list[dict[str, Any]]]) -> None:
     samples = merged["tree"] + merged["linear"]
-    close(run(engine, samples, activation_checkpointing=False), run(engine, samples, activation_checkpointing=True), 1e-5)
+    close(
+        run(engine, samples, activation_checkpointing=False), run(engine, samples, activation_checkpointing=True), 1e-5
+    )
 
 
 def test_segment_tree_attention_equals_the_dense_mask(engine: Engine, merged: dict[str, list[dict[str, Any]]]) -> None:
@@ -57,16 +62,18 @@ def test_segment_tree_attention_equals_the_dense_mask(engine: Engine, merged: di
         close(run(engine, samples, tree_attention="dense"), run(engine, samples, tree_attention="segments"), 1e-4)
     stats = engine.train_step({"samples": merged["tree"], "hyper": {"lr": 1e-3, "dryRun": True}})
     assert stats["treeAttention"] == "segments" and stats["chunkedLogprobs"] is True
-    dense = engine.train_step({"samples": merged["tree"], "hyper": {"lr": 1e-3, "dryRun": True, "treeAttention": "dense"}})
+    dense = engine.train_step(
+        {"samples": merged["tree"], "hyper": {"lr": 1e-3, "dryRun": True, "treeAttention": "dense"}}
+    )
     assert dense["treeAttention"] == "dense" and abs(dense["loss"] - stats["loss"]) < 1e-4 * max(1, abs(stats["loss"]))
 
 
 def test_the_segment_plan_skips_empty_blocks(merged: dict[str, list[dict[str, Any]]]) -> None:
-    parents = [-1, 0, 1, 1, 0, 4]           # 0 → 1 → {2, 3}; 0 → 4 → 5
+    parents = [-1, 0, 1, 1, 0, 4]  # 0 → 1 → {2, 3}; 0 → 4 → 5
     segs = segments(parents, 6)
     assert [(s.start, s.end) for s in segs] == [(0, 3), (3, 4), (4, 6)]
-    assert segs[0].keys is None                              # the root segment: plain causal
-    assert segs[1].keys.tolist() == [0, 1, 3]                # token 3 sees 0, 1 (its ancestors) and itself
+    assert segs[0].keys is None  # the root segment: plain causal
+    assert segs[1].keys.tolist() == [0, 1, 3]  # token 3 sees 0, 1 (its ancestors) and itself
     assert segs[2].keys.tolist() == [0, 4, 5]
     tree = merged["tree"][0]
     inp = make_input([TokenSeq(tree["tokenIds"], tree["parents"], tree["positions"])], pad_id=0)

@@ -5,16 +5,26 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
 from agentjet_engine.engine import Engine
 from agentjet_engine.errors import EngineError
-from agentjet_engine.memory_plan import (CHECKPOINTING_FROM_PARAMS, GiB, QWEN25_1_5B, QWEN25_7B, DoesNotFit,
-                                         PlanRequest, Setup, decoder_shape, default_lr, estimate, plan_training)
+from agentjet_engine.memory_plan import (
+    CHECKPOINTING_FROM_PARAMS,
+    QWEN25_1_5B,
+    QWEN25_7B,
+    DoesNotFit,
+    GiB,
+    PlanRequest,
+    Setup,
+    decoder_shape,
+    default_lr,
+    estimate,
+    plan_training,
+)
 
 
 def test_shapes_match_the_published_parameter_counts() -> None:
-    assert abs(QWEN25_7B.params - 7.616e9) / 7.616e9 < 0.001     # Qwen2.5-7B: 7.62B
-    assert abs(QWEN25_1_5B.params - 1.544e9) / 1.544e9 < 0.001   # Qwen2.5-1.5B: 1.54B (tied head)
+    assert abs(QWEN25_7B.params - 7.616e9) / 7.616e9 < 0.001  # Qwen2.5-7B: 7.62B
+    assert abs(QWEN25_1_5B.params - 1.544e9) / 1.544e9 < 0.001  # Qwen2.5-1.5B: 1.54B (tied head)
 
 
 def test_full_fine_tune_state_of_a_7b_model() -> None:
@@ -29,7 +39,7 @@ def test_checkpointing_and_chunking_shrink_activations_and_logits() -> None:
     off = estimate(QWEN25_7B, Setup(mode="full", micro_batch_tokens=16384, checkpointing=False, chunk_rows=None))
     on = estimate(QWEN25_7B, Setup(mode="full", micro_batch_tokens=16384, checkpointing=True))
     assert on.activations < off.activations / 5
-    assert off.logits == 16384 * 152064 * 16 and on.logits == 256 * 152064 * 12   # 37 GiB → 0.4 GiB
+    assert off.logits == 16384 * 152064 * 16 and on.logits == 256 * 152064 * 12  # 37 GiB → 0.4 GiB
 
 
 def test_fsdp_divides_the_parameter_state_and_adds_the_inference_copy() -> None:
@@ -41,17 +51,17 @@ def test_fsdp_divides_the_parameter_state_and_adds_the_inference_copy() -> None:
 
 def test_lora_trains_a_small_fraction() -> None:
     e = estimate(QWEN25_7B, Setup(mode="lora", micro_batch_tokens=4096, checkpointing=True, lora_r=16))
-    assert 30e6 < e.trainable < 50e6          # r=16 on every linear layer of the 28 layers
+    assert 30e6 < e.trainable < 50e6  # r=16 on every linear layer of the 28 layers
     assert e.weights < 2.1 * QWEN25_7B.params and e.gradients == 4 * e.trainable
     only_qv = QWEN25_7B.lora_params(16, ["q_proj", "v_proj"])
     assert 0 < only_qv < e.trainable / 4
 
 
 def test_default_learning_rates() -> None:
-    assert default_lr(3_100_000, "full") == 1e-4           # the built-in model's tuned rate
+    assert default_lr(3_100_000, "full") == 1e-4  # the built-in model's tuned rate
     assert default_lr(1_500_000_000, "full") == 1e-6
-    assert default_lr(100_000_000, "full") == 1e-5         # log-linear in between
-    assert default_lr(7_600_000_000, "lora") == 1e-5       # LoRA: 10× full
+    assert default_lr(100_000_000, "full") == 1e-5  # log-linear in between
+    assert default_lr(7_600_000_000, "lora") == 1e-5  # LoRA: 10× full
 
 
 def test_auto_plan_picks_full_when_it_fits_else_lora() -> None:
@@ -67,7 +77,7 @@ def test_auto_plan_picks_full_when_it_fits_else_lora() -> None:
 
 
 def test_checkpointing_is_switched_on_to_fit_unless_fixed() -> None:
-    shape = decoder_shape(1024, 8, 8, 8, 2816, 32000, tied=True)    # ~0.13B: below the threshold
+    shape = decoder_shape(1024, 8, 8, 8, 2816, 32000, tied=True)  # ~0.13B: below the threshold
     assert shape.params < CHECKPOINTING_FROM_PARAMS
     off = estimate(shape, Setup(mode="full", micro_batch_tokens=16384, checkpointing=False, compute_bytes=4))
     on = estimate(shape, Setup(mode="full", micro_batch_tokens=16384, checkpointing=True, compute_bytes=4))
@@ -75,8 +85,9 @@ def test_checkpointing_is_switched_on_to_fit_unless_fixed() -> None:
     plan = plan_training(shape, budget, PlanRequest(mode="full", micro_batch_tokens=16384, compute_bytes=4))
     assert plan.checkpointing and "switched on to fit" in plan.reason
     with pytest.raises(DoesNotFit, match="activation checkpointing on"):
-        plan_training(shape, budget, PlanRequest(mode="full", micro_batch_tokens=16384, compute_bytes=4,
-                                                 checkpointing=False))
+        plan_training(
+            shape, budget, PlanRequest(mode="full", micro_batch_tokens=16384, compute_bytes=4, checkpointing=False)
+        )
 
 
 def test_refusal_says_what_would_fit() -> None:

@@ -49,7 +49,11 @@ def _alive(pid: int) -> bool:
 
 
 def _orphan_exit_seconds(use_prctl: bool) -> float:
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, CHILD, str(ENGINE_ROOT), "1" if use_prctl else "0"], stdout=subprocess.PIPE, text=True)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, CHILD, str(ENGINE_ROOT), "1" if use_prctl else "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         child_pid = int(parent.stdout.readline().strip())
         time.sleep(0.3)

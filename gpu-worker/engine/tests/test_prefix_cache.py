@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from agentjet_engine.engine import Engine
 from agentjet_engine.scheduler import ContinuousBatcher
 
@@ -41,8 +40,9 @@ def batcher(engine: Engine) -> ContinuousBatcher:
 
 
 def user_prompt(engine: Engine, text: str) -> list[int]:
-    return engine.render({"messages": [{"role": "system", "content": "You are exact. " * 6},
-                                       {"role": "user", "content": text}]})["tokenIds"]
+    return engine.render(
+        {"messages": [{"role": "system", "content": "You are exact. " * 6}, {"role": "user", "content": text}]}
+    )["tokenIds"]
 
 
 def test_linear_multi_turn_growth_reuses_the_previous_turn(make_engine: Callable[..., Engine]) -> None:
@@ -64,10 +64,10 @@ def test_rewritten_history_reuses_only_the_common_prefix(make_engine: Callable[.
     cached, scratch = fresh(make_engine), fresh(make_engine, prefixCacheBytes=0)
     base = user_prompt(cached, "Tell me about 7 * 8 and 9 * 6.")
     run(cached, request(base + [20] * 40, seed=1))
-    rewritten = base[:40] + [21, 22, 23] * 10 + base[40:]   # history changed after token 40
+    rewritten = base[:40] + [21, 22, 23] * 10 + base[40:]  # history changed after token 40
     a = run(cached, request(rewritten, seed=2))[0]
     assert_same(a, run(scratch, request(rewritten, seed=2))[0])
-    assert a["cachedTokens"] == 32   # the whole blocks before the change, no more
+    assert a["cachedTokens"] == 32  # the whole blocks before the change, no more
 
 
 def test_branching_group_prefills_the_shared_prompt_once(make_engine: Callable[..., Engine]) -> None:
@@ -78,7 +78,7 @@ def test_branching_group_prefills_the_shared_prompt_once(make_engine: Callable[.
     for x, y in zip(a, b):
         assert_same(x, y)
     computed = batcher(cached).stats.prefill_tokens
-    assert computed < 2 * len(prompt)                 # once, plus the tails below a whole block
+    assert computed < 2 * len(prompt)  # once, plus the tails below a whole block
     assert batcher(scratch).stats.prefill_tokens == 8 * len(prompt)
     # branches of the branches: continue two rollouts, each from its own finished sequence
     second = [request(prompt + a[i]["tokenIds"] + [30, 31, 32], seed=10 + i) for i in (0, 5)]
@@ -88,12 +88,12 @@ def test_branching_group_prefills_the_shared_prompt_once(make_engine: Callable[.
 
 
 def test_logprobs_match_a_recomputation_whatever_the_batch(make_engine: Callable[..., Engine]) -> None:
-    engine = fresh(make_engine, prefillTokens=64, maxRows=6)   # chunked prefill, rows that wait
+    engine = fresh(make_engine, prefillTokens=64, maxRows=6)  # chunked prefill, rows that wait
     rng = random.Random(0)
     base = user_prompt(engine, "Numbers: 1 2 3 4 5 6 7 8 9.")
-    run(engine, request(base, seed=99))          # something in the cache to reuse
+    run(engine, request(base, seed=99))  # something in the cache to reuse
     prompts = []
-    for i in range(12):
+    for _ in range(12):
         cut = rng.randrange(1, len(base))
         tail = [rng.randrange(5, 400) for _ in range(rng.randrange(1, 90))]
         prompts.append((base[:cut] + tail)[:200])
@@ -103,7 +103,7 @@ def test_logprobs_match_a_recomputation_whatever_the_batch(make_engine: Callable
     recomputed = engine.logprobs({"sequences": [{"tokenIds": p + r["tokenIds"]} for p, r in zip(prompts, together)]})
     for p, r, lp in zip(prompts, together, recomputed["logprobs"]):
         assert len(r["tokenIds"]) == len(r["logprobs"]) > 0
-        assert max(abs(a - b) for a, b in zip(lp[len(p):], r["logprobs"])) < TOL
+        assert max(abs(a - b) for a, b in zip(lp[len(p) :], r["logprobs"])) < TOL
     # a request's tokens for its seed do not depend on the batch: each alone, and in the static path
     alone = [run(engine, q)[0] for q in requests[:4]]
     engine.configure({"mode": "static"})
@@ -115,7 +115,7 @@ def test_logprobs_match_a_recomputation_whatever_the_batch(make_engine: Callable
 def test_small_budget_evicts_least_recently_used_and_stays_exact(make_engine: Callable[..., Engine]) -> None:
     engine = make_engine()
     block_bytes = batcher(engine).prefix.bytes_per_block
-    engine.configure({"prefixCacheBytes": 16 * block_bytes})   # the pool holds 16 blocks at most
+    engine.configure({"prefixCacheBytes": 16 * block_bytes})  # the pool holds 16 blocks at most
     scratch = fresh(make_engine, prefixCacheBytes=0)
     prompts = [user_prompt(engine, f"Question {i}: what is {i} * {i + 3}? " * 3) for i in range(10)]
     for i, p in enumerate(prompts):
@@ -145,5 +145,5 @@ def test_stop_strings_end_the_reply_and_are_cut_from_the_text(engine: Engine) ->
     first = text.index(stop)
     assert cut["finishReason"] == "stop" and cut["text"] == text[:first]
     decoded = engine.decode({"sequences": [cut["tokenIds"], cut["tokenIds"][:-1]]})["texts"]
-    assert stop in decoded[0] and stop not in decoded[1]   # ends with the token that completed it
+    assert stop in decoded[0] and stop not in decoded[1]  # ends with the token that completed it
     assert cut["tokenIds"] == plain["tokenIds"][: len(cut["tokenIds"])]

@@ -8,7 +8,6 @@ import random
 from pathlib import Path
 
 import pytest
-
 from agentjet_engine import builtin
 from agentjet_engine.engine import Engine
 from agentjet_engine.loading import load_tokenizer
@@ -38,8 +37,10 @@ def test_loss_mask_covers_exactly_the_assistant_generated_text(model_dir: Path, 
 
 def test_loss_mask_when_content_starts_with_whitespace(model_dir: Path) -> None:
     tok = load_tokenizer(str(model_dir))
-    convo = {"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": "\n\n  indented"}],
-             "tools": None}
+    convo = {
+        "messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": "\n\n  indented"}],
+        "tools": None,
+    }
     (example,), _ = encode(tok, [convo], context=10_000)
     masked = tok.decode([i for i, m in zip(example.ids, example.mask) if m], skip_special_tokens=False)
     assert masked.endswith("indented<|im_end|>") and "assistant" not in masked
@@ -72,9 +73,32 @@ def test_pretrain_end_to_end(tmp_path: Path) -> None:
     train.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in transcripts(120, seed=7)))
     held_out.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in transcripts(12, seed=8)))
     out = tmp_path / "model"
-    code = main(["--transcripts", str(train), "--eval-transcripts", str(held_out), "--out", str(out),
-                 "--size", "test", "--vocab-size", "400", "--epochs", "3", "--lr", "5e-3", "--batch-tokens", "2048",
-                 "--seed", "1", "--threads", "2", "--log-every", "5"])
+    code = main(
+        [
+            "--transcripts",
+            str(train),
+            "--eval-transcripts",
+            str(held_out),
+            "--out",
+            str(out),
+            "--size",
+            "test",
+            "--vocab-size",
+            "400",
+            "--epochs",
+            "3",
+            "--lr",
+            "5e-3",
+            "--batch-tokens",
+            "2048",
+            "--seed",
+            "1",
+            "--threads",
+            "2",
+            "--log-every",
+            "5",
+        ]
+    )
     assert code == 0
     report = (out / "TRAINING.md").read_text()
     for needle in ("| seed | 1 |", "finalTrainLoss", "evalLoss", "tokensPerSecond", "corpusTokens", "wallSeconds"):

@@ -15,7 +15,6 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
-
 from agentjet_engine.reward_data import DatasetError, heldout_groups, read_dataset, split, training_pairs
 from agentjet_engine.reward_export import MANIFEST, folder_hash, onnx_scores, verify_folder
 from agentjet_engine.reward_train import load_reward_model
@@ -27,13 +26,26 @@ ENGINE_ROOT = Path(__file__).resolve().parents[1]
 def conversation(rng: random.Random, good: bool) -> dict[str, Any]:
     a, b = rng.randint(0, 99), rng.randint(0, 99)
     answer = f"#### {a + b}" if good else "I am not sure, sorry."
-    return {"tools": [CALC_TOOL], "messages": [
-        {"role": "system", "content": "You are a calculator agent."},
-        {"role": "user", "content": f"What is {a} + {b}?"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calc", "arguments": json.dumps({"expression": f"{a}+{b}"})}}]},
-        {"role": "tool", "content": str(a + b), "tool_call_id": "c1"},
-        {"role": "assistant", "content": answer},
-    ]}
+    return {
+        "tools": [CALC_TOOL],
+        "messages": [
+            {"role": "system", "content": "You are a calculator agent."},
+            {"role": "user", "content": f"What is {a} + {b}?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "calc", "arguments": json.dumps({"expression": f"{a}+{b}"})},
+                    }
+                ],
+            },
+            {"role": "tool", "content": str(a + b), "tool_call_id": "c1"},
+            {"role": "assistant", "content": answer},
+        ],
+    }
 
 
 def write_dataset(path: Path, groups: int = 16, per_group: int = 4, seed: int = 0, pairs_too: bool = True) -> Path:
@@ -54,8 +66,13 @@ def write_dataset(path: Path, groups: int = 16, per_group: int = 4, seed: int = 
 
 
 def run_rm(*args: str) -> tuple[int, list[dict[str, Any]], str]:
-    proc = subprocess.run([sys.executable, "-m", "agentjet_engine.reward_model", *args], cwd=ENGINE_ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentjet_engine.reward_model", *args],
+        cwd=ENGINE_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     events = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     return proc.returncode, events, proc.stderr
 
@@ -73,17 +90,27 @@ def test_dataset_parsing_and_split(tmp_path: Path) -> None:
     assert heldout_groups({"a", "b"}, 0.01, 0) and len(heldout_groups({"a", "b"}, 0.99, 0)) == 1
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"kind": "point", "id": "x", "label": 1}', "no conversation 'x'"),
-    ('{"kind": "pair", "chosen": "a", "rejected": "a"}', "a pair label"),
-    ('{"kind": "conversation", "id": "a", "group": "g", "messages": []}', "messages: a non-empty array"),
-    ('{"kind": "conversation", "id": "a", "group": "g", "messages": [{"role": "robot", "content": "x"}]}', "role: must be one of"),
-    ('{"kind": "mystery"}', "kind: one of"),
-    ("not json", "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"kind": "point", "id": "x", "label": 1}', "no conversation 'x'"),
+        ('{"kind": "pair", "chosen": "a", "rejected": "a"}', "a pair label"),
+        ('{"kind": "conversation", "id": "a", "group": "g", "messages": []}', "messages: a non-empty array"),
+        (
+            '{"kind": "conversation", "id": "a", "group": "g", "messages": [{"role": "robot", "content": "x"}]}',
+            "role: must be one of",
+        ),
+        ('{"kind": "mystery"}', "kind: one of"),
+        ("not json", "invalid JSON"),
+    ],
+)
 def test_dataset_errors_name_the_line(tmp_path: Path, line: str, message: str) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"kind": "conversation", "id": "ok", "group": "g", "messages": [{"role": "user", "content": "hi"}]}\n' + line + "\n")
+    path.write_text(
+        '{"kind": "conversation", "id": "ok", "group": "g", "messages": [{"role": "user", "content": "hi"}]}\n'
+        + line
+        + "\n"
+    )
     with pytest.raises(DatasetError) as err:
         read_dataset(str(path))
     assert f"{path}:2" in str(err.value) and message in str(err.value)
@@ -93,9 +120,29 @@ def test_dataset_errors_name_the_line(tmp_path: Path, line: str, message: str) -
 def trained(tmp_path_factory: pytest.TempPathFactory, model_dir: Path) -> tuple[Path, list[dict[str, Any]]]:
     tmp = tmp_path_factory.mktemp("rm")
     data = write_dataset(tmp / "labels.jsonl")
-    rc, events, stderr = run_rm("train", "--data", str(data), "--base", str(model_dir), "--out", str(tmp / "rm-v1"),
-                                "--loss", "both", "--epochs", "4", "--lr", "3e-4", "--batch", "8", "--heldout", "0.25",
-                                "--max-length", "200", "--threads", "2")
+    rc, events, stderr = run_rm(
+        "train",
+        "--data",
+        str(data),
+        "--base",
+        str(model_dir),
+        "--out",
+        str(tmp / "rm-v1"),
+        "--loss",
+        "both",
+        "--epochs",
+        "4",
+        "--lr",
+        "3e-4",
+        "--batch",
+        "8",
+        "--heldout",
+        "0.25",
+        "--max-length",
+        "200",
+        "--threads",
+        "2",
+    )
     assert rc == 0, stderr[-3000:]
     return tmp / "rm-v1", events
 
@@ -117,7 +164,14 @@ def test_train_learns_and_reports_heldout_accuracy(trained: tuple[Path, list[dic
 def test_folder_manifest_and_onnx_parity(trained: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
     folder, _ = trained
     manifest = verify_folder(folder)
-    assert {"model.onnx", "model.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json", "chat_template.jinja"} <= set(manifest["files"])
+    assert {
+        "model.onnx",
+        "model.safetensors",
+        "config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "chat_template.jinja",
+    } <= set(manifest["files"])
     assert manifest["onnx"]["maxAbsDiff"] <= 1e-4 and manifest["architecture"].endswith("ForSequenceClassification")
     # Independent check: fresh PyTorch model from the saved weights vs onnxruntime, batched with padding.
     model = load_reward_model(str(folder), torch.device("cpu"))
@@ -158,7 +212,15 @@ def test_train_refuses_bad_input_with_an_error_event(tmp_path: Path, model_dir: 
     rc, events, _ = run_rm("train", "--data", str(bad), "--base", str(model_dir), "--out", str(tmp_path / "x"))
     assert rc == 1 and events[-1]["event"] == "error" and "no conversation 'nope'" in events[-1]["error"]["message"]
     assert not (tmp_path / "x").exists()
-    rc, events, _ = run_rm("train", "--data", str(write_dataset(tmp_path / "ok.jsonl", groups=2)), "--base", str(tmp_path), "--out", str(tmp_path / "y"))
+    rc, events, _ = run_rm(
+        "train",
+        "--data",
+        str(write_dataset(tmp_path / "ok.jsonl", groups=2)),
+        "--base",
+        str(tmp_path),
+        "--out",
+        str(tmp_path / "y"),
+    )
     assert rc == 1 and "no config.json" in events[-1]["error"]["message"]
     assert MANIFEST == "reward_model.json"
 
@@ -190,5 +252,7 @@ def test_plan_takes_whole_task_groups_once_per_epoch(tmp_path: Path) -> None:
         epoch_groups += sorted(groups)
     assert sorted(epoch_groups) == sorted({group[c] for p in sp.train_pairs for c in p})
     assert sum(len(p) for p, _ in steps) == 2 * len(sp.train_pairs)
-    pointwise = plan(TrainConfig(data="", base="", out="", loss="pointwise", epochs=1, batch=8), data, sp, random.Random(0))
+    pointwise = plan(
+        TrainConfig(data="", base="", out="", loss="pointwise", epochs=1, batch=8), data, sp, random.Random(0)
+    )
     assert all(not pairs for pairs, _ in pointwise) and sum(len(q) for _, q in pointwise) == len(sp.train_points)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import torch
-
 from agentjet_engine.batching import pack_by_token_budget, pad_left, pad_right, positions_from_mask
 from agentjet_engine.sampling import sample_tokens, top_p_keep
 
@@ -22,11 +21,16 @@ def test_sample_tokens_greedy_and_inverse_cdf() -> None:
     # top_p = 1: id order, cdf 0.1, 0.7, 1.0 (no sort); top_p = 0.5: the nucleus is {token 1}
     uniforms = torch.tensor([0.99, 0.65, 0.95, 0.99])
     assert sample_tokens(logits, temperature, top_p, uniforms).tolist() == [1, 1, 2, 1]
-    assert sample_tokens(logits, temperature, torch.ones(4), torch.tensor([0.0, 0.05, 0.2, 0.75])).tolist() == \
-        [1, 0, 1, 2]
+    assert sample_tokens(logits, temperature, torch.ones(4), torch.tensor([0.0, 0.05, 0.2, 0.75])).tolist() == [
+        1,
+        0,
+        1,
+        2,
+    ]
     # nucleus rows sort their probabilities: token 1 (0.6), token 2 (0.3), token 0 (0.1)
-    assert sample_tokens(logits[:2], torch.ones(2), torch.tensor([0.95, 0.95]), torch.tensor([0.65, 0.95])).tolist() == \
-        [2, 0]
+    assert sample_tokens(
+        logits[:2], torch.ones(2), torch.tensor([0.95, 0.95]), torch.tensor([0.65, 0.95])
+    ).tolist() == [2, 0]
 
 
 def test_sample_tokens_never_picks_a_zero_probability_token() -> None:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from agentjet_engine.framing import read_frame_from
 
 ENGINE_ROOT = Path(__file__).resolve().parents[1]
@@ -24,8 +23,14 @@ class EngineProcess:
 
     def __init__(self) -> None:
         env = {**os.environ, "AGENTJET_ENGINE_THREADS": "1", "AGENTJET_ENGINE_LOG": "WARNING"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "agentjet_engine"], cwd=ENGINE_ROOT, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "agentjet_engine"],
+            cwd=ENGINE_ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self.frames: queue.Queue[Any] = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._pump, daemon=True).start()
@@ -82,14 +87,17 @@ def test_info_before_load(proc: EngineProcess) -> None:
     assert info["loaded"] is False and info["model"] is None and info["threads"] == 1
 
 
-@pytest.mark.parametrize("payload, code", [
-    (b"\xff\xfe\x00garbage", "bad_utf8"),
-    (b"this is not json", "bad_json"),
-    (b"[1, 2, 3]", "not_object"),
-    (b"\"a string\"", "not_object"),
-    (b"{\"method\": \"info\"}", "bad_id"),
-    (b"", "bad_json"),
-])
+@pytest.mark.parametrize(
+    "payload, code",
+    [
+        (b"\xff\xfe\x00garbage", "bad_utf8"),
+        (b"this is not json", "bad_json"),
+        (b"[1, 2, 3]", "not_object"),
+        (b'"a string"', "not_object"),
+        (b'{"method": "info"}', "bad_id"),
+        (b"", "bad_json"),
+    ],
+)
 def test_bad_frames_get_protocol_errors(proc: EngineProcess, payload: bytes, code: str) -> None:
     proc.send_payload(payload)
     response = proc.response()
@@ -109,7 +117,7 @@ def test_request_level_errors_carry_the_id(proc: EngineProcess) -> None:
 
 
 def test_oversized_length_prefix_is_refused_and_serving_continues(proc: EngineProcess) -> None:
-    proc.send_raw((600 * 1024 * 1024).to_bytes(4, "big") + b"{\"id\": 1, \"method\": \"info\"} and more junk")
+    proc.send_raw((600 * 1024 * 1024).to_bytes(4, "big") + b'{"id": 1, "method": "info"} and more junk')
     response = proc.response()
     assert response["id"] is None and error_of(response) == ("protocol", "frame_too_large")
     assert_alive(proc)
@@ -128,8 +136,9 @@ def test_loaded_model_errors_and_recovery(proc: EngineProcess, model_dir: Path) 
     response = proc.call("generate", {"requests": [{"promptIds": ids, "maxTokens": "many", "temperature": 0}]})
     assert error_of(response)[0] == "invalid_params"
     assert response["error"]["message"].startswith("requests[0].maxTokens:")
-    result = proc.call("generate", {"requests": [{"promptIds": ids, "maxTokens": 4, "temperature": 0.8,
-                                                  "seed": 3}]})["result"]
+    result = proc.call("generate", {"requests": [{"promptIds": ids, "maxTokens": 4, "temperature": 0.8, "seed": 3}]})[
+        "result"
+    ]
     assert len(result["results"][0]["tokenIds"]) <= 4 and result["weightVersion"] == 0
     decoded = proc.call("decode", {"sequences": [ids], "skipSpecialTokens": False})["result"]["texts"][0]
     assert decoded == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 import torch
-
 from agentjet_engine.engine import Engine
 from agentjet_engine.errors import EngineError
 from agentjet_engine.pretrain import encode
@@ -39,8 +38,12 @@ def test_advantage_sign_moves_logprobs(engine: Engine, corpus: list, advantage: 
         assert stats["weightVersion"] == step + 1
     after = masked_mean_logprob(engine, samples)
     assert (after - before) * direction > 0.05, (before, after)
-    assert engine.generate({"requests": [{"promptIds": samples[0]["tokenIds"][:5], "maxTokens": 1,
-                                          "temperature": 0}]})["weightVersion"] == 4
+    assert (
+        engine.generate({"requests": [{"promptIds": samples[0]["tokenIds"][:5], "maxTokens": 1, "temperature": 0}]})[
+            "weightVersion"
+        ]
+        == 4
+    )
 
 
 def to_samples(raw: list[dict[str, Any]]) -> list[Sample]:
@@ -72,8 +75,10 @@ def test_positions_outside_the_mask_do_not_matter(engine: Engine, corpus: list) 
     garbage = []
     for s in base:
         adv = [a if m else float("nan") for a, m in zip(s["advantages"], s["lossMask"])]
-        rollout = [r if m else (1e30 if i % 2 else float("-inf")) for i, (r, m) in
-                   enumerate(zip(s["rolloutLogprobs"], s["lossMask"]))]
+        rollout = [
+            r if m else (1e30 if i % 2 else float("-inf"))
+            for i, (r, m) in enumerate(zip(s["rolloutLogprobs"], s["lossMask"]))
+        ]
         garbage.append({**s, "advantages": adv, "rolloutLogprobs": rollout})
     hyper = Hyper(lr=1e-3)
     sums_a, grads_a = grads_for(engine, to_samples(base), hyper)
@@ -143,16 +148,27 @@ def test_kl_is_zero_at_load_time_weights(engine: Engine, corpus: list) -> None:
     assert abs(stats["klLoss"]) < 1e-6
 
 
-@pytest.mark.parametrize("mutate, field, error_type", [
-    (lambda s: s.update(lossMask=[1] + s["lossMask"][1:]), "samples[0].lossMask[0]", "invalid_params"),
-    (lambda s: s.update(lossMask=s["lossMask"][:-1]), "samples[0].lossMask", "invalid_params"),
-    (lambda s: s.update(advantages=[1.0]), "samples[0].advantages", "invalid_params"),
-    (lambda s: s.update(advantages="high"), "samples[0].advantages", "invalid_params"),
-    (lambda s: s.update(rolloutLogprobs=None), "samples[0].rolloutLogprobs", "invalid_params"),
-    (lambda s: s.update(lossMask=[0] * len(s["tokenIds"])), "samples", "invalid_params"),
-    (lambda s: s.update(tokenIds=s["tokenIds"] * 50, lossMask=s["lossMask"] * 50, advantages=1.0,
-                        rolloutLogprobs=s["rolloutLogprobs"] * 50), "samples[0].tokenIds", "context_overflow"),
-])
+@pytest.mark.parametrize(
+    "mutate, field, error_type",
+    [
+        (lambda s: s.update(lossMask=[1] + s["lossMask"][1:]), "samples[0].lossMask[0]", "invalid_params"),
+        (lambda s: s.update(lossMask=s["lossMask"][:-1]), "samples[0].lossMask", "invalid_params"),
+        (lambda s: s.update(advantages=[1.0]), "samples[0].advantages", "invalid_params"),
+        (lambda s: s.update(advantages="high"), "samples[0].advantages", "invalid_params"),
+        (lambda s: s.update(rolloutLogprobs=None), "samples[0].rolloutLogprobs", "invalid_params"),
+        (lambda s: s.update(lossMask=[0] * len(s["tokenIds"])), "samples", "invalid_params"),
+        (
+            lambda s: s.update(
+                tokenIds=s["tokenIds"] * 50,
+                lossMask=s["lossMask"] * 50,
+                advantages=1.0,
+                rolloutLogprobs=s["rolloutLogprobs"] * 50,
+            ),
+            "samples[0].tokenIds",
+            "context_overflow",
+        ),
+    ],
+)
 def test_train_step_invalid_params(engine: Engine, corpus: list, mutate: Any, field: str, error_type: str) -> None:
     sample = {**make_samples(engine, corpus, 1)[0], "advantages": 1.0}
     mutate(sample)
@@ -164,8 +180,11 @@ def test_train_step_invalid_params(engine: Engine, corpus: list, mutate: Any, fi
 
 def test_hyper_is_validated(engine: Engine, corpus: list) -> None:
     sample = {**make_samples(engine, corpus, 1)[0], "advantages": 1.0}
-    for hyper, field in [({}, "hyper.lr"), ({"lr": 1e-3, "clipLow": 2}, "hyper.clipLow"),
-                         ({"lr": 1e-3, "microBatchTokens": 0}, "hyper.microBatchTokens")]:
+    for hyper, field in [
+        ({}, "hyper.lr"),
+        ({"lr": 1e-3, "clipLow": 2}, "hyper.clipLow"),
+        ({"lr": 1e-3, "microBatchTokens": 0}, "hyper.microBatchTokens"),
+    ]:
         with pytest.raises(EngineError) as info:
             engine.train_step({"samples": [sample], "hyper": hyper})
         assert info.value.message.startswith(field + ":")

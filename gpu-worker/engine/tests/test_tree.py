@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import torch
-
 from agentjet_engine.engine import Engine
 from agentjet_engine.errors import EngineError
 from agentjet_engine.training import Hyper, Sample, accumulate_gradients, loss_weight
@@ -37,8 +36,8 @@ def make_calls(engine: Engine) -> list[Call]:
         ("e1", shared + o[0] + t[0] + o[1] + t[1], o[2]),
         ("e2", shared, o[3]),
         ("e2", shared + o[3] + t[3], o[4]),
-        ("e2", shared + o[3] + t[3], o[4]),                   # retry: same prompt, same sample
-        ("e2", shared + o[3] + t[4], o[5]),                   # rewritten tool result: a branch
+        ("e2", shared + o[3] + t[3], o[4]),  # retry: same prompt, same sample
+        ("e2", shared + o[3] + t[4], o[5]),  # rewritten tool result: a branch
         ("e3", other, o[6]),
         ("e3", other + o[6] + t[6], o[7]),
     ]
@@ -49,7 +48,7 @@ def make_calls(engine: Engine) -> list[Call]:
         if k == 5:  # the retry sampled the same tokens with the same logprobs
             calls.append(Call(episode, prompt, out, list(calls[4].logprobs)))
             continue
-        rollout = [v + 0.3 * math.sin(3 * k + i) for i, v in enumerate(lp[len(prompt):])]
+        rollout = [v + 0.3 * math.sin(3 * k + i) for i, v in enumerate(lp[len(prompt) :])]
         calls.append(Call(episode, prompt, out, rollout))
     return calls
 
@@ -59,8 +58,17 @@ def to_samples(raw: list[dict[str, Any]]) -> list[Sample]:
     for s in raw:
         adv = s["advantages"]
         adv = [float(adv)] * len(s["tokenIds"]) if isinstance(adv, (int, float)) else adv
-        out.append(Sample(s["tokenIds"], s["lossMask"], adv, s["rolloutLogprobs"], s.get("parents"),
-                          s.get("positions"), s.get("weights")))
+        out.append(
+            Sample(
+                s["tokenIds"],
+                s["lossMask"],
+                adv,
+                s["rolloutLogprobs"],
+                s.get("parents"),
+                s.get("positions"),
+                s.get("weights"),
+            )
+        )
     return out
 
 
@@ -89,9 +97,12 @@ def merged(engine: Engine) -> dict[str, list[dict[str, Any]]]:
     chains = linear_chains(calls)
     group = [c for c in chains if c.episode in ("e1", "e2")]
     rest = [c for c in chains if c.episode not in ("e1", "e2")]
-    return {"none": unmerged(calls, ADVANTAGE), "linear": linear_samples(chains, ADVANTAGE),
-            # the group packed into one tree, e3 left linear: a step mixing both kinds
-            "tree": tree_pack(group, ADVANTAGE) + linear_samples(rest, ADVANTAGE)}
+    return {
+        "none": unmerged(calls, ADVANTAGE),
+        "linear": linear_samples(chains, ADVANTAGE),
+        # the group packed into one tree, e3 left linear: a step mixing both kinds
+        "tree": tree_pack(group, ADVANTAGE) + linear_samples(rest, ADVANTAGE),
+    }
 
 
 def test_merged_layouts_are_what_the_test_means(merged: dict[str, list[dict[str, Any]]]) -> None:
@@ -106,22 +117,30 @@ def test_merged_layouts_are_what_the_test_means(merged: dict[str, list[dict[str,
 
 
 @pytest.mark.parametrize("micro_batch_tokens", [100_000, 48])
-def test_loss_and_gradient_are_exact_under_merging(engine: Engine, merged: dict[str, list[dict[str, Any]]],
-                                                   micro_batch_tokens: int) -> None:
+def test_loss_and_gradient_are_exact_under_merging(
+    engine: Engine, merged: dict[str, list[dict[str, Any]]], micro_batch_tokens: int
+) -> None:
     hyper = Hyper(lr=0.0, clip_low=0.2, clip_high=0.28, kl_coef=0.1, micro_batch_tokens=micro_batch_tokens)
     loss_none, grad_none = loss_and_grad(engine, merged["none"], hyper)
     loss_linear, grad_linear = loss_and_grad(engine, merged["linear"], hyper)
     loss_tree, grad_tree = loss_and_grad(engine, merged["tree"], hyper)
-    diffs = {"loss_linear": rel(loss_none, loss_linear), "loss_tree": rel(loss_none, loss_tree),
-             "grad_linear": rel(grad_none, grad_linear), "grad_tree": rel(grad_none, grad_tree)}
-    print(f"max relative diffs (micro-batch {micro_batch_tokens} tokens): "
-          + ", ".join(f"{k} {v:.2e}" for k, v in diffs.items()))
+    diffs = {
+        "loss_linear": rel(loss_none, loss_linear),
+        "loss_tree": rel(loss_none, loss_tree),
+        "grad_linear": rel(grad_none, grad_linear),
+        "grad_tree": rel(grad_none, grad_tree),
+    }
+    print(
+        f"max relative diffs (micro-batch {micro_batch_tokens} tokens): "
+        + ", ".join(f"{k} {v:.2e}" for k, v in diffs.items())
+    )
     assert grad_none.norm() > 0 and loss_none != 0
     assert all(v < 1e-4 for v in diffs.values()), diffs
 
 
-def test_train_step_stats_agree_and_dry_run_changes_nothing(engine: Engine,
-                                                            merged: dict[str, list[dict[str, Any]]]) -> None:
+def test_train_step_stats_agree_and_dry_run_changes_nothing(
+    engine: Engine, merged: dict[str, list[dict[str, Any]]]
+) -> None:
     version = engine.weight_version
     before = [p.detach().clone() for _, p in engine.loaded.trainable_parameters()]
     hyper = {"lr": 1e-2, "clipHigh": 0.28, "dryRun": True}
@@ -142,10 +161,14 @@ def test_train_step_stats_agree_and_dry_run_changes_nothing(engine: Engine,
 def test_tree_logprobs_equal_the_unpacked_paths(engine: Engine, merged: dict[str, list[dict[str, Any]]]) -> None:
     tree = merged["tree"][0]
     paths = unpack(tree)
-    packed = engine.logprobs({"sequences": [
-        {"tokenIds": tree["tokenIds"], "parents": tree["parents"], "positions": tree["positions"]},
-        {"tokenIds": tree["tokenIds"][:5]},  # a linear row in the same batch
-    ]})["logprobs"]
+    packed = engine.logprobs(
+        {
+            "sequences": [
+                {"tokenIds": tree["tokenIds"], "parents": tree["parents"], "positions": tree["positions"]},
+                {"tokenIds": tree["tokenIds"][:5]},  # a linear row in the same batch
+            ]
+        }
+    )["logprobs"]
     per_path = engine.logprobs({"sequences": [{"tokenIds": [tree["tokenIds"][i] for i in p]} for p in paths]})
     worst = 0.0
     for path, lps in zip(paths, per_path["logprobs"]):
@@ -162,35 +185,61 @@ def test_tree_logprobs_equal_the_unpacked_paths(engine: Engine, merged: dict[str
 
 
 def test_tree_mask_blocks_everything_but_ancestors() -> None:
-    parents = [-1, 0, 1, 1, 0, 4]           # 0 → 1 → {2, 3}; 0 → 4 → 5
+    parents = [-1, 0, 1, 1, 0, 4]  # 0 → 1 → {2, 3}; 0 → 4 → 5
     assert subtree_ends(parents) == [6, 4, 3, 4, 6, 6]
-    inp = make_input([TokenSeq([5, 6, 7, 8, 9, 10], parents, [0, 1, 2, 2, 1, 2]), TokenSeq([5, 6, 7])], pad_id=0,
-                     tree_attention="dense")
+    inp = make_input(
+        [TokenSeq([5, 6, 7, 8, 9, 10], parents, [0, 1, 2, 2, 1, 2]), TokenSeq([5, 6, 7])],
+        pad_id=0,
+        tree_attention="dense",
+    )
     allowed = inp.attention_mask[:, 0] == 0
     assert inp.attention_mask.shape == (2, 1, 6, 6)
-    assert allowed[0].nonzero().tolist() == [[0, 0], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2], [3, 0], [3, 1], [3, 3],
-                                             [4, 0], [4, 4], [5, 0], [5, 4], [5, 5]]
+    assert allowed[0].nonzero().tolist() == [
+        [0, 0],
+        [1, 0],
+        [1, 1],
+        [2, 0],
+        [2, 1],
+        [2, 2],
+        [3, 0],
+        [3, 1],
+        [3, 3],
+        [4, 0],
+        [4, 4],
+        [5, 0],
+        [5, 4],
+        [5, 5],
+    ]
     # the linear row is causal over its 3 tokens; each padding query sees only itself
     assert allowed[1].nonzero().tolist() == [[0, 0], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2], [3, 3], [4, 4], [5, 5]]
     assert inp.position_ids.tolist() == [[0, 1, 2, 2, 1, 2], [0, 1, 2, 0, 0, 0]]
     assert inp.parents is not None and inp.parents.tolist() == [parents, [-1, 0, 1, -1, -1, -1]]
 
 
-@pytest.mark.parametrize("mutate, field", [
-    (lambda s: s.update(parents=[0] + s["parents"][1:]), "samples[0].parents[0]:"),
-    (lambda s: s.update(parents=s["parents"][:-1]), "samples[0].parents:"),
-    (lambda s: s.update(parents=[-1, 0, 1, 0, 2] + s["parents"][5:]), "samples[0].parents[4]:"),  # not pre-order
-    (lambda s: s.update(parents=[-1, 1] + s["parents"][2:]), "samples[0].parents[1]:"),
-    (lambda s: s.update(positions=[0] * len(s["tokenIds"])), "samples[0].positions[1]:"),
-    (lambda s: s.update(weights=[-1.0] * len(s["tokenIds"])), "samples[0].weights["),
-    (lambda s: s.update(weights=[0.0] * len(s["tokenIds"])), "samples:"),
-    (lambda s: s.pop("parents"), "samples[0].positions:"),
-])
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda s: s.update(parents=[0] + s["parents"][1:]), "samples[0].parents[0]:"),
+        (lambda s: s.update(parents=s["parents"][:-1]), "samples[0].parents:"),
+        (lambda s: s.update(parents=[-1, 0, 1, 0, 2] + s["parents"][5:]), "samples[0].parents[4]:"),  # not pre-order
+        (lambda s: s.update(parents=[-1, 1] + s["parents"][2:]), "samples[0].parents[1]:"),
+        (lambda s: s.update(positions=[0] * len(s["tokenIds"])), "samples[0].positions[1]:"),
+        (lambda s: s.update(weights=[-1.0] * len(s["tokenIds"])), "samples[0].weights["),
+        (lambda s: s.update(weights=[0.0] * len(s["tokenIds"])), "samples:"),
+        (lambda s: s.pop("parents"), "samples[0].positions:"),
+    ],
+)
 def test_tree_fields_are_validated(engine: Engine, mutate: Any, field: str) -> None:
     n = 8
-    sample = {"tokenIds": list(range(3, 3 + n)), "lossMask": [0] + [1] * (n - 1), "advantages": 1.0,
-              "rolloutLogprobs": [0.0] + [-1.0] * (n - 1), "parents": [-1, 0, 1, 2, 1, 4, 4, 0],
-              "positions": [0, 1, 2, 3, 2, 3, 3, 1], "weights": [0.0] + [1.0] * (n - 1)}
+    sample = {
+        "tokenIds": list(range(3, 3 + n)),
+        "lossMask": [0] + [1] * (n - 1),
+        "advantages": 1.0,
+        "rolloutLogprobs": [0.0] + [-1.0] * (n - 1),
+        "parents": [-1, 0, 1, 2, 1, 4, 4, 0],
+        "positions": [0, 1, 2, 3, 2, 3, 3, 1],
+        "weights": [0.0] + [1.0] * (n - 1),
+    }
     engine.train_step({"samples": [dict(sample)], "hyper": {"lr": 1e-3, "dryRun": True}})  # valid as given
     mutate(sample)
     with pytest.raises(EngineError) as info:
@@ -201,7 +250,7 @@ def test_tree_fields_are_validated(engine: Engine, mutate: Any, field: str) -> N
 
 def test_tree_depth_not_length_must_fit_the_context(engine: Engine) -> None:
     context = engine.loaded.context_length
-    width = context // 2 + 8      # two branches of `width` tokens under one root: 2·width tokens, depth width + 1
+    width = context // 2 + 8  # two branches of `width` tokens under one root: 2·width tokens, depth width + 1
     ids = [5] + [6] * width * 2
     parents = [-1] + [0] + list(range(1, width)) + [0] + list(range(width + 1, 2 * width))
     out = engine.logprobs({"sequences": [{"tokenIds": ids, "parents": parents}]})["logprobs"][0]

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { encode, FakeEngine } from '../testing/fake-engine';
 import { Admission, AdmissionCancelledError, type AdmissionRequest } from './admission';
 
-const prompt = (reply: string): AdmissionRequest => ({ promptIds: encode(`<|im_start|>user\n${reply}<|im_end|>\n<|im_start|>assistant\n`), maxTokens: 64, temperature: 1, topP: 1, seed: 1 });
+const prompt = (reply: string): AdmissionRequest => ({
+  promptIds: encode(`<|im_start|>user\n${reply}<|im_end|>\n<|im_start|>assistant\n`),
+  maxTokens: 64,
+  temperature: 1,
+  topP: 1,
+  seed: 1,
+});
 
 function engine(stepMs = 2): FakeEngine {
   return new FakeEngine({ reply: (p) => p.split('\n')[1]!.replace('<|im_end|>', ''), stepMs });
@@ -21,7 +27,7 @@ describe('Admission', () => {
     const r = await gate.generate(prompt('hello there'), { onDelta: (d) => deltas.push(d.text) });
     expect(r.text).toBe('hello there');
     expect(deltas.join('')).toBe('hello there');
-    expect(deltas.length).toBeGreaterThan(5);                 // token by token
+    expect(deltas.length).toBeGreaterThan(5); // token by token
     expect(r.cache).toEqual({ promptTokens: prompt('hello there').promptIds.length, cachedTokens: 0 });
     expect(fake.calls.filter((c) => c.method === 'generate')).toHaveLength(1);
   });
@@ -63,14 +69,19 @@ describe('Admission', () => {
     const gate = new Admission(fake, { maxInFlight: 1 });
     const streaming = new AbortController();
     const waiting = new AbortController();
-    const a = gate.generate(prompt('a long reply to cancel'), { signal: streaming.signal, onDelta: () => streaming.abort() });
+    const a = gate.generate(prompt('a long reply to cancel'), {
+      signal: streaming.signal,
+      onDelta: () => streaming.abort(),
+    });
     const b = gate.generate(prompt('never sent'), { signal: waiting.signal });
     waiting.abort();
     await expect(b).rejects.toBeInstanceOf(AdmissionCancelledError);
     await expect(a).rejects.toBeInstanceOf(AdmissionCancelledError);
     expect(fake.calls.filter((c) => c.method === 'generate')).toHaveLength(1);
     expect(gate.stats()).toMatchObject({ cancelled: 2, inFlight: 0 });
-    await expect(gate.generate(prompt('x'), { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AdmissionCancelledError);
+    await expect(gate.generate(prompt('x'), { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      AdmissionCancelledError,
+    );
   });
 
   it('fails every waiting call at once', async () => {

@@ -8,7 +8,13 @@
 // (they are not refused) until `resume()`. `failAll()` rejects everything queued (engine gone or
 // worker stopping); calls already in the engine fail with the engine (503 from the host).
 // Aborting a call's signal removes it from the queue or cancels it in the engine.
-import type { CacheStats, EngineMethod, EngineParams, EngineResult, GenerateDelta } from '../../../src/shared/engine-protocol';
+import type {
+  CacheStats,
+  EngineMethod,
+  EngineParams,
+  EngineResult,
+  GenerateDelta,
+} from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import type { ServingStatus, StepServing } from '../../../src/shared/swarm-protocol';
 import type { CallOptions } from './engine-process';
@@ -110,7 +116,15 @@ export class Admission implements GenerationGate {
   }
 
   stats(): AdmissionStats {
-    return { mode: this.mode, ...this.counters, inFlight: this.inFlight, waiting: this.queue.length, tokensInFlight: this.tokensInFlight, paused: this.paused, engine: this.engineStats };
+    return {
+      mode: this.mode,
+      ...this.counters,
+      inFlight: this.inFlight,
+      waiting: this.queue.length,
+      tokensInFlight: this.tokensInFlight,
+      paused: this.paused,
+      engine: this.engineStats,
+    };
   }
 
   async stepFigures(): Promise<StepServing | undefined> {
@@ -134,16 +148,28 @@ export class Admission implements GenerationGate {
     });
     const admittedAt = this.now();
     try {
-      const out = await this.engine.call('generate', { requests: [toEngine(req)], ...(hooks.onDelta ? { stream: true } : {}) }, {
-        ...(hooks.onDelta ? { onDelta: (d: GenerateDelta) => hooks.onDelta!({ text: d.text, tokenIds: d.tokenIds }) } : {}),
-        ...(signal ? { signal } : {}),
-      });
+      const out = await this.engine.call(
+        'generate',
+        { requests: [toEngine(req)], ...(hooks.onDelta ? { stream: true } : {}) },
+        {
+          ...(hooks.onDelta
+            ? { onDelta: (d: GenerateDelta) => hooks.onDelta!({ text: d.text, tokenIds: d.tokenIds }) }
+            : {}),
+          ...(signal ? { signal } : {}),
+        },
+      );
       const g = out.results[0];
-      if (!g || out.results.length !== 1) throw new Error(`engine returned ${out.results.length} generations for 1 request`);
+      if (!g || out.results.length !== 1)
+        throw new Error(`engine returned ${out.results.length} generations for 1 request`);
       this.counters.completed += 1;
       return {
-        tokenIds: g.tokenIds, logprobs: g.logprobs, finishReason: g.finishReason, text: g.text, weightVersion: out.weightVersion,
-        engineMs: this.now() - admittedAt, queueMs: admittedAt - queuedAt,
+        tokenIds: g.tokenIds,
+        logprobs: g.logprobs,
+        finishReason: g.finishReason,
+        text: g.text,
+        weightVersion: out.weightVersion,
+        engineMs: this.now() - admittedAt,
+        queueMs: admittedAt - queuedAt,
         cache: { promptTokens: g.promptTokens ?? req.promptIds.length, cachedTokens: g.cachedTokens ?? 0 },
       };
     } catch (err) {
@@ -214,7 +240,9 @@ export class Admission implements GenerationGate {
   private pump(): void {
     while (!this.paused && this.queue.length > 0) {
       const next = this.queue[0]!;
-      const fits = this.inFlight === 0 || (this.inFlight < this.maxInFlight && this.tokensInFlight + next.tokens <= this.maxTokens);
+      const fits =
+        this.inFlight === 0 ||
+        (this.inFlight < this.maxInFlight && this.tokensInFlight + next.tokens <= this.maxTokens);
       if (!fits) return;
       this.queue.shift();
       this.inFlight += 1;
@@ -234,7 +262,12 @@ export class Admission implements GenerationGate {
 
 function toEngine(req: AdmissionRequest): EngineParams['generate']['requests'][number] {
   return {
-    promptIds: req.promptIds, maxTokens: req.maxTokens, temperature: req.temperature, topP: req.topP, seed: req.seed,
-    ...(req.stopIds ? { stopIds: req.stopIds } : {}), ...(req.stop && req.stop.length > 0 ? { stop: [...req.stop] } : {}),
+    promptIds: req.promptIds,
+    maxTokens: req.maxTokens,
+    temperature: req.temperature,
+    topP: req.topP,
+    seed: req.seed,
+    ...(req.stopIds ? { stopIds: req.stopIds } : {}),
+    ...(req.stop && req.stop.length > 0 ? { stop: [...req.stop] } : {}),
   };
 }

@@ -16,27 +16,72 @@ function engineFor(reply: (prompt: string) => string, stepMs = 0): { engine: Dec
 }
 
 const prompt = (text: string): number[] => encode(`<|im_start|>user\n${text}<|im_end|>\n<|im_start|>assistant\n`);
-const req = (text: string, extra: Partial<GenerateRequest> & { onText?: (t: string) => void; stop?: string[]; cancelled?: () => boolean } = {}) => ({
-  promptIds: prompt(text), maxTokens: 100, temperature: 1, topP: 1, seed: 1, ...extra,
+const req = (
+  text: string,
+  extra: Partial<GenerateRequest> & { onText?: (t: string) => void; stop?: string[]; cancelled?: () => boolean } = {},
+) => ({
+  promptIds: prompt(text),
+  maxTokens: 100,
+  temperature: 1,
+  topP: 1,
+  seed: 1,
+  ...extra,
 });
 
 describe('planRound', () => {
   it('runs every row to completion without chunked rows, else stops all at the smallest chunk boundary', () => {
-    expect(planRound([{ remaining: 50, generated: 0, chunked: false }, { remaining: 7, generated: 3, chunked: false }], 8, 64)).toEqual([50, 7]);
-    expect(planRound([{ remaining: 50, generated: 0, chunked: true }, { remaining: 100, generated: 0, chunked: false }], 8, 64)).toEqual([8, 8]);
-    expect(planRound([{ remaining: 50, generated: 24, chunked: true }, { remaining: 5, generated: 0, chunked: false }], 8, 64)).toEqual([24, 5]);
+    expect(
+      planRound(
+        [
+          { remaining: 50, generated: 0, chunked: false },
+          { remaining: 7, generated: 3, chunked: false },
+        ],
+        8,
+        64,
+      ),
+    ).toEqual([50, 7]);
+    expect(
+      planRound(
+        [
+          { remaining: 50, generated: 0, chunked: true },
+          { remaining: 100, generated: 0, chunked: false },
+        ],
+        8,
+        64,
+      ),
+    ).toEqual([8, 8]);
+    expect(
+      planRound(
+        [
+          { remaining: 50, generated: 24, chunked: true },
+          { remaining: 5, generated: 0, chunked: false },
+        ],
+        8,
+        64,
+      ),
+    ).toEqual([24, 5]);
     expect(planRound([{ remaining: 500, generated: 300, chunked: true }], 8, 64)).toEqual([64]);
   });
 
   it('never plans more than a row has left, and at least one token for every row', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ remaining: fc.integer({ min: 1, max: 300 }), generated: fc.integer({ min: 0, max: 300 }), chunked: fc.boolean() }), { minLength: 1, maxLength: 10 }), (rows) => {
-        const plan = planRound(rows, 8, 64);
-        plan.forEach((n, i) => {
-          expect(n).toBeGreaterThanOrEqual(1);
-          expect(n).toBeLessThanOrEqual(rows[i]!.remaining);
-        });
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            remaining: fc.integer({ min: 1, max: 300 }),
+            generated: fc.integer({ min: 0, max: 300 }),
+            chunked: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 10 },
+        ),
+        (rows) => {
+          const plan = planRound(rows, 8, 64);
+          plan.forEach((n, i) => {
+            expect(n).toBeGreaterThanOrEqual(1);
+            expect(n).toBeLessThanOrEqual(rows[i]!.remaining);
+          });
+        },
+      ),
     );
   });
 });
@@ -57,7 +102,8 @@ describe('DecodeScheduler', () => {
     const first = Array.from({ length: 6 }, (_, i) => s.submit(req(`a${i}`)));
     const results = await Promise.all(first);
     expect(fake.generateBatches).toEqual([4, 2]);
-    for (const r of results) expect(r).toMatchObject({ text: 'x'.repeat(20), finishReason: 'stop', rounds: 1, weightVersion: 0 });
+    for (const r of results)
+      expect(r).toMatchObject({ text: 'x'.repeat(20), finishReason: 'stop', rounds: 1, weightVersion: 0 });
   });
 
   it('waits for requests reserved before a round starts, so they share its batch', async () => {
@@ -77,7 +123,10 @@ describe('DecodeScheduler', () => {
   });
 
   it('streams chunked rows with growing chunks, and new requests join at the next boundary', async () => {
-    const { engine, fake } = engineFor((p) => (p.includes('stream') ? 'abcdefghijklmnopqrstuvwxyz0123456789' : 'short'), 2);
+    const { engine, fake } = engineFor(
+      (p) => (p.includes('stream') ? 'abcdefghijklmnopqrstuvwxyz0123456789' : 'short'),
+      2,
+    );
     const s = new DecodeScheduler(engine, { firstChunk: 4, maxChunk: 16 });
     const seen: string[] = [];
     const streamed = s.submit(req('stream', { onText: (t) => seen.push(t) }));

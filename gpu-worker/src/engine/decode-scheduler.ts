@@ -160,7 +160,12 @@ export class DecodeScheduler {
     const snapshot = this.nextReservation;
     const deadline = this.now() + this.reservationWaitMs;
     const earlier = (): boolean => [...this.reservations].some((id) => id < snapshot);
-    while (earlier() && this.now() < deadline && this.queue.length + this.active.length < this.maxBatch && !this.paused) {
+    while (
+      earlier() &&
+      this.now() < deadline &&
+      this.queue.length + this.active.length < this.maxBatch &&
+      !this.paused
+    ) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 10);
         this.reservationWaiters.push(() => {
@@ -177,7 +182,19 @@ export class DecodeScheduler {
 
   submit(req: DecodeRequest): Promise<DecodeResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ req, tokenIds: [], logprobs: [], rounds: 0, maxBatch: 0, engineMs: 0, weightVersion: null, text: '', finishReason: null, resolve, reject });
+      this.queue.push({
+        req,
+        tokenIds: [],
+        logprobs: [],
+        rounds: 0,
+        maxBatch: 0,
+        engineMs: 0,
+        weightVersion: null,
+        text: '',
+        finishReason: null,
+        resolve,
+        reject,
+      });
       this.kick();
     });
   }
@@ -250,7 +267,11 @@ export class DecodeScheduler {
   private async round(): Promise<void> {
     const rows = this.active;
     const plan = planRound(
-      rows.map((r) => ({ remaining: r.req.maxTokens - r.tokenIds.length, generated: r.tokenIds.length, chunked: r.req.onText !== undefined })),
+      rows.map((r) => ({
+        remaining: r.req.maxTokens - r.tokenIds.length,
+        generated: r.tokenIds.length,
+        chunked: r.req.onText !== undefined,
+      })),
       this.firstChunk,
       this.maxChunk,
     );
@@ -268,7 +289,8 @@ export class DecodeScheduler {
     try {
       out = await this.engine.generate(requests);
       if (epoch !== this.epoch) return;
-      if (out.results.length !== rows.length) throw new Error(`engine returned ${out.results.length} generations for ${rows.length} requests`);
+      if (out.results.length !== rows.length)
+        throw new Error(`engine returned ${out.results.length} generations for ${rows.length} requests`);
     } catch (err) {
       if (epoch === this.epoch) this.failRows(rows, err);
       return;
@@ -285,7 +307,8 @@ export class DecodeScheduler {
       row.rounds += 1;
       row.maxBatch = Math.max(row.maxBatch, rows.length);
       row.engineMs += ms;
-      row.weightVersion = row.weightVersion === null ? out.weightVersion : Math.min(row.weightVersion, out.weightVersion);
+      row.weightVersion =
+        row.weightVersion === null ? out.weightVersion : Math.min(row.weightVersion, out.weightVersion);
       if (g.finishReason === 'stop') row.finishReason = 'stop';
       else if (row.tokenIds.length >= row.req.maxTokens || g.tokenIds.length < plan[i]!) row.finishReason = 'length';
     });
@@ -305,8 +328,14 @@ export class DecodeScheduler {
     this.stats.rows += finished.length;
     for (const row of finished) {
       row.resolve({
-        tokenIds: row.tokenIds, logprobs: row.logprobs, finishReason: row.finishReason!, text: row.text, weightVersion: row.weightVersion ?? 0,
-        rounds: row.rounds, maxBatch: row.maxBatch, engineMs: row.engineMs,
+        tokenIds: row.tokenIds,
+        logprobs: row.logprobs,
+        finishReason: row.finishReason!,
+        text: row.text,
+        weightVersion: row.weightVersion ?? 0,
+        rounds: row.rounds,
+        maxBatch: row.maxBatch,
+        engineMs: row.engineMs,
       });
     }
   }
@@ -319,7 +348,9 @@ export class DecodeScheduler {
 
   /** Exact text of multi-round rows (chunk texts may split a UTF-8 character); stop-string rows end early. */
   private async refreshTexts(rows: Row[]): Promise<void> {
-    const need = rows.filter((r) => (r.rounds > 1 && (r.finishReason !== null || r.req.onText)) || (r.req.stop && r.finishReason === null));
+    const need = rows.filter(
+      (r) => (r.rounds > 1 && (r.finishReason !== null || r.req.onText)) || (r.req.stop && r.finishReason === null),
+    );
     if (need.length === 0) return;
     const t0 = this.now();
     const texts = await this.engine.decode(need.map((r) => r.tokenIds));

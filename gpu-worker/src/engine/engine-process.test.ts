@@ -20,13 +20,19 @@ describe('EngineProcess (real engine)', () => {
   });
 
   it('renders a chat and generates with logprobs that a recomputation reproduces', async () => {
-    const rendered = await engine.call('render', { messages: [{ role: 'user', content: 'Tom has 3 apples and buys 4 more. How many apples?' }] });
+    const rendered = await engine.call('render', {
+      messages: [{ role: 'user', content: 'Tom has 3 apples and buys 4 more. How many apples?' }],
+    });
     expect(rendered.spans.at(-1)?.role).toBe('generation_prompt');
     expect(rendered.spans.at(-1)?.end).toBe(rendered.tokenIds.length);
-    const out = await engine.call('generate', { requests: [{ promptIds: rendered.tokenIds, maxTokens: 24, temperature: 1, seed: 7 }] });
+    const out = await engine.call('generate', {
+      requests: [{ promptIds: rendered.tokenIds, maxTokens: 24, temperature: 1, seed: 7 }],
+    });
     const gen = out.results[0]!;
     expect(gen.tokenIds.length).toBe(gen.logprobs.length);
-    const { logprobs } = await engine.call('logprobs', { sequences: [{ tokenIds: [...rendered.tokenIds, ...gen.tokenIds] }] });
+    const { logprobs } = await engine.call('logprobs', {
+      sequences: [{ tokenIds: [...rendered.tokenIds, ...gen.tokenIds] }],
+    });
     const recomputed = logprobs[0]!.slice(rendered.tokenIds.length);
     recomputed.forEach((lp, i) => expect(Math.abs(lp - gen.logprobs[i]!)).toBeLessThan(1e-4));
     const { texts } = await engine.call('decode', { sequences: [gen.tokenIds] });
@@ -40,12 +46,23 @@ describe('EngineProcess (real engine)', () => {
     const first = new Promise<void>((r) => (resolveFirst = r));
     const long = engine.call(
       'generate',
-      { requests: [{ promptIds: rendered.tokenIds, maxTokens: 200, temperature: 1, seed: 3, stopIds: [] }], stream: true },
-      { onDelta: (d) => { deltas.push(d); resolveFirst(); } },
+      {
+        requests: [{ promptIds: rendered.tokenIds, maxTokens: 200, temperature: 1, seed: 3, stopIds: [] }],
+        stream: true,
+      },
+      {
+        onDelta: (d) => {
+          deltas.push(d);
+          resolveFirst();
+        },
+      },
     );
     await first;
     const order: string[] = [];
-    const info = engine.call('info', {}).then((r) => { order.push('info'); return r; });
+    const info = engine.call('info', {}).then((r) => {
+      order.push('info');
+      return r;
+    });
     await Promise.all([long.then(() => order.push('generate')), info]);
     expect(order).toEqual(['info', 'generate']);
     const out = await long;
@@ -55,7 +72,10 @@ describe('EngineProcess (real engine)', () => {
     const controller = new AbortController();
     const doomed = engine.call(
       'generate',
-      { requests: [{ promptIds: rendered.tokenIds, maxTokens: 200, temperature: 1, seed: 4, stopIds: [] }], stream: true },
+      {
+        requests: [{ promptIds: rendered.tokenIds, maxTokens: 200, temperature: 1, seed: 4, stopIds: [] }],
+        stream: true,
+      },
       { onDelta: () => controller.abort(), signal: controller.signal },
     );
     const err = await doomed.catch((e: unknown) => e);
@@ -67,7 +87,9 @@ describe('EngineProcess (real engine)', () => {
 
   it('answers bad params with a typed error and keeps serving', async () => {
     // Deliberately invalid params, as a buggy caller would send them.
-    const bad = { requests: [{ promptIds: 'nope', maxTokens: 4, temperature: 1 }] } as unknown as Parameters<EngineProcess['call']>[1];
+    const bad = { requests: [{ promptIds: 'nope', maxTokens: 4, temperature: 1 }] } as unknown as Parameters<
+      EngineProcess['call']
+    >[1];
     const err = await engine.call('generate', bad as never).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RemoteError);
     expect((err as RemoteError).type).toBe('invalid_params');

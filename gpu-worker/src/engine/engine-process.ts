@@ -39,7 +39,16 @@ export interface EngineProcessOptions {
  */
 export function engineArgv(procs = 1): string[] {
   if (procs <= 1) return ['-u', '-m', 'agentjet_engine'];
-  return ['-u', '-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${procs}`, '--monitor-interval=0.5', '-m', 'agentjet_engine'];
+  return [
+    '-u',
+    '-m',
+    'torch.distributed.run',
+    '--standalone',
+    `--nproc-per-node=${procs}`,
+    '--monitor-interval=0.5',
+    '-m',
+    'agentjet_engine',
+  ];
 }
 
 /** Per-call options: streamed deltas and cancellation (the engine answers a cancelled call with `cancelled`). */

@@ -3,7 +3,10 @@ import { encodeFrame, FrameDecoder } from './frames';
 
 describe('frames', () => {
   it('round-trips messages split at arbitrary byte boundaries', () => {
-    const messages = [{ id: 1, result: { text: 'héllo 🚀' } }, { id: 2, result: Array.from({ length: 5000 }, (_, i) => i) }];
+    const messages = [
+      { id: 1, result: { text: 'héllo 🚀' } },
+      { id: 2, result: Array.from({ length: 5000 }, (_, i) => i) },
+    ];
     const bytes = Buffer.concat(messages.map(encodeFrame));
     for (const step of [1, 3, 7, 4096]) {
       const dec = new FrameDecoder();

@@ -8,13 +8,22 @@ import { deltaTracker, GenerationCancelledError, schedulerGenerator } from './ge
 function generatorFor(reply: string, stepMs = 0) {
   const fake = new FakeEngine({ reply: () => reply, stepMs });
   const scheduler = new DecodeScheduler(
-    { generate: (requests) => fake.call('generate', { requests }), decode: async (sequences) => (await fake.call('decode', { sequences })).texts },
+    {
+      generate: (requests) => fake.call('generate', { requests }),
+      decode: async (sequences) => (await fake.call('decode', { sequences })).texts,
+    },
     { firstChunk: 4, maxChunk: 8 },
   );
   return { fake, generator: schedulerGenerator(scheduler) };
 }
 
-const request = { promptIds: encode('<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n'), maxTokens: 100, temperature: 1, topP: 1, seed: 3 };
+const request = {
+  promptIds: encode('<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n'),
+  maxTokens: 100,
+  temperature: 1,
+  topP: 1,
+  seed: 3,
+};
 
 describe('deltaTracker', () => {
   it('sends only what extends the text sent so far and holds back a trailing U+FFFD', () => {
@@ -32,7 +41,11 @@ describe('schedulerGenerator', () => {
     const r = await generator.generate(request, { onDelta: (d) => deltas.push(d.text) });
     expect(deltas.length).toBeGreaterThan(2);
     expect(deltas.join('')).toBe(r.text);
-    expect(r).toMatchObject({ text: 'the quick brown fox jumps over the lazy dog', finishReason: 'stop', weightVersion: 0 });
+    expect(r).toMatchObject({
+      text: 'the quick brown fox jumps over the lazy dog',
+      finishReason: 'stop',
+      weightVersion: 0,
+    });
     expect(r.logprobs).toHaveLength(r.tokenIds.length);
   });
 
@@ -41,7 +54,9 @@ describe('schedulerGenerator', () => {
     const ctl = new AbortController();
     const p = generator.generate(request, { signal: ctl.signal, onDelta: () => ctl.abort() });
     await expect(p).rejects.toBeInstanceOf(GenerationCancelledError);
-    await expect(generator.generate(request, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(GenerationCancelledError);
+    await expect(generator.generate(request, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      GenerationCancelledError,
+    );
     await expect(generator.generate(request)).resolves.toMatchObject({ text: 'z'.repeat(60) });
   });
 });

@@ -84,12 +84,23 @@ export function schedulerGenerator(scheduler: DecodeScheduler): Generator {
       if (signal?.aborted) throw new GenerationCancelledError();
       try {
         const r = await scheduler.submit({
-          promptIds: request.promptIds, maxTokens: request.maxTokens, temperature: request.temperature, topP: request.topP, seed: request.seed,
+          promptIds: request.promptIds,
+          maxTokens: request.maxTokens,
+          temperature: request.temperature,
+          topP: request.topP,
+          seed: request.seed,
           ...(request.stop ? { stop: request.stop } : {}),
           ...(onDelta ? { onText: deltaTracker(onDelta) } : {}),
           ...(signal ? { cancelled: () => signal.aborted } : {}),
         });
-        return { tokenIds: r.tokenIds, logprobs: r.logprobs, finishReason: r.finishReason, text: r.text, weightVersion: r.weightVersion, engineMs: r.engineMs };
+        return {
+          tokenIds: r.tokenIds,
+          logprobs: r.logprobs,
+          finishReason: r.finishReason,
+          text: r.text,
+          weightVersion: r.weightVersion,
+          engineMs: r.engineMs,
+        };
       } catch (err) {
         throw err instanceof DecodeCancelledError ? new GenerationCancelledError() : err;
       }
@@ -104,10 +115,28 @@ export function gateGenerator(gate: Pick<GenerationGate, 'generate'>): Generator
       const { signal, onDelta } = hooks;
       try {
         const r = await gate.generate(
-          { promptIds: request.promptIds, maxTokens: request.maxTokens, temperature: request.temperature, topP: request.topP, seed: request.seed, ...(request.stop ? { stop: request.stop } : {}) },
-          { ...(onDelta ? { onDelta: (d: { text: string }) => d.text !== '' && onDelta({ text: d.text }) } : {}), ...(signal ? { signal } : {}) },
+          {
+            promptIds: request.promptIds,
+            maxTokens: request.maxTokens,
+            temperature: request.temperature,
+            topP: request.topP,
+            seed: request.seed,
+            ...(request.stop ? { stop: request.stop } : {}),
+          },
+          {
+            ...(onDelta ? { onDelta: (d: { text: string }) => d.text !== '' && onDelta({ text: d.text }) } : {}),
+            ...(signal ? { signal } : {}),
+          },
         );
-        return { tokenIds: r.tokenIds, logprobs: r.logprobs, finishReason: r.finishReason, text: r.text, weightVersion: r.weightVersion, engineMs: r.engineMs, cache: r.cache };
+        return {
+          tokenIds: r.tokenIds,
+          logprobs: r.logprobs,
+          finishReason: r.finishReason,
+          text: r.text,
+          weightVersion: r.weightVersion,
+          engineMs: r.engineMs,
+          cache: r.cache,
+        };
       } catch (err) {
         throw err instanceof AdmissionCancelledError ? new GenerationCancelledError() : err;
       }

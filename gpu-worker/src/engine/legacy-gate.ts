@@ -2,7 +2,13 @@
 // continuous path has landed: the DecodeScheduler's rounds (static batches, chunked re-prefill for
 // streams) over the engine's static path (`configure {mode: "static"}`). `servingMode: 'legacy'`.
 import type { ServingStatus, StepServing } from '../../../src/shared/swarm-protocol';
-import { AdmissionCancelledError, type AdmissionHooks, type AdmissionRequest, type AdmissionResult, type GenerationGate } from './admission';
+import {
+  AdmissionCancelledError,
+  type AdmissionHooks,
+  type AdmissionRequest,
+  type AdmissionResult,
+  type GenerationGate,
+} from './admission';
 import { DecodeCancelledError, visibleText, type DecodeScheduler } from './decode-scheduler';
 
 export class LegacyGate implements GenerationGate {
@@ -23,8 +29,13 @@ export class LegacyGate implements GenerationGate {
     const t0 = performance.now();
     try {
       const r = await this.scheduler.submit({
-        promptIds: req.promptIds, maxTokens: req.maxTokens, temperature: req.temperature, topP: req.topP, seed: req.seed,
-        ...(req.stopIds ? { stopIds: req.stopIds } : {}), ...(req.stop ? { stop: req.stop } : {}),
+        promptIds: req.promptIds,
+        maxTokens: req.maxTokens,
+        temperature: req.temperature,
+        topP: req.topP,
+        seed: req.seed,
+        ...(req.stopIds ? { stopIds: req.stopIds } : {}),
+        ...(req.stop ? { stop: req.stop } : {}),
         ...(onDelta
           ? {
               onText: (soFar: string) => {
@@ -39,10 +50,17 @@ export class LegacyGate implements GenerationGate {
       });
       this.counters.completed += 1;
       const text = visibleText(r.text, req.stop).text;
-      if (onDelta && text.startsWith(sent) && text.length > sent.length) onDelta({ text: text.slice(sent.length), tokenIds: [] });
+      if (onDelta && text.startsWith(sent) && text.length > sent.length)
+        onDelta({ text: text.slice(sent.length), tokenIds: [] });
       return {
-        tokenIds: r.tokenIds, logprobs: r.logprobs, finishReason: r.finishReason, text: r.text, weightVersion: r.weightVersion,
-        engineMs: r.engineMs, queueMs: Math.max(0, performance.now() - t0 - r.engineMs), cache: { promptTokens: req.promptIds.length, cachedTokens: 0 },
+        tokenIds: r.tokenIds,
+        logprobs: r.logprobs,
+        finishReason: r.finishReason,
+        text: r.text,
+        weightVersion: r.weightVersion,
+        engineMs: r.engineMs,
+        queueMs: Math.max(0, performance.now() - t0 - r.engineMs),
+        cache: { promptTokens: req.promptIds.length, cachedTokens: 0 },
       };
     } catch (err) {
       if (err instanceof DecodeCancelledError) {
@@ -67,7 +85,14 @@ export class LegacyGate implements GenerationGate {
   }
 
   stats(): ServingStatus {
-    return { mode: this.mode, ...this.counters, inFlight: this.scheduler.pending, waiting: 0, paused: false, engine: null };
+    return {
+      mode: this.mode,
+      ...this.counters,
+      inFlight: this.scheduler.pending,
+      waiting: 0,
+      paused: false,
+      engine: null,
+    };
   }
 
   stepFigures(): Promise<StepServing | undefined> {

@@ -25,9 +25,12 @@ export function stepServing(previous: CacheStats | null, now: CacheStats): StepS
   const steps = since((c) => c.batch.steps);
   const decoded = since((c) => c.batch.decodeTokens);
   return {
-    promptTokens: prefilled + reused, prefilledTokens: prefilled, reusedTokens: reused,
+    promptTokens: prefilled + reused,
+    prefilledTokens: prefilled,
+    reusedTokens: reused,
     hitRate: prefilled + reused > 0 ? reused / (prefilled + reused) : 0,
-    cacheBytes: cur.prefix.bytes, evictions: since((c) => c.prefix.evictions),
+    cacheBytes: cur.prefix.bytes,
+    evictions: since((c) => c.prefix.evictions),
     meanBatch: steps > 0 ? decoded / steps : 0,
     // every sequence's first token is sampled by its prefill, the rest by decode steps
     generatedTokens: decoded + since((c) => c.batch.sequences),

@@ -35,9 +35,18 @@ export function enginePolicy(deps: RecordDeps, opts: EnginePolicyOptions): Polic
     const callIndex = calls++;
     const seed = opts.nextSeed();
     const rec = await recordCall(deps, {
-      episodeId: opts.episodeId, callIndex, agent: opts.agent ?? 'default', idPrefix: `${opts.episodeId}_${callIndex}`,
-      messages, tools: tools.length > 0 ? tools : null, toolChoice: { mode: 'auto' }, parseTools: true,
-      maxTokens: opts.sampling.maxTokens, temperature: opts.sampling.temperature, topP: opts.sampling.topP ?? 1, seedFor: () => seed,
+      episodeId: opts.episodeId,
+      callIndex,
+      agent: opts.agent ?? 'default',
+      idPrefix: `${opts.episodeId}_${callIndex}`,
+      messages,
+      tools: tools.length > 0 ? tools : null,
+      toolChoice: { mode: 'auto' },
+      parseTools: true,
+      maxTokens: opts.sampling.maxTokens,
+      temperature: opts.sampling.temperature,
+      topP: opts.sampling.topP ?? 1,
+      seedFor: () => seed,
     });
     opts.onCall({ ...rec.timeline, malformedToolCalls: rec.malformedToolCalls });
     return rec.message;

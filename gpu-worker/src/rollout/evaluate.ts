@@ -27,9 +27,18 @@ export interface PlayOptions {
 }
 
 /** Runs one episode per task, all concurrently; results come back in task order. */
-export async function playEpisodes<T>(engine: EngineCaller, env: TaskEnv<T>, tasks: readonly T[], opts: PlayOptions): Promise<PlayedEpisode<T>[]> {
+export async function playEpisodes<T>(
+  engine: EngineCaller,
+  env: TaskEnv<T>,
+  tasks: readonly T[],
+  opts: PlayOptions,
+): Promise<PlayedEpisode<T>[]> {
   const gate = new Admission(engine, { maxInFlight: 2 * (opts.maxBatch ?? 64) });
-  const deps = { engine, generator: gateGenerator(gate), contextLength: () => opts.contextLength ?? Number.MAX_SAFE_INTEGER };
+  const deps = {
+    engine,
+    generator: gateGenerator(gate),
+    contextLength: () => opts.contextLength ?? Number.MAX_SAFE_INTEGER,
+  };
   return Promise.all(
     tasks.map(async (task, index) => {
       const calls: CallRecord[] = [];

@@ -7,7 +7,12 @@ import type { ChatMessage, Tool } from '../../../src/shared/chat';
 import type { RenderResult } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import type { Timeline } from '../../../src/shared/timeline/index';
-import { HermesStreamParser, parseStream, type ParsedAssistantText, type StreamEvent } from '../../../src/shared/tool-call-stream';
+import {
+  HermesStreamParser,
+  parseStream,
+  type ParsedAssistantText,
+  type StreamEvent,
+} from '../../../src/shared/tool-call-stream';
 import type { EngineCaller } from '../engine/engine-caller';
 import type { GenerationResult, Generator } from '../engine/generator';
 
@@ -82,7 +87,10 @@ export const TOOL_CHOICE_ATTEMPTS = 3;
 
 function refused(err: unknown): unknown {
   if (err instanceof RemoteError && err.type !== 'internal' && err.type !== 'state') {
-    return new CallRefusedError(err.type === 'context_overflow' ? 'context_length_exceeded' : 'invalid_messages', `the engine refused the request: ${err.message}`);
+    return new CallRefusedError(
+      err.type === 'context_overflow' ? 'context_length_exceeded' : 'invalid_messages',
+      `the engine refused the request: ${err.message}`,
+    );
   }
   return err;
 }
@@ -93,7 +101,14 @@ interface Sampled {
   attempts: number;
 }
 
-async function sample(deps: RecordDeps, spec: CallSpec, prompt: RenderResult, maxTokens: number, hooks: RecordHooks, submitted: () => void): Promise<Sampled> {
+async function sample(
+  deps: RecordDeps,
+  spec: CallSpec,
+  prompt: RenderResult,
+  maxTokens: number,
+  hooks: RecordHooks,
+  submitted: () => void,
+): Promise<Sampled> {
   const insist = spec.toolChoice.mode === 'required';
   const emit = (events: readonly StreamEvent[]): void => events.forEach((e) => hooks.onEvent?.(e));
   let out: Sampled | null = null;
@@ -101,10 +116,22 @@ async function sample(deps: RecordDeps, spec: CallSpec, prompt: RenderResult, ma
     // Streamed as generated (the Hermes parser: content, a tool call's name once known, its arguments).
     const parser = hooks.onEvent && !insist ? new HermesStreamParser(spec.idPrefix, spec.parseTools) : null;
     let streamed = '';
-    const onDelta = parser ? (d: { text: string }) => { streamed += d.text; emit(parser.push(d.text)); } : undefined;
+    const onDelta = parser
+      ? (d: { text: string }) => {
+          streamed += d.text;
+          emit(parser.push(d.text));
+        }
+      : undefined;
     const pending = deps.generator
       .generate(
-        { promptIds: prompt.tokenIds, maxTokens, temperature: spec.temperature, topP: spec.topP, seed: spec.seedFor(attempt), ...(spec.stop ? { stop: spec.stop } : {}) },
+        {
+          promptIds: prompt.tokenIds,
+          maxTokens,
+          temperature: spec.temperature,
+          topP: spec.topP,
+          seed: spec.seedFor(attempt),
+          ...(spec.stop ? { stop: spec.stop } : {}),
+        },
         { ...(onDelta ? { onDelta } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
       )
       .catch((err: unknown) => {
@@ -135,27 +162,52 @@ export async function recordCall(deps: RecordDeps, spec: CallSpec, hooks: Record
   const release = deps.generator.reserve?.() ?? ((): void => undefined);
   try {
     const t0 = performance.now();
-    const rendered = await deps.engine.call('render', { messages: spec.messages, tools: spec.tools, addGenerationPrompt: true }).catch((err: unknown) => {
-      throw refused(err);
-    });
+    const rendered = await deps.engine
+      .call('render', { messages: spec.messages, tools: spec.tools, addGenerationPrompt: true })
+      .catch((err: unknown) => {
+        throw refused(err);
+      });
     const renderMs = performance.now() - t0;
     const context = deps.contextLength();
     if (rendered.tokenIds.length >= context) {
-      throw new CallRefusedError('context_length_exceeded', `the prompt is ${rendered.tokenIds.length} tokens; the model's context is ${context} tokens`);
+      throw new CallRefusedError(
+        'context_length_exceeded',
+        `the prompt is ${rendered.tokenIds.length} tokens; the model's context is ${context} tokens`,
+      );
     }
     const maxTokens = Math.min(spec.maxTokens, context - rendered.tokenIds.length);
     const { result, parsed, attempts } = await sample(deps, spec, rendered, maxTokens, hooks, release);
     const message: ChatMessage =
-      parsed.toolCalls.length > 0 ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls } : { role: 'assistant', content: parsed.content ?? '' };
+      parsed.toolCalls.length > 0
+        ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls }
+        : { role: 'assistant', content: parsed.content ?? '' };
     const timeline: Timeline = {
-      id: `${spec.episodeId}/${spec.callIndex}`, episodeId: spec.episodeId, agent: spec.agent, callIndex: spec.callIndex, messages: spec.messages, tools: spec.tools,
-      promptIds: rendered.tokenIds, promptSpans: rendered.spans, outputIds: result.tokenIds, outputLogprobs: result.logprobs,
-      finishReason: result.finishReason, output: message, weightVersion: result.weightVersion, createdAt: (deps.now ?? Date.now)(),
+      id: `${spec.episodeId}/${spec.callIndex}`,
+      episodeId: spec.episodeId,
+      agent: spec.agent,
+      callIndex: spec.callIndex,
+      messages: spec.messages,
+      tools: spec.tools,
+      promptIds: rendered.tokenIds,
+      promptSpans: rendered.spans,
+      outputIds: result.tokenIds,
+      outputLogprobs: result.logprobs,
+      finishReason: result.finishReason,
+      output: message,
+      weightVersion: result.weightVersion,
+      createdAt: (deps.now ?? Date.now)(),
     };
     return {
-      timeline, message, finishReason: parsed.toolCalls.length > 0 ? 'tool_calls' : result.finishReason,
-      promptTokens: rendered.tokenIds.length, completionTokens: result.tokenIds.length, engineMs: renderMs + result.engineMs,
-      weightVersion: result.weightVersion, malformedToolCalls: parsed.malformed, attempts, cachedTokens: result.cache?.cachedTokens ?? 0,
+      timeline,
+      message,
+      finishReason: parsed.toolCalls.length > 0 ? 'tool_calls' : result.finishReason,
+      promptTokens: rendered.tokenIds.length,
+      completionTokens: result.tokenIds.length,
+      engineMs: renderMs + result.engineMs,
+      weightVersion: result.weightVersion,
+      malformedToolCalls: parsed.malformed,
+      attempts,
+      cachedTokens: result.cache?.cachedTokens ?? 0,
     };
   } finally {
     release();

@@ -32,12 +32,16 @@ describe('AgentJet compat routes (fake engine)', () => {
   let t: TestWorker;
   let plain: TestWorker;
   const base = (): string => `/agentjet/${TEST_TOKENS.join}`;
-  const post = <T = Record<string, unknown>>(path: string, body: unknown) => http<T>(t.worker.url, 'POST', `${base()}${path}`, { body });
+  const post = <T = Record<string, unknown>>(path: string, body: unknown) =>
+    http<T>(t.worker.url, 'POST', `${base()}${path}`, { body });
   const get = <T = Record<string, unknown>>(path: string) => http<T>(t.worker.url, 'GET', `${base()}${path}`);
   const status = async (): Promise<string> => String((await get('/get_engine_status')).body['engine_status']);
 
   beforeAll(async () => {
-    t = await startFakeWorker({ agentjetCompat: true, firstChunk: 4, maxChunk: 8 }, { engine: { reply: scriptedReply, stepMs: 1 } });
+    t = await startFakeWorker(
+      { agentjetCompat: true, firstChunk: 4, maxChunk: 8 },
+      { engine: { reply: scriptedReply, stepMs: 1 } },
+    );
     plain = await startFakeWorker({}, { engine: { reply: scriptedReply, stepMs: 1 } });
   });
   afterAll(async () => {
@@ -55,22 +59,60 @@ describe('AgentJet compat routes (fake engine)', () => {
     expect(JSON.stringify(admin.body)).not.toContain(TEST_TOKENS.admin);
     expect((await http(t.worker.url, 'GET', '/get_engine_status')).status).toBe(401);
     // The inference routes under the prefix still need the episode key.
-    expect((await http(t.worker.url, 'POST', `${base()}/v1/chat/completions`, { body: { messages: [{ role: 'user', content: 'x' }] } })).status).toBe(401);
+    expect(
+      (
+        await http(t.worker.url, 'POST', `${base()}/v1/chat/completions`, {
+          body: { messages: [{ role: 'user', content: 'x' }] },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('runs a client lifecycle: offline, config sync, start, claim, chat, end, pool, agree, stop', async () => {
     expect(await status()).toBe('ENGINE.OFFLINE');
-    const refused = await post('/claim_episode', { client_uuid: 'u-1', episode_type: 'train', discard_episode_timeout: 60 });
-    expect(refused.body).toMatchObject({ success: false, episode_uuid: '', fail_cause: expect.stringContaining('[ENGINE.OFFLINE]') });
+    const refused = await post('/claim_episode', {
+      client_uuid: 'u-1',
+      episode_type: 'train',
+      discard_episode_timeout: 60,
+    });
+    expect(refused.body).toMatchObject({
+      success: false,
+      episode_uuid: '',
+      fail_cause: expect.stringContaining('[ENGINE.OFFLINE]'),
+    });
 
-    const sync = await post<{ success: boolean; applied: Record<string, unknown>; ignored: string[]; config: Record<string, unknown> }>('/sync_train_config', { yaml_as_string: YAML });
+    const sync = await post<{
+      success: boolean;
+      applied: Record<string, unknown>;
+      ignored: string[];
+      config: Record<string, unknown>;
+    }>('/sync_train_config', { yaml_as_string: YAML });
     expect(sync.status).toBe(200);
     expect(Object.keys(sync.body.applied).sort()).toEqual([
-      'ajet.context_tracker.timeline_merging_policy.timeline_compare_level', 'ajet.data.train_batch_size', 'ajet.rollout.num_repeat', 'ajet.rollout.temperature',
-      'ajet.swarm_mode_sample_collection_method', 'ajet.trainer_common.kl_loss_coef', 'ajet.trainer_common.optim.lr', 'ajet.trainer_common.use_kl_loss',
+      'ajet.context_tracker.timeline_merging_policy.timeline_compare_level',
+      'ajet.data.train_batch_size',
+      'ajet.rollout.num_repeat',
+      'ajet.rollout.temperature',
+      'ajet.swarm_mode_sample_collection_method',
+      'ajet.trainer_common.kl_loss_coef',
+      'ajet.trainer_common.optim.lr',
+      'ajet.trainer_common.use_kl_loss',
     ]);
-    expect(sync.body.ignored).toEqual(expect.arrayContaining(['ajet.data.max_prompt_length', expect.stringMatching(/^ajet\.trainer_common\.algorithm\.adv_estimator \(/)]));
-    expect(sync.body.config).toMatchObject({ strategy: 'C5', batch: 2, groupSize: 2, lr: 2e-5, klCoef: 0.002, temperature: 0.9, level: 'text' });
+    expect(sync.body.ignored).toEqual(
+      expect.arrayContaining([
+        'ajet.data.max_prompt_length',
+        expect.stringMatching(/^ajet\.trainer_common\.algorithm\.adv_estimator \(/),
+      ]),
+    );
+    expect(sync.body.config).toMatchObject({
+      strategy: 'C5',
+      batch: 2,
+      groupSize: 2,
+      lr: 2e-5,
+      klCoef: 0.002,
+      temperature: 0.9,
+      level: 'text',
+    });
     expect(t.worker.swarm.training.strategy).toBe('C5');
 
     expect((await post('/start_engine', {})).body).toMatchObject({ success: true });
@@ -79,8 +121,17 @@ describe('AgentJet compat routes (fake engine)', () => {
     expect(again.status).toBe(400);
     expect(again.body['detail']).toMatch(/stop_engine/);
 
-    const claim = await post<{ success: boolean; episode_uuid: string; openai_base_url: string; openai_api_key: string; client_uuid: string }>('/claim_episode', {
-      client_uuid: 'u-1', episode_type: 'train', discard_episode_timeout: 60, throttle_policy: { ratio: 1.5, expected_batch_size: 2, expected_num_repeat: 2, current_task_id: 'task-7' },
+    const claim = await post<{
+      success: boolean;
+      episode_uuid: string;
+      openai_base_url: string;
+      openai_api_key: string;
+      client_uuid: string;
+    }>('/claim_episode', {
+      client_uuid: 'u-1',
+      episode_type: 'train',
+      discard_episode_timeout: 60,
+      throttle_policy: { ratio: 1.5, expected_batch_size: 2, expected_num_repeat: 2, current_task_id: 'task-7' },
     });
     expect(claim.body).toMatchObject({ success: true, client_uuid: 'u-1' });
     expect(new URL(claim.body.openai_base_url).pathname).toBe('/v1');
@@ -92,49 +143,114 @@ describe('AgentJet compat routes (fake engine)', () => {
     const viaResponses = await openai.responses.create({ model: 'x', input: 'hi' });
     expect(viaResponses.output_text).toBe('Hello from the fake engine.');
 
-    expect((await post('/can_continue_episode', { client_uuid: 'u-1', episode_uuid: claim.body.episode_uuid })).body).toEqual({ can_continue: true });
-    const pool1 = await get<{ running_episode_details: Record<string, { client_uuid: string; optional_task_id: string }> }>('/get_current_batch_rollout_pool_information');
-    expect(pool1.body.running_episode_details[claim.body.episode_uuid]).toMatchObject({ client_uuid: 'u-1', optional_task_id: 'task-7' });
+    expect(
+      (await post('/can_continue_episode', { client_uuid: 'u-1', episode_uuid: claim.body.episode_uuid })).body,
+    ).toEqual({ can_continue: true });
+    const pool1 = await get<{
+      running_episode_details: Record<string, { client_uuid: string; optional_task_id: string }>;
+    }>('/get_current_batch_rollout_pool_information');
+    expect(pool1.body.running_episode_details[claim.body.episode_uuid]).toMatchObject({
+      client_uuid: 'u-1',
+      optional_task_id: 'task-7',
+    });
 
     const rejected = await post('/agree_sync_weight', { client_uuid: 'u-1' });
-    expect(rejected.body).toMatchObject({ success: false, failure_reason: expect.stringContaining('active client list') });
-    const other = await post('/end_episode', { client_uuid: 'u-2', episode_uuid: claim.body.episode_uuid, task_id: 'task-7', workflow_output: { reward: 1, metadata: { task_id: 'task-7' } } });
+    expect(rejected.body).toMatchObject({
+      success: false,
+      failure_reason: expect.stringContaining('active client list'),
+    });
+    const other = await post('/end_episode', {
+      client_uuid: 'u-2',
+      episode_uuid: claim.body.episode_uuid,
+      task_id: 'task-7',
+      workflow_output: { reward: 1, metadata: { task_id: 'task-7' } },
+    });
     expect(other.status).toBe(404);
-    const listReward = await post('/end_episode', { client_uuid: 'u-1', episode_uuid: claim.body.episode_uuid, task_id: 'task-7', workflow_output: { reward: [1, 0], metadata: {} } });
+    const listReward = await post('/end_episode', {
+      client_uuid: 'u-1',
+      episode_uuid: claim.body.episode_uuid,
+      task_id: 'task-7',
+      workflow_output: { reward: [1, 0], metadata: {} },
+    });
     expect(listReward.status).toBe(400);
     const end = await post('/end_episode', {
-      client_uuid: 'u-1', episode_uuid: claim.body.episode_uuid, task_id: 'task-7',
-      workflow_output: { reward: 0.75, is_success: true, metadata: { task_id: 'task-7' }, log_metrics: { turns: 2, steps: [1, 2] } }, declare_client_active: true,
+      client_uuid: 'u-1',
+      episode_uuid: claim.body.episode_uuid,
+      task_id: 'task-7',
+      workflow_output: {
+        reward: 0.75,
+        is_success: true,
+        metadata: { task_id: 'task-7' },
+        log_metrics: { turns: 2, steps: [1, 2] },
+      },
+      declare_client_active: true,
     });
     expect(end.body).toEqual({ success: true });
-    const twice = await post('/end_episode', { client_uuid: 'u-1', episode_uuid: claim.body.episode_uuid, task_id: 'task-7', workflow_output: { reward: 1, metadata: { task_id: 'task-7' } } });
+    const twice = await post('/end_episode', {
+      client_uuid: 'u-1',
+      episode_uuid: claim.body.episode_uuid,
+      task_id: 'task-7',
+      workflow_output: { reward: 1, metadata: { task_id: 'task-7' } },
+    });
     expect(twice.status).toBe(400);
     expect(String(twice.body['detail'])).toContain('not in claimed status');
     const pool2 = await get<Record<string, unknown>>('/get_current_batch_rollout_pool_information');
     expect(pool2.body).toMatchObject({
-      sample_collection_method: 'rollout_until_all_clients_agree_sync_weight', completed_episodes: 1, task_expected_num_repeat: 2,
-      completed_tasks_details: { 'task-7': [claim.body.episode_uuid] }, completed_tasks_client_uuids: { 'task-7': ['u-1'] }, running_episode_details: null,
+      sample_collection_method: 'rollout_until_all_clients_agree_sync_weight',
+      completed_episodes: 1,
+      task_expected_num_repeat: 2,
+      completed_tasks_details: { 'task-7': [claim.body.episode_uuid] },
+      completed_tasks_client_uuids: { 'task-7': ['u-1'] },
+      running_episode_details: null,
     });
 
     // A second episode of the task (another reward: the GRPO group carries signal), then C5 with one
     // active client: its agreement triggers the update; WEIGHT_SYNCING stays visible a while.
-    const second = await post<{ episode_uuid: string; openai_api_key: string }>('/claim_episode', { client_uuid: 'u-1', episode_type: 'train', discard_episode_timeout: 60 });
-    await http(t.worker.url, 'POST', `${base()}/v1/chat/completions`, { token: second.body.openai_api_key, body: { messages: [{ role: 'user', content: 'hi' }] } });
-    await post('/end_episode', { client_uuid: 'u-1', episode_uuid: second.body.episode_uuid, task_id: 'task-7', workflow_output: { reward: 0, metadata: { task_id: 'task-7' } } });
+    const second = await post<{ episode_uuid: string; openai_api_key: string }>('/claim_episode', {
+      client_uuid: 'u-1',
+      episode_type: 'train',
+      discard_episode_timeout: 60,
+    });
+    await http(t.worker.url, 'POST', `${base()}/v1/chat/completions`, {
+      token: second.body.openai_api_key,
+      body: { messages: [{ role: 'user', content: 'hi' }] },
+    });
+    await post('/end_episode', {
+      client_uuid: 'u-1',
+      episode_uuid: second.body.episode_uuid,
+      task_id: 'task-7',
+      workflow_output: { reward: 0, metadata: { task_id: 'task-7' } },
+    });
     const before = t.worker.swarm.step;
     const agreedAt = Date.now();
-    expect((await post('/agree_sync_weight', { client_uuid: 'u-1' })).body).toEqual({ success: true, failure_reason: '' });
-    while (t.worker.swarm.step === before && Date.now() - agreedAt < 20_000) await new Promise((r) => setTimeout(r, 20));
+    expect((await post('/agree_sync_weight', { client_uuid: 'u-1' })).body).toEqual({
+      success: true,
+      failure_reason: '',
+    });
+    while (t.worker.swarm.step === before && Date.now() - agreedAt < 20_000)
+      await new Promise((r) => setTimeout(r, 20));
     expect(t.worker.swarm.step).toBe(before + 1);
     const seen = await status();
     // The update began after the agreement, so within SYNC_HOLD_MS of it the hold must still show.
     if (Date.now() - agreedAt < SYNC_HOLD_MS - 200) expect(seen).toBe('ENGINE.WEIGHT_SYNCING');
     expect((await get('/get_engine_status')).body['global_step']).toBe(before + 1);
 
-    const open = await http<{ episodeId: string }>(t.worker.url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'ours', kind: 'eval' } });
+    const open = await http<{ episodeId: string }>(t.worker.url, 'POST', '/swarm/v1/episodes', {
+      token: TEST_TOKENS.join,
+      body: { clientId: 'ours', kind: 'eval' },
+    });
     expect((await post('/stop_engine', {})).body).toEqual({ success: true });
     expect(await status()).toBe('ENGINE.OFFLINE');
     expect(t.worker.swarm.findEpisode(open.body.episodeId)?.status).toBe('aborted');
-    expect((await post('/abort_episode', { client_uuid: 'u-1', episode_uuid: 'ep_unknown0000', workflow_output: { reward: 0 }, task_id: '' })).body).toEqual({ success: true });
+    expect(
+      (
+        await post('/abort_episode', {
+          client_uuid: 'u-1',
+          episode_uuid: 'ep_unknown0000',
+          workflow_output: { reward: 0 },
+          task_id: '',
+        })
+      ).body,
+    ).toEqual({ success: true });
   });
 });

@@ -24,7 +24,11 @@ export interface ApiRouteDeps {
 /** The open episode a request's key names (Bearer or x-api-key). */
 export function episodeOfRequest(req: FastifyRequest, deps: ApiRouteDeps, api: string): Episode {
   const caller = callerOf(req.headers, deps.matcher);
-  if (caller.kind !== 'key') throw unauthorized('episode_key_required', `${api} needs an episode key (the apiKey of a claimed episode), not the admin or join token`);
+  if (caller.kind !== 'key')
+    throw unauthorized(
+      'episode_key_required',
+      `${api} needs an episode key (the apiKey of a claimed episode), not the admin or join token`,
+    );
   return deps.swarm.episodeForKey(caller.key);
 }
 
@@ -37,7 +41,13 @@ export interface ApiCall {
   hooks: Omit<CompletionHooks, 'onEvent'>;
 }
 
-export function prepareCall(req: FastifyRequest, reply: FastifyReply, deps: ApiRouteDeps, ep: Episode, chat: ChatCompletionRequest): ApiCall {
+export function prepareCall(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: ApiRouteDeps,
+  ep: Episode,
+  chat: ChatCompletionRequest,
+): ApiCall {
   const prepared = prepareRequest(chat, deps.swarm.training, ep.kind);
   const agent = agentOf(req);
   const clientGone = new AbortController();
@@ -45,7 +55,10 @@ export function prepareCall(req: FastifyRequest, reply: FastifyReply, deps: ApiR
     if (!reply.raw.writableFinished) clientGone.abort();
   });
   return {
-    ep, prepared, idPrefix: `${ep.id.slice(3)}_${ep.nextCallIndex}`, created: Math.floor(Date.now() / 1000),
+    ep,
+    prepared,
+    idPrefix: `${ep.id.slice(3)}_${ep.nextCallIndex}`,
+    created: Math.floor(Date.now() / 1000),
     hooks: { signal: clientGone.signal, ...(agent ? { agent } : {}) },
   };
 }
@@ -61,7 +74,9 @@ export function streamHooks(onEvent: (e: StreamEvent) => void): Pick<CompletionH
 /** Runs the call as one JSON answer, with the engine-time and weight-version headers. */
 export async function completeJson(reply: FastifyReply, deps: ApiRouteDeps, call: ApiCall): Promise<CompletionOutcome> {
   const out = await deps.completions.complete(call.ep, call.prepared, call.hooks);
-  void reply.header('x-agentjet-engine-ms', out.engineMs.toFixed(2)).header('x-agentjet-weight-version', String(out.weightVersion));
+  void reply
+    .header('x-agentjet-engine-ms', out.engineMs.toFixed(2))
+    .header('x-agentjet-weight-version', String(out.weightVersion));
   return out;
 }
 
@@ -79,7 +94,12 @@ export interface EventEncoder<E extends { type: string }> {
  * call refused before any output (bad request, context too long) is an ordinary JSON error.
  * Returns the outcome, or null when the call failed after the stream had started.
  */
-export async function completeStreamed<E extends { type: string }>(reply: FastifyReply, deps: ApiRouteDeps, call: ApiCall, enc: EventEncoder<E>): Promise<CompletionOutcome | null> {
+export async function completeStreamed<E extends { type: string }>(
+  reply: FastifyReply,
+  deps: ApiRouteDeps,
+  call: ApiCall,
+  enc: EventEncoder<E>,
+): Promise<CompletionOutcome | null> {
   const sse = new NamedSseWriter(reply, reply.raw);
   // Built first (their sequence numbers come first), sent with the first translated event.
   const opening = enc.opening();
@@ -90,10 +110,16 @@ export async function completeStreamed<E extends { type: string }>(reply: Fastif
   };
   let out: CompletionOutcome;
   try {
-    out = await deps.completions.complete(call.ep, call.prepared, { ...call.hooks, ...streamHooks((e) => send(enc.push(e))) });
+    out = await deps.completions.complete(call.ep, call.prepared, {
+      ...call.hooks,
+      ...streamHooks((e) => send(enc.push(e))),
+    });
   } catch (err) {
     if (!sse.started) throw err;
-    const e = err instanceof SwarmError ? err : new SwarmError(500, 'server_error', 'internal', err instanceof Error ? err.message : String(err));
+    const e =
+      err instanceof SwarmError
+        ? err
+        : new SwarmError(500, 'server_error', 'internal', err instanceof Error ? err.message : String(err));
     const event = enc.error(e);
     sse.send(event.type, event);
     sse.end();

@@ -9,7 +9,13 @@ import type { ResetDeps } from '../swarm/run-reset';
 import type { Swarm } from '../swarm/swarm';
 import { isAgentJetClientPath } from './agentjet-path';
 import { installEarlyAuth } from './auth';
-import { clientErrorHandler, DEFAULT_CONNECTION_LIMITS, httpServerOptions, limitConnectionsPerAddress, type ConnectionLimits } from './connections';
+import {
+  clientErrorHandler,
+  DEFAULT_CONNECTION_LIMITS,
+  httpServerOptions,
+  limitConnectionsPerAddress,
+  type ConnectionLimits,
+} from './connections';
 import { frameworkErrorHandler, installHttpBasics, MAX_PARAM_LENGTH } from './http';
 import { registerAgentJetRoutes } from './routes-agentjet';
 import { registerControlRoutes } from './routes-control';
@@ -38,7 +44,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...deps.limits };
   // Fastify's own logger stays off: request logs would carry Authorization headers.
   const app = Fastify({
-    logger: false, bodyLimit: deps.bodyLimit, forceCloseConnections: true, return503OnClosing: true,
+    logger: false,
+    bodyLimit: deps.bodyLimit,
+    forceCloseConnections: true,
+    return503OnClosing: true,
     http: httpServerOptions(limits),
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -51,7 +60,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress);
   // AgentJet's client routes carry their credential (the join token) in the path, checked by their scope.
-  installEarlyAuth(app, deps.matcher, (key) => deps.swarm.verifyKey(key), deps.agentjetCompat ? isAgentJetClientPath : undefined);
+  installEarlyAuth(
+    app,
+    deps.matcher,
+    (key) => deps.swarm.verifyKey(key),
+    deps.agentjetCompat ? isAgentJetClientPath : undefined,
+  );
   installHttpBasics(app, deps.bodyLimit, deps.log);
   const responses = responseStoreFor(app, deps.swarm);
   const inference = (scope: FastifyInstance): void => {
@@ -60,8 +74,19 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     registerMessagesRoutes(scope, deps);
   };
   inference(app);
-  registerSwarmRoutes(app, { swarm: deps.swarm, matcher: deps.matcher, heartbeatS: deps.heartbeatS, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
+  registerSwarmRoutes(app, {
+    swarm: deps.swarm,
+    matcher: deps.matcher,
+    heartbeatS: deps.heartbeatS,
+    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+  });
   registerControlRoutes(app, deps);
-  if (deps.agentjetCompat) registerAgentJetRoutes(app, { swarm: deps.swarm, matcher: deps.matcher, registerInference: inference, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) });
+  if (deps.agentjetCompat)
+    registerAgentJetRoutes(app, {
+      swarm: deps.swarm,
+      matcher: deps.matcher,
+      registerInference: inference,
+      ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    });
   return app;
 }

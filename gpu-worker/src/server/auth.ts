@@ -13,9 +13,15 @@ export type Caller = { kind: 'token'; role: Role } | { kind: 'key'; key: string 
 export function callerOf(headers: IncomingHttpHeaders, matcher: TokenMatcher): Caller {
   // `x-api-key: <token>` (what Anthropic's SDKs send) counts as `Authorization: Bearer <token>`.
   const apiKey = headers['x-api-key'];
-  const token = bearerToken(headers.authorization) ?? (typeof apiKey === 'string' && /^\S+$/.test(apiKey) ? apiKey : null);
+  const token =
+    bearerToken(headers.authorization) ?? (typeof apiKey === 'string' && /^\S+$/.test(apiKey) ? apiKey : null);
   if (token === null) {
-    throw unauthorized('missing_credentials', headers.authorization ? 'the Authorization header must be `Bearer <token>`' : 'send `Authorization: Bearer <token>` (or `x-api-key: <token>`)');
+    throw unauthorized(
+      'missing_credentials',
+      headers.authorization
+        ? 'the Authorization header must be `Bearer <token>`'
+        : 'send `Authorization: Bearer <token>` (or `x-api-key: <token>`)',
+    );
   }
   const role = matcher.match(token);
   return role ? { kind: 'token', role } : { kind: 'key', key: token };
@@ -25,7 +31,8 @@ export function callerOf(headers: IncomingHttpHeaders, matcher: TokenMatcher): C
 export function requireRole(headers: IncomingHttpHeaders, matcher: TokenMatcher, role: Role): Role {
   const caller = callerOf(headers, matcher);
   if (caller.kind !== 'token') throw unauthorized('invalid_credentials', `this endpoint needs the ${role} token`);
-  if (role === 'admin' && caller.role !== 'admin') throw forbidden('admin_required', 'this endpoint needs the admin token');
+  if (role === 'admin' && caller.role !== 'admin')
+    throw forbidden('admin_required', 'this endpoint needs the admin token');
   return caller.role;
 }
 
@@ -34,7 +41,11 @@ export function requireRole(headers: IncomingHttpHeaders, matcher: TokenMatcher,
  * admin or join token, or an episode key with a valid signature (which episode, and whether it
  * is still open, is the route's business). Throws the 401 the route would have answered.
  */
-export function authenticate(headers: IncomingHttpHeaders, matcher: TokenMatcher, verifyKey: (key: string) => KeyCheck): Caller {
+export function authenticate(
+  headers: IncomingHttpHeaders,
+  matcher: TokenMatcher,
+  verifyKey: (key: string) => KeyCheck,
+): Caller {
   const caller = callerOf(headers, matcher);
   if (caller.kind === 'key') {
     const check = verifyKey(caller.key);
@@ -52,7 +63,12 @@ const PUBLIC_PATHS = new Set(['/health']);
  * `pathAuthenticated`: routes whose credential is in the path, checked (also before the body) by
  * their own scope's onRequest hook.
  */
-export function installEarlyAuth(app: FastifyInstance, matcher: TokenMatcher, verifyKey: (key: string) => KeyCheck, pathAuthenticated: (path: string) => boolean = () => false): void {
+export function installEarlyAuth(
+  app: FastifyInstance,
+  matcher: TokenMatcher,
+  verifyKey: (key: string) => KeyCheck,
+  pathAuthenticated: (path: string) => boolean = () => false,
+): void {
   app.addHook('onRequest', async (req, reply) => {
     const path = req.url.split('?', 1)[0] ?? '';
     if (PUBLIC_PATHS.has(path) || pathAuthenticated(path)) return;

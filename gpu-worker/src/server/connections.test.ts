@@ -40,9 +40,15 @@ function expectErrorShape(body: unknown, code: string): void {
 /** A normal client: claim and one chat call, timed. */
 async function normalCall(t: TestWorker): Promise<number> {
   const t0 = Date.now();
-  const c = await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'normal' } });
+  const c = await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', {
+    token: TEST_TOKENS.join,
+    body: { clientId: 'normal' },
+  });
   expect(c.status).toBe(201);
-  const r = await http(t.worker.url, 'POST', '/v1/chat/completions', { token: c.body.apiKey, body: { messages: [{ role: 'user', content: 'hi' }] } });
+  const r = await http(t.worker.url, 'POST', '/v1/chat/completions', {
+    token: c.body.apiKey,
+    body: { messages: [{ role: 'user', content: 'hi' }] },
+  });
   expect(r.status).toBe(200);
   return Date.now() - t0;
 }
@@ -53,7 +59,11 @@ describe('slow and hostile connections', () => {
     const baseline = await connections(t);
     const trickle = Array.from({ length: 50 }, (_, i) =>
       rawExchange(t.worker.url, {
-        head: requestHead('POST', i % 2 === 0 ? '/v1/chat/completions' : '/swarm/v1/episodes', { token: `wrong-token-${i}`, contentLength: 4 * 1024 * 1024 }) + '{"messages":[',
+        head:
+          requestHead('POST', i % 2 === 0 ? '/v1/chat/completions' : '/swarm/v1/episodes', {
+            token: `wrong-token-${i}`,
+            contentLength: 4 * 1024 * 1024,
+          }) + '{"messages":[',
         trickle: { chunk: 'x'.repeat(64), everyMs: 20 },
         timeoutMs: 20_000,
       }),
@@ -75,10 +85,23 @@ describe('slow and hostile connections', () => {
 
   it('cuts off slow headers and slow bodies with a 408 in the error shape', async () => {
     const t = await start({ headersTimeoutS: 0.4, requestTimeoutS: 1 });
-    const slowHeaders = rawExchange(t.worker.url, { head: 'POST /swarm/v1/episodes HTTP/1.1\r\nHost: x\r\n', trickle: { chunk: 'X-Slow: 1\r\n', everyMs: 100 }, timeoutMs: 10_000 });
-    const c = (await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'slow' } })).body;
+    const slowHeaders = rawExchange(t.worker.url, {
+      head: 'POST /swarm/v1/episodes HTTP/1.1\r\nHost: x\r\n',
+      trickle: { chunk: 'X-Slow: 1\r\n', everyMs: 100 },
+      timeoutMs: 10_000,
+    });
+    const c = (
+      await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', {
+        token: TEST_TOKENS.join,
+        body: { clientId: 'slow' },
+      })
+    ).body;
     const slowBody = rawExchange(t.worker.url, {
-      head: requestHead('POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: TEST_TOKENS.join, contentLength: 10_000 }) + '{"taskId":"t",',
+      head:
+        requestHead('POST', `/swarm/v1/episodes/${c.episodeId}/end`, {
+          token: TEST_TOKENS.join,
+          contentLength: 10_000,
+        }) + '{"taskId":"t",',
       trickle: { chunk: ' ', everyMs: 50 },
       timeoutMs: 10_000,
     });
@@ -88,7 +111,10 @@ describe('slow and hostile connections', () => {
       expect(a.closedAfterMs).toBeLessThan(5000);
     }
     // The episode is still open and ends normally.
-    const end = await http(t.worker.url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: TEST_TOKENS.join, body: { taskId: 't', reward: 1 } });
+    const end = await http(t.worker.url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, {
+      token: TEST_TOKENS.join,
+      body: { taskId: 't', reward: 1 },
+    });
     expect(end.status).toBe(200);
   });
 
@@ -117,13 +143,20 @@ describe('slow and hostile connections', () => {
 
   it('answers router-level refusals (bad URL, 414, 431) in the documented shape', async () => {
     const t = await start();
-    const badUrl = await http(t.worker.url, 'POST', '/swarm/v1/clients/%E0%A4%A/heartbeat', { token: TEST_TOKENS.join });
+    const badUrl = await http(t.worker.url, 'POST', '/swarm/v1/clients/%E0%A4%A/heartbeat', {
+      token: TEST_TOKENS.join,
+    });
     expect(badUrl.status).toBe(400);
     expectErrorShape(badUrl.body, 'bad_url');
-    const long = await http(t.worker.url, 'POST', `/swarm/v1/clients/${'a'.repeat(3000)}/heartbeat`, { token: TEST_TOKENS.join });
+    const long = await http(t.worker.url, 'POST', `/swarm/v1/clients/${'a'.repeat(3000)}/heartbeat`, {
+      token: TEST_TOKENS.join,
+    });
     expect(long.status).toBe(414);
     expectErrorShape(long.body, 'uri_too_long');
-    const bigHeaders = await rawExchange(t.worker.url, { head: requestHead('GET', '/health', { extra: `X-Big: ${'b'.repeat(20_000)}` }), timeoutMs: 5000 });
+    const bigHeaders = await rawExchange(t.worker.url, {
+      head: requestHead('GET', '/health', { extra: `X-Big: ${'b'.repeat(20_000)}` }),
+      timeoutMs: 5000,
+    });
     expect(bigHeaders.status).toBe(431);
     expectErrorShape(bigHeaders.body, 'headers_too_large');
     const garbage = await rawExchange(t.worker.url, { head: 'NOT HTTP AT ALL\r\n\r\n', timeoutMs: 5000 });

@@ -28,7 +28,11 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
 };
 
 /** Node's options for http.createServer: how often the header/request timeouts are checked. */
-export function httpServerOptions(l: ConnectionLimits): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+export function httpServerOptions(l: ConnectionLimits): {
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   return {
     headersTimeout: Math.min(l.headersTimeoutMs, l.requestTimeoutMs),
     requestTimeout: l.requestTimeoutMs,
@@ -53,7 +57,11 @@ export function writeRawError(socket: Duplex, err: SwarmError): void {
 }
 
 const clientErrors: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'the request line and headers are larger than this server accepts (16 KiB)'],
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'headers_too_large',
+    'the request line and headers are larger than this server accepts (16 KiB)',
+  ],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'the request did not arrive in time; send it faster or in one go'],
   HPE_URI_TOO_LONG: [414, 'uri_too_long', 'the request URL is too long'],
 };
@@ -62,7 +70,11 @@ const clientErrors: Record<string, [number, string, string]> = {
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const known = err.code ? clientErrors[err.code] : undefined;
-  const [status, code, message] = known ?? [400, 'bad_request', `the request could not be parsed as HTTP/1.1 (${err.code ?? 'parse error'})`];
+  const [status, code, message] = known ?? [
+    400,
+    'bad_request',
+    `the request could not be parsed as HTTP/1.1 (${err.code ?? 'parse error'})`,
+  ];
   writeRawError(socket, new SwarmError(status, ErrorTypes.invalid, code, message));
 }
 
@@ -79,7 +91,16 @@ export function limitConnectionsPerAddress(server: Server, max: number): (addres
     const n = open.get(address) ?? 0;
     if (n >= max) {
       socket.on('error', () => undefined);
-      writeRawError(socket, new SwarmError(503, ErrorTypes.unavailable, 'too_many_connections', `more than ${max} concurrent connections from ${address}; close some (or reuse them) and retry`, 1));
+      writeRawError(
+        socket,
+        new SwarmError(
+          503,
+          ErrorTypes.unavailable,
+          'too_many_connections',
+          `more than ${max} concurrent connections from ${address}; close some (or reuse them) and retry`,
+          1,
+        ),
+      );
       return;
     }
     open.set(address, n + 1);

@@ -16,8 +16,11 @@ const MAX_BUFFERED = 8 * 1024 * 1024;
 
 function refuse(socket: Duplex, status: number, err: SwarmError): void {
   const body = JSON.stringify(err.toBody());
-  const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Bad Request';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  const reason =
+    status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 export class EventsSocketServer {
@@ -33,7 +36,8 @@ export class EventsSocketServer {
     this.onUpgrade = (req, socket, head) => {
       socket.on('error', () => undefined);
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname !== EVENTS_PATH) return refuse(socket, 404, notFound('route_not_found', `no WebSocket endpoint ${url.pathname}`));
+      if (url.pathname !== EVENTS_PATH)
+        return refuse(socket, 404, notFound('route_not_found', `no WebSocket endpoint ${url.pathname}`));
       try {
         requireRole(req.headers, matcher, 'admin');
       } catch (err) {
@@ -54,7 +58,10 @@ export class EventsSocketServer {
     const from = since !== null && sameBoot ? since : 0;
     const replay = since === null ? { events: [], gap: false } : log.since(from);
     const hello: HelloMessage = {
-      type: 'hello', bootId: this.swarm.bootId, lastSeq: log.lastSeq, oldestSeq: log.oldestSeq,
+      type: 'hello',
+      bootId: this.swarm.bootId,
+      lastSeq: log.lastSeq,
+      oldestSeq: log.oldestSeq,
       gap: replay.gap || (since !== null && !sameBoot),
     };
     ws.send(JSON.stringify(hello));

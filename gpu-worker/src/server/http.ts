@@ -25,7 +25,10 @@ export function parseJsonBody(buf: Buffer): unknown {
       return value;
     });
   } catch (err) {
-    throw badRequest('invalid_json', `the request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(
+      'invalid_json',
+      `the request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -45,7 +48,11 @@ export function sendError(reply: FastifyReply, err: SwarmError): FastifyReply {
 const fastifyCodes: Record<string, [number, string, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'body_too_large', 'the request body is larger than this server accepts'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'send JSON with Content-Type: application/json'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_content_length', 'the Content-Length header does not match the body'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    400,
+    'invalid_content_length',
+    'the Content-Length header does not match the body',
+  ],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'empty_body', 'the JSON body is empty'],
 };
 
@@ -58,7 +65,11 @@ export const MAX_PARAM_LENGTH = 2048;
 
 const routerCodes: Record<string, [number, string, string]> = {
   FST_ERR_BAD_URL: [400, 'bad_url', 'the request URL is not valid (malformed percent-encoding?)'],
-  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', `a path segment of the URL is longer than ${MAX_PARAM_LENGTH} characters`],
+  FST_ERR_MAX_PARAM_LENGTH: [
+    414,
+    'uri_too_long',
+    `a path segment of the URL is longer than ${MAX_PARAM_LENGTH} characters`,
+  ],
   FST_ERR_ASYNC_CONSTRAINT: [400, 'bad_request', 'the request could not be routed'],
 };
 
@@ -85,10 +96,25 @@ export function installHttpBasics(app: FastifyInstance, bodyLimit: number, log: 
     if (known) return sendError(reply, new SwarmError(known[0], ErrorTypes.invalid, known[1], known[2]));
     const status = (err as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      return sendError(reply, new SwarmError(status, ErrorTypes.invalid, (code ?? 'bad_request').toLowerCase(), err.message));
+      return sendError(
+        reply,
+        new SwarmError(status, ErrorTypes.invalid, (code ?? 'bad_request').toLowerCase(), err.message),
+      );
     }
-    log(`[error] http: ${req.method} ${redactJoinToken(req.url.split('?')[0]!)} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    log(
+      `[error] http: ${req.method} ${redactJoinToken(req.url.split('?')[0]!)} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
     return sendError(reply, new SwarmError(500, ErrorTypes.internal, 'internal', `internal error: ${err.message}`));
   });
-  app.setNotFoundHandler((req, reply) => sendError(reply, new SwarmError(404, ErrorTypes.notFound, 'route_not_found', `no route ${req.method} ${redactJoinToken(req.url.split('?')[0]!)}`)));
+  app.setNotFoundHandler((req, reply) =>
+    sendError(
+      reply,
+      new SwarmError(
+        404,
+        ErrorTypes.notFound,
+        'route_not_found',
+        `no route ${req.method} ${redactJoinToken(req.url.split('?')[0]!)}`,
+      ),
+    ),
+  );
 }

@@ -9,8 +9,18 @@ import { CALC_CALL, scriptedReply } from '../testing/scripted-replies';
 import { http, startFakeWorker, TEST_TOKENS, type TestWorker } from '../testing/workers';
 
 const tools: OpenAI.Chat.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'calc', description: 'Evaluate arithmetic.', parameters: { type: 'object', properties: { expression: { type: 'string' } } } } },
-  { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: {
+      name: 'calc',
+      description: 'Evaluate arithmetic.',
+      parameters: { type: 'object', properties: { expression: { type: 'string' } } },
+    },
+  },
+  {
+    type: 'function',
+    function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+  },
 ];
 
 /** The key with one signature character changed (still canonical base64url). */
@@ -21,7 +31,10 @@ const forge = (key: string): string => {
 
 describe('OpenAI API (fake engine, openai SDK client)', () => {
   let t: TestWorker;
-  const claim = async (kind: 'train' | 'eval' = 'eval', clientId = 'sdk-client'): Promise<{ c: ClaimResponse; client: OpenAI }> => {
+  const claim = async (
+    kind: 'train' | 'eval' = 'eval',
+    clientId = 'sdk-client',
+  ): Promise<{ c: ClaimResponse; client: OpenAI }> => {
     const c = await claimEpisode(t, clientId, kind);
     return { c, client: openaiFor(c) };
   };
@@ -48,7 +61,13 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
     const choice = first.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBe('Let me compute.');
-    expect(choice.message.tool_calls).toEqual([{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'calc', arguments: '{"expression":"2+3"}' } }]);
+    expect(choice.message.tool_calls).toEqual([
+      {
+        id: expect.stringMatching(/^call_/),
+        type: 'function',
+        function: { name: 'calc', arguments: '{"expression":"2+3"}' },
+      },
+    ]);
     expect(first.usage!.completion_tokens).toBe([...`Let me compute.\n${CALC_CALL}`].length + 1);
     expect(first.model).toBe('fake-model');
     const call = choice.message.tool_calls![0]!;
@@ -69,7 +88,11 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
   it('streams content and tool-call deltas incrementally and ends with [DONE]', async () => {
     const { c, client } = await claim();
     const stream = await client.chat.completions.create({
-      model: c.model, stream: true, stream_options: { include_usage: true }, tools, max_tokens: 600,
+      model: c.model,
+      stream: true,
+      stream_options: { include_usage: true },
+      tools,
+      max_tokens: 600,
       messages: [{ role: 'user', content: 'long answer please' }],
     });
     const contents: string[] = [];
@@ -86,11 +109,22 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
     expect(finish).toBe('stop');
     expect(usage?.completion_tokens).toBe(500);
 
-    const runner = client.chat.completions.stream({ model: c.model, tools, messages: [{ role: 'user', content: 'calc twice' }] });
+    const runner = client.chat.completions.stream({
+      model: c.model,
+      tools,
+      messages: [{ role: 'user', content: 'calc twice' }],
+    });
     const final = await runner.finalChatCompletion();
     expect(final.choices[0]!.finish_reason).toBe('tool_calls');
-    expect(final.choices[0]!.message.tool_calls!.map((x) => x.type === 'function' && x.function.name)).toEqual(['calc', 'lookup']);
-    const nonStream = await client.chat.completions.create({ model: c.model, tools, messages: [{ role: 'user', content: 'calc twice' }] });
+    expect(final.choices[0]!.message.tool_calls!.map((x) => x.type === 'function' && x.function.name)).toEqual([
+      'calc',
+      'lookup',
+    ]);
+    const nonStream = await client.chat.completions.create({
+      model: c.model,
+      tools,
+      messages: [{ role: 'user', content: 'calc twice' }],
+    });
     expect(final.choices[0]!.message.tool_calls!.map((x) => x.type === 'function' && x.function.arguments)).toEqual(
       nonStream.choices[0]!.message.tool_calls!.map((x) => x.type === 'function' && x.function.arguments),
     );
@@ -98,21 +132,55 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
 
   it('honours tool_choice none, required and a named function', async () => {
     const { c, client } = await claim();
-    const none = await client.chat.completions.create({ model: c.model, tools, tool_choice: 'none', messages: [{ role: 'user', content: 'calc' }] });
+    const none = await client.chat.completions.create({
+      model: c.model,
+      tools,
+      tool_choice: 'none',
+      messages: [{ role: 'user', content: 'calc' }],
+    });
     expect(none.choices[0]!.message.tool_calls).toBeUndefined();
     expect(none.choices[0]!.message.content).toContain('<tool_call>');
-    const required = await client.chat.completions.create({ model: c.model, tools, tool_choice: 'required', messages: [{ role: 'user', content: 'sometimes a tool' }] });
+    const required = await client.chat.completions.create({
+      model: c.model,
+      tools,
+      tool_choice: 'required',
+      messages: [{ role: 'user', content: 'sometimes a tool' }],
+    });
     expect(required.choices[0]!.message.tool_calls).toHaveLength(1);
-    const named = await client.chat.completions.create({ model: c.model, tools, tool_choice: { type: 'function', function: { name: 'calc' } }, messages: [{ role: 'user', content: 'calc' }] });
-    expect(named.choices[0]!.message.tool_calls![0]!.type === 'function' && named.choices[0]!.message.tool_calls![0]!.function.name).toBe('calc');
-    await expect(client.chat.completions.create({ model: c.model, tools, tool_choice: { type: 'function', function: { name: 'nope' } }, messages: [{ role: 'user', content: 'x' }] }))
-      .rejects.toMatchObject({ status: 400, code: 'unknown_tool' });
+    const named = await client.chat.completions.create({
+      model: c.model,
+      tools,
+      tool_choice: { type: 'function', function: { name: 'calc' } },
+      messages: [{ role: 'user', content: 'calc' }],
+    });
+    expect(
+      named.choices[0]!.message.tool_calls![0]!.type === 'function' &&
+        named.choices[0]!.message.tool_calls![0]!.function.name,
+    ).toBe('calc');
+    await expect(
+      client.chat.completions.create({
+        model: c.model,
+        tools,
+        tool_choice: { type: 'function', function: { name: 'nope' } },
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    ).rejects.toMatchObject({ status: 400, code: 'unknown_tool' });
   });
 
   it('streams a tool_choice "required" reply once it satisfies the choice, and records the agent named in a header', async () => {
     const { c } = await claim();
-    const client = new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0, defaultHeaders: { 'X-AgentJet-Agent': 'planner' } });
-    const runner = client.chat.completions.stream({ model: c.model, tools, tool_choice: 'required', messages: [{ role: 'user', content: 'sometimes a tool' }] });
+    const client = new OpenAI({
+      baseURL: c.baseUrl,
+      apiKey: c.apiKey,
+      maxRetries: 0,
+      defaultHeaders: { 'X-AgentJet-Agent': 'planner' },
+    });
+    const runner = client.chat.completions.stream({
+      model: c.model,
+      tools,
+      tool_choice: 'required',
+      messages: [{ role: 'user', content: 'sometimes a tool' }],
+    });
     const final = await runner.finalChatCompletion();
     expect(final.choices[0]!.message.tool_calls).toHaveLength(1);
     expect((await timelines(c.episodeId)).map((x) => x.agent)).toEqual(['planner']);
@@ -120,43 +188,88 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
 
   it('returns a malformed block as plain text and counts it', async () => {
     const { c, client } = await claim();
-    const out = await client.chat.completions.create({ model: c.model, tools, messages: [{ role: 'user', content: 'malformed' }] });
+    const out = await client.chat.completions.create({
+      model: c.model,
+      tools,
+      messages: [{ role: 'user', content: 'malformed' }],
+    });
     expect(out.choices[0]!.message.content).toBe('Here: <tool_call>{oops}</tool_call>');
     expect(out.choices[0]!.message.tool_calls).toBeUndefined();
-    const summary = (await http<{ episode: { malformedToolCalls: number } }>(t.worker.url, 'GET', `/swarm/v1/episodes/${c.episodeId}`, { token: TEST_TOKENS.admin })).body;
+    const summary = (
+      await http<{ episode: { malformedToolCalls: number } }>(
+        t.worker.url,
+        'GET',
+        `/swarm/v1/episodes/${c.episodeId}`,
+        { token: TEST_TOKENS.admin },
+      )
+    ).body;
     expect(summary.episode.malformedToolCalls).toBe(1);
   });
 
   it('honours max_tokens, stop strings and refuses n > 1 and absurd max_tokens', async () => {
     const { c, client } = await claim();
-    const short = await client.chat.completions.create({ model: c.model, max_completion_tokens: 5, messages: [{ role: 'user', content: 'long' }] });
+    const short = await client.chat.completions.create({
+      model: c.model,
+      max_completion_tokens: 5,
+      messages: [{ role: 'user', content: 'long' }],
+    });
     expect(short.choices[0]!.finish_reason).toBe('length');
     expect(short.usage!.completion_tokens).toBe(5);
-    const stopped = await client.chat.completions.create({ model: c.model, stop: ['STOP'], messages: [{ role: 'user', content: 'stop' }] });
+    const stopped = await client.chat.completions.create({
+      model: c.model,
+      stop: ['STOP'],
+      messages: [{ role: 'user', content: 'stop' }],
+    });
     expect(stopped.choices[0]!.message.content).toBe('alpha beta ');
     expect(stopped.choices[0]!.finish_reason).toBe('stop');
-    const streamed = await client.chat.completions.create({ model: c.model, stop: 'STOP', stream: true, messages: [{ role: 'user', content: 'stop' }] });
+    const streamed = await client.chat.completions.create({
+      model: c.model,
+      stop: 'STOP',
+      stream: true,
+      messages: [{ role: 'user', content: 'stop' }],
+    });
     let text = '';
     for await (const ch of streamed) text += ch.choices[0]?.delta.content ?? '';
     expect(text).toBe('alpha beta ');
     const rec = (await timelines(c.episodeId)).at(-1)!;
     expect(rec.outputIds.length).toBe([...'alpha beta STOP'].length);
-    await expect(client.chat.completions.create({ model: c.model, n: 2, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400, code: 'n_not_supported' });
-    await expect(client.chat.completions.create({ model: c.model, max_tokens: 10_000_000, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400, code: 'max_tokens_too_large' });
+    await expect(
+      client.chat.completions.create({ model: c.model, n: 2, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 400, code: 'n_not_supported' });
+    await expect(
+      client.chat.completions.create({
+        model: c.model,
+        max_tokens: 10_000_000,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    ).rejects.toMatchObject({ status: 400, code: 'max_tokens_too_large' });
   });
 
   it('sends each call to the engine as it comes (the engine batches them) through the admission gate', async () => {
     const { c, client } = await claim();
     const before = t.engines[0]!.generateBatches.length;
     const admitted = t.worker.swarm.status().serving!.admitted;
-    await Promise.all(Array.from({ length: 12 }, () => client.chat.completions.create({ model: c.model, messages: [{ role: 'user', content: 'hi' }] })));
+    await Promise.all(
+      Array.from({ length: 12 }, () =>
+        client.chat.completions.create({ model: c.model, messages: [{ role: 'user', content: 'hi' }] }),
+      ),
+    );
     expect(t.engines[0]!.generateBatches.slice(before)).toEqual(Array(12).fill(1));
-    expect(t.worker.swarm.status().serving).toMatchObject({ mode: 'continuous', admitted: admitted + 12, inFlight: 0, waiting: 0 });
+    expect(t.worker.swarm.status().serving).toMatchObject({
+      mode: 'continuous',
+      admitted: admitted + 12,
+      inFlight: 0,
+      waiting: 0,
+    });
   });
 
   it('keeps text with multi-byte characters intact across streamed chunks', async () => {
     const { c, client } = await claim();
-    const s = await client.chat.completions.create({ model: c.model, stream: true, messages: [{ role: 'user', content: 'unicode' }] });
+    const s = await client.chat.completions.create({
+      model: c.model,
+      stream: true,
+      messages: [{ role: 'user', content: 'unicode' }],
+    });
     let text = '';
     for await (const ch of s) text += ch.choices[0]?.delta.content ?? '';
     expect(text).toBe('café 🙂 你好');
@@ -164,13 +277,22 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
 
   it('refuses the admin token, forged keys and calls after end', async () => {
     const bad = new OpenAI({ baseURL: `${t.worker.url}/v1`, apiKey: TEST_TOKENS.admin, maxRetries: 0 });
-    await expect(bad.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401 });
+    await expect(
+      bad.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 401 });
     const { c, client } = await claim();
     const forged = new OpenAI({ baseURL: c.baseUrl, apiKey: forge(c.apiKey), maxRetries: 0 });
-    await expect(forged.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401, code: 'invalid_episode_key' });
+    await expect(
+      forged.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 401, code: 'invalid_episode_key' });
     await client.chat.completions.create({ model: c.model, messages: [{ role: 'user', content: 'hi' }] });
-    const end = await http(t.worker.url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: c.apiKey, body: { taskId: 'task-1', reward: 1 } });
+    const end = await http(t.worker.url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, {
+      token: c.apiKey,
+      body: { taskId: 'task-1', reward: 1 },
+    });
     expect(end.status).toBe(200);
-    await expect(client.chat.completions.create({ model: c.model, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 409, code: 'episode_ended' });
+    await expect(
+      client.chat.completions.create({ model: c.model, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 409, code: 'episode_ended' });
   });
 });

@@ -16,7 +16,14 @@ describe('request limits (real engine)', () => {
     expect(existsSync(BUILTIN_MODEL_DIR)).toBe(true);
     dir = tempDir('aj-limits-');
     w = await startWorker(
-      { model: BUILTIN_MODEL_DIR, port: 0, runDir: join(dir, 'run'), threads: 1, seed: 1, training: { strategy: 'C1', batch: 1000 } },
+      {
+        model: BUILTIN_MODEL_DIR,
+        port: 0,
+        runDir: join(dir, 'run'),
+        threads: 1,
+        seed: 1,
+        training: { strategy: 'C1', batch: 1000 },
+      },
       { tokens: TEST_TOKENS, log: () => undefined },
     );
   });
@@ -26,17 +33,26 @@ describe('request limits (real engine)', () => {
   });
 
   const claim = async (): Promise<ClaimResponse> => {
-    const res = await http<ClaimResponse>(w.url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'limits', kind: 'eval' } });
+    const res = await http<ClaimResponse>(w.url, 'POST', '/swarm/v1/episodes', {
+      token: TEST_TOKENS.join,
+      body: { clientId: 'limits', kind: 'eval' },
+    });
     expect(res.status).toBe(201);
     return res.body;
   };
-  const chat = (c: ClaimResponse, body: Record<string, unknown>): Promise<HttpResult<{ error?: { code: string; message: string }; choices?: unknown[] }>> =>
+  const chat = (
+    c: ClaimResponse,
+    body: Record<string, unknown>,
+  ): Promise<HttpResult<{ error?: { code: string; message: string }; choices?: unknown[] }>> =>
     http(w.url, 'POST', '/v1/chat/completions', { token: c.apiKey, body: { model: c.model, max_tokens: 16, ...body } });
 
   it('answers a 10,000-message request with a 4xx within a second while a normal call completes', async () => {
     const [normal, attacker] = await Promise.all([claim(), claim()]);
     const running = chat(normal, { messages: [{ role: 'user', content: 'What is 12 + 7?' }], max_tokens: 48 });
-    const many = Array.from({ length: 10_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` }));
+    const many = Array.from({ length: 10_000 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: `message ${i}`,
+    }));
     const t0 = performance.now();
     const refused = await chat(attacker, { messages: many });
     const ms = performance.now() - t0;
@@ -50,14 +66,23 @@ describe('request limits (real engine)', () => {
 
   it('refuses 128 tools of 40 KB, and a conversation over the context without holding the engine', async () => {
     const c = await claim();
-    const tool = (i: number) => ({ type: 'function', function: { name: `tool_${i}`, description: 'x'.repeat(40_000), parameters: { type: 'object' } } });
-    const tools = await chat(c, { messages: [{ role: 'user', content: 'hi' }], tools: Array.from({ length: 128 }, (_, i) => tool(i)) });
+    const tool = (i: number) => ({
+      type: 'function',
+      function: { name: `tool_${i}`, description: 'x'.repeat(40_000), parameters: { type: 'object' } },
+    });
+    const tools = await chat(c, {
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: Array.from({ length: 128 }, (_, i) => tool(i)),
+    });
     expect(tools.status).toBe(400);
     expect(tools.body.error?.message).toMatch(/tool "tool_0" is longer than this server's limit/);
     // Within the request limits but far over the model's context: the engine refuses it early.
     const normal = await claim();
     const running = chat(normal, { messages: [{ role: 'user', content: 'Count from one to ten.' }], max_tokens: 48 });
-    const long = Array.from({ length: 2000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `this is message number ${i}` }));
+    const long = Array.from({ length: 2000 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: `this is message number ${i}`,
+    }));
     const over = await chat(c, { messages: long });
     expect(over.status).toBe(400);
     expect(over.body.error?.code).toBe('context_length_exceeded');

@@ -5,11 +5,26 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimResponse } from '../../../src/shared/swarm-protocol';
-import { CALC_PARAMETERS, CALC_QUESTION as QUESTION, CALC_SYSTEM as SYSTEM, chatCalcEpisode, claimEpisode, episodeTimelines, expectSameRecording as sameRecording, openaiFor } from '../testing/api-episodes';
+import {
+  CALC_PARAMETERS,
+  CALC_QUESTION as QUESTION,
+  CALC_SYSTEM as SYSTEM,
+  chatCalcEpisode,
+  claimEpisode,
+  episodeTimelines,
+  expectSameRecording as sameRecording,
+  openaiFor,
+} from '../testing/api-episodes';
 import { scriptedReply } from '../testing/scripted-replies';
 import { http, startFakeWorker, TEST_TOKENS, type TestWorker } from '../testing/workers';
 
-const calcTool: OpenAI.Responses.FunctionTool = { type: 'function', name: 'calc', description: 'Evaluate arithmetic.', strict: false, parameters: CALC_PARAMETERS };
+const calcTool: OpenAI.Responses.FunctionTool = {
+  type: 'function',
+  name: 'calc',
+  description: 'Evaluate arithmetic.',
+  strict: false,
+  parameters: CALC_PARAMETERS,
+};
 
 describe('Responses API (fake engine, openai SDK client)', () => {
   let t: TestWorker;
@@ -39,7 +54,11 @@ describe('Responses API (fake engine, openai SDK client)', () => {
     expect(fc.name).toBe('calc');
     expect(JSON.parse(fc.arguments)).toEqual({ expression: '2+3' });
     expect(first.usage!.output_tokens).toBeGreaterThan(0);
-    input.push(...first.output.flatMap((o) => (o.type === 'message' || o.type === 'function_call' ? [o] : [])), { type: 'function_call_output', call_id: fc.call_id, output: '5' });
+    input.push(...first.output.flatMap((o) => (o.type === 'message' || o.type === 'function_call' ? [o] : [])), {
+      type: 'function_call_output',
+      call_id: fc.call_id,
+      output: '5',
+    });
     const second = await client.responses.create({ model: c.model, instructions: SYSTEM, input, tools: [calcTool] });
     expect(second.output_text).toBe('The answer is 5.');
     sameRecording(reference, await timelines(c.episodeId));
@@ -48,7 +67,13 @@ describe('Responses API (fake engine, openai SDK client)', () => {
   it('continues with previous_response_id, streamed, with the typed events in order', async () => {
     const reference = await chatEpisode();
     const { c, client } = await claim();
-    const stream = await client.responses.create({ model: c.model, instructions: SYSTEM, input: QUESTION, tools: [calcTool], stream: true });
+    const stream = await client.responses.create({
+      model: c.model,
+      instructions: SYSTEM,
+      input: QUESTION,
+      tools: [calcTool],
+      stream: true,
+    });
     const types: string[] = [];
     const seqs: number[] = [];
     let completed: OpenAI.Responses.Response | null = null;
@@ -69,7 +94,10 @@ describe('Responses API (fake engine, openai SDK client)', () => {
 
     // previous_response_id: only the tool result is sent; the instructions are given again.
     const runner = client.responses.stream({
-      model: c.model, instructions: SYSTEM, previous_response_id: completed!.id, tools: [calcTool],
+      model: c.model,
+      instructions: SYSTEM,
+      previous_response_id: completed!.id,
+      tools: [calcTool],
       input: [{ type: 'function_call_output', call_id: fc.call_id, output: '5' }],
     });
     const final = await runner.finalResponse();
@@ -82,12 +110,25 @@ describe('Responses API (fake engine, openai SDK client)', () => {
     const a = await claim();
     const first = await a.client.responses.create({ model: a.c.model, input: 'hi' });
     const b = await claim();
-    await expect(b.client.responses.create({ model: b.c.model, input: 'hi', previous_response_id: first.id })).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
-    await expect(b.client.responses.create({ model: b.c.model, input: 'hi', tools: [{ type: 'web_search' }] })).rejects.toMatchObject({ status: 400, code: 'unsupported_tool' });
-    await expect(b.client.responses.create({ model: b.c.model, input: [{ type: 'reasoning', id: 'rs_1', summary: [] }] })).rejects.toMatchObject({ status: 400, code: 'unsupported_input_item' });
-    await expect(b.client.responses.create({ model: b.c.model, input: 'hi', text: { format: { type: 'json_object' } } })).rejects.toMatchObject({ status: 400, code: 'response_format_not_supported' });
-    await expect(b.client.responses.create({ model: b.c.model, input: 'hi', reasoning: { effort: 'high' } })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter' });
-    const raw = await http(t.worker.url, 'POST', '/v1/responses', { token: b.c.apiKey, body: { input: 'hi', frobnicate: true } });
+    await expect(
+      b.client.responses.create({ model: b.c.model, input: 'hi', previous_response_id: first.id }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    await expect(
+      b.client.responses.create({ model: b.c.model, input: 'hi', tools: [{ type: 'web_search' }] }),
+    ).rejects.toMatchObject({ status: 400, code: 'unsupported_tool' });
+    await expect(
+      b.client.responses.create({ model: b.c.model, input: [{ type: 'reasoning', id: 'rs_1', summary: [] }] }),
+    ).rejects.toMatchObject({ status: 400, code: 'unsupported_input_item' });
+    await expect(
+      b.client.responses.create({ model: b.c.model, input: 'hi', text: { format: { type: 'json_object' } } }),
+    ).rejects.toMatchObject({ status: 400, code: 'response_format_not_supported' });
+    await expect(
+      b.client.responses.create({ model: b.c.model, input: 'hi', reasoning: { effort: 'high' } }),
+    ).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter' });
+    const raw = await http(t.worker.url, 'POST', '/v1/responses', {
+      token: b.c.apiKey,
+      body: { input: 'hi', frobnicate: true },
+    });
     expect(raw.status).toBe(400);
     expect(JSON.stringify(raw.body)).toContain('frobnicate');
     const noKey = await http(t.worker.url, 'POST', '/v1/responses', { token: TEST_TOKENS.join, body: { input: 'hi' } });
@@ -99,7 +140,12 @@ describe('Responses API (fake engine, openai SDK client)', () => {
     const short = await client.responses.create({ model: c.model, input: 'long', max_output_tokens: 5 });
     expect(short.status).toBe('incomplete');
     expect(short.incomplete_details).toEqual({ reason: 'max_output_tokens' });
-    const streamed = await client.responses.create({ model: c.model, input: 'long', max_output_tokens: 5, stream: true });
+    const streamed = await client.responses.create({
+      model: c.model,
+      input: 'long',
+      max_output_tokens: 5,
+      stream: true,
+    });
     let last = '';
     for await (const e of streamed) last = e.type;
     expect(last).toBe('response.incomplete');

@@ -22,18 +22,26 @@ const IdParams = z.object({ id: z.string().max(300) });
 export const VOCAB_CHUNK = 4096;
 
 /** Every token id decoded alone (special tokens kept), in id order, a chunk of ids per call. */
-export async function decodeVocabulary(size: number, decode: (sequences: number[][]) => Promise<string[]>, chunk = VOCAB_CHUNK): Promise<string[]> {
+export async function decodeVocabulary(
+  size: number,
+  decode: (sequences: number[][]) => Promise<string[]>,
+  chunk = VOCAB_CHUNK,
+): Promise<string[]> {
   const pieces: string[] = [];
   for (let start = 0; start < size; start += chunk) {
     const ids = Array.from({ length: Math.min(chunk, size - start) }, (_, i) => [start + i]);
     const texts = await decode(ids);
-    if (texts.length !== ids.length) throw new Error(`decode returned ${texts.length} texts for ${ids.length} token ids`);
+    if (texts.length !== ids.length)
+      throw new Error(`decode returned ${texts.length} texts for ${ids.length} token ids`);
     pieces.push(...texts);
   }
   return pieces;
 }
 
-export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm; matcher: TokenMatcher; reset?: ResetDeps }): void {
+export function registerControlRoutes(
+  app: FastifyInstance,
+  deps: { swarm: Swarm; matcher: TokenMatcher; reset?: ResetDeps },
+): void {
   const { swarm, matcher } = deps;
   const admin = (headers: Parameters<typeof requireRole>[0]): void => void requireRole(headers, matcher, 'admin');
   // The vocabulary never changes while the model is loaded: decoded once, on first request.
@@ -71,14 +79,24 @@ export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm
   app.post('/swarm/v1/control/reset', async (req) => {
     admin(req.headers);
     const body = parseBody(ResetRequestSchema, req.body, true);
-    if (!deps.reset) throw conflict('reset_unsupported', 'this server cannot reset its run (it was built without an engine to reload)');
+    if (!deps.reset)
+      throw conflict(
+        'reset_unsupported',
+        'this server cannot reset its run (it was built without an engine to reload)',
+      );
     return resetRun(deps.reset, body);
   });
 
   app.get('/swarm/v1/episodes', async (req) => {
     admin(req.headers);
     const q = parseBody(ListQuery, req.query);
-    return { episodes: swarm.episodeSummaries({ limit: q.limit, ...(q.status ? { status: q.status } : {}), ...(q.clientId ? { clientId: q.clientId } : {}) }) };
+    return {
+      episodes: swarm.episodeSummaries({
+        limit: q.limit,
+        ...(q.status ? { status: q.status } : {}),
+        ...(q.clientId ? { clientId: q.clientId } : {}),
+      }),
+    };
   });
 
   app.get('/swarm/v1/episodes/:id', async (req) => {
@@ -95,7 +113,10 @@ export function registerControlRoutes(app: FastifyInstance, deps: { swarm: Swarm
   app.get('/swarm/v1/vocab', async (req) => {
     admin(req.headers);
     const size = swarm.engine.info?.vocabSize ?? 0;
-    vocab ??= decodeVocabulary(size, async (sequences) => (await swarm.engine.call('decode', { sequences, skipSpecialTokens: false })).texts);
+    vocab ??= decodeVocabulary(
+      size,
+      async (sequences) => (await swarm.engine.call('decode', { sequences, skipSpecialTokens: false })).texts,
+    );
     const pending = vocab;
     try {
       return { pieces: await pending };

@@ -23,7 +23,8 @@ export function agentOf(req: FastifyRequest): string | undefined {
   const raw = req.headers['x-agentjet-agent'];
   if (raw === undefined) return undefined;
   const parsed = IdSchema.max(64).safeParse(raw);
-  if (!parsed.success) throw badRequest('invalid_agent_header', 'X-AgentJet-Agent must be one printable name of at most 64 characters');
+  if (!parsed.success)
+    throw badRequest('invalid_agent_header', 'X-AgentJet-Agent must be one printable name of at most 64 characters');
   return parsed.data;
 }
 
@@ -39,7 +40,12 @@ class SseWriter {
     if (!this.started) {
       this.started = true;
       this.reply.hijack();
-      this.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      this.res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
     }
     if (!this.res.writableEnded && !this.res.destroyed) this.res.write(`data: ${JSON.stringify(payload)}\n\n`);
   }
@@ -65,7 +71,11 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
 
   app.post('/v1/chat/completions', async (req, reply) => {
     const caller = callerOf(req.headers, matcher);
-    if (caller.kind !== 'key') throw unauthorized('episode_key_required', 'chat completions need an episode key (the apiKey of a claimed episode), not the admin or join token');
+    if (caller.kind !== 'key')
+      throw unauthorized(
+        'episode_key_required',
+        'chat completions need an episode key (the apiKey of a claimed episode), not the admin or join token',
+      );
     const ep = swarm.episodeForKey(caller.key);
     const body = parseBody(ChatCompletionRequestSchema, req.body);
     const agent = agentOf(req);
@@ -77,15 +87,23 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     // The fingerprint names the weight version that sampled the reply (streams: the current one
     // when the first chunk goes out, which is after sampling began).
     const base = (o: { id: string; created: number; weightVersion?: number }) => ({
-      id: o.id, created: o.created, model: swarm.modelName, system_fingerprint: `wv${o.weightVersion ?? swarm.weightVersion}`,
+      id: o.id,
+      created: o.created,
+      model: swarm.modelName,
+      system_fingerprint: `wv${o.weightVersion ?? swarm.weightVersion}`,
     });
 
     if (!prepared.stream) {
       const out = await completions.complete(ep, prepared, { signal: clientGone.signal, ...(agent ? { agent } : {}) });
-      void reply.header('x-agentjet-engine-ms', out.engineMs.toFixed(2)).header('x-agentjet-weight-version', String(out.weightVersion));
+      void reply
+        .header('x-agentjet-engine-ms', out.engineMs.toFixed(2))
+        .header('x-agentjet-weight-version', String(out.weightVersion));
       return {
-        ...base(out), object: 'chat.completion',
-        choices: [{ index: 0, message: { ...out.message, refusal: null }, logprobs: null, finish_reason: out.finishReason }],
+        ...base(out),
+        object: 'chat.completion',
+        choices: [
+          { index: 0, message: { ...out.message, refusal: null }, logprobs: null, finish_reason: out.finishReason },
+        ],
         usage: out.usage,
       };
     }
@@ -93,7 +111,11 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     const sse = new SseWriter(reply, reply.raw);
     const id = `chatcmpl-${ep.id.slice(3)}_${ep.nextCallIndex}`;
     const created = Math.floor(Date.now() / 1000);
-    const chunk = (delta: object, finish: string | null = null) => ({ ...base({ id, created }), object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    const chunk = (delta: object, finish: string | null = null) => ({
+      ...base({ id, created }),
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    });
     // Token by token: content as generated, a tool call's id and name once known, then its arguments.
     const onEvent = (e: StreamEvent): void => {
       const delta = chunkDelta(e);
@@ -103,7 +125,11 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     };
     let out: CompletionOutcome;
     try {
-      out = await completions.complete(ep, prepared, { onEvent, signal: clientGone.signal, ...(agent ? { agent } : {}) });
+      out = await completions.complete(ep, prepared, {
+        onEvent,
+        signal: clientGone.signal,
+        ...(agent ? { agent } : {}),
+      });
     } catch (err) {
       if (!sse.started) throw err;
       sse.fail(asSwarmError(err));
@@ -111,7 +137,8 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
     }
     if (!sse.started) sse.send(chunk({ role: 'assistant', content: '' }));
     sse.send(chunk({}, out.finishReason));
-    if (prepared.includeUsage) sse.send({ ...base({ id, created }), object: 'chat.completion.chunk', choices: [], usage: out.usage });
+    if (prepared.includeUsage)
+      sse.send({ ...base({ id, created }), object: 'chat.completion.chunk', choices: [], usage: out.usage });
     sse.done();
     return reply;
   });

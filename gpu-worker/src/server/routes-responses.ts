@@ -5,7 +5,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ResponsesRequestSchema } from '../../../src/shared/responses/schema';
 import { ResponsesStream } from '../../../src/shared/responses/streaming';
-import { checkResponsesBody, responseObject, responsesToChat, type ResponseMeta } from '../../../src/shared/responses/translate';
+import {
+  checkResponsesBody,
+  responseObject,
+  responsesToChat,
+  type ResponseMeta,
+} from '../../../src/shared/responses/translate';
 import { blocksOfMessage } from '../../../src/shared/stream-blocks';
 import { badRequest } from '../swarm/errors';
 import { ResponseStore } from '../swarm/response-store';
@@ -17,7 +22,8 @@ import { parseBody } from './http';
 export function responseStoreFor(app: FastifyInstance, swarm: Swarm): ResponseStore {
   const store = new ResponseStore();
   const off = swarm.onEvent((e) => {
-    if (e.type === 'episode_ended' || e.type === 'episode_aborted' || e.type === 'episode_expired') store.dropEpisode(e.episodeId);
+    if (e.type === 'episode_ended' || e.type === 'episode_aborted' || e.type === 'episode_expired')
+      store.dropEpisode(e.episodeId);
   });
   app.addHook('onClose', async () => off());
   return store;
@@ -32,16 +38,28 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ApiRouteDeps
     const previousId = body.previous_response_id ?? null;
     const previous = previousId === null ? null : store.get(ep.id, previousId);
     if (previous === undefined) {
-      throw badRequest('previous_response_not_found', `previous response ${JSON.stringify(previousId!.slice(0, 80))} is not one of this episode's responses (previous_response_id continues a response of the same episode)`);
+      throw badRequest(
+        'previous_response_not_found',
+        `previous response ${JSON.stringify(previousId!.slice(0, 80))} is not one of this episode's responses (previous_response_id continues a response of the same episode)`,
+      );
     }
     const { chat, conversation } = responsesToChat(body, previous);
     const call = prepareCall(req, reply, deps, ep, chat);
-    const meta: ResponseMeta = { id: `resp_${call.idPrefix}`, createdAt: call.created, model: deps.swarm.modelName, itemBase: call.idPrefix };
+    const meta: ResponseMeta = {
+      id: `resp_${call.idPrefix}`,
+      createdAt: call.created,
+      model: deps.swarm.modelName,
+      itemBase: call.idPrefix,
+    };
 
     if (!call.prepared.stream) {
       const out = await completeJson(reply, deps, call);
       store.put(ep.id, meta.id, [...conversation, out.message]);
-      return responseObject(meta, body, { blocks: blocksOfMessage(out.message, true), finishReason: out.finishReason, usage: out.usage });
+      return responseObject(meta, body, {
+        blocks: blocksOfMessage(out.message, true),
+        finishReason: out.finishReason,
+        usage: out.usage,
+      });
     }
     const stream = new ResponsesStream(meta, body);
     const out = await completeStreamed(reply, deps, call, {

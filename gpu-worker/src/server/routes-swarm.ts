@@ -5,7 +5,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import {
-  AbortRequestSchema, ClaimRequestSchema, EndRequestSchema, IdSchema, RegisterClientRequestSchema, type Health,
+  AbortRequestSchema,
+  ClaimRequestSchema,
+  EndRequestSchema,
+  IdSchema,
+  RegisterClientRequestSchema,
+  type Health,
 } from '../../../src/shared/swarm-protocol';
 import { notFound, unauthorized, upgradeRequired } from '../swarm/errors';
 import type { TokenMatcher } from '../swarm/keys';
@@ -28,7 +33,11 @@ const ClientIdParams = z.object({ id: z.string() });
 function clientIdParam(req: FastifyRequest): string {
   const { id } = parseBody(ClientIdParams, req.params);
   const parsed = IdSchema.safeParse(id);
-  if (!parsed.success) throw notFound('client_not_found', `no client ${JSON.stringify(id.slice(0, 80))}: not a valid client id (1–200 printable characters)`);
+  if (!parsed.success)
+    throw notFound(
+      'client_not_found',
+      `no client ${JSON.stringify(id.slice(0, 80))}: not a valid client id (1–200 printable characters)`,
+    );
   return parsed.data;
 }
 
@@ -36,14 +45,20 @@ function clientIdParam(req: FastifyRequest): string {
 function knownClientParam(req: FastifyRequest, swarm: Swarm): string {
   const clientId = clientIdParam(req);
   if (!swarm.hasClient(clientId)) {
-    throw notFound('client_not_found', `client ${JSON.stringify(clientId.slice(0, 80))} is not registered (or was pruned after going silent); register it with POST /swarm/v1/clients or claim an episode first`);
+    throw notFound(
+      'client_not_found',
+      `client ${JSON.stringify(clientId.slice(0, 80))} is not registered (or was pruned after going silent); register it with POST /swarm/v1/clients or claim an episode first`,
+    );
   }
   return clientId;
 }
 
 function baseUrlOf(req: FastifyRequest, publicUrl: string | undefined): string {
   if (publicUrl) return `${publicUrl.replace(/\/+$/, '')}/v1`;
-  const host = typeof req.headers.host === 'string' && /^[A-Za-z0-9.:[\]-]+$/.test(req.headers.host) ? req.headers.host : 'localhost';
+  const host =
+    typeof req.headers.host === 'string' && /^[A-Za-z0-9.:[\]-]+$/.test(req.headers.host)
+      ? req.headers.host
+      : 'localhost';
   return `${req.protocol}://${host}/v1`;
 }
 
@@ -54,12 +69,19 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
   const requireEpisodeAccess = (req: FastifyRequest, episodeId: string): void => {
     const caller = callerOf(req.headers, matcher);
     if (caller.kind === 'token') return;
-    if (!swarm.keyNamesEpisode(caller.key, episodeId)) throw unauthorized('invalid_credentials', 'send the join token or this episode\'s key');
+    if (!swarm.keyNamesEpisode(caller.key, episodeId))
+      throw unauthorized('invalid_credentials', "send the join token or this episode's key");
   };
 
   app.get('/health', async (): Promise<Health> => {
     const journal = swarm.journalHealth;
-    return { ok: swarm.state !== 'failed' && journal.ok, state: swarm.state, step: swarm.step, model: swarm.modelName, journal: { ...journal } };
+    return {
+      ok: swarm.state !== 'failed' && journal.ok,
+      state: swarm.state,
+      step: swarm.step,
+      model: swarm.modelName,
+      journal: { ...journal },
+    };
   });
 
   app.post('/swarm/v1/clients', async (req) => {
@@ -118,7 +140,10 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
   });
 
   app.get('/swarm/v1/events', async () => {
-    throw upgradeRequired('websocket_required', 'GET /swarm/v1/events is a WebSocket: connect with Upgrade: websocket and the admin token');
+    throw upgradeRequired(
+      'websocket_required',
+      'GET /swarm/v1/events is a WebSocket: connect with Upgrade: websocket and the admin token',
+    );
   });
 
   app.get('/swarm/v1/status', async (req) => {

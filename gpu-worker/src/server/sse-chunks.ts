@@ -14,7 +14,9 @@ export function chunkDelta(e: StreamEvent): ChunkDelta | null {
     case 'content':
       return e.text === '' ? null : { content: e.text };
     case 'tool_call_start':
-      return { tool_calls: [{ index: e.index, id: e.id, type: 'function', function: { name: e.name, arguments: '' } }] };
+      return {
+        tool_calls: [{ index: e.index, id: e.id, type: 'function', function: { name: e.name, arguments: '' } }],
+      };
     case 'tool_call_args':
       return e.text === '' ? null : { tool_calls: [{ index: e.index, function: { arguments: e.text } }] };
     case 'tool_call_end':

@@ -16,9 +16,15 @@ export class NamedSseWriter {
     if (!this.started) {
       this.started = true;
       this.reply.hijack();
-      this.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      this.res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
     }
-    if (!this.res.writableEnded && !this.res.destroyed) this.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (!this.res.writableEnded && !this.res.destroyed)
+      this.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
   end(): void {

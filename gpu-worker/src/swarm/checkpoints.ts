@@ -38,7 +38,13 @@ export class Checkpoints {
     private readonly deps: CheckpointDeps,
     saved: SavedState | null,
   ) {
-    if (saved?.checkpoint) this.lastInfo = { step: saved.step, weightVersion: saved.weightVersion, path: join(deps.files.dir, saved.checkpoint), at: saved.savedAt };
+    if (saved?.checkpoint)
+      this.lastInfo = {
+        step: saved.step,
+        weightVersion: saved.weightVersion,
+        path: join(deps.files.dir, saved.checkpoint),
+        at: saved.savedAt,
+      };
   }
 
   /** The newest checkpoint (the one an engine restart restores), or null before the first. */
@@ -51,12 +57,24 @@ export class Checkpoints {
     const { engine, files } = this.deps;
     const path = join(files.checkpoints, `step-${String(snapshot.step).padStart(6, '0')}`);
     const last = this.lastInfo;
-    const same = last !== null && last.step === snapshot.step && last.weightVersion === engine.weightVersion && last.path === path;
+    const same =
+      last !== null && last.step === snapshot.step && last.weightVersion === engine.weightVersion && last.path === path;
     if (!same) await engine.call('save', { path });
-    const info: CheckpointInfo = { step: snapshot.step, weightVersion: engine.weightVersion, path, at: this.deps.now() };
+    const info: CheckpointInfo = {
+      step: snapshot.step,
+      weightVersion: engine.weightVersion,
+      path,
+      at: this.deps.now(),
+    };
     writeState(files, {
-      version: 1, step: snapshot.step, weightVersion: info.weightVersion, checkpoint: relative(files.dir, path), counters: snapshot.counters,
-      eval: snapshot.eval, lastStep: snapshot.lastStep, savedAt: info.at,
+      version: 1,
+      step: snapshot.step,
+      weightVersion: info.weightVersion,
+      checkpoint: relative(files.dir, path),
+      counters: snapshot.counters,
+      eval: snapshot.eval,
+      lastStep: snapshot.lastStep,
+      savedAt: info.at,
     });
     this.lastInfo = info;
     await this.deps.pool.compact();
@@ -68,7 +86,9 @@ export class Checkpoints {
     const dir = this.deps.files.checkpoints;
     let names: string[];
     try {
-      names = readdirSync(dir).filter((n) => /^step-\d+$/.test(n)).sort();
+      names = readdirSync(dir)
+        .filter((n) => /^step-\d+$/.test(n))
+        .sort();
     } catch {
       return;
     }

@@ -17,7 +17,15 @@ interface Client {
   counters: Counters;
 }
 
-const zeroCounters = (): Counters => ({ claimed: 0, ended: 0, aborted: 0, expired: 0, calls: 0, completionTokens: 0, refused: 0 });
+const zeroCounters = (): Counters => ({
+  claimed: 0,
+  ended: 0,
+  aborted: 0,
+  expired: 0,
+  calls: 0,
+  completionTokens: 0,
+  refused: 0,
+});
 
 export class ClientRegistry {
   private readonly clients = new Map<string, Client>();
@@ -35,7 +43,15 @@ export class ClientRegistry {
   seen(clientId: string, now: number, name?: string): { joined: boolean } {
     const c = this.clients.get(clientId);
     if (!c) {
-      this.clients.set(clientId, { clientId, active: true, agreedSync: false, firstSeenAt: now, lastSeenAt: now, counters: zeroCounters(), ...(name ? { name } : {}) });
+      this.clients.set(clientId, {
+        clientId,
+        active: true,
+        agreedSync: false,
+        firstSeenAt: now,
+        lastSeenAt: now,
+        counters: zeroCounters(),
+        ...(name ? { name } : {}),
+      });
       return { joined: true };
     }
     c.lastSeenAt = now;
@@ -101,8 +117,14 @@ export class ClientRegistry {
   /** Every known client; `openEpisodes` maps a client id to its open episode count (see openCountsByClient). */
   list(openEpisodes: ReadonlyMap<string, number>): ClientInfo[] {
     return [...this.clients.values()].map((c) => ({
-      clientId: c.clientId, ...(c.name ? { name: c.name } : {}), active: c.active, agreedSync: c.agreedSync,
-      firstSeenAt: c.firstSeenAt, lastSeenAt: c.lastSeenAt, counters: { ...c.counters }, openEpisodes: openEpisodes.get(c.clientId) ?? 0,
+      clientId: c.clientId,
+      ...(c.name ? { name: c.name } : {}),
+      active: c.active,
+      agreedSync: c.agreedSync,
+      firstSeenAt: c.firstSeenAt,
+      lastSeenAt: c.lastSeenAt,
+      counters: { ...c.counters },
+      openEpisodes: openEpisodes.get(c.clientId) ?? 0,
     }));
   }
 }

@@ -42,7 +42,8 @@ export interface CallLedger {
 }
 
 /** The completion's wire id (also the prefix of its tool-call ids). */
-export const completionIdPrefix = (episodeId: string, callIndex: number): string => `${episodeId.slice(3)}_${callIndex}`;
+export const completionIdPrefix = (episodeId: string, callIndex: number): string =>
+  `${episodeId.slice(3)}_${callIndex}`;
 
 function asClientError(err: unknown): unknown {
   if (err instanceof CallRefusedError) return badRequest(err.code, err.message);
@@ -67,25 +68,47 @@ export class CompletionService {
     try {
       const idPrefix = completionIdPrefix(ep.id, callIndex);
       const seedFor = (attempt: number): number =>
-        req.seed === null ? this.prng.int(0, 2 ** 31 - 1) : attempt === 0 ? req.seed : deriveSeed(req.seed, `attempt${attempt}`) & 0x7fffffff;
+        req.seed === null
+          ? this.prng.int(0, 2 ** 31 - 1)
+          : attempt === 0
+            ? req.seed
+            : deriveSeed(req.seed, `attempt${attempt}`) & 0x7fffffff;
       rec = await recordCall(
         this.record,
         {
-          episodeId: ep.id, callIndex, agent: hooks.agent ?? 'default', idPrefix, messages: req.messages, tools: req.tools, toolChoice: req.toolChoice,
-          parseTools: req.toolChoice.mode !== 'none' && req.tools !== null, maxTokens: req.maxTokens, temperature: req.temperature, topP: req.topP,
-          stop: req.stop, seedFor,
+          episodeId: ep.id,
+          callIndex,
+          agent: hooks.agent ?? 'default',
+          idPrefix,
+          messages: req.messages,
+          tools: req.tools,
+          toolChoice: req.toolChoice,
+          parseTools: req.toolChoice.mode !== 'none' && req.tools !== null,
+          maxTokens: req.maxTokens,
+          temperature: req.temperature,
+          topP: req.topP,
+          stop: req.stop,
+          seedFor,
         },
         { ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
       ).catch((err: unknown) => {
         throw asClientError(err);
       });
       return {
-        id: `chatcmpl-${idPrefix}`, created: Math.floor(rec.timeline.createdAt / 1000), message: rec.message, finishReason: rec.finishReason,
+        id: `chatcmpl-${idPrefix}`,
+        created: Math.floor(rec.timeline.createdAt / 1000),
+        message: rec.message,
+        finishReason: rec.finishReason,
         usage: {
-          prompt_tokens: rec.promptTokens, completion_tokens: rec.completionTokens, total_tokens: rec.promptTokens + rec.completionTokens,
+          prompt_tokens: rec.promptTokens,
+          completion_tokens: rec.completionTokens,
+          total_tokens: rec.promptTokens + rec.completionTokens,
           prompt_tokens_details: { cached_tokens: rec.cachedTokens },
         },
-        engineMs: rec.engineMs, weightVersion: rec.weightVersion, malformedToolCalls: rec.malformedToolCalls, attempts: rec.attempts,
+        engineMs: rec.engineMs,
+        weightVersion: rec.weightVersion,
+        malformedToolCalls: rec.malformedToolCalls,
+        attempts: rec.attempts,
       };
     } finally {
       this.ledger.endCall(ep, rec);

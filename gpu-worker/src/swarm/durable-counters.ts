@@ -78,7 +78,9 @@ export class DurableCounters {
       writeSync(this.fd, record, 0, RECORD_BYTES, 0);
     } catch (err) {
       this.failed = true;
-      this.onError(`counters: writing counters.json failed, they are kept in memory until the next checkpoint: ${err instanceof Error ? err.message : String(err)}`);
+      this.onError(
+        `counters: writing counters.json failed, they are kept in memory until the next checkpoint: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 }

@@ -1,7 +1,14 @@
 // Supervises the engine process: starts it, loads the model and restores the last checkpoint;
 // when the process dies it fails in-flight calls with a clear 503, restarts it (with backoff)
 // from the last checkpoint and reports back; calls while it is down get a 503 with a retry hint.
-import type { ConfigureParams, EngineInfo, EngineMethod, EngineParams, EngineResult, LoadParams } from '../../../src/shared/engine-protocol';
+import type {
+  ConfigureParams,
+  EngineInfo,
+  EngineMethod,
+  EngineParams,
+  EngineResult,
+  LoadParams,
+} from '../../../src/shared/engine-protocol';
 import { backoffDelay } from '../../../src/shared/backoff';
 import { EngineExitedError, EngineProcess, type CallOptions } from '../engine/engine-process';
 import type { EngineCaller } from '../engine/engine-caller';
@@ -15,7 +22,10 @@ export interface EngineHandle extends EngineCaller {
   dispose(): Promise<void>;
 }
 
-export type EngineFactory = (hooks: { onExit: (reason: string) => void; onLog: (line: string) => void }) => Promise<EngineHandle>;
+export type EngineFactory = (hooks: {
+  onExit: (reason: string) => void;
+  onLog: (line: string) => void;
+}) => Promise<EngineHandle>;
 
 /** The real engine: a Python process over stdio frames. */
 export const processEngineFactory =
@@ -121,7 +131,8 @@ export class EngineHost implements EngineView {
     if (this.state !== 'ready' || !engine) return Promise.reject(this.unavailableError());
     return engine.call(method, params, opts).then(
       (result) => {
-        if (engine === this.engine && SETS_WEIGHTS.has(method)) this.version = reportedWeightVersion(result) ?? this.version;
+        if (engine === this.engine && SETS_WEIGHTS.has(method))
+          this.version = reportedWeightVersion(result) ?? this.version;
         return result;
       },
       (err: unknown) => {
@@ -151,13 +162,25 @@ export class EngineHost implements EngineView {
 
   private unavailableError(reason?: string): Error {
     const why = reason ?? this.error ?? `engine is ${this.state}`;
-    if (this.state === 'failed') return unavailable('engine_failed', `the engine could not be restarted (${firstLine(why)}); the worker needs attention`, 30);
-    return unavailable('engine_unavailable', `the engine is not available (${firstLine(why)}); it is being restarted from the last checkpoint — retry shortly`, 5);
+    if (this.state === 'failed')
+      return unavailable(
+        'engine_failed',
+        `the engine could not be restarted (${firstLine(why)}); the worker needs attention`,
+        30,
+      );
+    return unavailable(
+      'engine_unavailable',
+      `the engine is not available (${firstLine(why)}); it is being restarted from the last checkpoint — retry shortly`,
+      5,
+    );
   }
 
   private async boot(): Promise<EngineInfo> {
     const ref: { handle?: EngineHandle } = {};
-    const engine = await this.opts.factory({ onExit: (reason) => this.onExit(ref.handle, reason), onLog: (line) => this.opts.onLog?.(line) });
+    const engine = await this.opts.factory({
+      onExit: (reason) => this.onExit(ref.handle, reason),
+      onLog: (line) => this.opts.onLog?.(line),
+    });
     ref.handle = engine;
     this.engine = engine;
     try {

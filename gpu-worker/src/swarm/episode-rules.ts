@@ -36,8 +36,14 @@ export function assertOpen(ep: Episode): void {
     case 'ended':
       throw conflict('episode_ended', `episode ${ep.id} has ended; claim a new episode`);
     case 'aborted':
-      throw conflict('episode_aborted', `episode ${ep.id} was aborted${ep.reason ? ` (${ep.reason})` : ''}; claim a new episode`);
+      throw conflict(
+        'episode_aborted',
+        `episode ${ep.id} was aborted${ep.reason ? ` (${ep.reason})` : ''}; claim a new episode`,
+      );
     case 'expired':
-      throw conflict('episode_expired', `episode ${ep.id} expired after ${Math.round(ep.timeoutMs / 1000)} s without activity; claim a new episode`);
+      throw conflict(
+        'episode_expired',
+        `episode ${ep.id} expired after ${Math.round(ep.timeoutMs / 1000)} s without activity; claim a new episode`,
+      );
   }
 }

@@ -33,19 +33,27 @@ export interface Episode {
 }
 
 /** Open, no call in flight, and idle for longer than its timeout. */
-export const isExpired = (ep: Pick<Episode, 'status' | 'inFlight' | 'lastActivityAt' | 'timeoutMs'>, now: number): boolean =>
-  ep.status === 'open' && ep.inFlight === 0 && now - ep.lastActivityAt > ep.timeoutMs;
+export const isExpired = (
+  ep: Pick<Episode, 'status' | 'inFlight' | 'lastActivityAt' | 'timeoutMs'>,
+  now: number,
+): boolean => ep.status === 'open' && ep.inFlight === 0 && now - ep.lastActivityAt > ep.timeoutMs;
 
 export function summarize(ep: Episode): EpisodeSummary {
   return {
-    episodeId: ep.id, clientId: ep.clientId, kind: ep.kind, status: ep.status,
-    ...(ep.result?.taskId ?? ep.taskId ? { taskId: ep.result?.taskId ?? ep.taskId } : {}),
+    episodeId: ep.id,
+    clientId: ep.clientId,
+    kind: ep.kind,
+    status: ep.status,
+    ...((ep.result?.taskId ?? ep.taskId) ? { taskId: ep.result?.taskId ?? ep.taskId } : {}),
     ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}),
     ...(ep.result ? { reward: ep.result.reward } : {}),
     ...(ep.result?.success !== undefined ? { success: ep.result.success } : {}),
     ...(ep.reason ? { reason: ep.reason } : {}),
-    calls: ep.calls.length, completionTokens: ep.completionTokens, malformedToolCalls: ep.malformedToolCalls,
-    createdAt: ep.createdAt, lastActivityAt: ep.lastActivityAt,
+    calls: ep.calls.length,
+    completionTokens: ep.completionTokens,
+    malformedToolCalls: ep.malformedToolCalls,
+    createdAt: ep.createdAt,
+    lastActivityAt: ep.lastActivityAt,
     ...(ep.finishedAt !== undefined ? { finishedAt: ep.finishedAt } : {}),
     weightVersions: [...new Set(ep.calls.map((c) => c.weightVersion))].sort((a, b) => a - b),
   };
@@ -57,10 +65,29 @@ export class EpisodeRegistry {
 
   constructor(private readonly retainFinished = 2000) {}
 
-  create(init: { id: string; clientId: string; kind: EpisodeKind; taskId?: string; codeVersion?: string; timeoutMs: number; now: number }): Episode {
+  create(init: {
+    id: string;
+    clientId: string;
+    kind: EpisodeKind;
+    taskId?: string;
+    codeVersion?: string;
+    timeoutMs: number;
+    now: number;
+  }): Episode {
     const ep: Episode = {
-      id: init.id, clientId: init.clientId, kind: init.kind, timeoutMs: init.timeoutMs, createdAt: init.now, lastActivityAt: init.now,
-      status: 'open', calls: [], inFlight: 0, nextCallIndex: 0, completionTokens: 0, malformedToolCalls: 0, idleWaiters: [],
+      id: init.id,
+      clientId: init.clientId,
+      kind: init.kind,
+      timeoutMs: init.timeoutMs,
+      createdAt: init.now,
+      lastActivityAt: init.now,
+      status: 'open',
+      calls: [],
+      inFlight: 0,
+      nextCallIndex: 0,
+      completionTokens: 0,
+      malformedToolCalls: 0,
+      idleWaiters: [],
       ...(init.taskId !== undefined ? { taskId: init.taskId } : {}),
       ...(init.codeVersion !== undefined ? { codeVersion: init.codeVersion } : {}),
     };
@@ -118,7 +145,12 @@ export class EpisodeRegistry {
     return new Promise((resolve) => ep.idleWaiters.push(resolve));
   }
 
-  finish(ep: Episode, status: 'ended' | 'aborted' | 'expired', now: number, extra: { reason?: string; result?: EpisodeResult } = {}): void {
+  finish(
+    ep: Episode,
+    status: 'ended' | 'aborted' | 'expired',
+    now: number,
+    extra: { reason?: string; result?: EpisodeResult } = {},
+  ): void {
     ep.status = status;
     ep.finishedAt = now;
     if (extra.reason !== undefined) ep.reason = extra.reason;
@@ -138,7 +170,11 @@ export class EpisodeRegistry {
   /** Most recent first. */
   list(filter: { status?: EpisodeStatus; clientId?: string; limit?: number } = {}): Episode[] {
     const all = [...this.open.values(), ...this.finished.values()]
-      .filter((ep) => (filter.status === undefined || ep.status === filter.status) && (filter.clientId === undefined || ep.clientId === filter.clientId))
+      .filter(
+        (ep) =>
+          (filter.status === undefined || ep.status === filter.status) &&
+          (filter.clientId === undefined || ep.clientId === filter.clientId),
+      )
       .sort((a, b) => b.createdAt - a.createdAt);
     return all.slice(0, filter.limit ?? 100);
   }

@@ -14,7 +14,12 @@ export class EvalResults {
 
   constructor(saved: readonly EvalResult[] = []) {
     for (const r of saved) {
-      this.byVersion.set(r.weightVersion, { episodes: r.episodes, rewardSum: r.rewardMean * r.episodes, successes: (r.successRate ?? 0) * r.episodes, withSuccess: r.successRate === null ? 0 : r.episodes });
+      this.byVersion.set(r.weightVersion, {
+        episodes: r.episodes,
+        rewardSum: r.rewardMean * r.episodes,
+        successes: (r.successRate ?? 0) * r.episodes,
+        withSuccess: r.successRate === null ? 0 : r.episodes,
+      });
     }
   }
 
@@ -38,5 +43,10 @@ export class EvalResults {
 }
 
 function result(weightVersion: number, a: Accumulator): EvalResult {
-  return { weightVersion, episodes: a.episodes, rewardMean: a.rewardSum / Math.max(1, a.episodes), successRate: a.withSuccess > 0 ? a.successes / a.withSuccess : null };
+  return {
+    weightVersion,
+    episodes: a.episodes,
+    rewardMean: a.rewardSum / Math.max(1, a.episodes),
+    successRate: a.withSuccess > 0 ? a.successes / a.withSuccess : null,
+  };
 }

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bearerToken, explicitTokenProblem, isEpisodeId, newEpisodeId, signEpisodeKey, TokenMatcher, verifyEpisodeKey } from './keys';
+import {
+  bearerToken,
+  explicitTokenProblem,
+  isEpisodeId,
+  newEpisodeId,
+  signEpisodeKey,
+  TokenMatcher,
+  verifyEpisodeKey,
+} from './keys';
 
 describe('episode keys', () => {
   const secret = randomBytes(32);
@@ -14,7 +22,10 @@ describe('episode keys', () => {
 
   it('refuses a key signed with another secret, or for another episode', () => {
     const id = newEpisodeId();
-    expect(verifyEpisodeKey(randomBytes(32), signEpisodeKey(secret, id))).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verifyEpisodeKey(randomBytes(32), signEpisodeKey(secret, id))).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
     const other = newEpisodeId();
     const [v, , sig] = signEpisodeKey(secret, id).split('.');
     expect(verifyEpisodeKey(secret, `${v}.${other}.${sig}`)).toEqual({ ok: false, reason: 'bad_signature' });
@@ -32,9 +43,11 @@ describe('episode keys', () => {
   });
 
   it('calls garbage malformed, never throws', () => {
-    fc.assert(fc.property(fc.string(), (s) => {
-      expect(verifyEpisodeKey(secret, s).ok).toBe(false);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        expect(verifyEpisodeKey(secret, s).ok).toBe(false);
+      }),
+    );
     expect(verifyEpisodeKey(secret, 'ajk1.ep_123.')).toEqual({ ok: false, reason: 'malformed' });
   });
 });
@@ -61,9 +74,14 @@ describe('explicit tokens', () => {
   it('refuses short, unprintable and equal admin/join tokens, naming where they came from', () => {
     const long = 'a-long-enough-token-123';
     expect(explicitTokenProblem({ admin: long, join: `${long}-join` })).toBeNull();
-    expect(explicitTokenProblem({ admin: 'short' }, { admin: 'AGENTJET_ADMIN_TOKEN' })).toMatch(/AGENTJET_ADMIN_TOKEN is 5 characters long; use at least 16/);
-    expect(explicitTokenProblem({ join: 'has a space in it, long' }, { join: '--join-token' })).toMatch(/--join-token must be printable ASCII without spaces/);
-    expect(explicitTokenProblem({ admin: long, join: long }, { admin: '--admin-token', join: 'AGENTJET_JOIN_TOKEN' })).toMatch(/--admin-token and AGENTJET_JOIN_TOKEN are the same/);
+    expect(explicitTokenProblem({ admin: 'short' }, { admin: 'AGENTJET_ADMIN_TOKEN' })).toMatch(
+      /AGENTJET_ADMIN_TOKEN is 5 characters long; use at least 16/,
+    );
+    expect(explicitTokenProblem({ join: 'has a space in it, long' }, { join: '--join-token' })).toMatch(
+      /--join-token must be printable ASCII without spaces/,
+    );
+    expect(
+      explicitTokenProblem({ admin: long, join: long }, { admin: '--admin-token', join: 'AGENTJET_JOIN_TOKEN' }),
+    ).toMatch(/--admin-token and AGENTJET_JOIN_TOKEN are the same/);
   });
 });
-

@@ -27,20 +27,25 @@ export type KeyCheck = { ok: true; episodeId: string } | { ok: false; reason: 'm
 
 export function verifyEpisodeKey(secret: Buffer, key: string): KeyCheck {
   const parts = key.split('.');
-  if (parts.length !== 3 || parts[0] !== EPISODE_KEY_VERSION || !isEpisodeId(parts[1]!)) return { ok: false, reason: 'malformed' };
+  if (parts.length !== 3 || parts[0] !== EPISODE_KEY_VERSION || !isEpisodeId(parts[1]!))
+    return { ok: false, reason: 'malformed' };
   const presented = Buffer.from(parts[2]!, 'base64url');
   // Only the canonical encoding is accepted (base64 tails have ignorable bits).
   if (presented.toString('base64url') !== parts[2]) return { ok: false, reason: 'malformed' };
   const expected = mac(secret, parts[1]!);
   // Lengths are public (a fixed 32 bytes); the comparison of the bytes is constant-time.
-  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'bad_signature' };
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected))
+    return { ok: false, reason: 'bad_signature' };
   return { ok: true, episodeId: parts[1]! };
 }
 
 /** The 401 for a presented key that is not a valid episode key of this server. */
 export function keyRefusal(reason: Extract<KeyCheck, { ok: false }>['reason']): SwarmError {
   return reason === 'malformed'
-    ? unauthorized('invalid_api_key', 'the API key is not an episode key of this server; claim an episode first (POST /swarm/v1/episodes)')
+    ? unauthorized(
+        'invalid_api_key',
+        'the API key is not an episode key of this server; claim an episode first (POST /swarm/v1/episodes)',
+      )
     : unauthorized('invalid_episode_key', 'the episode key is not valid (bad signature)');
 }
 
@@ -86,13 +91,18 @@ export const MIN_TOKEN_LENGTH = 16;
  * characters without spaces (what a bearer header carries), and admin and join must differ (a
  * shared token would let every client act as the admin). `sources` names where each came from.
  */
-export function explicitTokenProblem(tokens: Partial<Record<Role, string>>, sources: Partial<Record<Role, string>> = {}): string | null {
+export function explicitTokenProblem(
+  tokens: Partial<Record<Role, string>>,
+  sources: Partial<Record<Role, string>> = {},
+): string | null {
   for (const role of ['admin', 'join'] as const) {
     const token = tokens[role];
     if (token === undefined) continue;
     const from = sources[role] ?? `the ${role} token`;
-    if (token.length < MIN_TOKEN_LENGTH) return `${from} is ${token.length} characters long; use at least ${MIN_TOKEN_LENGTH} (e.g. \`openssl rand -hex 24\`)`;
-    if (!/^[\x21-\x7e]+$/.test(token)) return `${from} must be printable ASCII without spaces (it travels in an Authorization: Bearer header)`;
+    if (token.length < MIN_TOKEN_LENGTH)
+      return `${from} is ${token.length} characters long; use at least ${MIN_TOKEN_LENGTH} (e.g. \`openssl rand -hex 24\`)`;
+    if (!/^[\x21-\x7e]+$/.test(token))
+      return `${from} must be printable ASCII without spaces (it travels in an Authorization: Bearer header)`;
   }
   if (tokens.admin !== undefined && tokens.admin === tokens.join) {
     return `${sources.admin ?? 'the admin token'} and ${sources.join ?? 'the join token'} are the same: the admin token must differ from the join token, or every client could act as the admin`;

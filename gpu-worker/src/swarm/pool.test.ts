@@ -9,14 +9,32 @@ import { DurablePool, oldestWeightVersion, type PoolEntry } from './pool';
 
 function call(episodeId: string, weightVersion = 0): Timeline {
   return TimelineSchema.parse({
-    id: `${episodeId}/0`, episodeId, callIndex: 0, messages: [{ role: 'user', content: 'x' }],
+    id: `${episodeId}/0`,
+    episodeId,
+    callIndex: 0,
+    messages: [{ role: 'user', content: 'x' }],
     promptIds: [1, 2, 3],
-    promptSpans: [{ messageIndex: 0, role: 'user', start: 0, end: 2 }, { messageIndex: -2, role: 'generation_prompt', start: 2, end: 3 }],
-    outputIds: [4, 5], outputLogprobs: [-1, -2], finishReason: 'stop', output: { role: 'assistant', content: 'y' }, weightVersion, createdAt: 1,
+    promptSpans: [
+      { messageIndex: 0, role: 'user', start: 0, end: 2 },
+      { messageIndex: -2, role: 'generation_prompt', start: 2, end: 3 },
+    ],
+    outputIds: [4, 5],
+    outputLogprobs: [-1, -2],
+    finishReason: 'stop',
+    output: { role: 'assistant', content: 'y' },
+    weightVersion,
+    createdAt: 1,
   });
 }
 
-const entry = (id: string, taskId = 't', reward = 1): Omit<PoolEntry, 'seq'> => ({ episodeId: id, clientId: 'c', taskId, reward, endedAt: 5, calls: [call(id)] });
+const entry = (id: string, taskId = 't', reward = 1): Omit<PoolEntry, 'seq'> => ({
+  episodeId: id,
+  clientId: 'c',
+  taskId,
+  reward,
+  endedAt: 5,
+  calls: [call(id)],
+});
 
 describe('DurablePool', () => {
   const dirs: string[] = [];
@@ -169,7 +187,9 @@ describe('DurablePool', () => {
       await pool.add(entry('a'));
       await pool.dispose();
       const before = readFileSync(p, 'utf8');
-      await expect(DurablePool.open(p, 0, () => undefined, { fs: new FakeFaultyFs().fail('rename', 'EACCES') })).rejects.toThrow(/could not be rewritten at start \(it is intact\).*EACCES/);
+      await expect(
+        DurablePool.open(p, 0, () => undefined, { fs: new FakeFaultyFs().fail('rename', 'EACCES') }),
+      ).rejects.toThrow(/could not be rewritten at start \(it is intact\).*EACCES/);
       expect(readFileSync(p, 'utf8')).toBe(before);
       expect(siblings(p)).toEqual([]);
     });

@@ -38,7 +38,8 @@ const JournalLineSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('remove'), ids: z.array(z.string()), reason: z.string(), step: z.number().int() }),
 ]);
 
-export const oldestWeightVersion = (calls: readonly Timeline[]): number => calls.reduce((m, c) => Math.min(m, c.weightVersion), Number.POSITIVE_INFINITY);
+export const oldestWeightVersion = (calls: readonly Timeline[]): number =>
+  calls.reduce((m, c) => Math.min(m, c.weightVersion), Number.POSITIVE_INFINITY);
 
 /** The journal's condition: whether its last write succeeded, and the last failure seen. */
 export interface JournalHealth {
@@ -50,7 +51,8 @@ export interface JournalHealth {
 /** Seconds a client is asked to wait after a journal failure. */
 const JOURNAL_RETRY_S = 5;
 
-const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
+const describe = (err: unknown): string =>
+  (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
 
 export class DurablePool {
   private readonly entries = new Map<string, PoolEntry>();
@@ -102,7 +104,9 @@ export class DurablePool {
       } catch (err) {
         // A torn last line is an `end` that was never answered; anything else is reported.
         const last = lines.slice(i + 1).every((l) => l.trim() === '');
-        this.log(`pool journal line ${i + 1} ${last ? 'is incomplete (crash while writing); ignored' : `is unreadable and skipped: ${describe(err)}`}`);
+        this.log(
+          `pool journal line ${i + 1} ${last ? 'is incomplete (crash while writing); ignored' : `is unreadable and skipped: ${describe(err)}`}`,
+        );
         return;
       }
       if (parsed.op === 'add') {
@@ -168,7 +172,10 @@ export class DurablePool {
     return this.append({ op: 'remove', ids: removed.map((e) => e.episodeId), reason, step }).then(
       () => removed,
       (err: unknown) => {
-        this.failed(`recording the removal of ${removed.length} episode(s) (kept in memory; a crash before the next checkpoint redoes them)`, err);
+        this.failed(
+          `recording the removal of ${removed.length} episode(s) (kept in memory; a crash before the next checkpoint redoes them)`,
+          err,
+        );
         return removed;
       },
     );
@@ -189,7 +196,9 @@ export class DurablePool {
    */
   compact(): Promise<void> {
     return this.enqueue(async () => {
-      const text = this.list().map((entry) => `${JSON.stringify({ op: 'add', entry })}\n`).join('');
+      const text = this.list()
+        .map((entry) => `${JSON.stringify({ op: 'add', entry })}\n`)
+        .join('');
       const tmp = tempPathFor(this.path);
       let next: JournalFile | null = null;
       try {
@@ -248,7 +257,11 @@ export class DurablePool {
     this.health = { ok: false, lastError: message, lastErrorAt: this.now() };
     if (this.problemListeners.size === 0) this.log(message);
     for (const listener of this.problemListeners) listener(message);
-    return unavailable('journal_unavailable', `the pool journal could not be written (${describe(err)}); nothing was lost or changed — retry shortly`, JOURNAL_RETRY_S);
+    return unavailable(
+      'journal_unavailable',
+      `the pool journal could not be written (${describe(err)}); nothing was lost or changed — retry shortly`,
+      JOURNAL_RETRY_S,
+    );
   }
 
   private enqueue(task: () => Promise<void>): Promise<void> {

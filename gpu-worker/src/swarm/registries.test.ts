@@ -28,9 +28,15 @@ describe('EpisodeRegistry', () => {
     await waiting;
     r.finish(ep, 'ended', 5, { result: { taskId: 't', reward: 1, success: true } });
     expect(summarize(ep)).toMatchObject({ status: 'ended', reward: 1, success: true, taskId: 't', finishedAt: 5 });
-    for (const id of ['ep_y', 'ep_z']) r.finish(r.create({ id, clientId: 'c', kind: 'train', timeoutMs: 1, now: 9 }), 'aborted', 10);
+    for (const id of ['ep_y', 'ep_z'])
+      r.finish(r.create({ id, clientId: 'c', kind: 'train', timeoutMs: 1, now: 9 }), 'aborted', 10);
     expect(r.get('ep_x')).toBeUndefined();
-    expect(r.list({ status: 'aborted' }).map((e) => e.id).sort()).toEqual(['ep_y', 'ep_z']);
+    expect(
+      r
+        .list({ status: 'aborted' })
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(['ep_y', 'ep_z']);
   });
 });
 
@@ -69,10 +75,16 @@ describe('ClientRegistry', () => {
 
   it('counts open episodes per client in one pass', () => {
     const counts = openCountsByClient([{ clientId: 'a' }, { clientId: 'b' }, { clientId: 'a' }]);
-    expect([...counts]).toEqual([['a', 2], ['b', 1]]);
+    expect([...counts]).toEqual([
+      ['a', 2],
+      ['b', 1],
+    ]);
     const r = new ClientRegistry(100);
     r.seen('a', 0);
     r.seen('c', 0);
-    expect(r.list(counts).map((c) => [c.clientId, c.openEpisodes])).toEqual([['a', 2], ['c', 0]]);
+    expect(r.list(counts).map((c) => [c.clientId, c.openEpisodes])).toEqual([
+      ['a', 2],
+      ['c', 0],
+    ]);
   });
 });

@@ -35,7 +35,9 @@ describe('run folder', () => {
 
   it('refuses explicit tokens that are short or equal, wherever they come from', () => {
     const files = runFiles(join(tempDir('aj-tokens-'), 'run'));
-    expect(() => resolveTokens(files, { admin: 'same-token-0123456789', join: 'same-token-0123456789' })).toThrow(/must differ from the join token/);
+    expect(() => resolveTokens(files, { admin: 'same-token-0123456789', join: 'same-token-0123456789' })).toThrow(
+      /must differ from the join token/,
+    );
     expect(() => resolveTokens(files, { join: 'short' })).toThrow(/at least 16/);
     expect(resolveTokens(files, { admin: 'admin-token-0123456789', join: 'join-token-0123456789' }).file).toBeNull();
   });

@@ -2,7 +2,18 @@
 // signing secret, generated tokens, the last checkpoint's state, the pool journal and the engine
 // checkpoints. Writes that must survive a crash are atomic (temp file, fsync, rename, fsync dir).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CountersSchema, EvalResultSchema, StepMetricsSchema, type Counters } from '../../../src/shared/swarm-protocol';
@@ -95,15 +106,22 @@ const TokensFileSchema = z.object({ admin: z.string().min(8), join: z.string().m
  * The admin and join tokens: explicit values (flags or AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN)
  * win; otherwise they are read from `<run-dir>/tokens.json`, or generated into it (mode 0600).
  */
-export function resolveTokens(files: RunFiles, explicit: Partial<Record<Role, string>>): { tokens: Record<Role, string>; file: string | null } {
+export function resolveTokens(
+  files: RunFiles,
+  explicit: Partial<Record<Role, string>>,
+): { tokens: Record<Role, string>; file: string | null } {
   const problem = explicitTokenProblem(explicit);
   if (problem) throw new Error(problem);
   if (explicit.admin && explicit.join) return { tokens: { admin: explicit.admin, join: explicit.join }, file: null };
   let saved: Record<Role, string> | null = null;
   if (existsSync(files.tokens)) saved = TokensFileSchema.parse(JSON.parse(readFileSync(files.tokens, 'utf8')));
-  const tokens = { admin: explicit.admin ?? saved?.admin ?? newToken('adm'), join: explicit.join ?? saved?.join ?? newToken('join') };
+  const tokens = {
+    admin: explicit.admin ?? saved?.admin ?? newToken('adm'),
+    join: explicit.join ?? saved?.join ?? newToken('join'),
+  };
   if (tokens.admin === tokens.join) throw new Error('the admin and join tokens must differ');
-  if (!saved || saved.admin !== tokens.admin || saved.join !== tokens.join) writeFileAtomic(files.tokens, `${JSON.stringify(tokens, null, 2)}\n`, 0o600);
+  if (!saved || saved.admin !== tokens.admin || saved.join !== tokens.join)
+    writeFileAtomic(files.tokens, `${JSON.stringify(tokens, null, 2)}\n`, 0o600);
   return { tokens, file: files.tokens };
 }
 
@@ -131,6 +149,14 @@ export function writeState(files: RunFiles, state: SavedState): void {
 }
 
 export const emptyCounters = (): Counters => ({
-  claimed: 0, ended: 0, aborted: 0, expired: 0, calls: 0, completionTokens: 0, malformedToolCalls: 0,
-  trainedEpisodes: 0, droppedEpisodes: 0, engineRestarts: 0,
+  claimed: 0,
+  ended: 0,
+  aborted: 0,
+  expired: 0,
+  calls: 0,
+  completionTokens: 0,
+  malformedToolCalls: 0,
+  trainedEpisodes: 0,
+  droppedEpisodes: 0,
+  engineRestarts: 0,
 });

@@ -25,15 +25,20 @@ export interface ResetDeps {
   generation: GenerationGate & { failAll(err: Error): void };
 }
 
-export const ResetRequestSchema = z.object({
-  config: z.object({
-    /** Training settings over the ones the worker started with. */
-    training: TrainingConfigPatchSchema.default({}),
-    seed: z.number().int().optional(),
-  }).strict().default({ training: {} }),
-  /** The new run folder: absolute, or relative to the current run folder's parent (default `<old>-reset-<n>`). */
-  runDir: z.string().min(1).max(1000).optional(),
-}).strict();
+export const ResetRequestSchema = z
+  .object({
+    config: z
+      .object({
+        /** Training settings over the ones the worker started with. */
+        training: TrainingConfigPatchSchema.default({}),
+        seed: z.number().int().optional(),
+      })
+      .strict()
+      .default({ training: {} }),
+    /** The new run folder: absolute, or relative to the current run folder's parent (default `<old>-reset-<n>`). */
+    runDir: z.string().min(1).max(1000).optional(),
+  })
+  .strict();
 export type ResetRequest = z.input<typeof ResetRequestSchema>;
 
 export const ResetResponseSchema = z.object({
@@ -60,17 +65,20 @@ function nextRunDir(swarm: Swarm, requested: string | undefined): string {
 async function settleEpisodes(swarm: Swarm): Promise<void> {
   for (const ep of swarm.openEpisodes()) if (ep.status === 'open') swarm.abort(ep.id, 'reset');
   const deadline = Date.now() + 30_000;
-  while (swarm.openEpisodes().some((e) => e.status === 'ending') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (swarm.openEpisodes().some((e) => e.status === 'ending') && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
 }
 
 export async function resetRun(deps: ResetDeps, req: z.output<typeof ResetRequestSchema>): Promise<ResetResponse> {
   const { swarm, generation } = deps;
   if (resetting.has(swarm)) throw conflict('resetting', 'a reset is already in progress');
   if (swarm.state === 'stopping') throw unavailable('stopping', 'the worker is shutting down', 30);
-  if (swarm.engine.status !== 'ready') throw unavailable('engine_unavailable', 'the engine is not ready; reset once it is', 5);
+  if (swarm.engine.status !== 'ready')
+    throw unavailable('engine_unavailable', 'the engine is not ready; reset once it is', 5);
   const runDir = nextRunDir(swarm, req.runDir);
   const files = runFiles(runDir);
-  if (existsSync(files.state) || existsSync(files.pool)) throw conflict('run_dir_in_use', `${runDir} already holds a run; name another runDir`);
+  if (existsSync(files.state) || existsSync(files.pool))
+    throw conflict('run_dir_in_use', `${runDir} already holds a run; name another runDir`);
   resetting.add(swarm);
   const wasPaused = swarm.isPaused;
   swarm.pause('resetting');
@@ -78,7 +86,9 @@ export async function resetRun(deps: ResetDeps, req: z.output<typeof ResetReques
   try {
     await settleEpisodes(swarm);
     const config = WorkerConfigSchema.parse({
-      ...swarm.config, runDir, seed: req.config.seed ?? swarm.config.seed,
+      ...swarm.config,
+      runDir,
+      seed: req.config.seed ?? swarm.config.seed,
       training: { ...startupTraining(swarm), ...req.config.training },
     });
     let weightVersion = 0;
@@ -102,8 +112,17 @@ export async function resetRun(deps: ResetDeps, req: z.output<typeof ResetReques
         generation.resume();
       }
     });
-    swarm.log('info', 'control', `reset: ${previousDir} checkpointed at step ${old.step}; new run ${runDir} from the initial weights`);
-    return { runDir, step: swarm.step, weightVersion, previous: { runDir: previousDir, checkpoint: old.path, step: old.step } };
+    swarm.log(
+      'info',
+      'control',
+      `reset: ${previousDir} checkpointed at step ${old.step}; new run ${runDir} from the initial weights`,
+    );
+    return {
+      runDir,
+      step: swarm.step,
+      weightVersion,
+      previous: { runDir: previousDir, checkpoint: old.path, step: old.step },
+    };
   } finally {
     resetting.delete(swarm);
     if (wasPaused) swarm.pause('reset');

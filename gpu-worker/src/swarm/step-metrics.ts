@@ -25,15 +25,26 @@ export function stepMetrics(f: StepFacts): StepMetrics {
   // Staleness is measured against the weights the update started from.
   const before = stats ? f.weightVersion - 1 : f.weightVersion;
   return {
-    step: f.step, weightVersion: f.weightVersion, episodes: entries.length, tasks: new Set(entries.map((e) => e.taskId)).size,
+    step: f.step,
+    weightVersion: f.weightVersion,
+    episodes: entries.length,
+    tasks: new Set(entries.map((e) => e.taskId)).size,
     rewardMean: rewards.reduce((a, r) => a + r, 0) / Math.max(1, entries.length),
     rewardMin: rewards.length > 0 ? Math.min(...rewards) : 0,
     rewardMax: rewards.length > 0 ? Math.max(...rewards) : 0,
     successRate: withSuccess.length > 0 ? withSuccess.filter((e) => e.success).length / withSuccess.length : null,
-    samples: f.built.samples.length, droppedZeroAdvantage: f.built.droppedEpisodes, droppedStale: f.droppedStale,
+    samples: f.built.samples.length,
+    droppedZeroAdvantage: f.built.droppedEpisodes,
+    droppedStale: f.droppedStale,
     maxStaleness: entries.reduce((m, e) => Math.max(m, staleness(oldestWeightVersion(e.calls), before)), 0),
-    loss: stats?.loss ?? null, pgLoss: stats?.pgLoss ?? null, klLoss: stats?.klLoss ?? null, clipFraction: stats?.clipFraction ?? null,
-    approxKl: stats?.approxKl ?? null, entropy: stats?.entropy ?? null, gradNorm: stats?.gradNorm ?? null,
-    trainedTokens: stats?.trainedTokens ?? 0, seconds: f.seconds,
+    loss: stats?.loss ?? null,
+    pgLoss: stats?.pgLoss ?? null,
+    klLoss: stats?.klLoss ?? null,
+    clipFraction: stats?.clipFraction ?? null,
+    approxKl: stats?.approxKl ?? null,
+    entropy: stats?.entropy ?? null,
+    gradNorm: stats?.gradNorm ?? null,
+    trainedTokens: stats?.trainedTokens ?? 0,
+    seconds: f.seconds,
   };
 }

@@ -32,21 +32,46 @@ async function setup(config: Partial<WorkerConfigInput> = {}) {
   const clock = { t: 1_000_000 };
   const gate = { pause: async () => undefined, resume: () => undefined };
   const swarm = new Swarm({
-    config: WorkerConfigSchema.parse({ runDir: dir, ...config }), modelName: 'fake-model', secret: randomBytes(32), files, engine, generation: gate, pool, saved: null,
-    now: () => clock.t, sweepIntervalMs: 3_600_000,
+    config: WorkerConfigSchema.parse({ runDir: dir, ...config }),
+    modelName: 'fake-model',
+    secret: randomBytes(32),
+    files,
+    engine,
+    generation: gate,
+    pool,
+    saved: null,
+    now: () => clock.t,
+    sweepIntervalMs: 3_600_000,
   });
   const events: SwarmEvent[] = [];
   swarm.onEvent((e) => events.push(e));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => engine.dispose(), () => pool.dispose(), () => swarm.dispose());
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => engine.dispose(),
+    () => pool.dispose(),
+    () => swarm.dispose(),
+  );
   return { swarm, engine, fake: engines, pool, clock, events, dir };
 }
 
-const claim = (s: Swarm, clientId = 'c1', kind: 'train' | 'eval' = 'train') => s.claim({ clientId, kind, taskId: 'task-1' }, 'http://x/v1');
+const claim = (s: Swarm, clientId = 'c1', kind: 'train' | 'eval' = 'train') =>
+  s.claim({ clientId, kind, taskId: 'task-1' }, 'http://x/v1');
 
 /** A recorded call of episode `episodeId`, as the call-recording path returns it. */
 function recorded(episodeId: string, callIndex: number, weightVersion = 0): RecordedCall {
   const [timeline] = conversation(episodeId, [{ reply: say('hi'), weightVersion }]);
-  return { timeline: { ...timeline!, callIndex }, message: timeline!.output, finishReason: 'stop', promptTokens: 3, completionTokens: timeline!.outputIds.length, engineMs: 1, weightVersion, malformedToolCalls: 0, attempts: 1, cachedTokens: 0 };
+  return {
+    timeline: { ...timeline!, callIndex },
+    message: timeline!.output,
+    finishReason: 'stop',
+    promptTokens: 3,
+    completionTokens: timeline!.outputIds.length,
+    engineMs: 1,
+    weightVersion,
+    malformedToolCalls: 0,
+    attempts: 1,
+    cachedTokens: 0,
+  };
 }
 
 const refusedCode = (fn: () => unknown): string | null => {
@@ -62,7 +87,13 @@ describe('Swarm', () => {
   it('claims an episode with a signed key that names it, and announces it', async () => {
     const { swarm, events } = await setup();
     const c = claim(swarm);
-    expect(c).toMatchObject({ baseUrl: 'http://x/v1', model: 'fake-model', weightVersion: 0, kind: 'train', timeoutS: 300 });
+    expect(c).toMatchObject({
+      baseUrl: 'http://x/v1',
+      model: 'fake-model',
+      weightVersion: 0,
+      kind: 'train',
+      timeoutS: 300,
+    });
     expect(swarm.episodeForKey(c.apiKey).id).toBe(c.episodeId);
     expect(swarm.keyNamesEpisode(c.apiKey, c.episodeId)).toBe(true);
     expect(refusedCode(() => swarm.episodeForKey(`${c.apiKey.slice(0, -2)}AA`))).toMatch(/^401 /);
@@ -125,7 +156,9 @@ describe('Swarm', () => {
   });
 
   it('answers the samples an update trained of an episode, unchanged by later settings; a preview before', async () => {
-    const { swarm, events } = await setup({ training: { strategy: 'C1', batch: 2, algo: 'reinforce', merge: 'linear' } });
+    const { swarm, events } = await setup({
+      training: { strategy: 'C1', batch: 2, algo: 'reinforce', merge: 'linear' },
+    });
     const ids: string[] = [];
     for (const reward of [1, 0]) {
       const c = claim(swarm);
@@ -139,7 +172,14 @@ describe('Swarm', () => {
     const step = events.find((e) => e.type === 'step');
     expect(step?.type === 'step' && step.episodeIds).toEqual(ids);
     const before = swarm.mergedSamples(ids[0]!);
-    expect(before.trained).toEqual({ step: 1, weightVersion: 1, advantage: 0.5, algo: 'reinforce', merge: 'linear', level: 'token' });
+    expect(before.trained).toEqual({
+      step: 1,
+      weightVersion: 1,
+      advantage: 0.5,
+      algo: 'reinforce',
+      merge: 'linear',
+      level: 'token',
+    });
     expect(before.samples).toHaveLength(1);
     expect(before.samples[0]!.lossMask).toContain(1);
     swarm.updateTraining({ merge: 'none', level: 'text' });
@@ -153,7 +193,17 @@ describe('Swarm', () => {
     expect(events.some((e) => e.type === 'state' && e.reason === 'config changed')).toBe(true);
     expect(swarm.weightVersion).toBe(0);
     const [t] = conversation('ep_x', [{ reply: say('x') }]);
-    await engine.call('train_step', { samples: [{ tokenIds: [...t!.promptIds, ...t!.outputIds], lossMask: [...t!.promptIds.map((): 0 => 0), ...t!.outputIds.map((): 1 => 1)], advantages: 1, rolloutLogprobs: [...t!.promptIds.map(() => 0), ...t!.outputLogprobs] }], hyper: { lr: 1e-4 } });
+    await engine.call('train_step', {
+      samples: [
+        {
+          tokenIds: [...t!.promptIds, ...t!.outputIds],
+          lossMask: [...t!.promptIds.map((): 0 => 0), ...t!.outputIds.map((): 1 => 1)],
+          advantages: 1,
+          rolloutLogprobs: [...t!.promptIds.map(() => 0), ...t!.outputLogprobs],
+        },
+      ],
+      hyper: { lr: 1e-4 },
+    });
     expect(swarm.weightVersion).toBe(1);
     expect(claim(swarm).weightVersion).toBe(1);
   });

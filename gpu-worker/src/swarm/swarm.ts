@@ -7,7 +7,18 @@ import type { EngineInfo } from '../../../src/shared/engine-protocol';
 import type { TrainingConfig, TrainingConfigPatch } from '../../../src/shared/options/index';
 import type { SwarmEvent } from '../../../src/shared/swarm-events';
 import type {
-  ClaimRequest, ClaimResponse, ClientInfo, Counters, EndRequest, EndResponse, EvalResult, MergedEpisodeAnswer, ServingStatus, Status, StepMetrics, WorkerState,
+  ClaimRequest,
+  ClaimResponse,
+  ClientInfo,
+  Counters,
+  EndRequest,
+  EndResponse,
+  EvalResult,
+  MergedEpisodeAnswer,
+  ServingStatus,
+  Status,
+  StepMetrics,
+  WorkerState,
 } from '../../../src/shared/swarm-protocol';
 import { mergeTimelines } from '../../../src/shared/timeline/index';
 import type { RecordedCall } from '../rollout/record-call';
@@ -76,27 +87,48 @@ export class Swarm implements CallLedger, TrainerHost {
     this.evals = new EvalResults(deps.saved?.eval ?? []);
     this.trained = new TrainedSamples(deps.config.retainFinished);
     this.trainer = new Trainer({
-      config: () => this.trainingConfig, pool: deps.pool, engine: deps.engine, generation: deps.generation, sync: this.clients, host: this,
-      events: this.bus, files: deps.files, saved: deps.saved, now: this.now, onStep: (step) => this.trained.record(step),
+      config: () => this.trainingConfig,
+      pool: deps.pool,
+      engine: deps.engine,
+      generation: deps.generation,
+      sync: this.clients,
+      host: this,
+      events: this.bus,
+      files: deps.files,
+      saved: deps.saved,
+      now: this.now,
+      onStep: (step) => this.trained.record(step),
     });
     this.sweepTimer = setInterval(() => this.sweep(), deps.sweepIntervalMs ?? 1000);
     this.sweepTimer.unref();
   }
 
-  get engine(): EngineView { return this.deps.engine; }
+  get engine(): EngineView {
+    return this.deps.engine;
+  }
 
   /** The training settings in force (change them with `updateTraining`). */
-  get training(): Readonly<TrainingConfig> { return this.trainingConfig; }
+  get training(): Readonly<TrainingConfig> {
+    return this.trainingConfig;
+  }
 
-  get step(): number { return this.trainer.step; }
+  get step(): number {
+    return this.trainer.step;
+  }
 
   /** The weight version of the engine's loaded weights (the engine owns it). */
-  get weightVersion(): number { return this.deps.engine.weightVersion; }
+  get weightVersion(): number {
+    return this.deps.engine.weightVersion;
+  }
 
-  get lastStep(): StepMetrics | null { return this.trainer.lastStep; }
+  get lastStep(): StepMetrics | null {
+    return this.trainer.lastStep;
+  }
 
   /** The event log viewers replay from. */
-  get events(): EventLog { return this.bus.events; }
+  get events(): EventLog {
+    return this.bus.events;
+  }
 
   get state(): WorkerState {
     if (this.stopping) return 'stopping';
@@ -115,12 +147,20 @@ export class Swarm implements CallLedger, TrainerHost {
 
   /** Announces the current state (with why it changed). */
   emitState(reason?: string): void {
-    this.bus.emit({ type: 'state', state: this.state, step: this.step, weightVersion: this.weightVersion, ...(reason ? { reason } : {}) });
+    this.bus.emit({
+      type: 'state',
+      state: this.state,
+      step: this.step,
+      weightVersion: this.weightVersion,
+      ...(reason ? { reason } : {}),
+    });
   }
 
   // ----- lifecycle and settings -----
   /** The operator pauses training: claims are refused until `resume`. */
-  get isPaused(): boolean { return this.paused; }
+  get isPaused(): boolean {
+    return this.paused;
+  }
   pause(reason = 'paused by operator'): void {
     this.paused = true;
     this.emitState(reason);
@@ -151,7 +191,10 @@ export class Swarm implements CallLedger, TrainerHost {
   canUpdate = (): boolean => this.state === 'running';
   stateChanged = (reason: string): void => this.emitState(reason);
   count = (key: 'trainedEpisodes' | 'droppedEpisodes', n: number): void => void (this.counters[key] += n);
-  snapshot = (): { counters: Counters; eval: EvalResult[] } => ({ counters: { ...this.counters }, eval: this.evals.list() });
+  snapshot = (): { counters: Counters; eval: EvalResult[] } => ({
+    counters: { ...this.counters },
+    eval: this.evals.list(),
+  });
 
   // ----- episodes -----
   claim(req: ClaimRequest & { kind: 'train' | 'eval' }, baseUrl: string): ClaimResponse {
@@ -164,19 +207,41 @@ export class Swarm implements CallLedger, TrainerHost {
     }
     const timeoutS = Math.min(req.timeoutS ?? this.config.episodeTimeoutS, this.config.maxEpisodeTimeoutS);
     const id = newEpisodeId();
-    const tags = { ...(req.taskId !== undefined ? { taskId: req.taskId } : {}), ...(req.codeVersion !== undefined ? { codeVersion: req.codeVersion } : {}) };
+    const tags = {
+      ...(req.taskId !== undefined ? { taskId: req.taskId } : {}),
+      ...(req.codeVersion !== undefined ? { codeVersion: req.codeVersion } : {}),
+    };
     this.episodes.create({ id, clientId: req.clientId, kind: req.kind, timeoutMs: timeoutS * 1000, now, ...tags });
     this.counters.claimed += 1;
     this.clients.count(req.clientId, 'claimed');
-    this.bus.emit({ type: 'episode_started', episodeId: id, clientId: req.clientId, kind: req.kind, weightVersion: this.weightVersion, ...tags });
-    return { episodeId: id, baseUrl, apiKey: signEpisodeKey(this.deps.secret, id), model: this.modelName, weightVersion: this.weightVersion, kind: req.kind, timeoutS };
+    this.bus.emit({
+      type: 'episode_started',
+      episodeId: id,
+      clientId: req.clientId,
+      kind: req.kind,
+      weightVersion: this.weightVersion,
+      ...tags,
+    });
+    return {
+      episodeId: id,
+      baseUrl,
+      apiKey: signEpisodeKey(this.deps.secret, id),
+      model: this.modelName,
+      weightVersion: this.weightVersion,
+      kind: req.kind,
+      timeoutS,
+    };
   }
 
   /** The open episode an episode key names, or a 401/404/409 that says why not. */
   episodeForKey(key: string): Episode {
     const id = episodeIdOfKey(this.deps.secret, key);
     const ep = this.episodes.get(id);
-    if (!ep) throw notFound('episode_not_found', `episode ${id} is unknown to this server (it may predate a restart); claim a new one`);
+    if (!ep)
+      throw notFound(
+        'episode_not_found',
+        `episode ${id} is unknown to this server (it may predate a restart); claim a new one`,
+      );
     assertOpen(ep);
     return ep;
   }
@@ -205,11 +270,16 @@ export class Swarm implements CallLedger, TrainerHost {
     if (trained) return { samples: trained.samples, stats: trained.stats, trained: trained.info };
     const ep = this.getEpisode(id);
     const taskId = ep.result?.taskId ?? ep.taskId;
-    const merged = mergeTimelines(ep.calls, { mode: this.trainingConfig.merge, level: this.trainingConfig.level, ...(taskId ? { taskIds: { [ep.id]: taskId } } : {}) });
+    const merged = mergeTimelines(ep.calls, {
+      mode: this.trainingConfig.merge,
+      level: this.trainingConfig.level,
+      ...(taskId ? { taskIds: { [ep.id]: taskId } } : {}),
+    });
     return { samples: merged.samples, stats: merged.stats, trained: null };
   }
 
-  episodeSummaries = (filter: Parameters<EpisodeRegistry['list']>[0]): ReturnType<typeof summarize>[] => this.episodes.list(filter).map(summarize);
+  episodeSummaries = (filter: Parameters<EpisodeRegistry['list']>[0]): ReturnType<typeof summarize>[] =>
+    this.episodes.list(filter).map(summarize);
 
   /** A call of an open episode starts: it counts in flight (the episode waits for it to end). */
   beginCall(ep: Episode): number {
@@ -236,11 +306,22 @@ export class Swarm implements CallLedger, TrainerHost {
     this.episodes.beginEnd(ep);
     this.touchClient(ep.clientId);
     await this.episodes.whenIdle(ep);
-    const outcome = { reward: body.reward, ...(body.success !== undefined ? { success: body.success } : {}), ...(body.metrics ? { metrics: body.metrics } : {}) };
+    const outcome = {
+      reward: body.reward,
+      ...(body.success !== undefined ? { success: body.success } : {}),
+      ...(body.metrics ? { metrics: body.metrics } : {}),
+    };
     const pooled = ep.kind === 'train' && ep.calls.length > 0;
     if (pooled) {
       try {
-        await this.deps.pool.add({ episodeId: ep.id, clientId: ep.clientId, taskId: body.taskId, endedAt: this.now(), calls: ep.calls, ...outcome });
+        await this.deps.pool.add({
+          episodeId: ep.id,
+          clientId: ep.clientId,
+          taskId: body.taskId,
+          endedAt: this.now(),
+          calls: ep.calls,
+          ...outcome,
+        });
       } catch (err) {
         this.episodes.reopen(ep);
         throw err;
@@ -250,8 +331,16 @@ export class Swarm implements CallLedger, TrainerHost {
     this.counters.ended += 1;
     this.clients.count(ep.clientId, 'ended');
     this.bus.emit({
-      type: 'episode_ended', episodeId: ep.id, clientId: ep.clientId, kind: ep.kind, taskId: body.taskId, reward: body.reward, calls: ep.calls.length, pooled,
-      ...(body.success !== undefined ? { success: body.success } : {}), ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}),
+      type: 'episode_ended',
+      episodeId: ep.id,
+      clientId: ep.clientId,
+      kind: ep.kind,
+      taskId: body.taskId,
+      reward: body.reward,
+      calls: ep.calls.length,
+      pooled,
+      ...(body.success !== undefined ? { success: body.success } : {}),
+      ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}),
     });
     if (ep.kind === 'eval') this.recordEval(ep, body.reward, body.success);
     if (pooled) this.trainer.poke();
@@ -282,13 +371,17 @@ export class Swarm implements CallLedger, TrainerHost {
   openEpisodes = (): Episode[] => this.episodes.openEpisodes();
   /** The ended episodes waiting in the pool for an update. */
   pooled = (): ReturnType<DurablePool['list']> => this.deps.pool.list();
-  get runDir(): string { return this.deps.files.dir; }
+  get runDir(): string {
+    return this.deps.files.dir;
+  }
   /** The clients with their open episodes counted (one pass over the open episodes). */
   clientList = (): ClientInfo[] => this.clients.list(openCountsByClient(this.episodes.openEpisodes()));
   /** Whether a client is known (registered, or seen claiming an episode, and not pruned). */
   hasClient = (clientId: string): boolean => this.clients.has(clientId);
   /** The pool journal's health (whether accepted ends are being made durable). */
-  get journalHealth(): DurablePool['health'] { return this.deps.pool.health; }
+  get journalHealth(): DurablePool['health'] {
+    return this.deps.pool.health;
+  }
 
   evalResults(): EvalResult[] {
     return this.evals.list();
@@ -316,7 +409,8 @@ export class Swarm implements CallLedger, TrainerHost {
   private clientGone(clientId: string, reason: 'left' | 'timeout'): void {
     this.bus.emit({ type: 'client_left', clientId, reason });
     for (const ep of this.episodes.openEpisodes()) {
-      if (ep.clientId === clientId && ep.status === 'open') this.abortEpisode(ep, reason === 'left' ? 'client_left' : 'client_timeout');
+      if (ep.clientId === clientId && ep.status === 'open')
+        this.abortEpisode(ep, reason === 'left' ? 'client_left' : 'client_timeout');
     }
     this.trainer.poke();
   }
@@ -328,14 +422,24 @@ export class Swarm implements CallLedger, TrainerHost {
       this.episodes.finish(ep, 'expired', now, { reason: 'inactivity' });
       this.counters.expired += 1;
       this.clients.count(ep.clientId, 'expired');
-      this.bus.emit({ type: 'episode_expired', episodeId: ep.id, clientId: ep.clientId, idleS: (now - ep.lastActivityAt) / 1000, calls: ep.calls.length });
+      this.bus.emit({
+        type: 'episode_expired',
+        episodeId: ep.id,
+        clientId: ep.clientId,
+        idleS: (now - ep.lastActivityAt) / 1000,
+        calls: ep.calls.length,
+      });
     }
     for (const clientId of this.clients.sweep(now)) this.clientGone(clientId, 'timeout');
   }
 
   // ----- engine supervision hooks -----
   onEngineCrash(reason: string): void {
-    this.log('error', 'engine', `engine process exited; in-flight calls fail with 503 and it is restarted from the last checkpoint (${reason.split('\n')[0]})`);
+    this.log(
+      'error',
+      'engine',
+      `engine process exited; in-flight calls fail with 503 and it is restarted from the last checkpoint (${reason.split('\n')[0]})`,
+    );
     this.emitState('engine exited');
   }
 
@@ -358,14 +462,29 @@ export class Swarm implements CallLedger, TrainerHost {
     const engine = this.deps.engine;
     const checkpoint = this.trainer.lastCheckpoint;
     return {
-      state: this.state, step: this.step, weightVersion: this.weightVersion, model: this.modelName, runDir: this.deps.files.dir,
-      uptimeS: (this.now() - this.startedAt) / 1000, config: this.trainingConfig, progress: this.trainer.progress(),
+      state: this.state,
+      step: this.step,
+      weightVersion: this.weightVersion,
+      model: this.modelName,
+      runDir: this.deps.files.dir,
+      uptimeS: (this.now() - this.startedAt) / 1000,
+      config: this.trainingConfig,
+      progress: this.trainer.progress(),
       pool: { episodes: pool.length, tasks: new Set(pool.map((e) => e.taskId)).size },
-      episodes: { open: this.episodes.openCount }, counters: { ...this.counters }, clients: this.clientList(),
-      lastStep: this.lastStep, eval: this.evals.list(),
-      engine: { alive: engine.status === 'ready', device: engine.info?.device ?? 'unknown', restarts: engine.restarts, lastError: engine.lastError?.split('\n')[0] ?? null },
+      episodes: { open: this.episodes.openCount },
+      counters: { ...this.counters },
+      clients: this.clientList(),
+      lastStep: this.lastStep,
+      eval: this.evals.list(),
+      engine: {
+        alive: engine.status === 'ready',
+        device: engine.info?.device ?? 'unknown',
+        restarts: engine.restarts,
+        lastError: engine.lastError?.split('\n')[0] ?? null,
+      },
       lastCheckpoint: checkpoint ? { step: checkpoint.step, at: checkpoint.at } : null,
-      eventSeq: this.bus.events.lastSeq, ...(this.deps.generation.stats ? { serving: this.deps.generation.stats() } : {}),
+      eventSeq: this.bus.events.lastSeq,
+      ...(this.deps.generation.stats ? { serving: this.deps.generation.stats() } : {}),
     };
   }
 
@@ -374,9 +493,21 @@ export class Swarm implements CallLedger, TrainerHost {
    * config, run folder, pool, counters and signing secret; step, evals and episodes start over.
    * Called inside `trainer.resetRun`, after the engine reloaded its initial weights.
    */
-  replaceRun(next: { config: WorkerConfig; files: RunFiles; pool: DurablePool; secret: Buffer; counters: Counters }): DurablePool {
+  replaceRun(next: {
+    config: WorkerConfig;
+    files: RunFiles;
+    pool: DurablePool;
+    secret: Buffer;
+    counters: Counters;
+  }): DurablePool {
     const old = this.deps.pool;
-    Object.assign(this.deps, { config: next.config, files: next.files, pool: next.pool, secret: next.secret, saved: null });
+    Object.assign(this.deps, {
+      config: next.config,
+      files: next.files,
+      pool: next.pool,
+      secret: next.secret,
+      saved: null,
+    });
     this.config = next.config;
     this.trainingConfig = { ...next.config.training };
     this.episodes = new EpisodeRegistry(next.config.retainFinished);

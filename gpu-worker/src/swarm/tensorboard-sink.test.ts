@@ -17,7 +17,10 @@ describe('TensorBoard sink (fake engine, read back with the tensorboard package)
   beforeAll(async () => {
     const dir = tempDir('aj-tb-');
     tbDir = join(dir, 'tb');
-    t = await startFakeWorker({ training: { strategy: 'C1', batch: 2 }, tensorboardDir: tbDir }, { engine: { reply: scriptedReply, stepMs: 1 }, dir });
+    t = await startFakeWorker(
+      { training: { strategy: 'C1', batch: 2 }, tensorboardDir: tbDir },
+      { engine: { reply: scriptedReply, stepMs: 1 }, dir },
+    );
     t.worker.swarm.onEvent((e) => {
       if (e.type === 'step') step = e.metrics;
     });
@@ -28,9 +31,20 @@ describe('TensorBoard sink (fake engine, read back with the tensorboard package)
   });
 
   const play = async (kind: 'train' | 'eval', reward: number, success: boolean): Promise<void> => {
-    const c = (await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId: 'tb', kind, taskId: 'task-1' } })).body;
-    await http(t.worker.url, 'POST', '/v1/chat/completions', { token: c.apiKey, body: { messages: [{ role: 'user', content: 'hi' }] } });
-    await http(t.worker.url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: TEST_TOKENS.join, body: { taskId: 'task-1', reward, success } });
+    const c = (
+      await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', {
+        token: TEST_TOKENS.join,
+        body: { clientId: 'tb', kind, taskId: 'task-1' },
+      })
+    ).body;
+    await http(t.worker.url, 'POST', '/v1/chat/completions', {
+      token: c.apiKey,
+      body: { messages: [{ role: 'user', content: 'hi' }] },
+    });
+    await http(t.worker.url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, {
+      token: TEST_TOKENS.join,
+      body: { taskId: 'task-1', reward, success },
+    });
   };
 
   it('writes step, merge and eval scalars that TensorBoard reads back', async () => {

@@ -6,7 +6,12 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { eventFileName, fileVersionRecord, scalarsRecord, type Scalar } from '../../../src/shared/tensorboard/event-file';
+import {
+  eventFileName,
+  fileVersionRecord,
+  scalarsRecord,
+  type Scalar,
+} from '../../../src/shared/tensorboard/event-file';
 import { evalScalars, mergeScalars, stepScalars } from '../../../src/shared/tensorboard/run-scalars';
 import type { SwarmEvent } from '../../../src/shared/swarm-events';
 import type { EvalResult } from '../../../src/shared/swarm-protocol';
@@ -16,7 +21,10 @@ export class TensorBoardSink {
   private pendingEval: EvalResult | null = null;
   private closed = false;
 
-  constructor(dir: string, private readonly now: () => number = Date.now) {
+  constructor(
+    dir: string,
+    private readonly now: () => number = Date.now,
+  ) {
     mkdirSync(dir, { recursive: true });
     const wall = now() / 1000;
     this.file = join(dir, eventFileName(wall, hostname(), `.${process.pid}.agentjet`));
@@ -37,8 +45,7 @@ export class TensorBoardSink {
     if (e.type === 'step') {
       this.write(e.metrics.step, stepScalars(e.metrics));
       if (e.merge) this.write(e.metrics.step, mergeScalars(e.merge));
-    }
-    else if (e.type === 'eval_result') {
+    } else if (e.type === 'eval_result') {
       if (this.pendingEval && this.pendingEval.weightVersion !== e.result.weightVersion) this.flushEval();
       this.pendingEval = e.result;
     }

@@ -30,8 +30,12 @@ export class TrainedSamples {
       const { samples, stats } = trainedOfEpisode(step.built, entry.episodeId, entry.calls);
       if (samples.length === 0) return;
       const info: TrainedInfo = {
-        step: step.step, weightVersion: step.weightVersion, advantage: step.built.advantages[i] ?? 0,
-        algo: step.settings.algo, merge: step.settings.merge, level: step.settings.level,
+        step: step.step,
+        weightVersion: step.weightVersion,
+        advantage: step.built.advantages[i] ?? 0,
+        algo: step.settings.algo,
+        merge: step.settings.merge,
+        level: step.settings.level,
       };
       this.byEpisode.delete(entry.episodeId);
       this.byEpisode.set(entry.episodeId, { info, samples, stats });

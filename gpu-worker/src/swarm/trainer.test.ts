@@ -25,7 +25,21 @@ class FakeHost implements TrainerHost {
   canUpdate = (): boolean => this.running;
   stateChanged = (reason: string): void => void this.states.push(reason);
   count = (key: 'trainedEpisodes' | 'droppedEpisodes', n: number): void => void (this.counts[key] += n);
-  snapshot = () => ({ counters: { claimed: 0, ended: 0, aborted: 0, expired: 0, calls: 0, completionTokens: 0, malformedToolCalls: 0, trainedEpisodes: this.counts.trainedEpisodes, droppedEpisodes: this.counts.droppedEpisodes, engineRestarts: 0 }, eval: [] });
+  snapshot = () => ({
+    counters: {
+      claimed: 0,
+      ended: 0,
+      aborted: 0,
+      expired: 0,
+      calls: 0,
+      completionTokens: 0,
+      malformedToolCalls: 0,
+      trainedEpisodes: this.counts.trainedEpisodes,
+      droppedEpisodes: this.counts.droppedEpisodes,
+      engineRestarts: 0,
+    },
+    eval: [],
+  });
 }
 
 /** A fake generation gate that records pauses and resumes. */
@@ -52,21 +66,49 @@ async function setup(config: Partial<TrainingConfig>, engine = new FakeEngine())
   const steps: CommittedStep[] = [];
   let cfg = TrainingConfigSchema.parse(config);
   const trainer = new Trainer({
-    config: () => cfg, pool, engine, generation: gate, sync: new ClientRegistry(60_000), host, events: bus, files, saved: null, now: () => 1000,
+    config: () => cfg,
+    pool,
+    engine,
+    generation: gate,
+    sync: new ClientRegistry(60_000),
+    host,
+    events: bus,
+    files,
+    saved: null,
+    now: () => 1000,
     onStep: (s) => steps.push(s),
   });
   const until = async (what: string, ok: () => boolean): Promise<void> => {
     for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
     if (!ok()) throw new Error(`not reached: ${what}`);
   };
-  return { dir, files, pool, events, host, gate, trainer, engine, steps, until, setConfig: (c: Partial<TrainingConfig>) => (cfg = { ...cfg, ...c }) };
+  return {
+    dir,
+    files,
+    pool,
+    events,
+    host,
+    gate,
+    trainer,
+    engine,
+    steps,
+    until,
+    setConfig: (c: Partial<TrainingConfig>) => (cfg = { ...cfg, ...c }),
+  };
 }
 
 let n = 0;
 /** A finished train episode of task `taskId` with `reward`, its one call sampled by `weightVersion`. */
 function episode(taskId: string, reward: number, weightVersion = 0) {
   const id = `ep_t${++n}`;
-  return { episodeId: id, clientId: 'c', taskId, reward, endedAt: n, calls: conversation(id, [{ reply: say(`answer ${n}`), weightVersion }]) };
+  return {
+    episodeId: id,
+    clientId: 'c',
+    taskId,
+    reward,
+    endedAt: n,
+    calls: conversation(id, [{ reply: say(`answer ${n}`), weightVersion }]),
+  };
 }
 
 describe('Trainer', () => {
@@ -78,7 +120,14 @@ describe('Trainer', () => {
     await t.until('a step', () => t.events.some((e) => e.type === 'step'));
     const step = t.events.find((e) => e.type === 'step');
     if (step?.type !== 'step') throw new Error('no step');
-    expect(step.metrics).toMatchObject({ step: 1, weightVersion: 1, episodes: 2, rewardMin: 0, rewardMax: 1, samples: 2 });
+    expect(step.metrics).toMatchObject({
+      step: 1,
+      weightVersion: 1,
+      episodes: 2,
+      rewardMin: 0,
+      rewardMax: 1,
+      samples: 2,
+    });
     expect(step.merge).toMatchObject({ episodes: 2, callsIn: 2, samplesOut: 2 });
     expect(step.episodeIds).toHaveLength(2);
     expect(t.trainer.step).toBe(1);
@@ -91,7 +140,9 @@ describe('Trainer', () => {
     expect(t.steps.map((s) => [s.step, s.trained, s.episodes.length])).toEqual([[1, true, 2]]);
     // The hyper-parameters sent are the config's.
     const call = t.engine.calls.find((c) => c.method === 'train_step');
-    expect(call?.params).toMatchObject({ hyper: { lr: 1e-4, clipLow: 0.2, clipHigh: 0.28, klCoef: 0, maxGradNorm: 1, microBatchTokens: 4096 } });
+    expect(call?.params).toMatchObject({
+      hyper: { lr: 1e-4, clipLow: 0.2, clipHigh: 0.28, klCoef: 0, maxGradNorm: 1, microBatchTokens: 4096 },
+    });
   });
 
   it('does not update while the worker does not run, and does once it does', async () => {
@@ -112,7 +163,9 @@ describe('Trainer', () => {
     await t.pool.add(episode('flat', 1));
     await t.pool.add(episode('flat', 1));
     t.trainer.poke();
-    await t.until('flat group dropped', () => t.events.some((e) => e.type === 'episodes_dropped' && e.reason === 'zero_variance'));
+    await t.until('flat group dropped', () =>
+      t.events.some((e) => e.type === 'episodes_dropped' && e.reason === 'zero_variance'),
+    );
     expect(t.host.counts.droppedEpisodes).toBe(2);
     t.engine.weightVersion = 3;
     await t.pool.add(episode('old', 1, 0));
@@ -127,7 +180,8 @@ describe('Trainer', () => {
     const engine = new FakeEngine();
     const real = engine.call.bind(engine);
     let fail: Error | null = unavailable('engine_unavailable', 'restarting', 5);
-    engine.call = ((method, params) => (method === 'train_step' && fail ? Promise.reject(fail) : real(method, params))) as FakeEngine['call'];
+    engine.call = ((method, params) =>
+      method === 'train_step' && fail ? Promise.reject(fail) : real(method, params)) as FakeEngine['call'];
     const t = await setup({ strategy: 'C1', batch: 2, algo: 'reinforce' }, engine);
     await t.pool.add(episode('a', 1));
     await t.pool.add(episode('b', 0));
@@ -154,7 +208,11 @@ describe('Trainer', () => {
     await t.pool.add(episode('b', 0));
     t.trainer.poke();
     await t.until('checkpoint', () => t.events.some((e) => e.type === 'checkpoint'));
-    const saved = JSON.parse(readFileSync(t.files.state, 'utf8')) as { step: number; weightVersion: number; checkpoint: string };
+    const saved = JSON.parse(readFileSync(t.files.state, 'utf8')) as {
+      step: number;
+      weightVersion: number;
+      checkpoint: string;
+    };
     expect(saved).toMatchObject({ step: 1, weightVersion: 1 });
     expect(existsSync(join(t.dir, saved.checkpoint, 'fake.json'))).toBe(true);
     expect(t.trainer.lastCheckpoint).toMatchObject({ step: 1, weightVersion: 1 });

@@ -99,8 +99,14 @@ export interface CommittedStep {
 }
 
 const mergeOf = (m: BuiltSamples['merge']): StepMerge => ({
-  episodes: m.episodes, callsIn: m.callsIn, samplesOut: m.samplesOut, tokensBefore: m.tokensBefore, tokensAfter: m.tokensAfter,
-  tokensTrained: m.tokensTrained, compressionRatio: m.compressionRatio, breakCounts: m.breakCounts,
+  episodes: m.episodes,
+  callsIn: m.callsIn,
+  samplesOut: m.samplesOut,
+  tokensBefore: m.tokensBefore,
+  tokensAfter: m.tokensAfter,
+  tokensTrained: m.tokensTrained,
+  compressionRatio: m.compressionRatio,
+  breakCounts: m.breakCounts,
 });
 
 export class Trainer {
@@ -118,7 +124,10 @@ export class Trainer {
   constructor(private readonly deps: TrainerDeps) {
     this.stepCount = deps.saved?.step ?? 0;
     this.last = deps.saved?.lastStep ?? null;
-    this.checkpoints = new Checkpoints({ engine: deps.engine, pool: deps.pool, files: deps.files, now: deps.now }, deps.saved);
+    this.checkpoints = new Checkpoints(
+      { engine: deps.engine, pool: deps.pool, files: deps.files, now: deps.now },
+      deps.saved,
+    );
   }
 
   /** Steps trained so far (an update that trained nothing keeps it). */
@@ -141,7 +150,10 @@ export class Trainer {
 
   private decide(): BatchDecision {
     const items = this.deps.pool.list().map((e) => ({ episodeId: e.episodeId, taskId: e.taskId, reward: e.reward }));
-    return decideBatch(items, this.deps.config(), { activeClients: this.deps.sync.activeIds(), agreed: this.deps.sync.agreedIds() });
+    return decideBatch(items, this.deps.config(), {
+      activeClients: this.deps.sync.activeIds(),
+      agreed: this.deps.sync.agreedIds(),
+    });
   }
 
   progress(): BatchProgress {
@@ -185,7 +197,10 @@ export class Trainer {
     if (acted) this.poke();
   }
 
-  private async drop(ids: readonly string[], reason: RemoveReason & ('zero_variance' | 'stale' | 'train_error')): Promise<void> {
+  private async drop(
+    ids: readonly string[],
+    reason: RemoveReason & ('zero_variance' | 'stale' | 'train_error'),
+  ): Promise<void> {
     const removed = await this.deps.pool.remove(ids, reason, this.stepCount + 1);
     if (removed.length === 0) return;
     this.deps.host.count('droppedEpisodes', removed.length);
@@ -214,18 +229,40 @@ export class Trainer {
       const serving = await this.deps.generation.stepFigures?.().catch(() => undefined);
       const entries = selected.map((id) => this.deps.pool.get(id)).filter((e): e is PoolEntry => e !== undefined);
       const max = this.deps.config().maxStaleness;
-      const stale = entries.filter((e) => staleness(oldestWeightVersion(e.calls), this.deps.engine.weightVersion) > max);
+      const stale = entries.filter(
+        (e) => staleness(oldestWeightVersion(e.calls), this.deps.engine.weightVersion) > max,
+      );
       const fresh = entries.filter((e) => !stale.includes(e));
-      if (stale.length > 0) await this.drop(stale.map((e) => e.episodeId), 'stale');
+      if (stale.length > 0)
+        await this.drop(
+          stale.map((e) => e.episodeId),
+          'stale',
+        );
       if (fresh.length === 0) return;
       const settings = { ...this.deps.config() };
-      const { built, stats } = await trainOnEpisodes(this.deps.engine, fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })), settings);
-      await this.commitStep({ fresh, built, stats, settings, droppedStale: stale.length, seconds: (performance.now() - t0) / 1000, serving });
+      const { built, stats } = await trainOnEpisodes(
+        this.deps.engine,
+        fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })),
+        settings,
+      );
+      await this.commitStep({
+        fresh,
+        built,
+        stats,
+        settings,
+        droppedStale: stale.length,
+        seconds: (performance.now() - t0) / 1000,
+        serving,
+      });
       const every = this.deps.config().checkpointEvery;
       // The step is committed: a failed periodic checkpoint is reported as such (the next one retries), never as a failed update.
       if (stats && every > 0 && this.stepCount % every === 0) {
         await this.checkpointLocked('periodic').catch((err: unknown) => {
-          this.deps.events.log('error', 'trainer', `periodic checkpoint after step ${this.stepCount} failed (the step stands; the next checkpoint retries): ${err instanceof Error ? err.message : String(err)}`);
+          this.deps.events.log(
+            'error',
+            'trainer',
+            `periodic checkpoint after step ${this.stepCount} failed (the step stands; the next checkpoint retries): ${err instanceof Error ? err.message : String(err)}`,
+          );
         });
       }
     } catch (err) {
@@ -236,10 +273,22 @@ export class Trainer {
   }
 
   /** The update is done: its episodes leave the pool, the step counts (if it trained) and is reported. */
-  private async commitStep(u: { fresh: readonly PoolEntry[]; built: BuiltSamples; stats: TrainStats | null; settings: TrainSettings; droppedStale: number; seconds: number; serving?: StepServing | undefined }): Promise<void> {
+  private async commitStep(u: {
+    fresh: readonly PoolEntry[];
+    built: BuiltSamples;
+    stats: TrainStats | null;
+    settings: TrainSettings;
+    droppedStale: number;
+    seconds: number;
+    serving?: StepServing | undefined;
+  }): Promise<void> {
     const { fresh, built, stats } = u;
     const step = this.stepCount + 1;
-    await this.deps.pool.remove(fresh.map((e) => e.episodeId), stats ? 'trained' : 'no_signal', step);
+    await this.deps.pool.remove(
+      fresh.map((e) => e.episodeId),
+      stats ? 'trained' : 'no_signal',
+      step,
+    );
     if (stats) {
       this.stepCount = step;
       this.deps.host.count('trainedEpisodes', fresh.length);
@@ -247,12 +296,32 @@ export class Trainer {
       this.deps.host.count('droppedEpisodes', fresh.length);
     }
     const metrics: StepMetrics = {
-      ...stepMetrics({ step: this.stepCount, weightVersion: this.deps.engine.weightVersion, entries: fresh, built, stats, droppedStale: u.droppedStale, seconds: u.seconds }),
+      ...stepMetrics({
+        step: this.stepCount,
+        weightVersion: this.deps.engine.weightVersion,
+        entries: fresh,
+        built,
+        stats,
+        droppedStale: u.droppedStale,
+        seconds: u.seconds,
+      }),
       ...(u.serving ? { serving: u.serving } : {}),
     };
     this.last = metrics;
-    this.deps.onStep?.({ step: this.stepCount, weightVersion: metrics.weightVersion, episodes: fresh, built, trained: stats !== null, settings: u.settings });
-    this.deps.events.emit({ type: 'step', metrics, merge: mergeOf(built.merge), episodeIds: fresh.map((e) => e.episodeId) });
+    this.deps.onStep?.({
+      step: this.stepCount,
+      weightVersion: metrics.weightVersion,
+      episodes: fresh,
+      built,
+      trained: stats !== null,
+      settings: u.settings,
+    });
+    this.deps.events.emit({
+      type: 'step',
+      metrics,
+      merge: mergeOf(built.merge),
+      episodeIds: fresh.map((e) => e.episodeId),
+    });
   }
 
   private async failed(err: unknown, selected: readonly string[]): Promise<void> {
@@ -260,8 +329,13 @@ export class Trainer {
       this.deps.events.log('warn', 'trainer', `update interrupted, its episodes stay pooled: ${err.message}`);
       return;
     }
-    this.deps.events.log('error', 'trainer', `update failed; its episodes are dropped: ${err instanceof Error ? err.message : String(err)}`);
-    if (err instanceof RemoteError || err instanceof Error) await this.drop(selected, 'train_error').catch(() => undefined);
+    this.deps.events.log(
+      'error',
+      'trainer',
+      `update failed; its episodes are dropped: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    if (err instanceof RemoteError || err instanceof Error)
+      await this.drop(selected, 'train_error').catch(() => undefined);
   }
 
   /** Writes a checkpoint (waits for a running update). */
@@ -271,8 +345,18 @@ export class Trainer {
 
   private async checkpointLocked(reason: string): Promise<CheckpointInfo> {
     const t0 = performance.now();
-    const info = await this.checkpoints.write({ step: this.stepCount, lastStep: this.last, ...this.deps.host.snapshot() });
-    this.deps.events.emit({ type: 'checkpoint', step: info.step, path: info.path, reason, seconds: (performance.now() - t0) / 1000 });
+    const info = await this.checkpoints.write({
+      step: this.stepCount,
+      lastStep: this.last,
+      ...this.deps.host.snapshot(),
+    });
+    this.deps.events.emit({
+      type: 'checkpoint',
+      step: info.step,
+      path: info.path,
+      reason,
+      seconds: (performance.now() - t0) / 1000,
+    });
     return info;
   }
 
@@ -280,7 +364,12 @@ export class Trainer {
   rollbackToCheckpoint(): void {
     const step = this.checkpoints.last?.step ?? 0;
     const back = this.deps.pool.rollback(step);
-    if (back.length > 0) this.deps.events.log('info', 'trainer', `${back.length} episode(s) trained after the checkpoint are back in the pool`);
+    if (back.length > 0)
+      this.deps.events.log(
+        'info',
+        'trainer',
+        `${back.length} episode(s) trained after the checkpoint are back in the pool`,
+      );
     this.stepCount = step;
   }
 
@@ -294,7 +383,10 @@ export class Trainer {
       const old = await this.checkpointLocked('reset');
       const next = await replace();
       Object.assign(this.deps, { pool: next.pool, files: next.files, saved: null });
-      this.checkpoints = new Checkpoints({ engine: this.deps.engine, pool: next.pool, files: next.files, now: this.deps.now }, null);
+      this.checkpoints = new Checkpoints(
+        { engine: this.deps.engine, pool: next.pool, files: next.files, now: this.deps.now },
+        null,
+      );
       this.stepCount = 0;
       this.last = null;
       this.lastProgressKey = '';
@@ -311,7 +403,10 @@ export class Trainer {
         this.busy = false;
       }
     });
-    this.lockChain = run.then(() => undefined, () => undefined);
+    this.lockChain = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 

@@ -11,27 +11,45 @@ import { http, TEST_TOKENS, type TestWorker } from './workers';
 export const CALC_SYSTEM = 'You are a calculator.';
 export const CALC_QUESTION = 'calc 2+3 please';
 export const CALC_PARAMETERS = { type: 'object' as const, properties: { expression: { type: 'string' } } };
-export const CHAT_CALC_TOOL: OpenAI.Chat.ChatCompletionTool = { type: 'function', function: { name: 'calc', description: 'Evaluate arithmetic.', parameters: CALC_PARAMETERS } };
+export const CHAT_CALC_TOOL: OpenAI.Chat.ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'calc', description: 'Evaluate arithmetic.', parameters: CALC_PARAMETERS },
+};
 
 /** Claims an episode (201 expected) for `clientId`. */
-export async function claimEpisode(t: TestWorker, clientId: string, kind: 'train' | 'eval' = 'eval'): Promise<ClaimResponse> {
-  const res = await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', { token: TEST_TOKENS.join, body: { clientId, kind, taskId: 'task-1' } });
+export async function claimEpisode(
+  t: TestWorker,
+  clientId: string,
+  kind: 'train' | 'eval' = 'eval',
+): Promise<ClaimResponse> {
+  const res = await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', {
+    token: TEST_TOKENS.join,
+    body: { clientId, kind, taskId: 'task-1' },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
 
 /** The official OpenAI client on an episode's base URL and key. */
-export const openaiFor = (c: ClaimResponse): OpenAI => new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0 });
+export const openaiFor = (c: ClaimResponse): OpenAI =>
+  new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0 });
 
 export async function episodeTimelines(t: TestWorker, episodeId: string): Promise<Timeline[]> {
-  return (await http<{ timelines: Timeline[] }>(t.worker.url, 'GET', `/swarm/v1/episodes/${episodeId}`, { token: TEST_TOKENS.admin })).body.timelines;
+  return (
+    await http<{ timelines: Timeline[] }>(t.worker.url, 'GET', `/swarm/v1/episodes/${episodeId}`, {
+      token: TEST_TOKENS.admin,
+    })
+  ).body.timelines;
 }
 
 /** The reference: the two-turn calc episode (a tool call, its result, the answer) through chat completions. */
 export async function chatCalcEpisode(t: TestWorker, clientId: string): Promise<Timeline[]> {
   const c = await claimEpisode(t, clientId);
   const client = openaiFor(c);
-  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'system', content: CALC_SYSTEM }, { role: 'user', content: CALC_QUESTION }];
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+    { role: 'system', content: CALC_SYSTEM },
+    { role: 'user', content: CALC_QUESTION },
+  ];
   const first = await client.chat.completions.create({ model: c.model, messages, tools: [CHAT_CALC_TOOL] });
   const call = first.choices[0]!.message.tool_calls![0]!;
   messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '5' });

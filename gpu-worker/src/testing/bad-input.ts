@@ -7,7 +7,13 @@
 // worker must be healthy and a normal episode must still train.
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { ErrorBodySchema, MAX_ABS_REWARD, type ClaimResponse, type Health, type Status } from '../../../src/shared/swarm-protocol';
+import {
+  ErrorBodySchema,
+  MAX_ABS_REWARD,
+  type ClaimResponse,
+  type Health,
+  type Status,
+} from '../../../src/shared/swarm-protocol';
 import type { FakeFaultyFs } from './fake-faulty-fs';
 import { openIdle, rawExchange, requestHead, type RawAnswer } from './sockets';
 import { http, type HttpResult } from './workers';
@@ -35,61 +41,222 @@ function forge(key: string): string {
 export async function badInputCases(t: BadInputTarget): Promise<BadCase[]> {
   const { url, tokens } = t;
   const claim = async (body: Record<string, unknown> = {}): Promise<ClaimResponse> => {
-    const r = await http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', { token: tokens.join, body: { clientId: 'fuzzer', ...body } });
+    const r = await http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', {
+      token: tokens.join,
+      body: { clientId: 'fuzzer', ...body },
+    });
     if (r.status !== 201) throw new Error(`claim failed: ${JSON.stringify(r.body)}`);
     return r.body;
   };
   const chatBody = { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 };
   const open = await claim();
   const ended = await claim();
-  await http(url, 'POST', `/swarm/v1/episodes/${ended.episodeId}/end`, { token: tokens.join, body: { taskId: 't', reward: 0 } });
+  await http(url, 'POST', `/swarm/v1/episodes/${ended.episodeId}/end`, {
+    token: tokens.join,
+    body: { taskId: 't', reward: 0 },
+  });
   const expiring = await claim({ timeoutS: 0.05 });
   await t.waitForExpiry();
-  const chat = (key: string, body: unknown, headers?: Record<string, string>) => http(url, 'POST', '/v1/chat/completions', { token: key, body, ...(headers ? { headers } : {}) });
-  const end = (id: string, body: unknown) => http(url, 'POST', `/swarm/v1/episodes/${id}/end`, { token: tokens.join, body });
+  const chat = (key: string, body: unknown, headers?: Record<string, string>) =>
+    http(url, 'POST', '/v1/chat/completions', { token: key, body, ...(headers ? { headers } : {}) });
+  const end = (id: string, body: unknown) =>
+    http(url, 'POST', `/swarm/v1/episodes/${id}/end`, { token: tokens.join, body });
   const rawEnd = (id: string, raw: string) => end(id, raw);
   const big = 'x'.repeat(t.bodyLimit + 10);
 
   return [
-    { name: 'malformed JSON', status: 400, code: 'invalid_json', run: () => chat(open.apiKey, '{"model": "m", "messages": [') },
+    {
+      name: 'malformed JSON',
+      status: 400,
+      code: 'invalid_json',
+      run: () => chat(open.apiKey, '{"model": "m", "messages": ['),
+    },
     { name: 'JSON that is not an object', status: 400, run: () => chat(open.apiKey, '[1,2,3]') },
-    { name: 'prototype-polluting key', status: 400, code: 'invalid_json', run: () => chat(open.apiKey, '{"__proto__": {"x": 1}, "messages": []}') },
-    { name: 'wrong types: messages a string', status: 400, code: 'invalid_request', run: () => chat(open.apiKey, { model: 'm', messages: 'hello' }) },
-    { name: 'wrong types: role unknown', status: 400, run: () => chat(open.apiKey, { messages: [{ role: 'wizard', content: 'x' }] }) },
-    { name: 'wrong types: temperature string', status: 400, run: () => chat(open.apiKey, { ...chatBody, temperature: 'hot' }) },
+    {
+      name: 'prototype-polluting key',
+      status: 400,
+      code: 'invalid_json',
+      run: () => chat(open.apiKey, '{"__proto__": {"x": 1}, "messages": []}'),
+    },
+    {
+      name: 'wrong types: messages a string',
+      status: 400,
+      code: 'invalid_request',
+      run: () => chat(open.apiKey, { model: 'm', messages: 'hello' }),
+    },
+    {
+      name: 'wrong types: role unknown',
+      status: 400,
+      run: () => chat(open.apiKey, { messages: [{ role: 'wizard', content: 'x' }] }),
+    },
+    {
+      name: 'wrong types: temperature string',
+      status: 400,
+      run: () => chat(open.apiKey, { ...chatBody, temperature: 'hot' }),
+    },
     { name: 'empty messages', status: 400, run: () => chat(open.apiKey, { messages: [] }) },
-    { name: 'tool_calls on a user message', status: 400, run: () => chat(open.apiKey, { messages: [{ role: 'user', content: 'x', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }] }) },
-    { name: 'oversized body', status: 413, code: 'body_too_large', run: () => chat(open.apiKey, { messages: [{ role: 'user', content: big }] }) },
-    { name: 'not JSON content type', status: 415, run: () => chat(open.apiKey, 'hello', { 'content-type': 'text/plain' }) },
-    { name: 'absurd max_tokens', status: 400, code: 'max_tokens_too_large', run: () => chat(open.apiKey, { ...chatBody, max_tokens: 1e12 }) },
+    {
+      name: 'tool_calls on a user message',
+      status: 400,
+      run: () =>
+        chat(open.apiKey, {
+          messages: [
+            {
+              role: 'user',
+              content: 'x',
+              tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }],
+            },
+          ],
+        }),
+    },
+    {
+      name: 'oversized body',
+      status: 413,
+      code: 'body_too_large',
+      run: () => chat(open.apiKey, { messages: [{ role: 'user', content: big }] }),
+    },
+    {
+      name: 'not JSON content type',
+      status: 415,
+      run: () => chat(open.apiKey, 'hello', { 'content-type': 'text/plain' }),
+    },
+    {
+      name: 'absurd max_tokens',
+      status: 400,
+      code: 'max_tokens_too_large',
+      run: () => chat(open.apiKey, { ...chatBody, max_tokens: 1e12 }),
+    },
     { name: 'negative max_tokens', status: 400, run: () => chat(open.apiKey, { ...chatBody, max_tokens: -5 }) },
     { name: 'n > 1', status: 400, code: 'n_not_supported', run: () => chat(open.apiKey, { ...chatBody, n: 3 }) },
-    { name: 'NUL character in content', status: 400, run: () => chat(open.apiKey, { messages: [{ role: 'user', content: 'a\u0000b' }] }) },
-    { name: 'lone surrogate in content', status: 400, run: () => chat(open.apiKey, `{"messages":[{"role":"user","content":"\\ud800x"}]}`) },
-    { name: 'raw control character inside a JSON string', status: 400, code: 'invalid_json', run: () => chat(open.apiKey, '{"messages":[{"role":"user","content":"a\u0001b"}]}') },
-    { name: 'broken UTF-8', status: 400, code: 'invalid_utf8', run: () => chat(open.apiKey, Buffer.concat([Buffer.from('{"messages":[{"role":"user","content":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}]}')])) },
-    { name: 'control characters in a client id', status: 400, run: () => http(url, 'POST', '/swarm/v1/episodes', { token: tokens.join, body: { clientId: 'bad\u0007id' } }) },
-    { name: 'no credentials', status: 401, code: 'missing_credentials', run: () => http(url, 'POST', '/v1/chat/completions', { body: chatBody }) },
-    { name: 'not a bearer header', status: 401, run: () => http(url, 'POST', '/v1/chat/completions', { body: chatBody, headers: { authorization: 'Basic abc' } }) },
+    {
+      name: 'NUL character in content',
+      status: 400,
+      run: () => chat(open.apiKey, { messages: [{ role: 'user', content: 'a\u0000b' }] }),
+    },
+    {
+      name: 'lone surrogate in content',
+      status: 400,
+      run: () => chat(open.apiKey, `{"messages":[{"role":"user","content":"\\ud800x"}]}`),
+    },
+    {
+      name: 'raw control character inside a JSON string',
+      status: 400,
+      code: 'invalid_json',
+      run: () => chat(open.apiKey, '{"messages":[{"role":"user","content":"a\u0001b"}]}'),
+    },
+    {
+      name: 'broken UTF-8',
+      status: 400,
+      code: 'invalid_utf8',
+      run: () =>
+        chat(
+          open.apiKey,
+          Buffer.concat([
+            Buffer.from('{"messages":[{"role":"user","content":"'),
+            Buffer.from([0xc3, 0x28, 0xff]),
+            Buffer.from('"}]}'),
+          ]),
+        ),
+    },
+    {
+      name: 'control characters in a client id',
+      status: 400,
+      run: () => http(url, 'POST', '/swarm/v1/episodes', { token: tokens.join, body: { clientId: 'bad\u0007id' } }),
+    },
+    {
+      name: 'no credentials',
+      status: 401,
+      code: 'missing_credentials',
+      run: () => http(url, 'POST', '/v1/chat/completions', { body: chatBody }),
+    },
+    {
+      name: 'not a bearer header',
+      status: 401,
+      run: () => http(url, 'POST', '/v1/chat/completions', { body: chatBody, headers: { authorization: 'Basic abc' } }),
+    },
     { name: 'garbage key', status: 401, code: 'invalid_api_key', run: () => chat('sk-not-an-episode-key', chatBody) },
     { name: 'forged key', status: 401, code: 'invalid_episode_key', run: () => chat(forge(open.apiKey), chatBody) },
     { name: 'expired key', status: 409, code: 'episode_expired', run: () => chat(expiring.apiKey, chatBody) },
     { name: 'call after end', status: 409, code: 'episode_ended', run: () => chat(ended.apiKey, chatBody) },
-    { name: 'double end', status: 409, code: 'episode_ended', run: () => end(ended.episodeId, { taskId: 't', reward: 1 }) },
-    { name: 'end of an unknown episode', status: 404, code: 'episode_not_found', run: () => end('ep_doesnotexist00', { taskId: 't', reward: 1 }) },
+    {
+      name: 'double end',
+      status: 409,
+      code: 'episode_ended',
+      run: () => end(ended.episodeId, { taskId: 't', reward: 1 }),
+    },
+    {
+      name: 'end of an unknown episode',
+      status: 404,
+      code: 'episode_not_found',
+      run: () => end('ep_doesnotexist00', { taskId: 't', reward: 1 }),
+    },
     { name: 'end of a nonsense id', status: 404, run: () => end('../../etc/passwd', { taskId: 't', reward: 1 }) },
-    { name: 'reward NaN (as a bare token)', status: 400, code: 'invalid_json', run: () => rawEnd(open.episodeId, '{"taskId":"t","reward":NaN}') },
-    { name: 'reward Infinity (as a bare token)', status: 400, code: 'invalid_json', run: () => rawEnd(open.episodeId, '{"taskId":"t","reward":Infinity}') },
-    { name: 'reward too large to be finite', status: 400, code: 'invalid_request', run: () => rawEnd(open.episodeId, '{"taskId":"t","reward":1e400}') },
-    { name: 'reward a string', status: 400, code: 'invalid_request', run: () => end(open.episodeId, { taskId: 't', reward: '1' }) },
-    { name: 'metrics not numbers', status: 400, run: () => end(open.episodeId, { taskId: 't', reward: 1, metrics: { a: 'x' } }) },
-    { name: 'abort with a wrong key', status: 401, run: () => http(url, 'POST', `/swarm/v1/episodes/${open.episodeId}/abort`, { token: ended.apiKey, body: {} }) },
-    { name: 'admin route with the join token', status: 403, run: () => http(url, 'POST', '/swarm/v1/control/pause', { token: tokens.join }) },
-    { name: 'config patch with an unknown key', status: 400, run: () => http(url, 'PATCH', '/swarm/v1/config', { token: tokens.admin, body: { strategy: 'C1', evil: true } }) },
-    { name: 'config patch with a bad value', status: 400, run: () => http(url, 'PATCH', '/swarm/v1/config', { token: tokens.admin, body: { lr: -1 } }) },
-    { name: 'events without a WebSocket upgrade', status: 426, code: 'websocket_required', run: () => http(url, 'GET', '/swarm/v1/events', { token: tokens.admin }) },
-    { name: 'unknown route', status: 404, code: 'route_not_found', run: () => http(url, 'GET', '/v2/nothing', { token: tokens.admin }) },
-    { name: 'bad agent header', status: 400, run: () => chat(open.apiKey, chatBody, { 'x-agentjet-agent': 'a'.repeat(100) }) },
+    {
+      name: 'reward NaN (as a bare token)',
+      status: 400,
+      code: 'invalid_json',
+      run: () => rawEnd(open.episodeId, '{"taskId":"t","reward":NaN}'),
+    },
+    {
+      name: 'reward Infinity (as a bare token)',
+      status: 400,
+      code: 'invalid_json',
+      run: () => rawEnd(open.episodeId, '{"taskId":"t","reward":Infinity}'),
+    },
+    {
+      name: 'reward too large to be finite',
+      status: 400,
+      code: 'invalid_request',
+      run: () => rawEnd(open.episodeId, '{"taskId":"t","reward":1e400}'),
+    },
+    {
+      name: 'reward a string',
+      status: 400,
+      code: 'invalid_request',
+      run: () => end(open.episodeId, { taskId: 't', reward: '1' }),
+    },
+    {
+      name: 'metrics not numbers',
+      status: 400,
+      run: () => end(open.episodeId, { taskId: 't', reward: 1, metrics: { a: 'x' } }),
+    },
+    {
+      name: 'abort with a wrong key',
+      status: 401,
+      run: () => http(url, 'POST', `/swarm/v1/episodes/${open.episodeId}/abort`, { token: ended.apiKey, body: {} }),
+    },
+    {
+      name: 'admin route with the join token',
+      status: 403,
+      run: () => http(url, 'POST', '/swarm/v1/control/pause', { token: tokens.join }),
+    },
+    {
+      name: 'config patch with an unknown key',
+      status: 400,
+      run: () => http(url, 'PATCH', '/swarm/v1/config', { token: tokens.admin, body: { strategy: 'C1', evil: true } }),
+    },
+    {
+      name: 'config patch with a bad value',
+      status: 400,
+      run: () => http(url, 'PATCH', '/swarm/v1/config', { token: tokens.admin, body: { lr: -1 } }),
+    },
+    {
+      name: 'events without a WebSocket upgrade',
+      status: 426,
+      code: 'websocket_required',
+      run: () => http(url, 'GET', '/swarm/v1/events', { token: tokens.admin }),
+    },
+    {
+      name: 'unknown route',
+      status: 404,
+      code: 'route_not_found',
+      run: () => http(url, 'GET', '/v2/nothing', { token: tokens.admin }),
+    },
+    {
+      name: 'bad agent header',
+      status: 400,
+      run: () => chat(open.apiKey, chatBody, { 'x-agentjet-agent': 'a'.repeat(100) }),
+    },
   ];
 }
 
@@ -108,18 +275,44 @@ export async function expectBadInputRefused(cases: readonly BadCase[]): Promise<
 
 /** Random bodies, paths and credentials: never a 5xx, always a JSON answer. */
 export async function fuzzRandomRequests(t: BadInputTarget, runs: number): Promise<void> {
-  const paths = ['/v1/chat/completions', '/swarm/v1/episodes', '/swarm/v1/episodes/ep_0000000000/end', '/swarm/v1/clients', '/swarm/v1/clients/x/agree-sync', '/swarm/v1/config'];
+  const paths = [
+    '/v1/chat/completions',
+    '/swarm/v1/episodes',
+    '/swarm/v1/episodes/ep_0000000000/end',
+    '/swarm/v1/clients',
+    '/swarm/v1/clients/x/agree-sync',
+    '/swarm/v1/config',
+  ];
   const token = fc.constantFrom(undefined, t.tokens.join, t.tokens.admin, 'ajk1.ep_aaaaaaaaaaaa.zzzz', 'x');
-  const body = fc.oneof(fc.json(), fc.string(), fc.jsonValue().map((v) => JSON.stringify({ messages: v, taskId: v, reward: v, clientId: v })));
+  const body = fc.oneof(
+    fc.json(),
+    fc.string(),
+    fc.jsonValue().map((v) => JSON.stringify({ messages: v, taskId: v, reward: v, clientId: v })),
+  );
   // Client-id routes with arbitrary segments: raw, percent-encoded once or twice (decoded once).
-  const segment = fc.string({ maxLength: 40 }).chain((id) => fc.constantFrom(id, encodeURIComponent(id), encodeURIComponent(encodeURIComponent(id)), `${id}%`, `%${id}`));
-  const clientPath = fc.tuple(segment, fc.constantFrom('heartbeat', 'leave', 'agree-sync')).map(([id, action]) => `/swarm/v1/clients/${id}/${action}`);
+  const segment = fc
+    .string({ maxLength: 40 })
+    .chain((id) =>
+      fc.constantFrom(id, encodeURIComponent(id), encodeURIComponent(encodeURIComponent(id)), `${id}%`, `%${id}`),
+    );
+  const clientPath = fc
+    .tuple(segment, fc.constantFrom('heartbeat', 'leave', 'agree-sync'))
+    .map(([id, action]) => `/swarm/v1/clients/${id}/${action}`);
   await fc.assert(
-    fc.asyncProperty(fc.oneof(fc.constantFrom(...paths), clientPath), fc.constantFrom('POST', 'PATCH'), token, body, async (path, method, tok, b) => {
-      const res = await http(t.url, method, path, { ...(tok !== undefined ? { token: tok } : {}), body: b });
-      expect(res.status, `${method} ${path} ${b.slice(0, 200)} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`).toBeLessThan(500);
-      if (res.status >= 400) expect(ErrorBodySchema.safeParse(res.body).success).toBe(true);
-    }),
+    fc.asyncProperty(
+      fc.oneof(fc.constantFrom(...paths), clientPath),
+      fc.constantFrom('POST', 'PATCH'),
+      token,
+      body,
+      async (path, method, tok, b) => {
+        const res = await http(t.url, method, path, { ...(tok !== undefined ? { token: tok } : {}), body: b });
+        expect(
+          res.status,
+          `${method} ${path} ${b.slice(0, 200)} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`,
+        ).toBeLessThan(500);
+        if (res.status >= 400) expect(ErrorBodySchema.safeParse(res.body).success).toBe(true);
+      },
+    ),
     { numRuns: runs },
   );
 }
@@ -145,50 +338,117 @@ export function hardeningCases(t: HardeningTarget): BadCase[] {
   const { url, tokens } = t;
   const join = tokens.join;
   const claimAndPlay = async (clientId: string): Promise<ClaimResponse> => {
-    const c = await http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', { token: join, body: { clientId, taskId: 'hard' } });
+    const c = await http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', {
+      token: join,
+      body: { clientId, taskId: 'hard' },
+    });
     if (c.status !== 201) throw new Error(`claim failed: ${JSON.stringify(c.body)}`);
-    await http(url, 'POST', '/v1/chat/completions', { token: c.body.apiKey, body: { messages: [{ role: 'user', content: 'hi' }] } });
+    await http(url, 'POST', '/v1/chat/completions', {
+      token: c.body.apiKey,
+      body: { messages: [{ role: 'user', content: 'hi' }] },
+    });
     return c.body;
   };
   const endWith = async (reward: number): Promise<HttpResult> => {
     const c = await claimAndPlay('hard-rewards');
     // A raw body: JSON.stringify cannot write 1e308 * 10 (Infinity), but it can write 1e308.
-    return http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: join, body: `{"taskId":"hard","reward":${reward}}` });
+    return http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, {
+      token: join,
+      body: `{"taskId":"hard","reward":${reward}}`,
+    });
   };
   const cases: BadCase[] = [
     {
       name: 'a body trickled with a wrong token: refused on the headers, connection closed',
-      status: 401, code: 'invalid_api_key',
+      status: 401,
+      code: 'invalid_api_key',
       run: async () => {
-        const a = await rawExchange(url, { head: `${requestHead('POST', '/v1/chat/completions', { token: 'not-a-key', contentLength: 8 * 1024 * 1024 })}{"messages":[`, trickle: { chunk: 'x'.repeat(32), everyMs: 20 }, timeoutMs: 15_000 });
+        const a = await rawExchange(url, {
+          head: `${requestHead('POST', '/v1/chat/completions', { token: 'not-a-key', contentLength: 8 * 1024 * 1024 })}{"messages":[`,
+          trickle: { chunk: 'x'.repeat(32), everyMs: 20 },
+          timeoutMs: 15_000,
+        });
         expect(a.headers['connection']).toBe('close');
         expect(a.closedAfterMs).toBeLessThan(10_000);
         return asResult(a);
       },
     },
-    { name: 'malformed percent-encoding in the URL', status: 400, code: 'bad_url', run: () => http(url, 'POST', '/swarm/v1/clients/%E0%A4%A/heartbeat', { token: join }) },
-    { name: 'a path segment over the router limit', status: 414, code: 'uri_too_long', run: () => http(url, 'POST', `/swarm/v1/clients/${'z'.repeat(3000)}/heartbeat`, { token: join }) },
-    { name: 'headers over 16 KiB', status: 431, code: 'headers_too_large', run: async () => asResult(await rawExchange(url, { head: requestHead('GET', '/health', { extra: `X-Big: ${'b'.repeat(20_000)}` }), timeoutMs: 10_000 })) },
-    { name: 'not HTTP at all', status: 400, code: 'bad_request', run: async () => asResult(await rawExchange(url, { head: 'HELLO THERE\r\n\r\n', timeoutMs: 10_000 })) },
-    { name: 'a percent-encoded % in a client id is not decoded twice (no 500)', status: 404, code: 'client_not_found', run: () => http(url, 'POST', '/swarm/v1/clients/100%25/heartbeat', { token: join }) },
+    {
+      name: 'malformed percent-encoding in the URL',
+      status: 400,
+      code: 'bad_url',
+      run: () => http(url, 'POST', '/swarm/v1/clients/%E0%A4%A/heartbeat', { token: join }),
+    },
+    {
+      name: 'a path segment over the router limit',
+      status: 414,
+      code: 'uri_too_long',
+      run: () => http(url, 'POST', `/swarm/v1/clients/${'z'.repeat(3000)}/heartbeat`, { token: join }),
+    },
+    {
+      name: 'headers over 16 KiB',
+      status: 431,
+      code: 'headers_too_large',
+      run: async () =>
+        asResult(
+          await rawExchange(url, {
+            head: requestHead('GET', '/health', { extra: `X-Big: ${'b'.repeat(20_000)}` }),
+            timeoutMs: 10_000,
+          }),
+        ),
+    },
+    {
+      name: 'not HTTP at all',
+      status: 400,
+      code: 'bad_request',
+      run: async () => asResult(await rawExchange(url, { head: 'HELLO THERE\r\n\r\n', timeoutMs: 10_000 })),
+    },
+    {
+      name: 'a percent-encoded % in a client id is not decoded twice (no 500)',
+      status: 404,
+      code: 'client_not_found',
+      run: () => http(url, 'POST', '/swarm/v1/clients/100%25/heartbeat', { token: join }),
+    },
     {
       name: 'a%2541 does not reach client aA',
-      status: 404, code: 'client_not_found',
+      status: 404,
+      code: 'client_not_found',
       run: async () => {
         await http(url, 'POST', '/swarm/v1/clients', { token: join, body: { clientId: 'aA' } });
         return http(url, 'POST', '/swarm/v1/clients/a%2541/heartbeat', { token: join });
       },
     },
-    { name: 'a heartbeat of an unknown client does not register it', status: 404, code: 'client_not_found', run: () => http(url, 'POST', '/swarm/v1/clients/never-registered/heartbeat', { token: join }) },
-    { name: 'a client id longer than any registrable one', status: 404, code: 'client_not_found', run: () => http(url, 'POST', `/swarm/v1/clients/${'i'.repeat(201)}/heartbeat`, { token: join }) },
-    { name: 'a reward that overflows the advantages (1e308)', status: 400, code: 'invalid_request', run: () => endWith(1e308) },
-    { name: `a reward beyond ±${MAX_ABS_REWARD}`, status: 400, code: 'invalid_request', run: () => endWith(-(MAX_ABS_REWARD * 10)) },
+    {
+      name: 'a heartbeat of an unknown client does not register it',
+      status: 404,
+      code: 'client_not_found',
+      run: () => http(url, 'POST', '/swarm/v1/clients/never-registered/heartbeat', { token: join }),
+    },
+    {
+      name: 'a client id longer than any registrable one',
+      status: 404,
+      code: 'client_not_found',
+      run: () => http(url, 'POST', `/swarm/v1/clients/${'i'.repeat(201)}/heartbeat`, { token: join }),
+    },
+    {
+      name: 'a reward that overflows the advantages (1e308)',
+      status: 400,
+      code: 'invalid_request',
+      run: () => endWith(1e308),
+    },
+    {
+      name: `a reward beyond ±${MAX_ABS_REWARD}`,
+      status: 400,
+      code: 'invalid_request',
+      run: () => endWith(-(MAX_ABS_REWARD * 10)),
+    },
   ];
   if (t.maxConnectionsPerAddress !== undefined && t.maxConnectionsPerAddress > 0 && t.maxConnectionsPerAddress <= 64) {
     const max = t.maxConnectionsPerAddress;
     cases.push({
       name: `more than ${max} connections from one address`,
-      status: 503, code: 'too_many_connections',
+      status: 503,
+      code: 'too_many_connections',
       run: async () => {
         const held = await Promise.all(Array.from({ length: max }, () => openIdle(url)));
         try {
@@ -205,24 +465,39 @@ export function hardeningCases(t: HardeningTarget): BadCase[] {
   if (t.headersTimeoutS !== undefined && t.headersTimeoutS <= 2) {
     cases.push({
       name: 'headers trickled slower than the headers timeout',
-      status: 408, code: 'request_timeout',
-      run: async () => asResult(await rawExchange(url, { head: 'POST /swarm/v1/episodes HTTP/1.1\r\nHost: x\r\n', trickle: { chunk: 'X-Slow: 1\r\n', everyMs: 100 }, timeoutMs: 15_000 })),
+      status: 408,
+      code: 'request_timeout',
+      run: async () =>
+        asResult(
+          await rawExchange(url, {
+            head: 'POST /swarm/v1/episodes HTTP/1.1\r\nHost: x\r\n',
+            trickle: { chunk: 'X-Slow: 1\r\n', everyMs: 100 },
+            timeoutMs: 15_000,
+          }),
+        ),
     });
   }
   if (t.journalFs) {
     const fs = t.journalFs;
     cases.push({
       name: 'the pool journal cannot be written (disk full): 503 with Retry-After, nothing pooled',
-      status: 503, code: 'journal_unavailable',
+      status: 503,
+      code: 'journal_unavailable',
       run: async () => {
         const c = await claimAndPlay('hard-journal');
         fs.fail('append', 'ENOSPC');
-        const r = await http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: join, body: { taskId: 'hard', reward: 1 } });
+        const r = await http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, {
+          token: join,
+          body: { taskId: 'hard', reward: 1 },
+        });
         expect(r.headers.get('retry-after')).toBe('5');
         const health = (await http<Health>(url, 'GET', '/health')).body;
         expect(health).toMatchObject({ ok: false, journal: { ok: false } });
         // The client retries, as the SDKs do on a 503: accepted now.
-        const again = await http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, { token: join, body: { taskId: 'hard', reward: 1 } });
+        const again = await http(url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, {
+          token: join,
+          body: { taskId: 'hard', reward: 1 },
+        });
         expect(again.status).toBe(200);
         return r;
       },
@@ -236,15 +511,28 @@ export function hardeningCases(t: HardeningTarget): BadCase[] {
  * claimed, played and ended; resolves once a training step has used both (a C2 worker with
  * group size 2).
  */
-export async function expectNormalEpisodeTrains(t: Pick<HardeningTarget, 'url' | 'tokens'>, taskId: string): Promise<void> {
-  const status = async (): Promise<Status> => (await http<Status>(t.url, 'GET', '/swarm/v1/status', { token: t.tokens.admin })).body;
+export async function expectNormalEpisodeTrains(
+  t: Pick<HardeningTarget, 'url' | 'tokens'>,
+  taskId: string,
+): Promise<void> {
+  const status = async (): Promise<Status> =>
+    (await http<Status>(t.url, 'GET', '/swarm/v1/status', { token: t.tokens.admin })).body;
   const before = (await status()).counters.trainedEpisodes;
   for (const reward of [1, 0]) {
-    const c = await http<ClaimResponse>(t.url, 'POST', '/swarm/v1/episodes', { token: t.tokens.join, body: { clientId: 'battery-normal', taskId } });
+    const c = await http<ClaimResponse>(t.url, 'POST', '/swarm/v1/episodes', {
+      token: t.tokens.join,
+      body: { clientId: 'battery-normal', taskId },
+    });
     expect(c.status, JSON.stringify(c.body)).toBe(201);
-    const chat = await http(t.url, 'POST', '/v1/chat/completions', { token: c.body.apiKey, body: { messages: [{ role: 'user', content: 'hi' }] } });
+    const chat = await http(t.url, 'POST', '/v1/chat/completions', {
+      token: c.body.apiKey,
+      body: { messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(chat.status).toBe(200);
-    const end = await http(t.url, 'POST', `/swarm/v1/episodes/${c.body.episodeId}/end`, { token: t.tokens.join, body: { taskId, reward } });
+    const end = await http(t.url, 'POST', `/swarm/v1/episodes/${c.body.episodeId}/end`, {
+      token: t.tokens.join,
+      body: { taskId, reward },
+    });
     expect(end.status, JSON.stringify(end.body)).toBe(200);
   }
   const t0 = Date.now();
@@ -263,4 +551,3 @@ export async function expectRefusedAndStillTraining(cases: readonly BadCase[], t
     expect(health.body, `${c.name}: health afterwards`).toMatchObject({ ok: true, state: 'running' });
   }
 }
-

@@ -6,7 +6,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage, Tool } from '../../../src/shared/chat';
-import type { EngineInfo, EngineMethod, EngineParams, EngineResult, GenerateRequest, Generation, Span } from '../../../src/shared/engine-protocol';
+import type {
+  EngineInfo,
+  EngineMethod,
+  EngineParams,
+  EngineResult,
+  GenerateRequest,
+  Generation,
+  Span,
+} from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import { formatToolCalls } from '../../../src/shared/tool-calls';
 import { cancelledError, EngineExitedError, type CallOptions } from '../engine/engine-process';
@@ -28,7 +36,19 @@ export function encode(text: string): number[] {
 
 export function decode(ids: readonly number[], skipSpecial = true): string {
   return ids
-    .map((id) => (id === IM_START ? (skipSpecial ? '' : '<|im_start|>') : id === IM_END ? (skipSpecial ? '' : '<|im_end|>') : id >= OFFSET ? String.fromCodePoint(id - OFFSET) : ''))
+    .map((id) =>
+      id === IM_START
+        ? skipSpecial
+          ? ''
+          : '<|im_start|>'
+        : id === IM_END
+          ? skipSpecial
+            ? ''
+            : '<|im_end|>'
+          : id >= OFFSET
+            ? String.fromCodePoint(id - OFFSET)
+            : '',
+    )
     .join('');
 }
 
@@ -64,20 +84,40 @@ export class FakeEngine implements EngineHandle {
 
   info(): EngineInfo {
     return {
-      loaded: true, model: '/fake/model', device: 'cpu', dtype: 'float32', params: 1, trainableParams: 1, vocabSize: 70000,
-      contextLength: this.opts.contextLength ?? 4096, weightVersion: this.weightVersion, lora: false, threads: 1, torch: 'fake', transformers: 'fake',
-      eosTokenIds: [IM_END], padTokenId: 0,
+      loaded: true,
+      model: '/fake/model',
+      device: 'cpu',
+      dtype: 'float32',
+      params: 1,
+      trainableParams: 1,
+      vocabSize: 70000,
+      contextLength: this.opts.contextLength ?? 4096,
+      weightVersion: this.weightVersion,
+      lora: false,
+      threads: 1,
+      torch: 'fake',
+      transformers: 'fake',
+      eosTokenIds: [IM_END],
+      padTokenId: 0,
     };
   }
 
-  render(messages: ChatMessage[], tools: Tool[] | null, addGenerationPrompt = true): { tokenIds: number[]; spans: Span[]; text: string } {
+  render(
+    messages: ChatMessage[],
+    tools: Tool[] | null,
+    addGenerationPrompt = true,
+  ): { tokenIds: number[]; spans: Span[]; text: string } {
     const segments: { text: string; messageIndex: number; role: string }[] = [];
     let first = 0;
     if (tools && tools.length > 0) {
       const sys = messages[0]?.role === 'system' && messages[0].content ? `${messages[0].content}\n\n` : '';
       const body = `${sys}# Tools\n<tools>\n${tools.map((t) => JSON.stringify(t)).join('\n')}\n</tools>`;
       const own = messages[0]?.role === 'system';
-      segments.push({ text: `<|im_start|>system\n${body}<|im_end|>\n`, messageIndex: own ? 0 : -1, role: own ? 'system' : 'template' });
+      segments.push({
+        text: `<|im_start|>system\n${body}<|im_end|>\n`,
+        messageIndex: own ? 0 : -1,
+        role: own ? 'system' : 'template',
+      });
       if (own) first = 1;
     }
     messages.forEach((m, i) => {
@@ -90,7 +130,12 @@ export class FakeEngine implements EngineHandle {
     const spans: Span[] = [];
     for (const seg of segments) {
       const ids = encode(seg.text);
-      spans.push({ messageIndex: seg.messageIndex, role: seg.role, start: tokenIds.length, end: tokenIds.length + ids.length });
+      spans.push({
+        messageIndex: seg.messageIndex,
+        role: seg.role,
+        start: tokenIds.length,
+        end: tokenIds.length + ids.length,
+      });
       tokenIds.push(...ids);
     }
     return { tokenIds, spans, text: segments.map((s) => s.text).join('') };
@@ -118,10 +163,24 @@ export class FakeEngine implements EngineHandle {
       const hit = (r.stop ?? []).map((s) => text.indexOf(s)).filter((i) => i >= 0);
       if (hit.length > 0) {
         text = text.slice(0, Math.min(...hit));
-        return { tokenIds, logprobs: tokenIds.map((_, i) => -0.1 * ((i % 5) + 1)), finishReason: 'stop', text, promptTokens: r.promptIds.length, cachedTokens: 0 };
+        return {
+          tokenIds,
+          logprobs: tokenIds.map((_, i) => -0.1 * ((i % 5) + 1)),
+          finishReason: 'stop',
+          text,
+          promptTokens: r.promptIds.length,
+          cachedTokens: 0,
+        };
       }
     }
-    return { tokenIds, logprobs: tokenIds.map((_, i) => -0.1 * ((i % 5) + 1)), finishReason, text: decode(tokenIds), promptTokens: r.promptIds.length, cachedTokens: 0 };
+    return {
+      tokenIds,
+      logprobs: tokenIds.map((_, i) => -0.1 * ((i % 5) + 1)),
+      finishReason,
+      text: decode(tokenIds),
+      promptTokens: r.promptIds.length,
+      cachedTokens: 0,
+    };
   }
 
   /** Streams one generation token by token (one delta per `stepMs`); the signal cancels it. */
@@ -171,7 +230,11 @@ export class FakeEngine implements EngineHandle {
             const results = p.requests.map((r) => this.generateOne(r));
             this.generateBatches.push(p.requests.length);
             if (p.stream || opts.signal) {
-              void Promise.all(results.map((r, i) => this.streamOne(r, i, p.stream ? opts : { ...(opts.signal ? { signal: opts.signal } : {}) }))).then(
+              void Promise.all(
+                results.map((r, i) =>
+                  this.streamOne(r, i, p.stream ? opts : { ...(opts.signal ? { signal: opts.signal } : {}) }),
+                ),
+              ).then(
                 () => done({ results, weightVersion: this.weightVersion }),
                 (err: unknown) => {
                   this.pending.delete(fail);
@@ -186,7 +249,16 @@ export class FakeEngine implements EngineHandle {
           case 'cancel':
             return done({ cancelled: false });
           case 'configure':
-            return done({ mode: 'continuous', continuous: true, fallback: null, maxRows: 64, prefillTokens: 512, kvCacheBytes: 1 << 30, prefixCacheBytes: 1 << 29, blockTokens: 16 });
+            return done({
+              mode: 'continuous',
+              continuous: true,
+              fallback: null,
+              maxRows: 64,
+              prefillTokens: 512,
+              kvCacheBytes: 1 << 30,
+              prefixCacheBytes: 1 << 29,
+              blockTokens: 16,
+            });
           case 'cache_stats':
             return done({ mode: 'continuous', batch: null, prefixCache: null });
           case 'decode': {
@@ -195,11 +267,25 @@ export class FakeEngine implements EngineHandle {
           }
           case 'train_step': {
             const p = params as EngineParams['train_step'];
-            if (p.samples.length === 0) throw new RemoteError({ type: 'invalid_params', code: 'empty', message: 'no samples' });
+            if (p.samples.length === 0)
+              throw new RemoteError({ type: 'invalid_params', code: 'empty', message: 'no samples' });
             this.weightVersion += 1;
             const tokens = p.samples.reduce((n, s) => n + s.tokenIds.length, 0);
             const trained = p.samples.reduce((n, s) => n + s.lossMask.reduce<number>((a, b) => a + b, 0), 0);
-            return done({ loss: 0.1, pgLoss: 0.1, klLoss: 0, clipFraction: 0, approxKl: 0, entropy: 1, gradNorm: 0.5, tokens, trainedTokens: trained, microBatches: 1, seconds: 0.01, weightVersion: this.weightVersion });
+            return done({
+              loss: 0.1,
+              pgLoss: 0.1,
+              klLoss: 0,
+              clipFraction: 0,
+              approxKl: 0,
+              entropy: 1,
+              gradNorm: 0.5,
+              tokens,
+              trainedTokens: trained,
+              microBatches: 1,
+              seconds: 0.01,
+              weightVersion: this.weightVersion,
+            });
           }
           case 'save': {
             const p = params as EngineParams['save'];
@@ -209,11 +295,17 @@ export class FakeEngine implements EngineHandle {
           }
           case 'restore': {
             const p = params as EngineParams['restore'];
-            this.weightVersion = (JSON.parse(readFileSync(join(p.path, 'fake.json'), 'utf8')) as { weightVersion: number }).weightVersion;
+            this.weightVersion = (
+              JSON.parse(readFileSync(join(p.path, 'fake.json'), 'utf8')) as { weightVersion: number }
+            ).weightVersion;
             return done(this.info());
           }
           default:
-            throw new RemoteError({ type: 'unknown_method', code: 'unknown_method', message: `fake engine has no ${method}` });
+            throw new RemoteError({
+              type: 'unknown_method',
+              code: 'unknown_method',
+              message: `fake engine has no ${method}`,
+            });
         }
       } catch (err) {
         this.pending.delete(fail);

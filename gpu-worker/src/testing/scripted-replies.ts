@@ -19,7 +19,8 @@ export function scriptedReply(prompt: string, _req: GenerateRequest): string {
   const last = lastMessage(prompt);
   if (last.role === 'tool') return `The answer is ${last.text}.`;
   const t = last.text;
-  if (t.includes('twice')) return `${CALC_CALL}\n<tool_call>\n{"name": "lookup", "arguments": {"q": "x"}}\n</tool_call>`;
+  if (t.includes('twice'))
+    return `${CALC_CALL}\n<tool_call>\n{"name": "lookup", "arguments": {"q": "x"}}\n</tool_call>`;
   if (t.includes('calc')) return `Let me compute.\n${CALC_CALL}`;
   if (t.includes('long')) return 'word '.repeat(100).trim();
   if (t.includes('stop')) return 'alpha beta STOP gamma delta';

@@ -53,7 +53,11 @@ export function rawExchange(url: string, o: RawOptions): Promise<RawAnswer> {
     let timer: NodeJS.Timeout | null = null;
     const giveUp = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the server kept the connection open for ${o.timeoutMs ?? 30_000} ms (received: ${received.slice(0, 200)})`));
+      reject(
+        new Error(
+          `the server kept the connection open for ${o.timeoutMs ?? 30_000} ms (received: ${received.slice(0, 200)})`,
+        ),
+      );
     }, o.timeoutMs ?? 30_000);
     const write = (text: string): void => {
       if (socket.destroyed || !socket.writable) return;
@@ -92,10 +96,15 @@ export function openIdle(url: string): Promise<{ socket: Socket; closed: Promise
 }
 
 /** A request head for `method path` with a bearer token and a declared body length. */
-export function requestHead(method: string, path: string, opts: { token?: string; contentLength?: number; extra?: string } = {}): string {
+export function requestHead(
+  method: string,
+  path: string,
+  opts: { token?: string; contentLength?: number; extra?: string } = {},
+): string {
   const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1'];
   if (opts.token !== undefined) lines.push(`Authorization: Bearer ${opts.token}`);
-  if (opts.contentLength !== undefined) lines.push('Content-Type: application/json', `Content-Length: ${opts.contentLength}`);
+  if (opts.contentLength !== undefined)
+    lines.push('Content-Type: application/json', `Content-Length: ${opts.contentLength}`);
   if (opts.extra) lines.push(opts.extra);
   return `${lines.join('\r\n')}\r\n\r\n`;
 }

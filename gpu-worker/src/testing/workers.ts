@@ -33,7 +33,10 @@ export async function startFakeWorker(
     { engineFactory: factory, tokens: TEST_TOKENS, log: (l) => logs.push(l), sweepIntervalMs: 50, ...opts.start },
   );
   return {
-    worker, engines, dir, logs,
+    worker,
+    engines,
+    dir,
+    logs,
     stop: async () => {
       await worker.dispose();
       if (!opts.dir) rmSync(dir, { recursive: true, force: true });

@@ -27,8 +27,22 @@ describe('timeline merging on the real engine', () => {
     await engine.call('load', { path: BUILTIN_MODEL_DIR, threads: 2, seed: 5 });
     const sampling = { maxTokens: 48, temperature: 1 };
     // Groups of 3 rollouts per task: they share the system + task prompt (tree packing across episodes).
-    const calc = await playEpisodes(engine, calculatorExample.env, loadExampleTasks(calculatorExample, 'eval').slice(0, 2).flatMap((t) => [t, t, t]), { sampling, seed: 21, episodePrefix: 'c' });
-    const guess = await playEpisodes(engine, guessNumberExample.env, loadExampleTasks(guessNumberExample, 'eval').slice(0, 1).flatMap((t) => [t, t, t]), { sampling, seed: 22, episodePrefix: 'g' });
+    const calc = await playEpisodes(
+      engine,
+      calculatorExample.env,
+      loadExampleTasks(calculatorExample, 'eval')
+        .slice(0, 2)
+        .flatMap((t) => [t, t, t]),
+      { sampling, seed: 21, episodePrefix: 'c' },
+    );
+    const guess = await playEpisodes(
+      engine,
+      guessNumberExample.env,
+      loadExampleTasks(guessNumberExample, 'eval')
+        .slice(0, 1)
+        .flatMap((t) => [t, t, t]),
+      { sampling, seed: 22, episodePrefix: 'g' },
+    );
     episodes = [...calc, ...guess].map((p, i) => ({
       episodeId: p.episodeId,
       groupKey: `${p.episodeId[0] ?? ''}${Math.floor(p.index / 3)}`,
@@ -44,7 +58,8 @@ describe('timeline merging on the real engine', () => {
     await engine.dispose();
   });
 
-  const dryRun = (samples: TrainSample[]): Promise<TrainStats> => engine.call('train_step', { samples, hyper: { lr: 1e-3, clipHigh: 0.28, dryRun: true } });
+  const dryRun = (samples: TrainSample[]): Promise<TrainStats> =>
+    engine.call('train_step', { samples, hyper: { lr: 1e-3, clipHigh: 0.28, dryRun: true } });
 
   /** Every mode's stats agree with `none`'s; returns the largest relative difference. */
   function expectAgreement(byMode: Record<string, TrainStats>): number {
@@ -74,7 +89,9 @@ describe('timeline merging on the real engine', () => {
       expect(byMode[mode]!.tokens).toBe(merged.stats.tokensAfter);
     }
     const worst = expectAgreement(byMode);
-    console.log(`mergeTimelines tokens: none ${tokens.none}, linear ${tokens.linear}, tree ${tokens.tree}; max rel diff ${worst.toExponential(2)}`);
+    console.log(
+      `mergeTimelines tokens: none ${tokens.none}, linear ${tokens.linear}, tree ${tokens.tree}; max rel diff ${worst.toExponential(2)}`,
+    );
     expect(tokens.linear!).toBeLessThan(tokens.none!);
     expect(byMode.none!.clipFraction).toBeGreaterThan(0);
     const info = await engine.call('info', {});
@@ -83,28 +100,50 @@ describe('timeline merging on the real engine', () => {
 
   it('packing each task group into a prefix tree keeps the loss and shrinks the step further', async () => {
     const byMode: Record<string, TrainStats> = {};
-    const built = Object.fromEntries(MODES.map((merge) => [merge, buildTrainSamples(episodes, { estimator: 'grpo', merge })]));
+    const built = Object.fromEntries(
+      MODES.map((merge) => [merge, buildTrainSamples(episodes, { estimator: 'grpo', merge })]),
+    );
     for (const mode of MODES) byMode[mode] = await dryRun(built[mode]!.samples);
     const worst = expectAgreement(byMode);
     const tree = built.tree!.samples;
     expect(tree.some((s) => s.parents !== undefined)).toBe(true);
     expect(byMode.tree!.tokens).toBeLessThan(byMode.linear!.tokens);
     expect(byMode.linear!.tokens).toBeLessThan(byMode.none!.tokens);
-    console.log(`tokens per step: none ${byMode.none!.tokens}, linear ${byMode.linear!.tokens}, tree ${byMode.tree!.tokens}; ` +
-      `max rel diff ${worst.toExponential(2)}`);
+    console.log(
+      `tokens per step: none ${byMode.none!.tokens}, linear ${byMode.linear!.tokens}, tree ${byMode.tree!.tokens}; ` +
+        `max rel diff ${worst.toExponential(2)}`,
+    );
   });
 
   it('scores a packed tree like its unpacked root-to-leaf sequences', async () => {
-    const [sample] = buildTrainSamples(episodes.filter((e) => e.groupKey === 'c0'), { estimator: 'grpo', merge: 'tree' }).samples;
+    const [sample] = buildTrainSamples(
+      episodes.filter((e) => e.groupKey === 'c0'),
+      { estimator: 'grpo', merge: 'tree' },
+    ).samples;
     if (sample?.parents === undefined) throw new Error('the three rollouts of one task did not pack into a tree');
-    const packed = await engine.call('logprobs', { sequences: [{ tokenIds: sample.tokenIds, parents: sample.parents, positions: sample.positions }] });
+    const packed = await engine.call('logprobs', {
+      sequences: [{ tokenIds: sample.tokenIds, parents: sample.parents, positions: sample.positions }],
+    });
     const paths = unpackTree({
-      kind: 'tree', episodeIds: ['x'], tokenIds: sample.tokenIds, lossMask: sample.lossMask, rolloutLogprobs: sample.rolloutLogprobs,
-      spans: [], absorbedTimelineIds: [], parents: sample.parents, positions: sample.positions ?? [], weights: sample.weights ?? [],
+      kind: 'tree',
+      episodeIds: ['x'],
+      tokenIds: sample.tokenIds,
+      lossMask: sample.lossMask,
+      rolloutLogprobs: sample.rolloutLogprobs,
+      spans: [],
+      absorbedTimelineIds: [],
+      parents: sample.parents,
+      positions: sample.positions ?? [],
+      weights: sample.weights ?? [],
     });
     const perPath = await engine.call('logprobs', { sequences: paths.map((p) => ({ tokenIds: p.tokenIds })) });
     let worst = 0;
-    paths.forEach((p, k) => p.indices.forEach((i, depth) => (worst = Math.max(worst, Math.abs((packed.logprobs[0]?.[i] ?? NaN) - (perPath.logprobs[k]?.[depth] ?? NaN))))));
+    paths.forEach((p, k) =>
+      p.indices.forEach(
+        (i, depth) =>
+          (worst = Math.max(worst, Math.abs((packed.logprobs[0]?.[i] ?? NaN) - (perPath.logprobs[k]?.[depth] ?? NaN)))),
+      ),
+    );
     expect(paths.length).toBeGreaterThanOrEqual(3);
     // fp32: the packed tree attends in segments, each path as one sequence; the sums run in another
     // order (and another thread split), so logprobs of magnitude ~10 agree to ~1e-5 (measured up to 1.1e-5).

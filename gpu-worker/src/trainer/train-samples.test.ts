@@ -26,11 +26,16 @@ function call(episodeId: string, callIndex: number, prompt: number[], out: numbe
 describe('buildTrainSamples', () => {
   const episodes = [
     // Two calls where the second extends the first: linear merging makes one sample.
-    { episodeId: 'a', groupKey: 't1', reward: 1, timelines: [call('a', 0, [1, 2, 3], [4, 5]), call('a', 1, [1, 2, 3, 4, 5, 6, 7], [8])] },
+    {
+      episodeId: 'a',
+      groupKey: 't1',
+      reward: 1,
+      timelines: [call('a', 0, [1, 2, 3], [4, 5]), call('a', 1, [1, 2, 3, 4, 5, 6, 7], [8])],
+    },
     { episodeId: 'b', groupKey: 't1', reward: 0, timelines: [call('b', 0, [1, 2, 3], [9])] },
   ];
 
-  it('merges an episode\'s extending calls into one sample masked on every sampled token', () => {
+  it("merges an episode's extending calls into one sample masked on every sampled token", () => {
     const { samples, advantages, merge } = buildTrainSamples(episodes, { estimator: 'grpo', merge: 'linear' });
     expect(advantages[0]).toBeGreaterThan(0);
     expect(samples).toHaveLength(2);
@@ -79,13 +84,29 @@ describe('buildTrainSamples', () => {
 
   it('leaves a group unpacked when its tree would cost more than its chains', () => {
     const long = (id: string, first: number): ScoredEpisode => ({
-      episodeId: id, groupKey: 'g', reward: first, timelines: [call(id, 0, [1, 2, 3], Array.from({ length: 60 }, (_, i) => first + i))],
+      episodeId: id,
+      groupKey: 'g',
+      reward: first,
+      timelines: [
+        call(
+          id,
+          0,
+          [1, 2, 3],
+          Array.from({ length: 60 }, (_, i) => first + i),
+        ),
+      ],
     });
     const pair = [long('p', 100), long('q', 200)];
     // Sharing 3 tokens of 63 does not pay for the packed tree's quadratic attention …
-    expect(buildTrainSamples(pair, { estimator: 'grpo', merge: 'tree', treeAttentionTokens: 16 }).samples.map((s) => s.parents)).toEqual([undefined, undefined]);
+    expect(
+      buildTrainSamples(pair, { estimator: 'grpo', merge: 'tree', treeAttentionTokens: 16 }).samples.map(
+        (s) => s.parents,
+      ),
+    ).toEqual([undefined, undefined]);
     // … unless attention is cheap next to per-token work.
-    expect(buildTrainSamples(pair, { estimator: 'grpo', merge: 'tree', treeAttentionTokens: 1e6 }).samples).toHaveLength(1);
+    expect(
+      buildTrainSamples(pair, { estimator: 'grpo', merge: 'tree', treeAttentionTokens: 1e6 }).samples,
+    ).toHaveLength(1);
   });
 
   it('drops zero-advantage groups when asked and counts them', () => {
@@ -93,7 +114,11 @@ describe('buildTrainSamples', () => {
       { episodeId: 'c', groupKey: 'same', reward: 1, timelines: [call('c', 0, [1, 2], [3])] },
       { episodeId: 'd', groupKey: 'same', reward: 1, timelines: [call('d', 0, [1, 2], [4])] },
     ];
-    const kept = buildTrainSamples([...same, ...episodes], { estimator: 'grpo', merge: 'linear', dropZeroAdvantage: true });
+    const kept = buildTrainSamples([...same, ...episodes], {
+      estimator: 'grpo',
+      merge: 'linear',
+      dropZeroAdvantage: true,
+    });
     expect(kept.droppedEpisodes).toBe(2);
     expect(kept.samples).toHaveLength(2);
   });

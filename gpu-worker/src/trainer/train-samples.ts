@@ -68,7 +68,8 @@ export interface BuiltSamples {
 /** The engine's form of a merged sample: tree samples keep their layout and weights. */
 export function toTrainSample(sample: MergedSample, advantageByEpisode: Readonly<Record<string, number>>): TrainSample {
   const { tokenIds, lossMask, rolloutLogprobs } = sample;
-  if (sample.kind === 'linear') return { tokenIds, lossMask, advantages: advantageByEpisode[sample.episodeId] ?? 0, rolloutLogprobs };
+  if (sample.kind === 'linear')
+    return { tokenIds, lossMask, advantages: advantageByEpisode[sample.episodeId] ?? 0, rolloutLogprobs };
   return {
     tokenIds,
     lossMask,
@@ -86,7 +87,11 @@ export function toTrainSample(sample: MergedSample, advantageByEpisode: Readonly
  * long shared prompt pays, long rollouts that diverge early do not (their tree's attention grows
  * with the square of the group's total length).
  */
-export function packByGroup(samples: readonly MergedSample[], groupOf: ReadonlyMap<string, string>, attentionTokens = DEFAULT_TREE_ATTENTION_TOKENS): MergedSample[] {
+export function packByGroup(
+  samples: readonly MergedSample[],
+  groupOf: ReadonlyMap<string, string>,
+  attentionTokens = DEFAULT_TREE_ATTENTION_TOKENS,
+): MergedSample[] {
   const groups = new Map<string, MergedSample[]>();
   for (const s of samples) {
     const key = groupOf.get(s.kind === 'linear' ? s.episodeId : (s.episodeIds[0] ?? '')) ?? '';
@@ -94,7 +99,8 @@ export function packByGroup(samples: readonly MergedSample[], groupOf: ReadonlyM
     if (group === undefined) groups.set(key, [s]);
     else group.push(s);
   }
-  const cost = (list: readonly MergedSample[]): number => list.reduce((c, s) => c + sequenceCost(s.tokenIds.length, attentionTokens), 0);
+  const cost = (list: readonly MergedSample[]): number =>
+    list.reduce((c, s) => c + sequenceCost(s.tokenIds.length, attentionTokens), 0);
   return [...groups.values()].flatMap((group) => {
     const packed = packGroup(group);
     return cost(packed) < cost(group) ? packed : group;
@@ -126,13 +132,25 @@ export function buildTrainSamples(episodes: readonly ScoredEpisode[], opts: Samp
     stats = computeStats(kept, mergedSamples, merged.stats.breaks, merged.stats.episodes);
   }
   const trained = mergedSamples.filter((s) => s.lossMask.includes(1));
-  return { samples: trained.map((s) => toTrainSample(s, advantageOf)), trained, advantages, droppedEpisodes, merge: stats, episodeStats: merged.episodes };
+  return {
+    samples: trained.map((s) => toTrainSample(s, advantageOf)),
+    trained,
+    advantages,
+    droppedEpisodes,
+    merge: stats,
+    episodeStats: merged.episodes,
+  };
 }
 
-const holds = (s: MergedSample, episodeId: string): boolean => (s.kind === 'linear' ? s.episodeId === episodeId : s.episodeIds.includes(episodeId));
+const holds = (s: MergedSample, episodeId: string): boolean =>
+  s.kind === 'linear' ? s.episodeId === episodeId : s.episodeIds.includes(episodeId);
 
 /** What an update trained of one episode: the trained samples holding its tokens and their merge statistics. */
-export function trainedOfEpisode(built: BuiltSamples, episodeId: string, calls: readonly Timeline[]): { samples: MergedSample[]; stats: MergeStats } {
+export function trainedOfEpisode(
+  built: BuiltSamples,
+  episodeId: string,
+  calls: readonly Timeline[],
+): { samples: MergedSample[]; stats: MergeStats } {
   const samples = built.trained.filter((s) => holds(s, episodeId));
   const breaks = built.episodeStats.find((e) => e.episodeId === episodeId)?.breaks ?? [];
   return { samples, stats: computeStats(calls, samples, breaks, 1) };

@@ -7,11 +7,19 @@ import type { TrainingConfig } from '../../../src/shared/options/index';
 import type { EngineCaller } from '../engine/engine-caller';
 import { buildTrainSamples, type BuiltSamples, type ScoredEpisode } from './train-samples';
 
-export type TrainSettings = Pick<TrainingConfig, 'algo' | 'merge' | 'level' | 'lr' | 'clipLow' | 'clipHigh' | 'klCoef' | 'maxGradNorm' | 'microBatchTokens'>;
+export type TrainSettings = Pick<
+  TrainingConfig,
+  'algo' | 'merge' | 'level' | 'lr' | 'clipLow' | 'clipHigh' | 'klCoef' | 'maxGradNorm' | 'microBatchTokens'
+>;
 
 /** The engine's hyper-parameters of a training config. */
 export const hyperOf = (t: TrainSettings): TrainHyper => ({
-  lr: t.lr, clipLow: t.clipLow, clipHigh: t.clipHigh, klCoef: t.klCoef, maxGradNorm: t.maxGradNorm, microBatchTokens: t.microBatchTokens,
+  lr: t.lr,
+  clipLow: t.clipLow,
+  clipHigh: t.clipHigh,
+  klCoef: t.klCoef,
+  maxGradNorm: t.maxGradNorm,
+  microBatchTokens: t.microBatchTokens,
 });
 
 /** The samples an update trains on (pure). */
@@ -24,8 +32,13 @@ export interface TrainedStep {
   stats: TrainStats | null;
 }
 
-export async function trainOnEpisodes(engine: EngineCaller, episodes: readonly ScoredEpisode[], t: TrainSettings): Promise<TrainedStep> {
+export async function trainOnEpisodes(
+  engine: EngineCaller,
+  episodes: readonly ScoredEpisode[],
+  t: TrainSettings,
+): Promise<TrainedStep> {
   const built = samplesFor(episodes, t);
-  const stats = built.samples.length > 0 ? await engine.call('train_step', { samples: built.samples, hyper: hyperOf(t) }) : null;
+  const stats =
+    built.samples.length > 0 ? await engine.call('train_step', { samples: built.samples, hyper: hyperOf(t) }) : null;
   return { built, stats };
 }

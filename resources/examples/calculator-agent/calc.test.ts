@@ -56,11 +56,18 @@ describe('evaluate', () => {
   it('agrees with integer arithmetic on random a op b op c', () => {
     const op = fc.constantFrom('+', '-', '*');
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 99 }), op, fc.integer({ min: 0, max: 99 }), op, fc.integer({ min: 0, max: 99 }), (a, o1, b, o2, c) => {
-        const apply = (x: number, o: string, y: number): number => (o === '+' ? x + y : o === '-' ? x - y : x * y);
-        const expected = o2 === '*' && o1 !== '*' ? apply(a, o1, b * c) : apply(apply(a, o1, b), o2, c);
-        expect(value(`${a}${o1}${b}${o2}${c}`)).toBe(expected);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 99 }),
+        op,
+        fc.integer({ min: 0, max: 99 }),
+        op,
+        fc.integer({ min: 0, max: 99 }),
+        (a, o1, b, o2, c) => {
+          const apply = (x: number, o: string, y: number): number => (o === '+' ? x + y : o === '-' ? x - y : x * y);
+          const expected = o2 === '*' && o1 !== '*' ? apply(a, o1, b * c) : apply(apply(a, o1, b), o2, c);
+          expect(value(`${a}${o1}${b}${o2}${c}`)).toBe(expected);
+        },
+      ),
     );
   });
 

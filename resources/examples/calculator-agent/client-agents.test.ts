@@ -3,7 +3,14 @@
 // that client, every call made through the API.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, REPO_ROOT, runProcess, startWorkerProcess, TOKENS, type WorkerProcess } from '../../../src/sdk/testing/worker-process';
+import {
+  admin,
+  REPO_ROOT,
+  runProcess,
+  startWorkerProcess,
+  TOKENS,
+  type WorkerProcess,
+} from '../../../src/sdk/testing/worker-process';
 import { StatusSchema } from '../../../src/shared/swarm-protocol';
 
 let w: WorkerProcess;
@@ -16,8 +23,20 @@ afterAll(async () => {
 
 describe('calculator-agent client-agents.ts', () => {
   it('plays two episodes through the OpenAI Agents SDK (Agent + run on the Responses API) and the server records both as ended', async () => {
-    const env = { ...process.env, AGENTJET_SERVER_URL: w.url, AGENTJET_JOIN_TOKEN: TOKENS.join, AGENTJET_CLIENT_ID: 'agents-test', AGENTJET_MAX_EPISODES: '2', AGENTJET_GROUP_SIZE: '2' };
-    const { code, out } = await runProcess(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'resources/examples/calculator-agent/client-agents.ts')], env, 50_000);
+    const env = {
+      ...process.env,
+      AGENTJET_SERVER_URL: w.url,
+      AGENTJET_JOIN_TOKEN: TOKENS.join,
+      AGENTJET_CLIENT_ID: 'agents-test',
+      AGENTJET_MAX_EPISODES: '2',
+      AGENTJET_GROUP_SIZE: '2',
+    };
+    const { code, out } = await runProcess(
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, 'resources/examples/calculator-agent/client-agents.ts')],
+      env,
+      50_000,
+    );
     expect(code, out).toBe(0);
     const lines = out.split('\n').filter((l) => /^calc-train-\d+: reward [01] success (true|false)$/.test(l));
     expect(lines, out).toHaveLength(2);

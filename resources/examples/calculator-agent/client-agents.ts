@@ -6,9 +6,14 @@ import { playWithAgents } from '../agents-episode';
 import { calculatorExample, loadExampleTasks } from '../index';
 import { runSwarmLoop } from '../swarm-loop';
 
-const tasks = loadExampleTasks(calculatorExample, 'train', fileURLToPath(new URL('./data/train.jsonl', import.meta.url)));
+const tasks = loadExampleTasks(
+  calculatorExample,
+  'train',
+  fileURLToPath(new URL('./data/train.jsonl', import.meta.url)),
+);
 
 await runSwarmLoop({
   tasks,
-  playEpisode: (task, { baseUrl, apiKey, model, signal }) => playWithAgents(calculatorExample.env, task, { baseUrl, apiKey, model, signal }),
+  playEpisode: (task, { baseUrl, apiKey, model, signal }) =>
+    playWithAgents(calculatorExample.env, task, { baseUrl, apiKey, model, signal }),
 });

@@ -5,7 +5,11 @@ import { fetchPolicy } from '../fetch-policy';
 import { calculatorExample, loadExampleTasks } from '../index';
 import { runSwarmLoop } from '../swarm-loop';
 
-const tasks = loadExampleTasks(calculatorExample, 'train', fileURLToPath(new URL('./data/train.jsonl', import.meta.url)));
+const tasks = loadExampleTasks(
+  calculatorExample,
+  'train',
+  fileURLToPath(new URL('./data/train.jsonl', import.meta.url)),
+);
 
 await runSwarmLoop({
   env: calculatorExample.env,

@@ -7,7 +7,11 @@ import { calculatorExample, loadExampleTasks } from '../index';
 import { langchainPolicy } from '../langchain-policy';
 import { runSwarmLoop } from '../swarm-loop';
 
-const tasks = loadExampleTasks(calculatorExample, 'train', fileURLToPath(new URL('./data/train.jsonl', import.meta.url)));
+const tasks = loadExampleTasks(
+  calculatorExample,
+  'train',
+  fileURLToPath(new URL('./data/train.jsonl', import.meta.url)),
+);
 
 await runSwarmLoop({
   env: calculatorExample.env,

@@ -6,10 +6,15 @@ import { calculatorExample, loadExampleTasks } from '../index';
 import { openaiPolicy } from '../openai-policy';
 import { runSwarmLoop } from '../swarm-loop';
 
-const tasks = loadExampleTasks(calculatorExample, 'train', fileURLToPath(new URL('./data/train.jsonl', import.meta.url)));
+const tasks = loadExampleTasks(
+  calculatorExample,
+  'train',
+  fileURLToPath(new URL('./data/train.jsonl', import.meta.url)),
+);
 
 await runSwarmLoop({
   env: calculatorExample.env,
   tasks,
-  policy: ({ baseUrl, apiKey, model, signal }) => openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
+  policy: ({ baseUrl, apiKey, model, signal }) =>
+    openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
 });

@@ -38,13 +38,28 @@ function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
           role: 'assistant',
           content: [
             ...(content ? [{ type: 'text' as const, text: content }] : []),
-            ...calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.function.name, input: parseInput(c.function.arguments) })),
+            ...calls.map((c) => ({
+              type: 'tool-call' as const,
+              toolCallId: c.id,
+              toolName: c.function.name,
+              input: parseInput(c.function.arguments),
+            })),
           ],
         };
       }
       case 'tool': {
         const id = m.tool_call_id ?? UNANSWERED_CALL_ID;
-        return { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: toolNames.get(id) ?? 'calc', output: { type: 'text', value: content } }] };
+        return {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: id,
+              toolName: toolNames.get(id) ?? 'calc',
+              output: { type: 'text', value: content },
+            },
+          ],
+        };
       }
     }
   });
@@ -52,7 +67,15 @@ function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
 
 /** Our function tools as an AI SDK tool set, without `execute`: the env runs them. */
 function toToolSet(tools: Tool[]): ToolSet {
-  return Object.fromEntries(tools.map((t) => [t.function.name, tool({ description: t.function.description ?? '', inputSchema: jsonSchema(t.function.parameters ?? { type: 'object' }) })]));
+  return Object.fromEntries(
+    tools.map((t) => [
+      t.function.name,
+      tool({
+        description: t.function.description ?? '',
+        inputSchema: jsonSchema(t.function.parameters ?? { type: 'object' }),
+      }),
+    ]),
+  );
 }
 
 interface VercelPolicyOptions {
@@ -83,11 +106,17 @@ function vercelPolicy(o: VercelPolicyOptions): Policy {
       function: { name: c.toolName, arguments: typeof c.input === 'string' ? c.input : JSON.stringify(c.input) },
     }));
     const text = res.text.length > 0 ? res.text : null;
-    return calls.length > 0 ? { role: 'assistant', content: text, tool_calls: calls } : { role: 'assistant', content: res.text };
+    return calls.length > 0
+      ? { role: 'assistant', content: text, tool_calls: calls }
+      : { role: 'assistant', content: res.text };
   };
 }
 
-const tasks = loadExampleTasks(calculatorExample, 'train', fileURLToPath(new URL('./data/train.jsonl', import.meta.url)));
+const tasks = loadExampleTasks(
+  calculatorExample,
+  'train',
+  fileURLToPath(new URL('./data/train.jsonl', import.meta.url)),
+);
 
 await runSwarmLoop({
   env: calculatorExample.env,

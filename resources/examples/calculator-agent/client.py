@@ -81,7 +81,10 @@ def final_answer(content: Any) -> Any:
 
 
 def play(ep: Any, task: Dict[str, Any]) -> Dict[str, Any]:
-    messages: List[Dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task["question"]}]
+    messages: List[Dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": task["question"]},
+    ]
     turns, used_tool, last = 0, False, None
     while turns < MAX_TURNS:
         out = chat(ep.base_url, ep.api_key, messages, tools=[CALC_TOOL], model=ep.model)
@@ -94,11 +97,20 @@ def play(ep: Any, task: Dict[str, Any]) -> Dict[str, Any]:
             break
         used_tool = True
         for tc in calls:
-            messages.append({"role": "tool", "tool_call_id": tc.get("id", ""), "name": "calc", "content": tool_reply(tc)})
+            messages.append(
+                {"role": "tool", "tool_call_id": tc.get("id", ""), "name": "calc", "content": tool_reply(tc)}
+            )
     answer = final_answer(last.get("content")) if last and not last.get("tool_calls") else None
     success = answer is not None and abs(answer - float(task["answer"])) < 1e-9
-    return {"reward": 1.0 if success else 0.0, "success": success,
-            "metrics": {"turns": float(turns), "used_tool": 1.0 if used_tool else 0.0, "answered": 0.0 if answer is None else 1.0}}
+    return {
+        "reward": 1.0 if success else 0.0,
+        "success": success,
+        "metrics": {
+            "turns": float(turns),
+            "used_tool": 1.0 if used_tool else 0.0,
+            "answered": 0.0 if answer is None else 1.0,
+        },
+    }
 
 
 def load_tasks(split: str = "train") -> List[Dict[str, Any]]:
@@ -121,7 +133,9 @@ def main() -> None:
             n += 1
             try:
                 scored: Dict[str, Any] = {}
-                end = client.episode(task["id"], lambda ep: scored.setdefault("r", play(ep, task)))
+                end = client.episode(
+                    task["id"], lambda ep, scored=scored, task=task: scored.setdefault("r", play(ep, task))
+                )
                 print(f"{task['id']}: reward {scored['r']['reward']} pooled={end.get('pooled')}", flush=True)
             except Exception as e:  # keep playing: a failed episode is aborted by the SDK
                 print(f"{task['id']}: episode failed: {e!r}", flush=True)

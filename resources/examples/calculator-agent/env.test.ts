@@ -6,8 +6,18 @@ import { assistantMessageFromText } from '../../../src/shared/tool-calls';
 import type { CalcTask } from './dataset';
 import { CALC_SYSTEM_PROMPT, calculatorEnv, runCalcCall, UNPARSED_CALL_ERROR } from './env';
 
-const task: CalcTask = { id: 'calc-test-0', question: 'There are 3 boxes with 4 pens in each box. How many pens are there?', expression: '3*4', answer: 12, template: 'mul-boxes' };
-const call = (name: string, args: string, id = 'c0') => ({ id, type: 'function' as const, function: { name, arguments: args } });
+const task: CalcTask = {
+  id: 'calc-test-0',
+  question: 'There are 3 boxes with 4 pens in each box. How many pens are there?',
+  expression: '3*4',
+  answer: 12,
+  template: 'mul-boxes',
+};
+const call = (name: string, args: string, id = 'c0') => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: args },
+});
 
 describe('calculatorEnv', () => {
   it('opens with the system prompt and the question, and offers the calc tool', () => {
@@ -19,7 +29,11 @@ describe('calculatorEnv', () => {
   });
 
   it('answers every tool call with a tool message carrying its id', () => {
-    const a: ChatMessage = { role: 'assistant', content: null, tool_calls: [call('calc', '{"expression":"3*4"}', 'a'), call('calc', '{"expression":"(1+"}', 'b')] };
+    const a: ChatMessage = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [call('calc', '{"expression":"3*4"}', 'a'), call('calc', '{"expression":"(1+"}', 'b')],
+    };
     expect(calculatorEnv.respond(task, [], a)).toEqual({
       kind: 'continue',
       messages: [
@@ -31,7 +45,10 @@ describe('calculatorEnv', () => {
 
   it('replies with an error to a block the parser left in the content', () => {
     const a = assistantMessageFromText('<tool_call>\n{"name": "calc", "arguments": "3*4"}\n</tool_call>', 't0');
-    expect(calculatorEnv.respond(task, [], a)).toEqual({ kind: 'continue', messages: [{ role: 'tool', content: UNPARSED_CALL_ERROR, name: 'calc' }] });
+    expect(calculatorEnv.respond(task, [], a)).toEqual({
+      kind: 'continue',
+      messages: [{ role: 'tool', content: UNPARSED_CALL_ERROR, name: 'calc' }],
+    });
   });
 
   it('is done after a plain answer', () => {
@@ -40,7 +57,10 @@ describe('calculatorEnv', () => {
   });
 
   it('runs a full episode with a FAKE scripted policy', async () => {
-    const script = ['<tool_call>\n{"name": "calc", "arguments": {"expression": "3*4"}}\n</tool_call>', 'The answer is 12.\n#### 12'];
+    const script = [
+      '<tool_call>\n{"name": "calc", "arguments": {"expression": "3*4"}}\n</tool_call>',
+      'The answer is 12.\n#### 12',
+    ];
     let i = 0;
     const fakeScriptedPolicy = async (): Promise<ChatMessage> => assistantMessageFromText(script[i++]!, `t${i}`);
     const r = await runEpisode(calculatorEnv, task, fakeScriptedPolicy);
@@ -51,7 +71,11 @@ describe('calculatorEnv', () => {
   });
 
   it('stops a policy that only ever calls tools at maxTurns', async () => {
-    const fakeLoopingPolicy = async (): Promise<ChatMessage> => ({ role: 'assistant', content: null, tool_calls: [call('calc', '{"expression":"1"}')] });
+    const fakeLoopingPolicy = async (): Promise<ChatMessage> => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [call('calc', '{"expression":"1"}')],
+    });
     const r = await runEpisode(calculatorEnv, task, fakeLoopingPolicy);
     expect(r.turns).toBe(calculatorEnv.maxTurns);
     expect(r.truncated).toBe(true);

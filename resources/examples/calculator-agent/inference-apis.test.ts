@@ -21,11 +21,38 @@ import { calculatorEnv } from './env';
 const MAX_TOKENS = 64;
 
 const variants: Record<string, (c: ClaimResponse) => Policy> = {
-  chat: (c) => openaiPolicy(new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0 }), { model: c.model, maxTokens: MAX_TOKENS, temperature: 0 }),
-  responses: (c) => responsesPolicy(new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0 }), { model: c.model, maxTokens: MAX_TOKENS, temperature: 0 }),
-  'responses-stream': (c) => responsesPolicy(new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0 }), { model: c.model, maxTokens: MAX_TOKENS, temperature: 0, stream: true }),
-  messages: (c) => messagesPolicy(new Anthropic({ baseURL: c.baseUrl.replace(/\/v1$/, ''), apiKey: c.apiKey, maxRetries: 0 }), { model: c.model, maxTokens: MAX_TOKENS, temperature: 0 }),
-  'messages-stream': (c) => messagesPolicy(new Anthropic({ baseURL: c.baseUrl.replace(/\/v1$/, ''), apiKey: c.apiKey, maxRetries: 0 }), { model: c.model, maxTokens: MAX_TOKENS, temperature: 0, stream: true }),
+  chat: (c) =>
+    openaiPolicy(new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0 }), {
+      model: c.model,
+      maxTokens: MAX_TOKENS,
+      temperature: 0,
+    }),
+  responses: (c) =>
+    responsesPolicy(new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0 }), {
+      model: c.model,
+      maxTokens: MAX_TOKENS,
+      temperature: 0,
+    }),
+  'responses-stream': (c) =>
+    responsesPolicy(new OpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey, maxRetries: 0 }), {
+      model: c.model,
+      maxTokens: MAX_TOKENS,
+      temperature: 0,
+      stream: true,
+    }),
+  messages: (c) =>
+    messagesPolicy(new Anthropic({ baseURL: c.baseUrl.replace(/\/v1$/, ''), apiKey: c.apiKey, maxRetries: 0 }), {
+      model: c.model,
+      maxTokens: MAX_TOKENS,
+      temperature: 0,
+    }),
+  'messages-stream': (c) =>
+    messagesPolicy(new Anthropic({ baseURL: c.baseUrl.replace(/\/v1$/, ''), apiKey: c.apiKey, maxRetries: 0 }), {
+      model: c.model,
+      maxTokens: MAX_TOKENS,
+      temperature: 0,
+      stream: true,
+    }),
 };
 
 const EpisodeDetail = z.object({ timelines: z.array(TimelineSchema) });
@@ -39,15 +66,20 @@ afterAll(async () => {
   await w?.stop();
 });
 
-async function play(variant: string, task: CalcTask): Promise<{ timelines: Timeline[]; samples: number; breaks: number }> {
+async function play(
+  variant: string,
+  task: CalcTask,
+): Promise<{ timelines: Timeline[]; samples: number; breaks: number }> {
   const res = await fetch(`${w.url}/swarm/v1/episodes`, {
-    method: 'POST', headers: { authorization: `Bearer ${TOKENS.join}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKENS.join}`, 'content-type': 'application/json' },
     body: JSON.stringify({ clientId: `apis-${variant}`, kind: 'eval', taskId: task.id }),
   });
   const c = ClaimResponseSchema.parse(await res.json());
   const result = await runEpisode(calculatorEnv, task, variants[variant]!(c));
   await fetch(`${w.url}/swarm/v1/episodes/${c.episodeId}/end`, {
-    method: 'POST', headers: { authorization: `Bearer ${TOKENS.join}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKENS.join}`, 'content-type': 'application/json' },
     body: JSON.stringify({ taskId: task.id, reward: result.reward }),
   });
   const { timelines } = EpisodeDetail.parse(await admin(w.url, 'GET', `/swarm/v1/episodes/${c.episodeId}`));
@@ -71,8 +103,14 @@ describe('chat completions, Responses and Messages APIs with the official SDKs a
     expect(task, 'no eval task among the first 12 made the greedy model call the tool').toBeDefined();
     for (const variant of Object.keys(variants).filter((v) => v !== 'chat')) {
       const got = await play(variant, task!);
-      expect(got.timelines.map((t) => t.promptIds), variant).toEqual(reference!.timelines.map((t) => t.promptIds));
-      expect(got.timelines.map((t) => t.outputIds), variant).toEqual(reference!.timelines.map((t) => t.outputIds));
+      expect(
+        got.timelines.map((t) => t.promptIds),
+        variant,
+      ).toEqual(reference!.timelines.map((t) => t.promptIds));
+      expect(
+        got.timelines.map((t) => t.outputIds),
+        variant,
+      ).toEqual(reference!.timelines.map((t) => t.outputIds));
       expect(got.samples / got.timelines.length, variant).toBe(reference!.samples / reference!.timelines.length);
       expect(got.breaks, variant).toBe(reference!.breaks);
     }

@@ -7,7 +7,15 @@ import { calcScore, parseFinalAnswer } from './reward';
 const say = (content: string | null, calls = 0): ChatMessage => ({
   role: 'assistant',
   content,
-  ...(calls > 0 ? { tool_calls: Array.from({ length: calls }, (_, i) => ({ id: `c${i}`, type: 'function' as const, function: { name: 'calc', arguments: '{"expression":"1+1"}' } })) } : {}),
+  ...(calls > 0
+    ? {
+        tool_calls: Array.from({ length: calls }, (_, i) => ({
+          id: `c${i}`,
+          type: 'function' as const,
+          function: { name: 'calc', arguments: '{"expression":"1+1"}' },
+        })),
+      }
+    : {}),
 });
 
 describe('parseFinalAnswer', () => {
@@ -20,9 +28,12 @@ describe('parseFinalAnswer', () => {
     ['The answer is 8.\n#### 8\n\n', 8],
   ])('%j -> %d', (text, n) => expect(parseFinalAnswer(text)).toBe(n));
 
-  it.each([['The answer is 8.'], ['#### 8\nthanks'], ['#### eight'], ['#### 8 apples'], [''], [null]])('%j -> null', (text) => {
-    expect(parseFinalAnswer(text)).toBeNull();
-  });
+  it.each([['The answer is 8.'], ['#### 8\nthanks'], ['#### eight'], ['#### 8 apples'], [''], [null]])(
+    '%j -> null',
+    (text) => {
+      expect(parseFinalAnswer(text)).toBeNull();
+    },
+  );
 });
 
 describe('calcScore', () => {
@@ -55,7 +66,11 @@ describe('calcScore', () => {
   });
 
   it('counts malformed calls and tool errors', () => {
-    const h = [say('<tool_call>\n{"name": "calc"\n</tool_call>'), { role: 'tool' as const, content: 'error: could not parse tool call' }, say('#### 3')];
+    const h = [
+      say('<tool_call>\n{"name": "calc"\n</tool_call>'),
+      { role: 'tool' as const, content: 'error: could not parse tool call' },
+      say('#### 3'),
+    ];
     const r = calcScore(task, h);
     expect(r.metrics).toMatchObject({ malformed_calls: 1, tool_errors: 1, used_tool: 0, turns: 2 });
   });

@@ -8,7 +8,10 @@ const ANSWER_LINE = /^####\s*(-?\d+(?:\.\d+)?)\s*$/;
 
 /** The number on the `#### N` last line of a text, or null. */
 export function parseFinalAnswer(content: string | null): number | null {
-  const lines = (content ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = (content ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const match = ANSWER_LINE.exec(lines.at(-1) ?? '');
   return match ? Number(match[1]) : null;
 }

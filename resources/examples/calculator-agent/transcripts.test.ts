@@ -17,7 +17,10 @@ describe('calcTranscript', () => {
     const [call, answer] = assistantTurns(episode.messages);
     expect(episode.turns).toBe(2);
     expect(call?.content).toBeNull();
-    expect(call?.tool_calls?.[0]?.function).toEqual({ name: 'calc', arguments: JSON.stringify({ expression: task.expression }) });
+    expect(call?.tool_calls?.[0]?.function).toEqual({
+      name: 'calc',
+      arguments: JSON.stringify({ expression: task.expression }),
+    });
     expect(episode.messages[3]).toMatchObject({ role: 'tool', content: String(task.answer) });
     expect(answer?.content).toBe(`The answer is ${task.answer}.\n#### ${task.answer}`);
     expect(episode.success).toBe(true);

@@ -61,10 +61,17 @@ export function wrongExpression(task: CalcTask, r: Prng): string | null {
   return pool.length > 0 ? r.pick(pool).c : null;
 }
 
-const lastToolReply = (messages: readonly ChatMessage[]): string | null => messages.findLast((m) => m.role === 'tool')?.content ?? null;
+const lastToolReply = (messages: readonly ChatMessage[]): string | null =>
+  messages.findLast((m) => m.role === 'tool')?.content ?? null;
 
 /** The assistant's raw text for its next turn under a behaviour. */
-function nextText(task: CalcTask, behaviour: CalcBehaviour, messages: readonly ChatMessage[], r: Prng, wrongExpr: string): string {
+function nextText(
+  task: CalcTask,
+  behaviour: CalcBehaviour,
+  messages: readonly ChatMessage[],
+  r: Prng,
+  wrongExpr: string,
+): string {
   const turn = assistantTurns(messages).length;
   const reply = lastToolReply(messages);
   const guess = (): string => formatNumber(Math.max(0, task.answer + r.int(-3, 3)));
@@ -92,6 +99,9 @@ export function calcTranscript(task: CalcTask, r: Prng, forced?: CalcBehaviour):
   const wrongExpr = behaviour === 'wrong_expression' ? wrongExpression(task, r) : null;
   if (behaviour === 'wrong_expression' && wrongExpr === null) behaviour = 'skip_tool';
   const policy = (messages: ChatMessage[]): ChatMessage =>
-    assistantMessageFromText(nextText(task, behaviour, messages, r, wrongExpr ?? task.expression), `t${assistantTurns(messages).length}`);
+    assistantMessageFromText(
+      nextText(task, behaviour, messages, r, wrongExpr ?? task.expression),
+      `t${assistantTurns(messages).length}`,
+    );
   return { behaviour, episode: runEpisodeSync(calculatorEnv, task, policy) };
 }

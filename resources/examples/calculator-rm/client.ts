@@ -12,18 +12,30 @@ import { runSwarmLoop } from '../swarm-loop';
 import { rewardModelPointer } from './reward-model-ref';
 import { combineReward, weightsFromEnv } from './reward';
 
-const tasks = loadExampleTasks(calculatorExample, 'train', fileURLToPath(new URL('../calculator-agent/data/train.jsonl', import.meta.url)));
+const tasks = loadExampleTasks(
+  calculatorExample,
+  'train',
+  fileURLToPath(new URL('../calculator-agent/data/train.jsonl', import.meta.url)),
+);
 const weights = weightsFromEnv(process.env);
 const rm = await RewardModel.fromPointer(rewardModelPointer);
-console.log(rm ? `reward model v${rm.version} (${rm.sha256.slice(0, 12)}) · weights rule ${weights.rule} rm ${weights.rm}` : `no reward model deployed: the format rule is the reward (weight ${weights.rule})`);
+console.log(
+  rm
+    ? `reward model v${rm.version} (${rm.sha256.slice(0, 12)}) · weights rule ${weights.rule} rm ${weights.rm}`
+    : `no reward model deployed: the format rule is the reward (weight ${weights.rule})`,
+);
 
 await runSwarmLoop({
   tasks,
-  policy: ({ baseUrl, apiKey, model, signal }) => openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
+  policy: ({ baseUrl, apiKey, model, signal }) =>
+    openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
   play: async (task, policy) => {
     const r = await runEpisode(calculatorEnv, task, policy);
     const rmScore = rm ? await rm.scoreEpisode(r.messages, calculatorEnv.tools) : null;
-    const { reward, metrics } = combineReward({ history: r.messages, verifiable: r.reward, rmScore, rmStats: rm?.manifest.scoreStats }, weights);
+    const { reward, metrics } = combineReward(
+      { history: r.messages, verifiable: r.reward, rmScore, rmStats: rm?.manifest.scoreStats },
+      weights,
+    );
     return { ...r, reward, metrics: { ...r.metrics, ...metrics } };
   },
 });

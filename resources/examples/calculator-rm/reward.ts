@@ -37,7 +37,10 @@ export interface ScoredEpisode {
 }
 
 /** The reward and the metrics the episode reports (the chart reads rm_score and verifiable_reward). */
-export function combineReward(e: ScoredEpisode, w: RewardWeights = DEFAULT_WEIGHTS): { reward: number; metrics: Record<string, number> } {
+export function combineReward(
+  e: ScoredEpisode,
+  w: RewardWeights = DEFAULT_WEIGHTS,
+): { reward: number; metrics: Record<string, number> } {
   const rule = formatRule(e.history);
   const metrics: Record<string, number> = { rule_reward: rule, [VERIFIABLE_REWARD_METRIC]: e.verifiable };
   let reward = w.rule * rule;
@@ -60,5 +63,8 @@ export function weightsFromEnv(env: Readonly<Record<string, string | undefined>>
     if (!Number.isFinite(v)) throw new Error(`${name} must be a number, got ${JSON.stringify(raw)}`);
     return v;
   };
-  return { rule: read('AGENTJET_RULE_WEIGHT', DEFAULT_WEIGHTS.rule), rm: read('AGENTJET_RM_WEIGHT', DEFAULT_WEIGHTS.rm) };
+  return {
+    rule: read('AGENTJET_RULE_WEIGHT', DEFAULT_WEIGHTS.rule),
+    rm: read('AGENTJET_RM_WEIGHT', DEFAULT_WEIGHTS.rm),
+  };
 }

@@ -9,8 +9,16 @@ import { openaiPolicy } from '../openai-policy';
 import { runSwarmLoop } from '../swarm-loop';
 import { parseMix, pickMixed } from './mix';
 
-const calc = loadExampleTasks(calculatorExample, 'train', fileURLToPath(new URL('../calculator-agent/data/train.jsonl', import.meta.url)));
-const guess = loadExampleTasks(guessNumberExample, 'train', fileURLToPath(new URL('../guess-number/data/train.jsonl', import.meta.url)));
+const calc = loadExampleTasks(
+  calculatorExample,
+  'train',
+  fileURLToPath(new URL('../calculator-agent/data/train.jsonl', import.meta.url)),
+);
+const guess = loadExampleTasks(
+  guessNumberExample,
+  'train',
+  fileURLToPath(new URL('../guess-number/data/train.jsonl', import.meta.url)),
+);
 const mix = parseMix(process.env['AGENTJET_MIX']);
 
 const isGuess = (t: CalcTask | GuessTask): t is GuessTask => 'secret' in t;
@@ -18,6 +26,8 @@ const isGuess = (t: CalcTask | GuessTask): t is GuessTask => 'secret' in t;
 await runSwarmLoop<CalcTask | GuessTask>({
   tasks: [...calc, ...guess],
   pickTask: (rng) => pickMixed(rng, mix, calc, guess),
-  play: (task, policy) => (isGuess(task) ? runEpisode(guessNumberExample.env, task, policy) : runEpisode(calculatorExample.env, task, policy)),
-  policy: ({ baseUrl, apiKey, model, signal }) => openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
+  play: (task, policy) =>
+    isGuess(task) ? runEpisode(guessNumberExample.env, task, policy) : runEpisode(calculatorExample.env, task, policy),
+  policy: ({ baseUrl, apiKey, model, signal }) =>
+    openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
 });

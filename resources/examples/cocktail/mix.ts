@@ -6,7 +6,8 @@ import type { Prng } from '../../../src/shared/prng';
 export function parseMix(raw: string | undefined): number {
   if (raw === undefined || raw.trim() === '') return 0.5;
   const mix = Number(raw);
-  if (!Number.isFinite(mix) || mix < 0 || mix > 1) throw new Error(`AGENTJET_MIX must be a number in [0, 1], got ${raw}`);
+  if (!Number.isFinite(mix) || mix < 0 || mix > 1)
+    throw new Error(`AGENTJET_MIX must be a number in [0, 1], got ${raw}`);
   return mix;
 }
 

@@ -6,10 +6,15 @@ import { guessNumberExample, loadExampleTasks } from '../index';
 import { openaiPolicy } from '../openai-policy';
 import { runSwarmLoop } from '../swarm-loop';
 
-const tasks = loadExampleTasks(guessNumberExample, 'train', fileURLToPath(new URL('./data/train.jsonl', import.meta.url)));
+const tasks = loadExampleTasks(
+  guessNumberExample,
+  'train',
+  fileURLToPath(new URL('./data/train.jsonl', import.meta.url)),
+);
 
 await runSwarmLoop({
   env: guessNumberExample.env,
   tasks,
-  policy: ({ baseUrl, apiKey, model, signal }) => openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
+  policy: ({ baseUrl, apiKey, model, signal }) =>
+    openaiPolicy(new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }), { model, signal }),
 });

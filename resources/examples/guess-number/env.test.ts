@@ -24,13 +24,19 @@ describe('guessNumberEnv', () => {
   });
 
   it('asks for the format when the reply has no guess', () => {
-    expect(guessNumberEnv.respond(task, [], say('fifty'))).toEqual({ kind: 'continue', messages: [user(REPLY_FORMAT_HINT)] });
+    expect(guessNumberEnv.respond(task, [], say('fifty'))).toEqual({
+      kind: 'continue',
+      messages: [user(REPLY_FORMAT_HINT)],
+    });
   });
 
   it('ends after the last allowed guess', () => {
     const history = Array.from({ length: MAX_GUESSES - 1 }, () => [say('Guess: 1'), user(HIGHER)]).flat();
     expect(guessNumberEnv.respond(task, history, say('Guess: 2'))).toEqual({ kind: 'done' });
-    expect(guessNumberEnv.respond(task, history, say('Guess: 42'))).toEqual({ kind: 'done', messages: [user(CORRECT)] });
+    expect(guessNumberEnv.respond(task, history, say('Guess: 42'))).toEqual({
+      kind: 'done',
+      messages: [user(CORRECT)],
+    });
   });
 
   it('plays a full binary search with a FAKE policy', async () => {

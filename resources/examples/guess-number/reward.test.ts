@@ -14,9 +14,17 @@ describe('parseGuess', () => {
     ['Guess:7', 7],
     ['I think so. Guess: 12.', 12],
   ])('%j -> %d', (text, n) => expect(parseGuess(say(text))).toBe(n));
-  it.each([['50'], ['guess 50'], ['Guess: fifty'], [null]])('%j -> null', (text) => expect(parseGuess(say(text))).toBeNull());
+  it.each([['50'], ['guess 50'], ['Guess: fifty'], [null]])('%j -> null', (text) =>
+    expect(parseGuess(say(text))).toBeNull(),
+  );
   it('ignores text of a turn that makes tool calls', () => {
-    expect(parseGuess({ role: 'assistant', content: 'Guess: 5', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] })).toBeNull();
+    expect(
+      parseGuess({
+        role: 'assistant',
+        content: 'Guess: 5',
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      }),
+    ).toBeNull();
   });
 });
 
@@ -42,6 +50,11 @@ describe('guessScore', () => {
 
   it('counts invalid replies, repeats, and guesses outside what the hints allow', () => {
     // secret 37: 50 -> Lower (hi 49); 60 ignores it; 60 again is a repeat; 'hmm' is invalid.
-    expect(guessScore({ secret: 37 }, game(50, 60, 60, 'hmm', 37)).metrics).toEqual({ guesses: 5, invalid: 1, repeats: 1, ignored_hints: 1 });
+    expect(guessScore({ secret: 37 }, game(50, 60, 60, 'hmm', 37)).metrics).toEqual({
+      guesses: 5,
+      invalid: 1,
+      repeats: 1,
+      ignored_hints: 1,
+    });
   });
 });

@@ -29,8 +29,19 @@ const rng = createPrng(fnv1a(clientId));
 for (let n = 0; n < limit; n++) {
   const task = rng.pick(tasks);
   try {
-    const r = await playRound(clients, task, ({ baseUrl, apiKey, model, signal }) => fetchPolicy({ baseUrl, apiKey, model, signal, ...(maxTokens ? { maxTokens } : {}) }));
-    console.log(JSON.stringify({ task: r.taskId, question: r.question, proposer: r.proposer.score.reward, solver: r.solver.score.reward, proposerEpisode: r.proposer.episodeId, solverEpisode: r.solver.episodeId }));
+    const r = await playRound(clients, task, ({ baseUrl, apiKey, model, signal }) =>
+      fetchPolicy({ baseUrl, apiKey, model, signal, ...(maxTokens ? { maxTokens } : {}) }),
+    );
+    console.log(
+      JSON.stringify({
+        task: r.taskId,
+        question: r.question,
+        proposer: r.proposer.score.reward,
+        solver: r.solver.score.reward,
+        proposerEpisode: r.proposer.episodeId,
+        solverEpisode: r.solver.episodeId,
+      }),
+    );
   } catch (err) {
     console.error(`${task.id}: round failed: ${err instanceof Error ? err.message : String(err)}`);
     await new Promise((r) => setTimeout(r, 500));

@@ -6,7 +6,12 @@ const task = { id: 't', a: 7, b: 5 };
 
 describe('parseProposal', () => {
   it('reads a bare expression and its value', () => {
-    expect(parseProposal('7 * (5 + 1)', task)).toEqual({ ok: true, expression: '7 * (5 + 1)', value: 42, usesOperands: true });
+    expect(parseProposal('7 * (5 + 1)', task)).toEqual({
+      ok: true,
+      expression: '7 * (5 + 1)',
+      value: 42,
+      usesOperands: true,
+    });
   });
   it('finds the expression inside prose and drops a trailing full stop', () => {
     expect(parseProposal('Sure! Here it is: 7 - 5.', task)).toMatchObject({ ok: true, expression: '7 - 5', value: 2 });
@@ -26,10 +31,22 @@ describe('parseProposal', () => {
 
 describe('proposalText', () => {
   it('reads calc tool calls and <tool_call> text the tiny model writes', () => {
-    const call = { id: 'c1', type: 'function' as const, function: { name: 'calc', arguments: '{"expression":"15*4"}' } };
-    expect(parseProposal(proposalText({ content: null, tool_calls: [call] }), task)).toMatchObject({ ok: true, expression: '15*4', value: 60 });
+    const call = {
+      id: 'c1',
+      type: 'function' as const,
+      function: { name: 'calc', arguments: '{"expression":"15*4"}' },
+    };
+    expect(parseProposal(proposalText({ content: null, tool_calls: [call] }), task)).toMatchObject({
+      ok: true,
+      expression: '15*4',
+      value: 60,
+    });
     const text = '<tool_call>\n{"name": "calc", "arguments": {"expression": 2*12"}}\n</tool_call>';
-    expect(parseProposal(proposalText({ content: text }), task)).toMatchObject({ ok: true, expression: '2*12', value: 24 });
+    expect(parseProposal(proposalText({ content: text }), task)).toMatchObject({
+      ok: true,
+      expression: '2*12',
+      value: 24,
+    });
   });
 });
 

@@ -12,7 +12,8 @@ export interface ProposerTask {
   b: number;
 }
 
-export const PROPOSER_SYSTEM_PROMPT = 'You write arithmetic questions. Call calc with one expression whose value is a whole number, e.g. 3 * (4 + 5).';
+export const PROPOSER_SYSTEM_PROMPT =
+  'You write arithmetic questions. Call calc with one expression whose value is a whole number, e.g. 3 * (4 + 5).';
 
 /** Offered to the proposer only as a way to write its expression (it is never evaluated for it). */
 export const PROPOSER_TOOLS: Tool[] = [CALC_TOOL];
@@ -32,8 +33,7 @@ export function generateProposerTasks(count: number, seed = 1): ProposerTask[] {
 }
 
 export type Proposal =
-  | { ok: true; expression: string; value: number; usesOperands: boolean }
-  | { ok: false; reason: string };
+  { ok: true; expression: string; value: number; usesOperands: boolean } | { ok: false; reason: string };
 
 /** Runs of characters an expression can be made of (digits, operators, brackets, spaces). */
 const CANDIDATE = /[\d+\-*/(). ]+/g;

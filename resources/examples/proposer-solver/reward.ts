@@ -14,7 +14,11 @@ export function proposerScore(proposal: Proposal, solverSuccess: boolean): TaskS
   return {
     reward: (valid ? VALID_REWARD : 0) + (solved ? SOLVED_BONUS : 0),
     success: solved,
-    metrics: { valid: valid ? 1 : 0, solved: solved ? 1 : 0, uses_operands: proposal.ok && proposal.usesOperands ? 1 : 0 },
+    metrics: {
+      valid: valid ? 1 : 0,
+      solved: solved ? 1 : 0,
+      uses_operands: proposal.ok && proposal.usesOperands ? 1 : 0,
+    },
   };
 }
 
@@ -23,7 +27,8 @@ export const FORMAT_CREDIT = 0.1;
 
 /** The solver's reward from calculator-agent's score (its success, `answered` and `used_tool` metrics). */
 export function solverScore(calc: TaskScore, proposed: boolean): TaskScore {
-  const shaping = FORMAT_CREDIT * ((calc.metrics['answered'] === 1 ? 1 : 0) + (calc.metrics['used_tool'] === 1 ? 1 : 0));
+  const shaping =
+    FORMAT_CREDIT * ((calc.metrics['answered'] === 1 ? 1 : 0) + (calc.metrics['used_tool'] === 1 ? 1 : 0));
   return {
     reward: calc.success ? 1 : shaping,
     success: calc.success,

@@ -8,7 +8,14 @@ import type { Policy } from '../../../src/shared/episode';
 import { runEpisode } from '../../../src/shared/episode';
 import type { TaskScore } from '../../../src/shared/task';
 import { calculatorEnv } from '../calculator-agent/env';
-import { parseProposal, proposalText, proposerMessages, PROPOSER_TOOLS, type Proposal, type ProposerTask } from './proposal';
+import {
+  parseProposal,
+  proposalText,
+  proposerMessages,
+  PROPOSER_TOOLS,
+  type Proposal,
+  type ProposerTask,
+} from './proposal';
 import { proposerScore, solverScore } from './reward';
 import { solverTask } from './solver-task';
 
@@ -28,24 +35,50 @@ export interface RoundResult {
   solver: { episodeId: string; score: TaskScore };
 }
 
-export async function playRound(clients: RoundClients, task: ProposerTask, policyFor: PolicyFactory, deadlineMs = 60_000): Promise<RoundResult> {
+export async function playRound(
+  clients: RoundClients,
+  task: ProposerTask,
+  policyFor: PolicyFactory,
+  deadlineMs = 60_000,
+): Promise<RoundResult> {
   let inner: Omit<RoundResult, 'proposer'> | undefined;
-  const outer = await clients.proposer.episode(task, async (pctx) => {
-    // The proposer's single turn, on worker A.
-    const reply = await policyFor(pctx)(proposerMessages(task), PROPOSER_TOOLS);
-    const proposal = parseProposal(proposalText(reply), task);
-    const calc = solverTask(task, proposal);
-    // The solver's calculator episode, on worker B (aborted along with this one if the outer signal fires).
-    const solved = await clients.solver.episode(calc, async (sctx) => {
-      const r = await runEpisode(calculatorEnv, calc, policyFor(sctx));
-      const score = solverScore(r, proposal.ok);
-      return { ...score, metrics: { ...score.metrics, turns: r.turns } };
-    }, { deadlineMs, signal: pctx.signal });
-    const solverResult: TaskScore = { reward: solved.result.reward, success: solved.result.success ?? false, metrics: solved.result.metrics ?? {} };
-    inner = { taskId: task.id, proposal, question: calc.question, solver: { episodeId: solved.episodeId, score: solverResult } };
-    return proposerScore(proposal, solverResult.success);
-  }, { deadlineMs });
+  const outer = await clients.proposer.episode(
+    task,
+    async (pctx) => {
+      // The proposer's single turn, on worker A.
+      const reply = await policyFor(pctx)(proposerMessages(task), PROPOSER_TOOLS);
+      const proposal = parseProposal(proposalText(reply), task);
+      const calc = solverTask(task, proposal);
+      // The solver's calculator episode, on worker B (aborted along with this one if the outer signal fires).
+      const solved = await clients.solver.episode(
+        calc,
+        async (sctx) => {
+          const r = await runEpisode(calculatorEnv, calc, policyFor(sctx));
+          const score = solverScore(r, proposal.ok);
+          return { ...score, metrics: { ...score.metrics, turns: r.turns } };
+        },
+        { deadlineMs, signal: pctx.signal },
+      );
+      const solverResult: TaskScore = {
+        reward: solved.result.reward,
+        success: solved.result.success ?? false,
+        metrics: solved.result.metrics ?? {},
+      };
+      inner = {
+        taskId: task.id,
+        proposal,
+        question: calc.question,
+        solver: { episodeId: solved.episodeId, score: solverResult },
+      };
+      return proposerScore(proposal, solverResult.success);
+    },
+    { deadlineMs },
+  );
   if (!inner) throw new Error(`round ${task.id}: the solver episode did not finish`);
-  const score: TaskScore = { reward: outer.result.reward, success: outer.result.success ?? false, metrics: outer.result.metrics ?? {} };
+  const score: TaskScore = {
+    reward: outer.result.reward,
+    success: outer.result.success ?? false,
+    metrics: outer.result.metrics ?? {},
+  };
   return { ...inner, proposer: { episodeId: outer.episodeId, score } };
 }

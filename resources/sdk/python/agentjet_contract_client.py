@@ -54,7 +54,9 @@ class ContractSwarmClient:
     def sync_train_config(self, yaml_str):
         status, _ = self.get_engine_status()
         if status != "ENGINE.OFFLINE":
-            raise ContractError(f"Cannot sync train config when engine is NOT ENGINE.OFFLINE. (current status: {status})")
+            raise ContractError(
+                f"Cannot sync train config when engine is NOT ENGINE.OFFLINE. (current status: {status})"
+            )
         return self._post("/sync_train_config", {"yaml_as_string": yaml_str})
 
     def start_engine(self):
@@ -65,14 +67,23 @@ class ContractSwarmClient:
 
     def begin_episode(self, discard_episode_timeout=240, episode_type="train", task_id=None, timeout_s=120):
         """(episode_uuid, base_url, api_key) once a claim succeeds; waits and retries as AgentJet's client does."""
-        throttle = {"ratio": 1.5, "expected_batch_size": 1, "expected_num_repeat": 1, "current_task_id": task_id} if task_id else None
+        throttle = (
+            {"ratio": 1.5, "expected_batch_size": 1, "expected_num_repeat": 1, "current_task_id": task_id}
+            if task_id
+            else None
+        )
         t0 = time.monotonic()
         while time.monotonic() - t0 < timeout_s:
             self.wait_until(["ENGINE.ROLLING"], timeout_s)
-            data = self._post("/claim_episode", {
-                "client_uuid": self.client_uuid, "episode_type": episode_type,
-                "discard_episode_timeout": discard_episode_timeout, "throttle_policy": throttle,
-            })
+            data = self._post(
+                "/claim_episode",
+                {
+                    "client_uuid": self.client_uuid,
+                    "episode_type": episode_type,
+                    "discard_episode_timeout": discard_episode_timeout,
+                    "throttle_policy": throttle,
+                },
+            )
             if data["success"]:
                 base_url = re.sub(r"^https?://[^/]+", self.server_url, data["openai_base_url"])
                 return data["episode_uuid"], base_url, data["openai_api_key"]
@@ -80,20 +91,39 @@ class ContractSwarmClient:
         raise TimeoutError("no episode could be claimed")
 
     def end_episode(self, task_id, episode_uuid, reward, is_success=None, log_metrics=None):
-        data = self._post("/end_episode", {
-            "client_uuid": self.client_uuid, "episode_uuid": episode_uuid, "task_id": task_id, "declare_client_active": True,
-            "workflow_output": {"reward": reward, "is_success": is_success, "metadata": {"task_id": task_id}, "log_metrics": log_metrics or {}},
-        })
+        data = self._post(
+            "/end_episode",
+            {
+                "client_uuid": self.client_uuid,
+                "episode_uuid": episode_uuid,
+                "task_id": task_id,
+                "declare_client_active": True,
+                "workflow_output": {
+                    "reward": reward,
+                    "is_success": is_success,
+                    "metadata": {"task_id": task_id},
+                    "log_metrics": log_metrics or {},
+                },
+            },
+        )
         if not data["success"]:
             raise ContractError(f"Failed to end episode {episode_uuid}")
 
     def abort_episode(self, episode_uuid):
-        return self._post("/abort_episode", {
-            "client_uuid": self.client_uuid, "episode_uuid": episode_uuid, "task_id": "", "workflow_output": {"reward": 0.0, "metadata": {}},
-        })["success"]
+        return self._post(
+            "/abort_episode",
+            {
+                "client_uuid": self.client_uuid,
+                "episode_uuid": episode_uuid,
+                "task_id": "",
+                "workflow_output": {"reward": 0.0, "metadata": {}},
+            },
+        )["success"]
 
     def can_continue_episode(self, episode_uuid):
-        return self._post("/can_continue_episode", {"client_uuid": self.client_uuid, "episode_uuid": episode_uuid})["can_continue"]
+        return self._post("/can_continue_episode", {"client_uuid": self.client_uuid, "episode_uuid": episode_uuid})[
+            "can_continue"
+        ]
 
     def agree_sync_weight(self, timeout_s=120):
         """Registers the agreement (retrying while rejected), then waits for the sync to show."""
@@ -121,7 +151,11 @@ class ContractSwarmClient:
 
     def chat(self, base_url, api_key, messages, **kw):
         """POST {base_url}/chat/completions as the openai package does (Bearer api_key)."""
-        res = self.http.post(f"{base_url}/chat/completions", json={"model": "agentjet", "messages": messages, **kw}, headers={"authorization": f"Bearer {api_key}"})
+        res = self.http.post(
+            f"{base_url}/chat/completions",
+            json={"model": "agentjet", "messages": messages, **kw},
+            headers={"authorization": f"Bearer {api_key}"},
+        )
         if res.status_code >= 400:
             raise ContractError(f"chat/completions {res.status_code}: {res.text}")
         return res.json()

@@ -120,7 +120,9 @@ def backoff_s(attempt: int, retry_after_s: Optional[float], initial_s: float, ma
 def _check(d: Any, what: str, **fields: type) -> Dict[str, Any]:
     """Checks an answer's shape (the zod schemas' job in the TS SDK)."""
     if not isinstance(d, dict):
-        raise SwarmError(200, "invalid_response", "unexpected_shape", f"{what}: expected an object, got {type(d).__name__}")
+        raise SwarmError(
+            200, "invalid_response", "unexpected_shape", f"{what}: expected an object, got {type(d).__name__}"
+        )
     for key, typ in fields.items():
         v = d.get(key)
         ok = isinstance(v, typ) and not (typ in (int, float, (int, float)) and isinstance(v, bool))
@@ -144,7 +146,7 @@ class Claim:
 # In-flight episodes and signal handling
 # ---------------------------------------------------------------------------------------------
 
-_live: "set[Episode]" = set()
+_live: set[Episode] = set()
 _live_lock = threading.RLock()  # re-entrant: the signal handler may run while the main thread holds it
 
 
@@ -157,7 +159,9 @@ def abort_in_flight(reason: str) -> int:
     return len(episodes)
 
 
-def install_signal_handlers(signals=(signal.SIGTERM, signal.SIGINT), exit: bool = True, log: Optional[Callable[[str], None]] = None) -> None:
+def install_signal_handlers(
+    signals=(signal.SIGTERM, signal.SIGINT), exit: bool = True, log: Optional[Callable[[str], None]] = None
+) -> None:
     """On SIGTERM/SIGINT: abort the in-flight episodes on the server, then exit with 128 + signal number."""
 
     def handler(signum: int, _frame: Any) -> None:
@@ -183,7 +187,7 @@ def install_signal_handlers(signals=(signal.SIGTERM, signal.SIGINT), exit: bool 
 class Episode:
     """One claimed episode: the OpenAI credentials, ``end()`` / ``abort()``, and a deadline."""
 
-    def __init__(self, client: "SwarmClient", task_id: str, claim: Claim, deadline_s: Optional[float]):
+    def __init__(self, client: SwarmClient, task_id: str, claim: Claim, deadline_s: Optional[float]):
         self.client = client
         self.task_id = task_id
         self.claim = claim
@@ -216,20 +220,36 @@ class Episode:
     def remaining_s(self) -> Optional[float]:
         return None if self._deadline_at is None else max(0.0, self._deadline_at - time.monotonic())
 
-    def chat(self, messages: List[Dict[str, Any]], tools: Optional[List[Dict[str, Any]]] = None, **params: Any) -> Dict[str, Any]:
+    def chat(
+        self, messages: List[Dict[str, Any]], tools: Optional[List[Dict[str, Any]]] = None, **params: Any
+    ) -> Dict[str, Any]:
         """``chat()`` with this episode's credentials and model, bounded by the remaining deadline."""
         self._check_open()
         timeout = self.remaining_s()
         params.setdefault("model", self.model)
-        return chat(self.base_url, self.api_key, messages, tools=tools, timeout_s=timeout if timeout is not None else 300.0, **params)
+        return chat(
+            self.base_url,
+            self.api_key,
+            messages,
+            tools=tools,
+            timeout_s=timeout if timeout is not None else 300.0,
+            **params,
+        )
 
     def _check_open(self) -> None:
         if self.deadline_passed:
             self._raise_deadline()
         if self.finished is not None:
-            raise SwarmError(409, "conflict_error", f"episode_{self.finished}", f"episode {self.episode_id} is already {self.finished}")
+            raise SwarmError(
+                409,
+                "conflict_error",
+                f"episode_{self.finished}",
+                f"episode {self.episode_id} is already {self.finished}",
+            )
 
-    def end(self, reward: float, success: Optional[bool] = None, metrics: Optional[Dict[str, float]] = None) -> Dict[str, Any]:
+    def end(
+        self, reward: float, success: Optional[bool] = None, metrics: Optional[Dict[str, float]] = None
+    ) -> Dict[str, Any]:
         """Ends the episode with its reward (once)."""
         with self._lock:
             self._check_open()
@@ -264,7 +284,12 @@ class Episode:
         # caller hears about the deadline, so what the caller sees and what the server counts agree.
         if self.finished == "aborted":  # an abort was sent (its thread sets the event when answered)
             self._abort_settled.wait(6.0)
-        raise SwarmError(408, "timeout_error", "episode_deadline", f"episode {self.episode_id} (task {self.task_id}) passed its deadline")
+        raise SwarmError(
+            408,
+            "timeout_error",
+            "episode_deadline",
+            f"episode {self.episode_id} (task {self.task_id}) passed its deadline",
+        )
 
     def _stop_timer(self) -> None:
         if self._timer is not None:
@@ -273,7 +298,7 @@ class Episode:
             _live.discard(self)
 
     # context-manager form
-    def __enter__(self) -> "Episode":
+    def __enter__(self) -> Episode:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, _tb: Any) -> bool:
@@ -305,7 +330,9 @@ class SwarmClient:
         on_retry: Optional[Callable[[str, int, float, SwarmError], None]] = None,
     ):
         if not url.startswith(("http://", "https://")):
-            raise SwarmError(0, "invalid_request_error", "invalid_url", f"url must start with http:// or https:// (got {url!r})")
+            raise SwarmError(
+                0, "invalid_request_error", "invalid_url", f"url must start with http:// or https:// (got {url!r})"
+            )
         if not join_token:
             raise SwarmError(0, "invalid_request_error", "missing_token", "join_token is required")
         self.url = url.rstrip("/")
@@ -319,11 +346,13 @@ class SwarmClient:
         self.on_retry = on_retry
 
     @classmethod
-    def from_env(cls, **kwargs: Any) -> "SwarmClient":
+    def from_env(cls, **kwargs: Any) -> SwarmClient:
         """A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and (optionally) AGENTJET_CLIENT_ID."""
         url, token = os.environ.get("AGENTJET_SERVER_URL"), os.environ.get("AGENTJET_JOIN_TOKEN")
         if not url or not token:
-            raise SwarmError(0, "invalid_request_error", "missing_env", "set AGENTJET_SERVER_URL and AGENTJET_JOIN_TOKEN")
+            raise SwarmError(
+                0, "invalid_request_error", "missing_env", "set AGENTJET_SERVER_URL and AGENTJET_JOIN_TOKEN"
+            )
         kwargs.setdefault("client_id", os.environ.get("AGENTJET_CLIENT_ID"))
         kwargs.setdefault("code_version", os.environ.get("AGENTJET_CODE_VERSION"))
         return cls(url, token, **kwargs)
@@ -348,7 +377,13 @@ class SwarmClient:
                 time.sleep(delay)
                 attempt += 1
 
-    def claim(self, kind: str = "train", task_id: Optional[str] = None, timeout_s: Optional[float] = None, deadline_s: Optional[float] = None) -> Claim:
+    def claim(
+        self,
+        kind: str = "train",
+        task_id: Optional[str] = None,
+        timeout_s: Optional[float] = None,
+        deadline_s: Optional[float] = None,
+    ) -> Claim:
         body: Dict[str, Any] = {"clientId": self.client_id, "kind": kind}
         if self.code_version:
             body["codeVersion"] = self.code_version
@@ -356,27 +391,51 @@ class SwarmClient:
             body["taskId"] = task_id
         if timeout_s is not None:
             body["timeoutS"] = timeout_s
-        d = _check(self._call("POST", "/swarm/v1/episodes", body, "claim", deadline_s), "claim",
-                   episodeId=str, baseUrl=str, apiKey=str, model=str, weightVersion=int, kind=str, timeoutS=(int, float))
-        return Claim(d["episodeId"], d["baseUrl"], d["apiKey"], d["model"], d["weightVersion"], d["kind"], float(d["timeoutS"]))
+        d = _check(
+            self._call("POST", "/swarm/v1/episodes", body, "claim", deadline_s),
+            "claim",
+            episodeId=str,
+            baseUrl=str,
+            apiKey=str,
+            model=str,
+            weightVersion=int,
+            kind=str,
+            timeoutS=(int, float),
+        )
+        return Claim(
+            d["episodeId"], d["baseUrl"], d["apiKey"], d["model"], d["weightVersion"], d["kind"], float(d["timeoutS"])
+        )
 
-    def end(self, episode_id: str, task_id: str, reward: float, success: Optional[bool] = None, metrics: Optional[Dict[str, float]] = None) -> Dict[str, Any]:
+    def end(
+        self,
+        episode_id: str,
+        task_id: str,
+        reward: float,
+        success: Optional[bool] = None,
+        metrics: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, Any]:
         body: Dict[str, Any] = {"taskId": task_id, "reward": float(reward)}
         if success is not None:
             body["success"] = bool(success)
         if metrics:
             body["metrics"] = {k: float(v) for k, v in metrics.items()}
         path = f"/swarm/v1/episodes/{urllib.parse.quote(episode_id, safe='')}/end"
-        return _check(self._call("POST", path, body, "end"), "end", episodeId=str, accepted=bool, pooled=bool, calls=int)
+        return _check(
+            self._call("POST", path, body, "end"), "end", episodeId=str, accepted=bool, pooled=bool, calls=int
+        )
 
-    def abort(self, episode_id: str, reason: Optional[str] = None, deadline_s: Optional[float] = None) -> Dict[str, Any]:
+    def abort(
+        self, episode_id: str, reason: Optional[str] = None, deadline_s: Optional[float] = None
+    ) -> Dict[str, Any]:
         body = {"reason": reason[:500]} if reason else {}
         path = f"/swarm/v1/episodes/{urllib.parse.quote(episode_id, safe='')}/abort"
         return _check(self._call("POST", path, body, "abort", deadline_s), "abort", episodeId=str, aborted=bool)
 
     def agree_sync(self) -> Dict[str, Any]:
         path = f"/swarm/v1/clients/{urllib.parse.quote(self.client_id, safe='')}/agree-sync"
-        return _check(self._call("POST", path, {}, "agree-sync"), "agree-sync", clientId=str, agreed=bool, progress=dict)
+        return _check(
+            self._call("POST", path, {}, "agree-sync"), "agree-sync", clientId=str, agreed=bool, progress=dict
+        )
 
     def register(self, name: Optional[str] = None) -> Dict[str, Any]:
         body: Dict[str, Any] = {"clientId": self.client_id}
@@ -389,10 +448,24 @@ class SwarmClient:
         return _check(self._call("POST", path, {}, "leave"), "leave", clientId=str, left=bool)
 
     def status(self) -> Dict[str, Any]:
-        return _check(self._call("GET", "/swarm/v1/status", None, "status"), "status", state=str, step=int, weightVersion=int, counters=dict, clients=list)
+        return _check(
+            self._call("GET", "/swarm/v1/status", None, "status"),
+            "status",
+            state=str,
+            step=int,
+            weightVersion=int,
+            counters=dict,
+            clients=list,
+        )
 
-    def episode(self, task_id: str, fn: Optional[Callable[[Episode], Any]] = None, kind: str = "train",
-                deadline_s: Optional[float] = None, timeout_s: Optional[float] = None) -> Any:
+    def episode(
+        self,
+        task_id: str,
+        fn: Optional[Callable[[Episode], Any]] = None,
+        kind: str = "train",
+        deadline_s: Optional[float] = None,
+        timeout_s: Optional[float] = None,
+    ) -> Any:
         """Function form: ``episode(task_id, fn)`` runs ``fn(ep)`` and ends with its ``{reward, success?, metrics?}``
         (or a bare number), returning the end answer; aborts and re-raises if fn raises, raises SwarmError
         ``episode_deadline`` past the deadline. Without ``fn``: returns the Episode, a context manager."""
@@ -407,7 +480,12 @@ class SwarmClient:
             if isinstance(out, (int, float)) and not isinstance(out, bool):
                 return ep.end(float(out))
             if not isinstance(out, dict) or not isinstance(out.get("reward"), (int, float)):
-                raise SwarmError(400, "invalid_request_error", "invalid_result", f"episode fn must return a number or {{'reward': ...}}, got {out!r}")
+                raise SwarmError(
+                    400,
+                    "invalid_request_error",
+                    "invalid_result",
+                    f"episode fn must return a number or {{'reward': ...}}, got {out!r}",
+                )
             return ep.end(out["reward"], success=out.get("success"), metrics=out.get("metrics"))
 
 
@@ -416,8 +494,15 @@ class SwarmClient:
 # ---------------------------------------------------------------------------------------------
 
 
-def chat(base_url: str, api_key: str, messages: List[Dict[str, Any]], tools: Optional[List[Dict[str, Any]]] = None,
-         timeout_s: float = 300.0, max_retries: int = 2, **params: Any) -> Dict[str, Any]:
+def chat(
+    base_url: str,
+    api_key: str,
+    messages: List[Dict[str, Any]],
+    tools: Optional[List[Dict[str, Any]]] = None,
+    timeout_s: float = 300.0,
+    max_retries: int = 2,
+    **params: Any,
+) -> Dict[str, Any]:
     """POST {base_url}/chat/completions (OpenAI-compatible) and return the parsed answer.
 
     ``params`` are passed through (model, max_tokens, temperature, tool_choice, …). A 503 (the engine

@@ -12,20 +12,30 @@ import pytest
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from worker_process import run_worker  # noqa: E402
 from agentjet_contract_client import ContractError, ContractSwarmClient  # noqa: E402
+from worker_process import run_worker  # noqa: E402
 
 ADMIN, JOIN = "aj-compat-test-admin-0123456789", "aj-compat-test-join-0123456789"
 
 # What an AgentJetJob's config looks like (a few of its many settings; most have no counterpart here).
-JOB_CONFIG = {"ajet": {
-    "project_name": "compat_test", "experiment_name": "calc", "backbone": "verl",
-    "model": {"path": "Qwen/Qwen2.5-7B-Instruct"},
-    "swarm_mode_sample_collection_method": "rollout_until_all_clients_agree_sync_weight",
-    "data": {"train_batch_size": 1, "max_prompt_length": 3000},
-    "rollout": {"num_repeat": 2, "temperature": 1.0, "max_response_length_in_one_turn": 24},
-    "trainer_common": {"algorithm": {"adv_estimator": "grpo"}, "optim": {"lr": 1.0e-4}, "use_kl_loss": False, "kl_loss_coef": 0.002, "n_gpus_per_node": 8},
-}}
+JOB_CONFIG = {
+    "ajet": {
+        "project_name": "compat_test",
+        "experiment_name": "calc",
+        "backbone": "verl",
+        "model": {"path": "Qwen/Qwen2.5-7B-Instruct"},
+        "swarm_mode_sample_collection_method": "rollout_until_all_clients_agree_sync_weight",
+        "data": {"train_batch_size": 1, "max_prompt_length": 3000},
+        "rollout": {"num_repeat": 2, "temperature": 1.0, "max_response_length_in_one_turn": 24},
+        "trainer_common": {
+            "algorithm": {"adv_estimator": "grpo"},
+            "optim": {"lr": 1.0e-4},
+            "use_kl_loss": False,
+            "kl_loss_coef": 0.002,
+            "n_gpus_per_node": 8,
+        },
+    }
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +47,10 @@ def play(client, task_id, reward):
     """One episode: claim, two calls through the prefixed OpenAI route, end with `reward`."""
     episode_uuid, base_url, api_key = client.begin_episode(discard_episode_timeout=120, task_id=task_id)
     assert base_url.startswith(client.server_url + "/v1")
-    messages = [{"role": "system", "content": "You are a calculator agent. Use the calc tool, then answer as #### <number>."},
-                {"role": "user", "content": "What is 12 + 7?"}]
+    messages = [
+        {"role": "system", "content": "You are a calculator agent. Use the calc tool, then answer as #### <number>."},
+        {"role": "user", "content": "What is 12 + 7?"},
+    ]
     first = client.chat(base_url, api_key, messages)
     messages.append(first["choices"][0]["message"])
     messages.append({"role": "user", "content": "Answer as #### <number>."})
@@ -57,7 +69,11 @@ def test_agentjet_contract_client_trains(worker):
 
         synced = client.sync_train_config(yaml.safe_dump(JOB_CONFIG, sort_keys=False))
         assert synced["success"] is True
-        assert synced["config"]["strategy"] == "C5" and synced["config"]["groupSize"] == 2 and synced["config"]["defaultMaxTokens"] == 24
+        assert (
+            synced["config"]["strategy"] == "C5"
+            and synced["config"]["groupSize"] == 2
+            and synced["config"]["defaultMaxTokens"] == 24
+        )
         assert "ajet.model.path" in synced["ignored"] and "ajet.trainer_common.n_gpus_per_node" in synced["ignored"]
         client.start_engine()
 
@@ -65,7 +81,9 @@ def test_agentjet_contract_client_trains(worker):
         ids = [play(client, "calc-compat-1", 1.0), play(client, "calc-compat-1", 0.0)]
         stat = client.get_rollout_stat()
         assert stat["sample_collection_method"] == "rollout_until_all_clients_agree_sync_weight"
-        assert stat["completed_episodes"] == 2 and sorted(stat["completed_tasks_details"]["calc-compat-1"]) == sorted(ids)
+        assert stat["completed_episodes"] == 2 and sorted(stat["completed_tasks_details"]["calc-compat-1"]) == sorted(
+            ids
+        )
         assert stat["completed_tasks_client_uuids"]["calc-compat-1"] == [client.client_uuid] * 2
         assert client.agree_sync_weight() is True
 

@@ -14,12 +14,24 @@ import urllib.request
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from worker_process import run_worker  # noqa: E402
 import agentjet_sdk as aj  # noqa: E402
+from worker_process import run_worker  # noqa: E402
 
 ADMIN, JOIN = "py-sdk-test-admin-0123456789", "py-sdk-test-join-0123456789"
-TOOLS = [{"type": "function", "function": {"name": "calc", "description": "Evaluate an arithmetic expression.",
-                                           "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "calc",
+            "description": "Evaluate an arithmetic expression.",
+            "parameters": {
+                "type": "object",
+                "properties": {"expression": {"type": "string"}},
+                "required": ["expression"],
+            },
+        },
+    }
+]
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +57,14 @@ def test_claim_chat_with_tools_end(worker):
     client = fast_client(worker, client_id="py-sdk")
     c = client.claim(task_id="calc-1")
     assert c.base_url == worker + "/v1" and c.model == "agentjet-tiny" and c.kind == "train"
-    out = aj.chat(c.base_url, c.api_key, [{"role": "user", "content": "What is 12 + 7?"}], tools=TOOLS, model=c.model, max_tokens=16)
+    out = aj.chat(
+        c.base_url,
+        c.api_key,
+        [{"role": "user", "content": "What is 12 + 7?"}],
+        tools=TOOLS,
+        model=c.model,
+        max_tokens=16,
+    )
     assert len(out["choices"]) == 1 and out["choices"][0]["message"]["role"] == "assistant"
     end = client.end(c.episode_id, "calc-1", 0.5, success=False, metrics={"turns": 1})
     assert end == {"episodeId": c.episode_id, "accepted": True, "pooled": True, "calls": 1}
@@ -66,7 +85,14 @@ def test_claims_carry_the_code_version_from_the_environment(worker, monkeypatch)
 
 def test_episode_function_and_context_forms(worker):
     client = fast_client(worker)
-    res = client.episode("t-fn", lambda ep: {"reward": 1.0, "success": True, "metrics": {"calls": len(ep.chat([{"role": "user", "content": "hi"}])["choices"])}})
+    res = client.episode(
+        "t-fn",
+        lambda ep: {
+            "reward": 1.0,
+            "success": True,
+            "metrics": {"calls": len(ep.chat([{"role": "user", "content": "hi"}])["choices"])},
+        },
+    )
     assert res["accepted"] is True and res["calls"] == 1
     with client.episode("t-ctx", kind="eval") as ep:
         ep.chat([{"role": "user", "content": "hi"}], max_tokens=8)
@@ -124,8 +150,14 @@ def test_refused_connection_retries_then_gives_up():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     retries = []
-    client = aj.SwarmClient(f"http://127.0.0.1:{port}", JOIN, deadline_s=0.5, initial_delay_s=0.05, max_delay_s=0.1,
-                            on_retry=lambda *a: retries.append(a[3].code))
+    client = aj.SwarmClient(
+        f"http://127.0.0.1:{port}",
+        JOIN,
+        deadline_s=0.5,
+        initial_delay_s=0.05,
+        max_delay_s=0.1,
+        on_retry=lambda *a: retries.append(a[3].code),
+    )
     with pytest.raises(aj.SwarmError) as e:
         client.status()
     assert e.value.status == 0 and e.value.code == "connection_refused" and "gave up after" in str(e.value)
@@ -133,12 +165,19 @@ def test_refused_connection_retries_then_gives_up():
 
 
 def test_sigterm_aborts_in_flight_episode(worker):
-    script = ("import sys, time; sys.path.insert(0, sys.argv[1]); import agentjet_sdk as aj\n"
-              "aj.install_signal_handlers(log=print)\n"
-              "def play(ep):\n    print('claimed', ep.episode_id, flush=True); time.sleep(60)\n"
-              "aj.SwarmClient.from_env().episode('sigterm-task', play)\n")
+    script = (
+        "import sys, time; sys.path.insert(0, sys.argv[1]); import agentjet_sdk as aj\n"
+        "aj.install_signal_handlers(log=print)\n"
+        "def play(ep):\n    print('claimed', ep.episode_id, flush=True); time.sleep(60)\n"
+        "aj.SwarmClient.from_env().episode('sigterm-task', play)\n"
+    )
     env = {**os.environ, "AGENTJET_SERVER_URL": worker, "AGENTJET_JOIN_TOKEN": JOIN}
-    proc = subprocess.Popen([sys.executable, "-c", script, os.path.dirname(os.path.abspath(__file__))], env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, os.path.dirname(os.path.abspath(__file__))],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline()
     m = re.match(r"claimed (\S+)", line)
     assert m, line

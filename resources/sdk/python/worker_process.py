@@ -18,8 +18,20 @@ def run_worker(admin: str, join: str, args: list[str], prefix: str, start_timeou
     """Yields the serving worker's URL (for a pytest fixture: `yield from run_worker(...)`)."""
     run_dir = tempfile.mkdtemp(prefix=prefix)
     env = {**os.environ, "AGENTJET_ADMIN_TOKEN": admin, "AGENTJET_JOIN_TOKEN": join}
-    cmd = ["node", os.path.join(REPO_ROOT, "bin", "agentjet.mjs"), "worker", "--port", "0", "--run-dir", os.path.join(run_dir, "run"),
-           "--threads", "1", "--seed", "1", *args]
+    cmd = [
+        "node",
+        os.path.join(REPO_ROOT, "bin", "agentjet.mjs"),
+        "worker",
+        "--port",
+        "0",
+        "--run-dir",
+        os.path.join(run_dir, "run"),
+        "--threads",
+        "1",
+        "--seed",
+        "1",
+        *args,
+    ]
     proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url, lines, t0 = None, [], time.monotonic()
     while url is None and time.monotonic() - t0 < start_timeout_s:

@@ -31,7 +31,13 @@ beforeEach(async () => {
   backend = new FakeBackend();
   events = new FakeEvents();
   logs = [];
-  bridge = await startBridgeServer({ backend, onEvent: events.onEvent, staticDir: web, maxFrameBytes: 64 * 1024, log: (l) => logs.push(l) });
+  bridge = await startBridgeServer({
+    backend,
+    onEvent: events.onEvent,
+    staticDir: web,
+    maxFrameBytes: 64 * 1024,
+    log: (l) => logs.push(l),
+  });
 });
 
 afterEach(async () => {
@@ -44,14 +50,26 @@ afterEach(async () => {
 });
 
 /** A raw HTTP request (no URL normalisation, so traversal attempts reach the server as written). */
-function get(path: string, opts: { method?: string; host?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  path: string,
+  opts: { method?: string; host?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: bridge.port, path, method: opts.method ?? 'GET', headers: opts.host ? { host: opts.host } : {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: bridge.port,
+        path,
+        method: opts.method ?? 'GET',
+        headers: opts.host ? { host: opts.host } : {},
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -114,7 +132,15 @@ describe('static files', () => {
     expect((await get('/assets/missing.js')).status).toBe(404);
   });
 
-  it.each(['/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/..%5csecret.txt', '/%00', '/%E0%A4%A', '//etc/passwd'])('refuses traversal %s', async (path) => {
+  it.each([
+    '/../secret.txt',
+    '/%2e%2e/secret.txt',
+    '/assets/..%2f..%2fsecret.txt',
+    '/..%5csecret.txt',
+    '/%00',
+    '/%E0%A4%A',
+    '//etc/passwd',
+  ])('refuses traversal %s', async (path) => {
     const res = await get(path);
     expect([400, 404]).toContain(res.status);
     expect(res.body).not.toContain('TOP-SECRET');
@@ -141,18 +167,22 @@ describe('upgrade checks', () => {
 
   it('refuses a foreign Origin and accepts its own', async () => {
     await expect(connect(`?token=${bridge.token}`, { Origin: 'http://evil.example' })).rejects.toThrow('HTTP 403');
-    await expect(connect(`?token=${bridge.token}`, { Origin: `http://127.0.0.1:${bridge.port + 1}` })).rejects.toThrow('HTTP 403');
+    await expect(connect(`?token=${bridge.token}`, { Origin: `http://127.0.0.1:${bridge.port + 1}` })).rejects.toThrow(
+      'HTTP 403',
+    );
     const ws = await connect(`?token=${bridge.token}`, { Origin: `http://127.0.0.1:${bridge.port}` });
     expect(ws.readyState).toBe(WebSocket.OPEN);
   });
 
   it('has no socket anywhere but /bridge', async () => {
-    await expect(new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${bridge.port}/other?token=${bridge.token}`);
-      sockets.push(ws);
-      ws.once('open', resolve);
-      ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-    })).rejects.toThrow('HTTP 404');
+    await expect(
+      new Promise((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${bridge.port}/other?token=${bridge.token}`);
+        sockets.push(ws);
+        ws.once('open', resolve);
+        ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+      }),
+    ).rejects.toThrow('HTTP 404');
   });
 
   it('host and origin rules', () => {
@@ -172,10 +202,18 @@ describe('upgrade checks', () => {
 describe('frames', () => {
   it('answers a call with its result, through the transport override', async () => {
     await bridge.close();
-    bridge = await startBridgeServer({ backend: withTransport(backend, 'websocket'), onEvent: events.onEvent, staticDir: dir });
+    bridge = await startBridgeServer({
+      backend: withTransport(backend, 'websocket'),
+      onEvent: events.onEvent,
+      staticDir: dir,
+    });
     const { ws, inbox } = await open();
     ws.send(JSON.stringify({ type: 'call', id: 7, method: 'appInfo', params: {} }));
-    expect(await inbox.next()).toEqual({ type: 'result', id: 7, result: { name: 'fake', version: '0.0.0', platform: 'test', transport: 'websocket' } });
+    expect(await inbox.next()).toEqual({
+      type: 'result',
+      id: 7,
+      result: { name: 'fake', version: '0.0.0', platform: 'test', transport: 'websocket' },
+    });
   });
 
   it('turns bad input into error frames and keeps the connection', async () => {
@@ -188,12 +226,22 @@ describe('frames', () => {
     expect(await inbox.next()).toMatchObject({ type: 'error', id: 2, error: { code: 'invalid_params' } });
     ws.send(JSON.stringify({ type: 'nope', id: 3 }));
     expect(await inbox.next()).toMatchObject({ type: 'error', id: 3, error: { code: 'bad_frame' } });
-    ws.send(JSON.stringify({ type: 'call', id: 4, method: 'connectRemote', params: { url: 'http://x', adminToken: 't' } }));
-    expect(await inbox.next()).toEqual({ type: 'error', id: 4, error: { code: 'unreachable', message: 'cannot reach http://x' } });
+    ws.send(
+      JSON.stringify({ type: 'call', id: 4, method: 'connectRemote', params: { url: 'http://x', adminToken: 't' } }),
+    );
+    expect(await inbox.next()).toEqual({
+      type: 'error',
+      id: 4,
+      error: { code: 'unreachable', message: 'cannot reach http://x' },
+    });
     ws.send(JSON.stringify({ type: 'call', id: 5, method: 'episodeDetail', params: { runId: 'r', episodeId: 'e' } }));
     expect(await inbox.next()).toEqual({ type: 'error', id: 5, error: { code: 'internal', message: 'boom' } });
     ws.send(JSON.stringify({ type: 'call', id: 8, method: 'codeVersions', params: { runId: 'r' } }));
-    expect(await inbox.next()).toMatchObject({ type: 'error', id: 8, error: { code: 'internal', message: expect.stringContaining('unserialisable reply') } });
+    expect(await inbox.next()).toMatchObject({
+      type: 'error',
+      id: 8,
+      error: { code: 'internal', message: expect.stringContaining('unserialisable reply') },
+    });
     ws.send(Buffer.from([1, 2, 3]), { binary: true });
     expect(await inbox.next()).toMatchObject({ type: 'error', id: null, error: { code: 'bad_frame' } });
     ws.send(JSON.stringify({ type: 'call', id: 6, method: 'session', params: {} }));
@@ -203,8 +251,17 @@ describe('frames', () => {
 
   it('closes with a clear error on a frame over the limit', async () => {
     const { ws, inbox } = await open();
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.once('close', (code, reason) => r({ code, reason: String(reason) })));
-    ws.send(JSON.stringify({ type: 'call', id: 1, method: 'saveCode', params: { files: [{ path: 'a.ts', content: 'x'.repeat(70 * 1024) }] } }));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.once('close', (code, reason) => r({ code, reason: String(reason) })),
+    );
+    ws.send(
+      JSON.stringify({
+        type: 'call',
+        id: 1,
+        method: 'saveCode',
+        params: { files: [{ path: 'a.ts', content: 'x'.repeat(70 * 1024) }] },
+      }),
+    );
     expect(await inbox.next()).toMatchObject({ type: 'error', id: null, error: { code: 'frame_too_large' } });
     expect(await closed).toEqual({ code: 1009, reason: 'frame too large' });
     // The server keeps serving others.
@@ -216,7 +273,10 @@ describe('frames', () => {
   it('pushes every event to every connected socket', async () => {
     const a = await open();
     const b = await open();
-    const event: WorkbenchEvent = { type: 'log', line: { t: 1, source: { kind: 'worker' }, stream: 'stdout', line: 'hello' } };
+    const event: WorkbenchEvent = {
+      type: 'log',
+      line: { t: 1, source: { kind: 'worker' }, stream: 'stdout', line: 'hello' },
+    };
     events.emit(event);
     expect(await a.inbox.next()).toEqual({ type: 'event', event });
     expect(await b.inbox.next()).toEqual({ type: 'event', event });

@@ -77,7 +77,9 @@ export function originAllowed(origin: string | undefined, hostHeader: string | u
 
 function rejectUpgrade(socket: Duplex, status: 400 | 401 | 403 | 404, reason: string): void {
   const text = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status];
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
+  );
 }
 
 function rawText(data: RawData): string {
@@ -99,7 +101,11 @@ function sendReply(ws: WebSocket, reply: BridgeReply): void {
     text = JSON.stringify(reply);
   } catch (err) {
     const id = reply.type === 'event' ? null : reply.id;
-    text = JSON.stringify({ type: 'error', id, error: { code: 'internal', message: `unserialisable reply: ${err instanceof Error ? err.message : String(err)}` } } satisfies BridgeReply);
+    text = JSON.stringify({
+      type: 'error',
+      id,
+      error: { code: 'internal', message: `unserialisable reply: ${err instanceof Error ? err.message : String(err)}` },
+    } satisfies BridgeReply);
   }
   ws.send(text);
 }
@@ -108,12 +114,23 @@ function sendReply(ws: WebSocket, reply: BridgeReply): void {
 function serveSocket(ws: WebSocket, backend: WorkbenchBackend, maxFrameBytes: number): void {
   ws.on('message', (data, isBinary) => {
     if (isBinary) {
-      sendReply(ws, { type: 'error', id: null, error: { code: 'bad_frame', message: 'binary frames are not supported; send JSON text' } });
+      sendReply(ws, {
+        type: 'error',
+        id: null,
+        error: { code: 'bad_frame', message: 'binary frames are not supported; send JSON text' },
+      });
       return;
     }
     const size = rawLength(data);
     if (size > maxFrameBytes) {
-      sendReply(ws, { type: 'error', id: null, error: { code: 'frame_too_large', message: `frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit; closing` } });
+      sendReply(ws, {
+        type: 'error',
+        id: null,
+        error: {
+          code: 'frame_too_large',
+          message: `frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit; closing`,
+        },
+      });
       ws.close(1009, 'frame too large');
       return;
     }
@@ -122,17 +139,25 @@ function serveSocket(ws: WebSocket, backend: WorkbenchBackend, maxFrameBytes: nu
 }
 
 /** Why an upgrade request is refused (status, reason, what to log), or null when it may connect. */
-export function upgradeRefusal(req: IncomingMessage, host: string, token: string): { status: 400 | 401 | 403 | 404; reason: string; logged?: string } | null {
+export function upgradeRefusal(
+  req: IncomingMessage,
+  host: string,
+  token: string,
+): { status: 400 | 401 | 403 | 404; reason: string; logged?: string } | null {
   let url: URL;
   try {
     url = new URL(req.url ?? '/', 'http://bridge.invalid');
   } catch {
     return { status: 400, reason: 'bad request URL' };
   }
-  if (url.pathname !== BRIDGE_PATH) return { status: 404, reason: `no WebSocket at ${url.pathname}; the bridge is ${BRIDGE_PATH}` };
-  if (!hostAllowed(req.headers.host, host)) return { status: 403, reason: 'unexpected Host header', logged: 'unexpected Host header' };
-  if (!originAllowed(req.headers.origin, req.headers.host)) return { status: 403, reason: 'foreign Origin', logged: `foreign Origin ${JSON.stringify(req.headers.origin)}` };
-  if (!tokensEqual(url.searchParams.get('token'), token)) return { status: 401, reason: 'missing or wrong token', logged: 'missing or wrong token' };
+  if (url.pathname !== BRIDGE_PATH)
+    return { status: 404, reason: `no WebSocket at ${url.pathname}; the bridge is ${BRIDGE_PATH}` };
+  if (!hostAllowed(req.headers.host, host))
+    return { status: 403, reason: 'unexpected Host header', logged: 'unexpected Host header' };
+  if (!originAllowed(req.headers.origin, req.headers.host))
+    return { status: 403, reason: 'foreign Origin', logged: `foreign Origin ${JSON.stringify(req.headers.origin)}` };
+  if (!tokensEqual(url.searchParams.get('token'), token))
+    return { status: 401, reason: 'missing or wrong token', logged: 'missing or wrong token' };
   return null;
 }
 
@@ -223,7 +248,11 @@ export async function startBridgeServer(opts: BridgeOptions): Promise<BridgeServ
   const pinger = startPinger(wss, alive);
   await listen(server, opts.port ?? 0, host);
   const port = (server.address() as AddressInfo).port;
-  const shownHost = WILDCARD_HOSTS.has(host) ? '127.0.0.1' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const shownHost = WILDCARD_HOSTS.has(host)
+    ? '127.0.0.1'
+    : host.includes(':') && !host.startsWith('[')
+      ? `[${host}]`
+      : host;
   const url = `http://${shownHost}:${port}`;
 
   let closing: Promise<void> | null = null;

@@ -1,6 +1,11 @@
 // One WebSocket bridge frame in, one reply frame out: JSON → BridgeRequest → dispatchWorkbenchCall.
 // Never throws; every problem becomes an `error` frame so the connection stays usable.
-import { BridgeRequestSchema, dispatchWorkbenchCall, type BridgeReply, type WorkbenchBackend } from '../../shared/workbench-api';
+import {
+  BridgeRequestSchema,
+  dispatchWorkbenchCall,
+  type BridgeReply,
+  type WorkbenchBackend,
+} from '../../shared/workbench-api';
 
 /** The request id when the frame has a usable one, so a malformed call still gets a matched error. */
 function idOf(value: unknown): number | null {
@@ -14,12 +19,20 @@ export async function handleBridgeFrame(backend: WorkbenchBackend, text: string)
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    return { type: 'error', id: null, error: { code: 'bad_json', message: `malformed JSON frame: ${err instanceof Error ? err.message : String(err)}` } };
+    return {
+      type: 'error',
+      id: null,
+      error: { code: 'bad_json', message: `malformed JSON frame: ${err instanceof Error ? err.message : String(err)}` },
+    };
   }
   const frame = BridgeRequestSchema.safeParse(raw);
   if (!frame.success) {
     const detail = frame.error.issues.map((i) => `${i.path.join('.') || '(frame)'}: ${i.message}`).join('; ');
-    return { type: 'error', id: idOf(raw), error: { code: 'bad_frame', message: `expected {type:"call", id, method, params}: ${detail}` } };
+    return {
+      type: 'error',
+      id: idOf(raw),
+      error: { code: 'bad_frame', message: `expected {type:"call", id, method, params}: ${detail}` },
+    };
   }
   const { id, method, params } = frame.data;
   const reply = await dispatchWorkbenchCall(backend, method, params);

@@ -84,7 +84,11 @@ export function resolveStaticPath(root: string, urlPath: string): string | null 
 }
 
 function sendText(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { ...securityHeaders(), 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.writeHead(status, {
+    ...securityHeaders(),
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-store',
+  });
   res.end(text);
 }
 
@@ -106,7 +110,12 @@ export function serveStatic(root: string, req: IncomingMessage, res: ServerRespo
     if (!st.isFile()) throw new Error('not a file');
     size = st.size;
   } catch {
-    if (file === join(resolve(root), 'index.html')) sendText(res, 503, 'The workbench renderer is not built: run `npx agentjet ui` (it builds it) or `npm run build:web`.');
+    if (file === join(resolve(root), 'index.html'))
+      sendText(
+        res,
+        503,
+        'The workbench renderer is not built: run `npx agentjet ui` (it builds it) or `npm run build:web`.',
+      );
     else sendText(res, 404, 'not found');
     return;
   }

@@ -1,9 +1,27 @@
 // Test fakes for the bridge: a scripted WorkbenchBackend and a hand-driven event source.
-import { WorkbenchError, type Session, type WorkbenchBackend, type WorkbenchEvent, type WorkbenchParsedParams } from '../../shared/workbench-api';
+import {
+  WorkbenchError,
+  type Session,
+  type WorkbenchBackend,
+  type WorkbenchEvent,
+  type WorkbenchParsedParams,
+} from '../../shared/workbench-api';
 
 export const fakeSession: Session = {
-  runId: 'run-1', mode: 'local', workerUrl: 'http://127.0.0.1:1', state: 'running', model: 'builtin', example: 'calculator-agent',
-  step: 3, weightVersion: 3, strategy: null, progress: null, poolEpisodes: 0, activity: null, error: null, startedAt: 1,
+  runId: 'run-1',
+  mode: 'local',
+  workerUrl: 'http://127.0.0.1:1',
+  state: 'running',
+  model: 'builtin',
+  example: 'calculator-agent',
+  step: 3,
+  weightVersion: 3,
+  strategy: null,
+  progress: null,
+  poolEpisodes: 0,
+  activity: null,
+  error: null,
+  startedAt: 1,
 };
 
 /** A scripted WorkbenchBackend: records connectLocal params, fails on purpose where told. */
@@ -87,4 +105,3 @@ export class FakeEvents {
     return this.listeners.size;
   }
 }
-

@@ -43,9 +43,16 @@ const options = (over: Partial<UiSessionOptions> = {}): UiSessionOptions => ({
 
 describe('startUiSession', () => {
   it('serves the UI, prints the tokened URL, connects at once with the local defaults, disposes all', async () => {
-    const ui = await startUiSession(options({ connectLocal: { model: 'builtin', example: 'calculator-agent', clients: 2 }, localDefaults: { batch: 2, groupSize: 2 } }));
+    const ui = await startUiSession(
+      options({
+        connectLocal: { model: 'builtin', example: 'calculator-agent', clients: 2 },
+        localDefaults: { batch: 2, groupSize: 2 },
+      }),
+    );
     expect((await ui.connected)?.runId).toBe('run-1');
-    expect(backend.localConnects).toEqual([{ model: 'builtin', example: 'calculator-agent', clients: 2, batch: 2, groupSize: 2 }]);
+    expect(backend.localConnects).toEqual([
+      { model: 'builtin', example: 'calculator-agent', clients: 2, batch: 2, groupSize: 2 },
+    ]);
     expect(lines).toContain(`agentjet ui: open ${ui.bridge.pageUrl}`);
     expect(ui.bridge.pageUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{20,}$/);
     const page = await fetch(ui.bridge.url);
@@ -61,7 +68,9 @@ describe('startUiSession', () => {
 
   it('keeps serving when the immediate connect fails, and says so', async () => {
     backend.failLocal = 'no python';
-    const ui = await startUiSession(options({ connectLocal: { model: 'builtin', example: 'calculator-agent', clients: 1 } }));
+    const ui = await startUiSession(
+      options({ connectLocal: { model: 'builtin', example: 'calculator-agent', clients: 1 } }),
+    );
     expect(await ui.connected).toBeNull();
     expect(lines.some((l) => l.includes('the local connect failed: no python'))).toBe(true);
     expect((await fetch(ui.bridge.url)).status).toBe(200);

@@ -2,7 +2,12 @@
 // build they serve, an optional immediate local connect, and one dispose for all of it.
 import { mkdirSync } from 'node:fs';
 import type { WorkerConfigPatch } from '../../shared/options/index';
-import { LocalConnectSchema, type Session, type WorkbenchBackend, type WorkbenchEvent } from '../../shared/workbench-api';
+import {
+  LocalConnectSchema,
+  type Session,
+  type WorkbenchBackend,
+  type WorkbenchEvent,
+} from '../../shared/workbench-api';
 import { withLocalDefaults, withTransport, type LocalDefaults } from './backend-overrides';
 import { startBridgeServer, type BridgeServer } from './bridge-server';
 import { ensureWebBuild } from './web-build';
@@ -23,7 +28,9 @@ export interface WorkbenchTuning {
   evalEvery?: number;
 }
 
-export type CreateWorkbench = (opts: { dataDir: string; log?: (line: string) => void } & WorkbenchTuning) => Promise<WorkbenchHandle>;
+export type CreateWorkbench = (
+  opts: { dataDir: string; log?: (line: string) => void } & WorkbenchTuning,
+) => Promise<WorkbenchHandle>;
 
 export interface UiSessionOptions {
   host: string;
@@ -57,15 +64,24 @@ export async function startUiSession(o: UiSessionOptions): Promise<UiSession> {
   const backend = withTransport(withLocalDefaults(workbench.backend, o.localDefaults), 'websocket');
   let bridge: BridgeServer;
   try {
-    bridge = await startBridgeServer({ backend, onEvent: (l) => workbench.onEvent(l), staticDir, host: o.host, port: o.port, log: out });
+    bridge = await startBridgeServer({
+      backend,
+      onEvent: (l) => workbench.onEvent(l),
+      staticDir,
+      host: o.host,
+      port: o.port,
+      log: out,
+    });
   } catch (err) {
     await workbench.dispose();
-    if (err instanceof Error && 'code' in err && err.code === 'EADDRINUSE') throw new Error(`port ${o.port} on ${o.host} is in use: pass --port <other> (or --port 0 for a free one)`);
+    if (err instanceof Error && 'code' in err && err.code === 'EADDRINUSE')
+      throw new Error(`port ${o.port} on ${o.host} is in use: pass --port <other> (or --port 0 for a free one)`);
     throw err;
   }
   out(`agentjet ui: data ${o.dataDir}`);
   out(`agentjet ui: open ${bridge.pageUrl}`);
-  if (!['127.0.0.1', 'localhost', '::1'].includes(o.host)) out(`agentjet ui: bound to ${o.host}: anyone who has the URL (with its token) can control this workbench`);
+  if (!['127.0.0.1', 'localhost', '::1'].includes(o.host))
+    out(`agentjet ui: bound to ${o.host}: anyone who has the URL (with its token) can control this workbench`);
 
   const local = o.connectLocal;
   const connected: Promise<Session | null> = local
@@ -76,7 +92,9 @@ export async function startUiSession(o: UiSessionOptions): Promise<UiSession> {
           out(`agentjet ui: connected · run ${session.runId} · worker ${session.workerUrl} · ${session.state}`);
           return session;
         } catch (err) {
-          out(`agentjet ui: the local connect failed: ${err instanceof Error ? err.message : String(err)} (connect from the UI instead)`);
+          out(
+            `agentjet ui: the local connect failed: ${err instanceof Error ? err.message : String(err)} (connect from the UI instead)`,
+          );
           return null;
         }
       })()

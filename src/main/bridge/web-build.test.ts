@@ -15,7 +15,16 @@ beforeEach(() => {
   writeFileSync(join(root, 'src', 'renderer', 'index.html'), '<html>');
   writeFileSync(join(root, 'src', 'renderer', 'src', 'App.tsx'), 'x');
   writeFileSync(join(root, 'src', 'shared', 'api.ts'), 'y');
-  for (const p of ['src/renderer/index.html', 'src/renderer/src/App.tsx', 'src/renderer/src', 'src/renderer', 'src/shared/api.ts', 'src/shared', 'src']) at(p, 1000);
+  for (const p of [
+    'src/renderer/index.html',
+    'src/renderer/src/App.tsx',
+    'src/renderer/src',
+    'src/renderer',
+    'src/shared/api.ts',
+    'src/shared',
+    'src',
+  ])
+    at(p, 1000);
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 

@@ -28,7 +28,8 @@ export function newestMtime(path: string): number {
   return newest;
 }
 
-export type WebBuildState = { state: 'fresh' } | { state: 'missing' } | { state: 'stale'; newestSource: number } | { state: 'prebuilt' };
+export type WebBuildState =
+  { state: 'fresh' } | { state: 'missing' } | { state: 'stale'; newestSource: number } | { state: 'prebuilt' };
 
 /**
  * `missing`: no out/web/index.html; `stale`: a source is newer; `fresh`: up to date; `prebuilt`:
@@ -47,9 +48,13 @@ export function webBuildState(repoRoot: string): WebBuildState {
 /** Runs `vite build --config vite.web.config.ts`; rejects with vite's output on failure. */
 export function buildWeb(repoRoot: string, log: (line: string) => void = () => undefined): Promise<void> {
   const vite = join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
-  if (!existsSync(vite)) return Promise.reject(new Error(`cannot build the workbench UI: ${vite} is missing (run \`npm run setup\`)`));
+  if (!existsSync(vite))
+    return Promise.reject(new Error(`cannot build the workbench UI: ${vite} is missing (run \`npm run setup\`)`));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [vite, 'build', '--config', 'vite.web.config.ts'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [vite, 'build', '--config', 'vite.web.config.ts'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const collect = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
@@ -62,7 +67,10 @@ export function buildWeb(repoRoot: string, log: (line: string) => void = () => u
       if (code === 0) {
         for (const line of output.split('\n').filter((l) => l.trim() !== '')) log(line);
         resolve();
-      } else reject(new Error(`building the workbench UI failed (vite exit ${code ?? signal}):\n${output.trim().slice(-4000)}`));
+      } else
+        reject(
+          new Error(`building the workbench UI failed (vite exit ${code ?? signal}):\n${output.trim().slice(-4000)}`),
+        );
     });
   });
 }
@@ -71,7 +79,11 @@ export function buildWeb(repoRoot: string, log: (line: string) => void = () => u
 export async function ensureWebBuild(repoRoot: string, log: (line: string) => void = () => undefined): Promise<string> {
   const s = webBuildState(repoRoot);
   if (s.state === 'missing' || s.state === 'stale') {
-    log(s.state === 'missing' ? 'building the workbench UI (first run)…' : 'the workbench UI sources changed: rebuilding…');
+    log(
+      s.state === 'missing'
+        ? 'building the workbench UI (first run)…'
+        : 'the workbench UI sources changed: rebuilding…',
+    );
     const t0 = performance.now();
     await buildWeb(repoRoot, log);
     log(`built the workbench UI in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

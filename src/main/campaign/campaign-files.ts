@@ -34,18 +34,24 @@ export function loadCampaignFile(file: string, env: NodeJS.ProcessEnv = process.
   try {
     doc = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new CampaignFileError(path, [`not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${err instanceof Error ? err.message : String(err)}`]);
+    throw new CampaignFileError(path, [
+      `not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${err instanceof Error ? err.message : String(err)}`,
+    ]);
   }
   const missing: string[] = [];
   const expanded = expandEnv(doc, env, missing);
   const parsed = parseCampaign(expanded);
-  const problems = [...missing.map((m) => `\${${m}} is not set in the environment`), ...(parsed.ok ? [] : parsed.errors)];
+  const problems = [
+    ...missing.map((m) => `\${${m}} is not set in the environment`),
+    ...(parsed.ok ? [] : parsed.errors),
+  ];
   if (problems.length > 0 || !parsed.ok) throw new CampaignFileError(path, problems);
   return { spec: parsed.spec, baseDir: dirname(path), file: path };
 }
 
 /** `$AGENTJET_HOME` or `~/.agentjet`, as for `agentjet ui`. */
-export const defaultDataDir = (env: NodeJS.ProcessEnv = process.env): string => resolve(env['AGENTJET_HOME'] ?? join(homedir(), '.agentjet'));
+export const defaultDataDir = (env: NodeJS.ProcessEnv = process.env): string =>
+  resolve(env['AGENTJET_HOME'] ?? join(homedir(), '.agentjet'));
 
 export interface CampaignPaths {
   dir: string;
@@ -59,7 +65,15 @@ export interface CampaignPaths {
 
 export function campaignPaths(dataDir: string, name: string): CampaignPaths {
   const dir = join(dataDir, 'campaigns', name);
-  return { dir, spec: join(dir, 'campaign.json'), study: join(dir, 'study.sqlite'), trials: join(dir, 'trials'), lock: join(dir, 'runner.lock'), reportHtml: join(dir, 'report.html'), reportMd: join(dir, 'report.md') };
+  return {
+    dir,
+    spec: join(dir, 'campaign.json'),
+    study: join(dir, 'study.sqlite'),
+    trials: join(dir, 'trials'),
+    lock: join(dir, 'runner.lock'),
+    reportHtml: join(dir, 'report.html'),
+    reportMd: join(dir, 'report.md'),
+  };
 }
 
 export const trialDir = (p: CampaignPaths, number: number): string => join(p.trials, String(number).padStart(4, '0'));
@@ -68,7 +82,10 @@ export const trialDir = (p: CampaignPaths, number: number): string => join(p.tri
 export function publicSpec(spec: CampaignSpec): Record<string, unknown> {
   return {
     ...spec,
-    workers: { ...spec.workers, remote: spec.workers.remote.map((w) => ({ url: w.url, adminToken: '********', joinToken: '********' })) },
+    workers: {
+      ...spec.workers,
+      remote: spec.workers.remote.map((w) => ({ url: w.url, adminToken: '********', joinToken: '********' })),
+    },
     ...(spec.agent ? { agent: { ...spec.agent, apiKey: spec.agent.apiKey ? '********' : '' } } : {}),
   };
 }
@@ -88,15 +105,19 @@ function alive(pid: number): boolean {
 export function takeLock(p: CampaignPaths, pid = process.pid): () => void {
   mkdirSync(p.dir, { recursive: true });
   if (existsSync(p.lock)) {
-    const held = LockSchema.safeParse((() => {
-      try {
-        return JSON.parse(readFileSync(p.lock, 'utf8')) as unknown;
-      } catch {
-        return null;
-      }
-    })());
+    const held = LockSchema.safeParse(
+      (() => {
+        try {
+          return JSON.parse(readFileSync(p.lock, 'utf8')) as unknown;
+        } catch {
+          return null;
+        }
+      })(),
+    );
     if (held.success && held.data.pid !== pid && alive(held.data.pid)) {
-      throw new Error(`campaign ${p.dir} is already being run by process ${held.data.pid} (since ${new Date(held.data.startedAt).toISOString()})`);
+      throw new Error(
+        `campaign ${p.dir} is already being run by process ${held.data.pid} (since ${new Date(held.data.startedAt).toISOString()})`,
+      );
     }
     rmSync(p.lock, { force: true });
   }

@@ -30,8 +30,15 @@ budget: { trials: 2, minutesPerTrial: 0.3 }
 workers: { local: 1 }
 `;
 
-function run(file: string, dataDir: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [BIN, 'campaign', 'run', file, '--data-dir', dataDir], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+function run(
+  file: string,
+  dataDir: string,
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, 'campaign', 'run', file, '--data-dir', dataDir], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
@@ -71,39 +78,66 @@ describe('campaign runner (real workers, killed and resumed)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('fails a trial whose worker dies, goes on, and resumes after the runner is killed', { timeout: 600_000 }, async () => {
-    const first = run(file, dataDir);
-    children.push(first.child);
-    // Trial 0: once its worker serves, kill the worker process.
-    const workerJson = join(dataDir, 'campaigns', 'ci-resume', 'trials', '0000', 'worker', 'worker.json');
-    await until(() => (existsSync(workerJson) && trials(db).some((t) => t.number === 0 && t.runDir !== null) ? true : undefined), () => `trial 0's worker\n${first.output()}`);
-    const { pid } = z.object({ pid: z.number() }).loose().parse(JSON.parse(readFileSync(workerJson, 'utf8')));
-    process.kill(pid, 'SIGKILL');
-    const failed = await until(() => trials(db).find((t) => t.number === 0 && t.state === 'failed'), () => `trial 0 to fail\n${first.output()}`);
-    expect(failed.note).toMatch(/worker process exited \(SIGKILL\)|stopped answering/);
-    // Trial 1 starts; kill the runner while it runs.
-    const t1 = await until(() => trials(db).find((t) => t.number === 1 && t.state === 'running' && t.runDir !== null), () => `trial 1 to run\n${first.output()}`);
-    first.child.kill('SIGKILL');
-    await first.exited;
+  it(
+    'fails a trial whose worker dies, goes on, and resumes after the runner is killed',
+    { timeout: 600_000 },
+    async () => {
+      const first = run(file, dataDir);
+      children.push(first.child);
+      // Trial 0: once its worker serves, kill the worker process.
+      const workerJson = join(dataDir, 'campaigns', 'ci-resume', 'trials', '0000', 'worker', 'worker.json');
+      await until(
+        () =>
+          existsSync(workerJson) && trials(db).some((t) => t.number === 0 && t.runDir !== null) ? true : undefined,
+        () => `trial 0's worker\n${first.output()}`,
+      );
+      const { pid } = z
+        .object({ pid: z.number() })
+        .loose()
+        .parse(JSON.parse(readFileSync(workerJson, 'utf8')));
+      process.kill(pid, 'SIGKILL');
+      const failed = await until(
+        () => trials(db).find((t) => t.number === 0 && t.state === 'failed'),
+        () => `trial 0 to fail\n${first.output()}`,
+      );
+      expect(failed.note).toMatch(/worker process exited \(SIGKILL\)|stopped answering/);
+      // Trial 1 starts; kill the runner while it runs.
+      const t1 = await until(
+        () => trials(db).find((t) => t.number === 1 && t.state === 'running' && t.runDir !== null),
+        () => `trial 1 to run\n${first.output()}`,
+      );
+      first.child.kill('SIGKILL');
+      await first.exited;
 
-    const second = run(file, dataDir);
-    children.push(second.child);
-    const code = await second.exited;
-    expect(code, second.output()).toBe(0);
-    expect(second.output()).toContain('resumed (re-running trial 1)');
-    const all = trials(db);
-    expect(all.map((t) => [t.number, t.state])).toEqual([[0, 'failed'], [1, 'interrupted'], [2, 'complete']]);
-    const rerun = all[2]!;
-    expect(rerun).toMatchObject({ source: 'rerun', params: t1.params, seed: t1.seed });
-    expect(rerun.value).toEqual(expect.any(Number));
-    expect(rerun.points.length).toBeGreaterThanOrEqual(1);
-    const report = readFileSync(join(dataDir, 'campaigns', 'ci-resume', 'report.md'), 'utf8');
-    expect(report).toContain('# Campaign ci-resume');
-    expect(report).toContain('## Failed');
-    expect(report).toMatch(/Trial 0 .*worker process exited/);
-    expect(readFileSync(join(dataDir, 'campaigns', 'ci-resume', 'report.html'), 'utf8')).toContain('<svg');
-    const s = CampaignStore.open(db);
-    expect(s.summary('ci-resume', Date.now())).toMatchObject({ state: 'done', live: false, completed: 1, failed: 1, trials: 2 });
-    s.close();
-  });
+      const second = run(file, dataDir);
+      children.push(second.child);
+      const code = await second.exited;
+      expect(code, second.output()).toBe(0);
+      expect(second.output()).toContain('resumed (re-running trial 1)');
+      const all = trials(db);
+      expect(all.map((t) => [t.number, t.state])).toEqual([
+        [0, 'failed'],
+        [1, 'interrupted'],
+        [2, 'complete'],
+      ]);
+      const rerun = all[2]!;
+      expect(rerun).toMatchObject({ source: 'rerun', params: t1.params, seed: t1.seed });
+      expect(rerun.value).toEqual(expect.any(Number));
+      expect(rerun.points.length).toBeGreaterThanOrEqual(1);
+      const report = readFileSync(join(dataDir, 'campaigns', 'ci-resume', 'report.md'), 'utf8');
+      expect(report).toContain('# Campaign ci-resume');
+      expect(report).toContain('## Failed');
+      expect(report).toMatch(/Trial 0 .*worker process exited/);
+      expect(readFileSync(join(dataDir, 'campaigns', 'ci-resume', 'report.html'), 'utf8')).toContain('<svg');
+      const s = CampaignStore.open(db);
+      expect(s.summary('ci-resume', Date.now())).toMatchObject({
+        state: 'done',
+        live: false,
+        completed: 1,
+        failed: 1,
+        trials: 2,
+      });
+      s.close();
+    },
+  );
 });

@@ -105,7 +105,8 @@ export class CampaignRunner implements CampaignControl {
 
   async enqueue(params: Params, source: 'agent', rationale: string): Promise<void> {
     await this.requireOptuna().enqueue(params, { seed: 0, source, rationale, configKey: configKey(params) });
-    for (let k = 1; k < this.spec.seeds; k++) await this.requireOptuna().enqueue(params, { seed: k, source: 'seed', rationale, configKey: configKey(params) });
+    for (let k = 1; k < this.spec.seeds; k++)
+      await this.requireOptuna().enqueue(params, { seed: k, source: 'seed', rationale, configKey: configKey(params) });
     this.wake();
   }
 
@@ -143,19 +144,30 @@ export class CampaignRunner implements CampaignControl {
       throw err;
     } finally {
       clearInterval(heartbeat);
-      this.campaignAbort.abort({ state: 'interrupted', note: this.stopRequested ?? 'the campaign runner stopped' } satisfies TrialEnd);
+      this.campaignAbort.abort({
+        state: 'interrupted',
+        note: this.stopRequested ?? 'the campaign runner stopped',
+      } satisfies TrialEnd);
       await Promise.race([Promise.allSettled(this.inflight), new Promise((r) => setTimeout(r, 90_000).unref())]);
       this.markLeftoverInterrupted();
       await this.beat().catch(() => undefined);
       if (state !== 'failed') this.o.store.setState(this.campaignId, state, this.stopRequested, Date.now());
       this.o.store.heartbeat(this.campaignId, null, Date.now());
       await this.refreshImportance().catch(() => undefined);
-      await writeReports(this.o.store, this.campaignId, this.paths).catch((err: unknown) => this.note(`report: ${message(err)}`));
+      await writeReports(this.o.store, this.campaignId, this.paths).catch((err: unknown) =>
+        this.note(`report: ${message(err)}`),
+      );
       await this.o.hooks?.dispose?.();
       await this.optuna?.dispose();
       release();
     }
-    return { campaignId: this.campaignId, state, trials: this.trials(), paths: this.paths, wallS: this.priorWallS + (performance.now() - this.t0) / 1000 };
+    return {
+      campaignId: this.campaignId,
+      state,
+      trials: this.trials(),
+      paths: this.paths,
+      wallS: this.priorWallS + (performance.now() - this.t0) / 1000,
+    };
   }
 
   private async prepare(): Promise<Slot[]> {
@@ -163,29 +175,61 @@ export class CampaignRunner implements CampaignControl {
     mkdirSync(this.paths.trials, { recursive: true });
     writeFileSync(this.paths.spec, `${JSON.stringify(publicSpec(spec), null, 2)}\n`);
     const resumed = store.has(this.campaignId);
-    store.upsertCampaign({ campaignId: this.campaignId, name: spec.name, question: spec.question, spec: publicSpec(spec), dir: this.paths.dir, createdAt: Date.now() });
+    store.upsertCampaign({
+      campaignId: this.campaignId,
+      name: spec.name,
+      question: spec.question,
+      spec: publicSpec(spec),
+      dir: this.paths.dir,
+      createdAt: Date.now(),
+    });
     this.priorWallS = store.summary(this.campaignId, Date.now()).wallS;
     store.setState(this.campaignId, 'running', null, Date.now());
     store.heartbeat(this.campaignId, process.pid, Date.now());
     this.optuna = await OptunaClient.start(this.o.python);
     const grid = spec.optimizer.sampler === 'grid' ? gridOf(spec.search).grid : undefined;
     await this.optuna.open({
-      storage: this.paths.study, studyName: spec.name, direction: spec.objective.direction,
+      storage: this.paths.study,
+      studyName: spec.name,
+      direction: spec.objective.direction,
       space: Object.fromEntries(Object.entries(spec.search).map(([k, p]) => [k, toDistribution(p)])),
       ...(grid ? { grid } : {}),
-      sampler: { type: spec.optimizer.sampler, seed: spec.optimizer.seed, ...(spec.optimizer.startupTrials !== undefined ? { startupTrials: spec.optimizer.startupTrials } : {}) },
-      pruner: { type: spec.optimizer.pruner.type, minResource: spec.optimizer.pruner.minResource, reductionFactor: spec.optimizer.pruner.reductionFactor, ...(spec.optimizer.pruner.maxResource !== undefined ? { maxResource: spec.optimizer.pruner.maxResource } : {}) },
+      sampler: {
+        type: spec.optimizer.sampler,
+        seed: spec.optimizer.seed,
+        ...(spec.optimizer.startupTrials !== undefined ? { startupTrials: spec.optimizer.startupTrials } : {}),
+      },
+      pruner: {
+        type: spec.optimizer.pruner.type,
+        minResource: spec.optimizer.pruner.minResource,
+        reductionFactor: spec.optimizer.pruner.reductionFactor,
+        ...(spec.optimizer.pruner.maxResource !== undefined ? { maxResource: spec.optimizer.pruner.maxResource } : {}),
+      },
     });
     const rerun = await this.optuna.recover();
     for (const r of rerun) {
       const row = store.trials(this.campaignId).find((t) => t.number === r.number);
-      if (row) store.putTrial({ ...row, state: 'interrupted', endedAt: row.endedAt ?? Date.now(), note: 'the campaign runner stopped while it ran; it runs again' });
+      if (row)
+        store.putTrial({
+          ...row,
+          state: 'interrupted',
+          endedAt: row.endedAt ?? Date.now(),
+          note: 'the campaign runner stopped while it ran; it runs again',
+        });
     }
     this.countPrior(await this.optuna.trials());
     const parallel = localParallel(spec.workers.local);
     const threads = spec.base.worker.threads ?? Math.max(1, Math.floor(cpus().length / Math.max(1, parallel)) - 1);
     const slots: Slot[] = [
-      ...Array.from({ length: spec.workers.local === 0 ? 0 : parallel }, (_, i) => new LocalSlot(`local-${i + 1}`, { bin: join(this.o.repoRoot, 'bin', 'agentjet.mjs'), repoRoot: this.o.repoRoot, threads })),
+      ...Array.from(
+        { length: spec.workers.local === 0 ? 0 : parallel },
+        (_, i) =>
+          new LocalSlot(`local-${i + 1}`, {
+            bin: join(this.o.repoRoot, 'bin', 'agentjet.mjs'),
+            repoRoot: this.o.repoRoot,
+            threads,
+          }),
+      ),
       ...spec.workers.remote.map((w) => new RemoteSlot(w)),
     ];
     this.emit({ type: 'started', resumed, rerun: rerun.map((r) => r.number), slots: slots.map((s) => s.label) });
@@ -194,7 +238,10 @@ export class CampaignRunner implements CampaignControl {
 
   private countPrior(trials: readonly OptunaTrial[]): void {
     const counted = trials.filter((t) => t.attrs['interrupted'] !== true);
-    this.finishedBefore = { done: counted.filter((t) => t.state === 'complete' || t.state === 'pruned' || t.state === 'fail').length, failed: counted.filter((t) => t.state === 'fail').length };
+    this.finishedBefore = {
+      done: counted.filter((t) => t.state === 'complete' || t.state === 'pruned' || t.state === 'fail').length,
+      failed: counted.filter((t) => t.state === 'fail').length,
+    };
   }
 
   private async loop(slots: Slot[]): Promise<'done' | 'stopped'> {
@@ -207,22 +254,24 @@ export class CampaignRunner implements CampaignControl {
       while (free.length > 0 && this.canStart(finished, running.size)) {
         const slot = free.shift()!;
         const asked = await this.requireOptuna().ask({ seed: 0, source: 'optimizer' });
-        const p = this.execute(asked, slot).then(
-          (state) => {
-            finished.done += state === 'interrupted' ? 0 : 1;
-            finished.failed += state === 'failed' ? 1 : 0;
-          },
-          (err: unknown) => {
-            // The trial's bookkeeping failed (the store, the optimiser): counted as a failure, the campaign goes on.
-            this.note(`trial ${asked.number}: ${message(err)}`);
-            finished.done += 1;
-            finished.failed += 1;
-          },
-        ).finally(() => {
-          running.delete(asked.number);
-          this.inflight.delete(p);
-          free.push(slot);
-        });
+        const p = this.execute(asked, slot)
+          .then(
+            (state) => {
+              finished.done += state === 'interrupted' ? 0 : 1;
+              finished.failed += state === 'failed' ? 1 : 0;
+            },
+            (err: unknown) => {
+              // The trial's bookkeeping failed (the store, the optimiser): counted as a failure, the campaign goes on.
+              this.note(`trial ${asked.number}: ${message(err)}`);
+              finished.done += 1;
+              finished.failed += 1;
+            },
+          )
+          .finally(() => {
+            running.delete(asked.number);
+            this.inflight.delete(p);
+            free.push(slot);
+          });
         running.set(asked.number, p);
         this.inflight.add(p);
       }
@@ -237,9 +286,14 @@ export class CampaignRunner implements CampaignControl {
   private canStart(finished: { done: number; failed: number }, running: number): boolean {
     const { budget, optimizer, search, seeds } = this.spec;
     if (finished.done + running >= budget.trials) return false;
-    if (finished.failed >= (budget.maxFailures ?? budget.trials)) return this.once('failures', `stopping: ${finished.failed} trials failed (maxFailures)`);
+    if (finished.failed >= (budget.maxFailures ?? budget.trials))
+      return this.once('failures', `stopping: ${finished.failed} trials failed (maxFailures)`);
     const wall = this.priorWallS + (performance.now() - this.t0) / 1000;
-    if (budget.totalHours !== undefined && wall >= budget.totalHours * 3600) return this.once('hours', `stopping: the campaign has run ${(wall / 3600).toFixed(2)} h (totalHours ${budget.totalHours})`);
+    if (budget.totalHours !== undefined && wall >= budget.totalHours * 3600)
+      return this.once(
+        'hours',
+        `stopping: the campaign has run ${(wall / 3600).toFixed(2)} h (totalHours ${budget.totalHours})`,
+      );
     if (optimizer.sampler === 'grid' && finished.done + running >= gridSize(gridOf(search).grid) * seeds) return false;
     return true;
   }
@@ -252,25 +306,48 @@ export class CampaignRunner implements CampaignControl {
   }
 
   /** Runs one asked trial on a slot; returns its final state. */
-  private async execute(asked: { number: number; params: Params; attrs: Record<string, unknown> }, slot: Slot): Promise<TrialRow['state']> {
+  private async execute(
+    asked: { number: number; params: Params; attrs: Record<string, unknown> },
+    slot: Slot,
+  ): Promise<TrialRow['state']> {
     const { store } = this.o;
     const optuna = this.requireOptuna();
     const seed = typeof asked.attrs['seed'] === 'number' ? asked.attrs['seed'] : 0;
     const rerun = typeof asked.attrs['rerunOf'] === 'number';
     const chosenBy = asked.attrs['source'];
-    const source: TrialRow['source'] = rerun ? 'rerun' : chosenBy === 'agent' || chosenBy === 'seed' ? chosenBy : 'optimizer';
+    const source: TrialRow['source'] = rerun
+      ? 'rerun'
+      : chosenBy === 'agent' || chosenBy === 'seed'
+        ? chosenBy
+        : 'optimizer';
     if (source === 'optimizer') {
       // A new configuration from the sampler: its other seeds run next.
-      for (let k = 1; k < this.spec.seeds; k++) await optuna.enqueue(asked.params, { seed: k, source: 'seed', configKey: configKey(asked.params) });
+      for (let k = 1; k < this.spec.seeds; k++)
+        await optuna.enqueue(asked.params, { seed: k, source: 'seed', configKey: configKey(asked.params) });
     }
     const dir = trialDir(this.paths, asked.number);
     mkdirSync(dir, { recursive: true });
     const setup = trialSetup(this.spec, asked.params, seed);
-    writeFileSync(join(dir, 'trial.json'), `${JSON.stringify({ number: asked.number, params: asked.params, seed, setup }, null, 2)}\n`);
+    writeFileSync(
+      join(dir, 'trial.json'),
+      `${JSON.stringify({ number: asked.number, params: asked.params, seed, setup }, null, 2)}\n`,
+    );
     let row: TrialRow = {
-      campaignId: this.campaignId, number: asked.number, state: 'running', params: asked.params, seed, source,
-      rationale: typeof asked.attrs['rationale'] === 'string' ? asked.attrs['rationale'] : null, value: null, points: [], note: null,
-      worker: slot.label, runDir: null, steps: 0, startedAt: Date.now(), endedAt: null,
+      campaignId: this.campaignId,
+      number: asked.number,
+      state: 'running',
+      params: asked.params,
+      seed,
+      source,
+      rationale: typeof asked.attrs['rationale'] === 'string' ? asked.attrs['rationale'] : null,
+      value: null,
+      points: [],
+      note: null,
+      worker: slot.label,
+      runDir: null,
+      steps: 0,
+      startedAt: Date.now(),
+      endedAt: null,
     };
     const put = (next: Partial<TrialRow>): TrialRow => {
       row = { ...row, ...next };
@@ -286,8 +363,16 @@ export class CampaignRunner implements CampaignControl {
     let out: TrialOutcome;
     try {
       out = await runTrial({
-        spec: this.spec, task: this.task, number: asked.number, setup, slot, trialDir: dir, runName: `campaign-${this.campaignId}-t${asked.number}`,
-        repoRoot: this.o.repoRoot, cacheDir: join(this.o.dataDir, 'cache', 'clients'), signal: ac.signal,
+        spec: this.spec,
+        task: this.task,
+        number: asked.number,
+        setup,
+        slot,
+        trialDir: dir,
+        runName: `campaign-${this.campaignId}-t${asked.number}`,
+        repoRoot: this.o.repoRoot,
+        cacheDir: join(this.o.dataDir, 'cache', 'clients'),
+        signal: ac.signal,
         report: (resource, value) => optuna.report(asked.number, resource, value),
         onStarted: (w) => put({ worker: w.label, runDir: w.runDir }),
         onPoint: (point, points) => this.emit({ type: 'trial_point', trial: put({ points: [...points] }), point }),
@@ -302,16 +387,28 @@ export class CampaignRunner implements CampaignControl {
       this.aborts.delete(asked.number);
       this.campaignAbort.signal.removeEventListener('abort', onCampaignAbort);
     }
-    const state: TrialRow['state'] = out.state === 'stopped' ? 'pruned' : out.state === 'complete' ? 'complete' : out.state;
+    const state: TrialRow['state'] =
+      out.state === 'stopped' ? 'pruned' : out.state === 'complete' ? 'complete' : out.state;
     try {
-      if (state === 'complete' && out.value !== null) await optuna.tell(asked.number, 'complete', out.value, { wallS: out.seconds, steps: out.steps });
-      else if (state === 'pruned') await optuna.tell(asked.number, 'pruned', null, { note: out.note ?? '', wallS: out.seconds, steps: out.steps });
-      else if (state === 'failed') await optuna.tell(asked.number, 'fail', null, { error: out.note ?? '', wallS: out.seconds });
+      if (state === 'complete' && out.value !== null)
+        await optuna.tell(asked.number, 'complete', out.value, { wallS: out.seconds, steps: out.steps });
+      else if (state === 'pruned')
+        await optuna.tell(asked.number, 'pruned', null, { note: out.note ?? '', wallS: out.seconds, steps: out.steps });
+      else if (state === 'failed')
+        await optuna.tell(asked.number, 'fail', null, { error: out.note ?? '', wallS: out.seconds });
       // interrupted: left running in the study, so the next start re-runs it (recover).
     } catch (err) {
       this.note(`trial ${asked.number}: telling the optimiser failed: ${message(err)}`);
     }
-    const ended = put({ state, value: out.value, points: out.points, note: out.note, steps: out.steps, endedAt: Date.now(), ...(out.runDir ? { runDir: out.runDir } : {}) });
+    const ended = put({
+      state,
+      value: out.value,
+      points: out.points,
+      note: out.note,
+      steps: out.steps,
+      endedAt: Date.now(),
+      ...(out.runDir ? { runDir: out.runDir } : {}),
+    });
     this.emit({ type: 'trial_ended', trial: ended });
     if (state !== 'interrupted') await this.afterTrial(ended);
     return state;
@@ -320,14 +417,23 @@ export class CampaignRunner implements CampaignControl {
   /** Trials still marked running in the store when the runner stops (they re-run on resume). */
   private markLeftoverInterrupted(): void {
     for (const t of this.o.store.trials(this.campaignId)) {
-      if (t.state === 'running') this.o.store.putTrial({ ...t, state: 'interrupted', endedAt: Date.now(), note: 'the campaign runner stopped while it ran; it runs again on resume' });
+      if (t.state === 'running')
+        this.o.store.putTrial({
+          ...t,
+          state: 'interrupted',
+          endedAt: Date.now(),
+          note: 'the campaign runner stopped while it ran; it runs again on resume',
+        });
     }
   }
 
   private async afterTrial(trial: TrialRow): Promise<void> {
     await this.refreshImportance().catch((err: unknown) => this.note(`importance: ${message(err)}`));
-    await writeReports(this.o.store, this.campaignId, this.paths).catch((err: unknown) => this.note(`report: ${message(err)}`));
-    if (!this.stopRequested) await this.o.hooks?.afterTrial?.(this, trial).catch((err: unknown) => this.note(`agent: ${message(err)}`));
+    await writeReports(this.o.store, this.campaignId, this.paths).catch((err: unknown) =>
+      this.note(`report: ${message(err)}`),
+    );
+    if (!this.stopRequested)
+      await this.o.hooks?.afterTrial?.(this, trial).catch((err: unknown) => this.note(`agent: ${message(err)}`));
   }
 
   private async refreshImportance(): Promise<void> {

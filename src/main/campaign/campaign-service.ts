@@ -38,9 +38,19 @@ export class CampaignService {
     const extras = this.store.extras(p.campaignId);
     const paths = campaignPaths(this.o.dataDir, p.campaignId);
     return {
-      summary, spec: this.store.spec(p.campaignId), trials, curves: this.store.curves(p.campaignId), importance: extras.importance, analysis: extras.analysis,
-      agent: extras.agent, decisions: this.store.decisions(p.campaignId), computeS: computeSeconds(trials, now),
-      reports: { html: existsSync(paths.reportHtml) ? paths.reportHtml : null, markdown: existsSync(paths.reportMd) ? paths.reportMd : null },
+      summary,
+      spec: this.store.spec(p.campaignId),
+      trials,
+      curves: this.store.curves(p.campaignId),
+      importance: extras.importance,
+      analysis: extras.analysis,
+      agent: extras.agent,
+      decisions: this.store.decisions(p.campaignId),
+      computeS: computeSeconds(trials, now),
+      reports: {
+        html: existsSync(paths.reportHtml) ? paths.reportHtml : null,
+        markdown: existsSync(paths.reportMd) ? paths.reportMd : null,
+      },
     };
   }
 
@@ -49,15 +59,34 @@ export class CampaignService {
     try {
       name = loadCampaignFile(p.file).spec.name;
     } catch (err) {
-      throw new WorkbenchError('bad_campaign', err instanceof CampaignFileError ? err.message : err instanceof Error ? err.message : String(err));
+      throw new WorkbenchError(
+        'bad_campaign',
+        err instanceof CampaignFileError ? err.message : err instanceof Error ? err.message : String(err),
+      );
     }
-    if (this.store.has(name) && this.store.liveRunner(name, Date.now()) !== null) throw new WorkbenchError('already_running', `campaign ${name} is already running`);
+    if (this.store.has(name) && this.store.liveRunner(name, Date.now()) !== null)
+      throw new WorkbenchError('already_running', `campaign ${name} is already running`);
     const paths = campaignPaths(this.o.dataDir, name);
     mkdirSync(paths.dir, { recursive: true });
     const { execPath, env } = nodeCommand();
-    const child = spawn(execPath, ['--import', PARENT_WATCHDOG, join(this.o.repoRoot, 'bin', 'agentjet.mjs'), 'campaign', 'run', p.file, '--data-dir', this.o.dataDir], {
-      cwd: this.o.repoRoot, env: { ...env, AGENTJET_PARENT_PID: String(process.pid), FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      execPath,
+      [
+        '--import',
+        PARENT_WATCHDOG,
+        join(this.o.repoRoot, 'bin', 'agentjet.mjs'),
+        'campaign',
+        'run',
+        p.file,
+        '--data-dir',
+        this.o.dataDir,
+      ],
+      {
+        cwd: this.o.repoRoot,
+        env: { ...env, AGENTJET_PARENT_PID: String(process.pid), FORCE_COLOR: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const log = createWriteStream(join(paths.dir, 'runner.log'), { flags: 'a' });
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
@@ -67,33 +96,46 @@ export class CampaignService {
       log.end(`[workbench] the runner exited (${signal ?? `code ${code}`})\n`);
       this.o.log(`campaign ${name}: the runner exited (${signal ?? `code ${code}`})`);
     });
-    if (child.pid === undefined) throw new WorkbenchError('start_failed', `could not start the campaign runner for ${name}`);
+    if (child.pid === undefined)
+      throw new WorkbenchError('start_failed', `could not start the campaign runner for ${name}`);
     return { campaignId: name, pid: child.pid };
   }
 
   async campaignCommand(p: P<'campaignCommand'>): Promise<R<'campaignCommand'>> {
-    if (this.store.liveRunner(p.campaignId, Date.now()) === null) throw new WorkbenchError('not_running', `campaign ${p.campaignId} has no live runner; start it first`);
+    if (this.store.liveRunner(p.campaignId, Date.now()) === null)
+      throw new WorkbenchError('not_running', `campaign ${p.campaignId} has no live runner; start it first`);
     this.store.addCommand(p.campaignId, p.command, Date.now());
     return { ok: true };
   }
 
   async campaignDecision(p: P<'campaignDecision'>): Promise<R<'campaignDecision'>> {
-    const ok = this.store.setDecisionStatus(p.campaignId, p.decisionId, p.approve ? 'approved' : 'rejected', ['pending'], { decidedAt: Date.now() });
+    const ok = this.store.setDecisionStatus(
+      p.campaignId,
+      p.decisionId,
+      p.approve ? 'approved' : 'rejected',
+      ['pending'],
+      { decidedAt: Date.now() },
+    );
     if (!ok) throw new WorkbenchError('not_pending', `decision ${p.decisionId} is not a proposal waiting for approval`);
     return { ok: true };
   }
 
   /** Stops this workbench's runners (SIGTERM: their running trials re-run on resume). */
   async dispose(): Promise<void> {
-    await Promise.all([...this.children.values()].map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null || c.signalCode !== null) return resolve();
-      const timer = setTimeout(() => c.kill('SIGKILL'), 30_000);
-      c.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      c.kill('SIGTERM');
-    })));
+    await Promise.all(
+      [...this.children.values()].map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            const timer = setTimeout(() => c.kill('SIGKILL'), 30_000);
+            c.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            c.kill('SIGTERM');
+          }),
+      ),
+    );
     this.store.close();
   }
 }

@@ -12,8 +12,12 @@ describe('optuna client', () => {
   it('asks, reports, tells and lists trials; errors are values; a dead process rejects what is pending', async () => {
     const o = await OptunaClient.start();
     await o.open({
-      storage: join(dir, 'study.sqlite'), studyName: 's', direction: 'maximize', space: { lr: { type: 'float', low: 1e-5, high: 1e-3, log: true }, g: { type: 'categorical', choices: [2, 4] } },
-      sampler: { type: 'random', seed: 1 }, pruner: { type: 'median', minResource: 1, reductionFactor: 3 },
+      storage: join(dir, 'study.sqlite'),
+      studyName: 's',
+      direction: 'maximize',
+      space: { lr: { type: 'float', low: 1e-5, high: 1e-3, log: true }, g: { type: 'categorical', choices: [2, 4] } },
+      sampler: { type: 'random', seed: 1 },
+      pruner: { type: 'median', minResource: 1, reductionFactor: 3 },
     });
     await o.enqueue({ lr: 2e-4, g: 4 }, { source: 'agent', rationale: 'why not' });
     const t = await o.ask({ seed: 0, source: 'optimizer' });

@@ -30,7 +30,9 @@ const results = {
   tell: z.object({ number: z.number().int() }),
   enqueue: z.object({ waiting: z.number().int() }),
   trials: z.object({ trials: z.array(OptunaTrialSchema) }),
-  recover: z.object({ rerun: z.array(z.object({ number: z.number().int(), params: z.record(z.string(), ScalarSchema) })) }),
+  recover: z.object({
+    rerun: z.array(z.object({ number: z.number().int(), params: z.record(z.string(), ScalarSchema) })),
+  }),
   importance: z.object({ importance: z.record(z.string(), z.number()).nullable(), reason: z.string().nullable() }),
 } as const;
 type Method = keyof typeof results;
@@ -58,7 +60,12 @@ export interface StudyOptions {
   space: Record<string, OptunaDistribution>;
   grid?: Record<string, Scalar[]>;
   sampler: { type: 'tpe' | 'random' | 'grid'; seed: number; startupTrials?: number };
-  pruner: { type: 'none' | 'median' | 'successive_halving' | 'hyperband'; minResource: number; maxResource?: number; reductionFactor: number };
+  pruner: {
+    type: 'none' | 'median' | 'successive_halving' | 'hyperband';
+    minResource: number;
+    maxResource?: number;
+    reductionFactor: number;
+  };
 }
 
 interface Pending {
@@ -75,7 +82,11 @@ export class OptunaClient {
   private readonly exited: Promise<void>;
 
   private constructor(python: string) {
-    this.child = spawn(python, ['-u', '-m', 'agentjet_campaign'], { cwd: ENGINE_DIR, env: { ...process.env, PYTHONUNBUFFERED: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(python, ['-u', '-m', 'agentjet_campaign'], {
+      cwd: ENGINE_DIR,
+      env: { ...process.env, PYTHONUNBUFFERED: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     createInterface({ input: this.child.stdout }).on('line', (line) => this.onLine(line));
     createInterface({ input: this.child.stderr }).on('line', (line) => {
       this.stderr.push(line);
@@ -88,7 +99,9 @@ export class OptunaClient {
         resolve();
       });
       this.child.once('exit', (code, signal) => {
-        this.fail(`the optimiser process exited (${signal ?? `code ${code}`})${this.stderr.length ? `:\n${this.stderr.slice(-5).join('\n')}` : ''}`);
+        this.fail(
+          `the optimiser process exited (${signal ?? `code ${code}`})${this.stderr.length ? `:\n${this.stderr.slice(-5).join('\n')}` : ''}`,
+        );
         resolve();
       });
     });
@@ -111,7 +124,9 @@ export class OptunaClient {
   }
 
   /** The next trial: an enqueued configuration first (re-runs, other seeds, the agent's), else the sampler's. */
-  ask(defaultAttrs: Record<string, unknown> = {}): Promise<{ number: number; params: Params; attrs: Record<string, unknown> }> {
+  ask(
+    defaultAttrs: Record<string, unknown> = {},
+  ): Promise<{ number: number; params: Params; attrs: Record<string, unknown> }> {
     return this.call('ask', { defaultAttrs });
   }
 
@@ -119,7 +134,12 @@ export class OptunaClient {
     return (await this.call('report', { number, step, value })).prune;
   }
 
-  async tell(number: number, state: 'complete' | 'pruned' | 'fail', value: number | null, attrs: Record<string, unknown> = {}): Promise<void> {
+  async tell(
+    number: number,
+    state: 'complete' | 'pruned' | 'fail',
+    value: number | null,
+    attrs: Record<string, unknown> = {},
+  ): Promise<void> {
     await this.call('tell', { number, state, ...(value !== null ? { value } : {}), attrs });
   }
 
@@ -156,7 +176,11 @@ export class OptunaClient {
       this.child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
     }).then((raw) => {
       const parsed = results[method].safeParse(raw);
-      if (!parsed.success) throw new OptunaError('bad_result', `optimiser ${method}: unexpected answer (${parsed.error.issues[0]?.message ?? ''})`);
+      if (!parsed.success)
+        throw new OptunaError(
+          'bad_result',
+          `optimiser ${method}: unexpected answer (${parsed.error.issues[0]?.message ?? ''})`,
+        );
       return parsed.data as z.infer<(typeof results)[M]>;
     });
   }

@@ -16,12 +16,22 @@ function writeAtomic(path: string, text: string): void {
 export function buildCampaignReport(store: CampaignStore, campaignId: string, now = Date.now()): Report {
   const extras = store.extras(campaignId);
   return buildReport({
-    summary: store.summary(campaignId, now), spec: CampaignSpecSchema.parse(store.spec(campaignId)), trials: store.trials(campaignId), curves: store.curves(campaignId),
-    importance: extras.importance, analysis: extras.analysis, decisions: store.decisions(campaignId), generatedAt: now,
+    summary: store.summary(campaignId, now),
+    spec: CampaignSpecSchema.parse(store.spec(campaignId)),
+    trials: store.trials(campaignId),
+    curves: store.curves(campaignId),
+    importance: extras.importance,
+    analysis: extras.analysis,
+    decisions: store.decisions(campaignId),
+    generatedAt: now,
   });
 }
 
-export async function writeReports(store: CampaignStore, campaignId: string, paths: Pick<CampaignPaths, 'dir' | 'reportHtml' | 'reportMd'>): Promise<Report> {
+export async function writeReports(
+  store: CampaignStore,
+  campaignId: string,
+  paths: Pick<CampaignPaths, 'dir' | 'reportHtml' | 'reportMd'>,
+): Promise<Report> {
   const report = buildCampaignReport(store, campaignId);
   const chartsDir = join(paths.dir, 'report-charts');
   mkdirSync(chartsDir, { recursive: true });

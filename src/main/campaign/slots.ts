@@ -51,10 +51,11 @@ function watchHealth(http: WorkerHttp, everyMs: number, misses = 3): { failed: P
       http.health(Math.min(everyMs, 10_000)).then(
         (h) => {
           missed = 0;
-          if (h.state === 'failed') resolve('the worker\'s engine failed and could not be restarted');
+          if (h.state === 'failed') resolve("the worker's engine failed and could not be restarted");
         },
         (err: unknown) => {
-          if (++missed >= misses) resolve(`the worker stopped answering: ${err instanceof Error ? err.message : String(err)}`);
+          if (++missed >= misses)
+            resolve(`the worker stopped answering: ${err instanceof Error ? err.message : String(err)}`);
         },
       );
     }, everyMs);
@@ -74,12 +75,29 @@ export class LocalSlot implements Slot {
     const tokens = { admin: randomBytes(24).toString('hex'), join: randomBytes(24).toString('hex') };
     const runDir = join(trialDir, 'worker');
     const log = join(trialDir, 'worker.log');
-    const args = ['--model', setup.model, '--threads', String(setup.threads ?? this.o.threads), '--seed', String(setup.seed), '--checkpoint-every', '0', '--port', '0', '--run-dir', runDir];
+    const args = [
+      '--model',
+      setup.model,
+      '--threads',
+      String(setup.threads ?? this.o.threads),
+      '--seed',
+      String(setup.seed),
+      '--checkpoint-every',
+      '0',
+      '--port',
+      '0',
+      '--run-dir',
+      runDir,
+    ];
     if (setup.episodeTimeoutS !== undefined) args.push('--episode-timeout', String(setup.episodeTimeoutS));
     let onExit: (why: string) => void = () => undefined;
     const exited = new Promise<string>((r) => (onExit = r));
     const { proc, url } = await WorkerProcess.start({
-      bin: this.o.bin, cwd: this.o.repoRoot, args, tokens, workerFile: join(runDir, 'worker.json'),
+      bin: this.o.bin,
+      cwd: this.o.repoRoot,
+      args,
+      tokens,
+      workerFile: join(runDir, 'worker.json'),
       onLine: (stream, line) => appendFileSync(log, `[${stream}] ${line}\n`),
       onExit: (code, signal) => onExit(`the worker process exited (${signal ?? `code ${code}`}); see ${log}`),
       ...(this.o.startTimeoutMs ? { startTimeoutMs: this.o.startTimeoutMs } : {}),
@@ -90,7 +108,13 @@ export class LocalSlot implements Slot {
       const status = await new WorkerHttp(url, tokens.admin).status();
       let released = false;
       return {
-        label: this.label, url, adminToken: tokens.admin, joinToken: tokens.join, runDir, eventSeq: status.eventSeq, status,
+        label: this.label,
+        url,
+        adminToken: tokens.admin,
+        joinToken: tokens.join,
+        runDir,
+        eventSeq: status.eventSeq,
+        status,
         failed: exited.then((why) => (released ? new Promise<string>(() => undefined) : why)),
         release: async () => {
           released = true;
@@ -123,16 +147,32 @@ export class RemoteSlot implements Slot {
       // A remote worker keeps the model it was started with.
       throw new Error(`the remote worker ${this.w.url} serves ${health.model}; it cannot switch to ${setup.model}`);
     }
-    const reset = await adminCall(this.w.url, this.w.adminToken, 'POST', '/swarm/v1/control/reset', { config: { training: setup.training, seed: setup.seed }, runDir: name }, ResetAnswerSchema, 600_000);
+    const reset = await adminCall(
+      this.w.url,
+      this.w.adminToken,
+      'POST',
+      '/swarm/v1/control/reset',
+      { config: { training: setup.training, seed: setup.seed }, runDir: name },
+      ResetAnswerSchema,
+      600_000,
+    );
     await adminCall(this.w.url, this.w.adminToken, 'POST', '/swarm/v1/control/start', {}, z.unknown());
     const status = await http.get('/swarm/v1/status', StatusSchema);
     const watch = watchHealth(http, this.healthEveryMs);
     return {
-      label: this.label, url: this.w.url, adminToken: this.w.adminToken, joinToken: this.w.joinToken, runDir: reset.runDir, eventSeq: status.eventSeq, status,
+      label: this.label,
+      url: this.w.url,
+      adminToken: this.w.adminToken,
+      joinToken: this.w.joinToken,
+      runDir: reset.runDir,
+      eventSeq: status.eventSeq,
+      status,
       failed: watch.failed,
       release: async () => {
         watch.stop();
-        await adminCall(this.w.url, this.w.adminToken, 'POST', '/swarm/v1/control/pause', {}, z.unknown()).catch(() => undefined);
+        await adminCall(this.w.url, this.w.adminToken, 'POST', '/swarm/v1/control/pause', {}, z.unknown()).catch(
+          () => undefined,
+        );
       },
     };
   }

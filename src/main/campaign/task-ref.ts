@@ -35,9 +35,13 @@ export interface RunningClients {
 /** `calculator-agent` / `guess-number` / `cocktail`, or a folder (relative to `baseDir`) holding client.ts. */
 export function resolveTask(task: string, baseDir: string, examplesDir: string): TaskRef {
   const bundled = TRAIN_EXAMPLES.find((e) => e === task);
-  if (bundled) return { kind: 'bundled', example: bundled, dir: join(examplesDir, bundled), keys: exampleTasks(bundled) };
+  if (bundled)
+    return { kind: 'bundled', example: bundled, dir: join(examplesDir, bundled), keys: exampleTasks(bundled) };
   const dir = resolve(baseDir, task);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`base.task ${JSON.stringify(task)}: neither a bundled example (${TRAIN_EXAMPLES.join(', ')}) nor a folder (${dir})`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new Error(
+      `base.task ${JSON.stringify(task)}: neither a bundled example (${TRAIN_EXAMPLES.join(', ')}) nor a folder (${dir})`,
+    );
   const entry = join(dir, 'client.ts');
   if (!existsSync(entry)) throw new Error(`base.task: ${dir} holds no client.ts`);
   return { kind: 'folder', dir, entry };
@@ -51,26 +55,57 @@ export interface TaskPlayOptions {
 }
 
 /** Starts the trial's training clients. */
-export async function startTrialClients(task: TaskRef, setup: TrialSetup, w: TrialWorkerRef, groupSize: number, name: string, o: TaskPlayOptions): Promise<RunningClients> {
+export async function startTrialClients(
+  task: TaskRef,
+  setup: TrialSetup,
+  w: TrialWorkerRef,
+  groupSize: number,
+  name: string,
+  o: TaskPlayOptions,
+): Promise<RunningClients> {
   if (task.kind === 'bundled') {
     return startClients({
-      exampleDir: task.dir, kind: task.example === 'calculator-agent' ? setup.client : 'openai', count: setup.clients, serverUrl: w.url, joinToken: w.joinToken,
-      groupSize, name, log: o.log, onExit: o.onExit, env: setup.mix !== undefined ? { AGENTJET_MIX: String(setup.mix) } : {},
+      exampleDir: task.dir,
+      kind: task.example === 'calculator-agent' ? setup.client : 'openai',
+      count: setup.clients,
+      serverUrl: w.url,
+      joinToken: w.joinToken,
+      groupSize,
+      name,
+      log: o.log,
+      onExit: o.onExit,
+      env: setup.mix !== undefined ? { AGENTJET_MIX: String(setup.mix) } : {},
     });
   }
-  const runner = new ClientRunner({ name, serverUrl: w.url, joinToken: w.joinToken, count: setup.clients, cacheDir: o.cacheDir, nodePaths: taskNodePaths(o.repoRoot), env: { AGENTJET_GROUP_SIZE: String(groupSize) } });
+  const runner = new ClientRunner({
+    name,
+    serverUrl: w.url,
+    joinToken: w.joinToken,
+    count: setup.clients,
+    cacheDir: o.cacheDir,
+    nodePaths: taskNodePaths(o.repoRoot),
+    env: { AGENTJET_GROUP_SIZE: String(groupSize) },
+  });
   runner.on('client:log', (l) => o.log(l.clientId, l.line));
   runner.on('client:exited', (e) => o.onExit(e.clientId, e.code, e.signal));
   const started = await runner.start({ entry: task.entry });
   if (!started.ok) {
     await runner.dispose();
-    throw new Error(`client.ts did not compile:\n${started.errors.map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`).join('\n')}`);
+    throw new Error(
+      `client.ts did not compile:\n${started.errors.map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`).join('\n')}`,
+    );
   }
   return { dispose: () => runner.dispose() };
 }
 
 /** One evaluation point: `episodes` held-out tasks (per task of a cocktail) played as eval episodes. */
-export async function playEval(task: TaskRef, w: TrialWorkerRef, episodes: number, clientId: string, o: Pick<TaskPlayOptions, 'repoRoot' | 'cacheDir'>): Promise<EvalFigures> {
+export async function playEval(
+  task: TaskRef,
+  w: TrialWorkerRef,
+  episodes: number,
+  clientId: string,
+  o: Pick<TaskPlayOptions, 'repoRoot' | 'cacheDir'>,
+): Promise<EvalFigures> {
   if (task.kind === 'bundled') {
     const parts = [];
     for (const key of task.keys) parts.push(await runEval(w.url, w.joinToken, episodes, key, 4));
@@ -82,7 +117,16 @@ export async function playEval(task: TaskRef, w: TrialWorkerRef, episodes: numbe
       rewardMean: parts.reduce((s, p) => s + p.rewardMean * p.episodes, 0) / Math.max(1, n),
     };
   }
-  const played = await playTaskEpisodes({ entry: task.entry, worker: w, episodes, clientId, nodePaths: taskNodePaths(o.repoRoot), cacheDir: o.cacheDir, concurrency: 4 });
-  if (played.compileErrors.length > 0) throw new Error(`client.ts did not compile for the eval: ${played.compileErrors[0]?.message ?? ''}`);
+  const played = await playTaskEpisodes({
+    entry: task.entry,
+    worker: w,
+    episodes,
+    clientId,
+    nodePaths: taskNodePaths(o.repoRoot),
+    cacheDir: o.cacheDir,
+    concurrency: 4,
+  });
+  if (played.compileErrors.length > 0)
+    throw new Error(`client.ts did not compile for the eval: ${played.compileErrors[0]?.message ?? ''}`);
   return evalFigures(played, episodes);
 }

@@ -74,7 +74,10 @@ class TrialRun {
   private finished: TrialEnd | null = null;
   private evalChain: Promise<void> = Promise.resolve();
   private nextIndex = 1;
-  private readonly onAbort = (): void => this.finish(isTrialEnd(this.c.signal.reason) ? this.c.signal.reason : { state: 'interrupted', note: 'the campaign stopped' });
+  private readonly onAbort = (): void =>
+    this.finish(
+      isTrialEnd(this.c.signal.reason) ? this.c.signal.reason : { state: 'interrupted', note: 'the campaign stopped' },
+    );
 
   constructor(private readonly c: TrialContext) {}
 
@@ -86,7 +89,9 @@ class TrialRun {
       return await this.train();
     } catch (err) {
       // A call that failed because the worker died (ECONNRESET) is reported with why it died, when that is known soon.
-      const why = this.worker ? await Promise.race([this.worker.failed, new Promise<null>((r) => setTimeout(() => r(null), 3000).unref())]) : null;
+      const why = this.worker
+        ? await Promise.race([this.worker.failed, new Promise<null>((r) => setTimeout(() => r(null), 3000).unref())])
+        : null;
       this.finish({ state: 'failed', note: why ?? message(err) });
       return await this.wrapUp(this.finished ?? { state: 'failed', note: why ?? message(err) });
     } finally {
@@ -94,7 +99,9 @@ class TrialRun {
       for (const t of this.timers) clearTimeout(t);
       await this.clients?.dispose().catch(() => undefined);
       this.feed?.close();
-      await this.worker?.release().catch((err: unknown) => c.log(`trial ${c.number}: releasing the worker: ${message(err)}`));
+      await this.worker
+        ?.release()
+        .catch((err: unknown) => c.log(`trial ${c.number}: releasing the worker: ${message(err)}`));
     }
   }
 
@@ -109,7 +116,12 @@ class TrialRun {
     const w = this.worker;
     c.onStarted({ label: w.label, runDir: w.runDir });
     void w.failed.then((why) => this.finish({ state: 'failed', note: why }));
-    this.feed = await EventFeed.open(w.url, w.adminToken, { event: (e) => this.onEvent(e), error: (m) => c.log(`trial ${c.number}: events: ${m}`) }, { since: w.eventSeq });
+    this.feed = await EventFeed.open(
+      w.url,
+      w.adminToken,
+      { event: (e) => this.onEvent(e), error: (m) => c.log(`trial ${c.number}: events: ${m}`) },
+      { since: w.eventSeq },
+    );
     if (c.spec.base.eval.atStart) await this.evaluate(0, false);
     if (this.finished) return await this.wrapUp(this.finished);
     this.clients = await this.startClients(w);
@@ -130,7 +142,16 @@ class TrialRun {
 
   private outcome(e: TrialEnd, value: number | null): TrialOutcome {
     const w = this.worker;
-    return { state: e.state, value, points: this.points, steps: this.steps, note: 'note' in e ? e.note : null, worker: w?.label ?? this.c.slot.label, runDir: w?.runDir ?? null, seconds: (performance.now() - this.t0) / 1000 };
+    return {
+      state: e.state,
+      value,
+      points: this.points,
+      steps: this.steps,
+      note: 'note' in e ? e.note : null,
+      worker: w?.label ?? this.c.slot.label,
+      runDir: w?.runDir ?? null,
+      seconds: (performance.now() - this.t0) / 1000,
+    };
   }
 
   /** Every training step becomes a curve point; the step budget and step-scheduled evaluations follow it. */
@@ -140,9 +161,15 @@ class TrialRun {
     const everySteps = spec.base.eval.everySteps;
     this.steps = e.metrics.step;
     this.rewardsSincePoint.push(e.metrics.rewardMean);
-    this.c.onStep({ step: e.metrics.step, elapsedS: this.elapsed(), rewardMean: e.metrics.rewardMean, successRate: e.metrics.successRate });
+    this.c.onStep({
+      step: e.metrics.step,
+      elapsedS: this.elapsed(),
+      rewardMean: e.metrics.rewardMean,
+      successRate: e.metrics.successRate,
+    });
     if (everySteps !== undefined && this.steps % everySteps === 0) void this.evaluate(this.nextIndex++, false);
-    if (spec.budget.stepsPerTrial !== undefined && this.steps >= spec.budget.stepsPerTrial) this.finish({ state: 'complete' });
+    if (spec.budget.stepsPerTrial !== undefined && this.steps >= spec.budget.stepsPerTrial)
+      this.finish({ state: 'complete' });
   }
 
   /** Queues an evaluation (one at a time); its point goes to the pruner, which may end the trial. */
@@ -154,17 +181,35 @@ class TrialRun {
       if (!this.worker || (this.finished && !final)) return;
       const step = this.steps;
       try {
-        const r = await playEval(c.task, this.worker, ev.episodes, `t${c.number}-eval-${index}`, { repoRoot: c.repoRoot, cacheDir: c.cacheDir });
+        const r = await playEval(c.task, this.worker, ev.episodes, `t${c.number}-eval-${index}`, {
+          repoRoot: c.repoRoot,
+          cacheDir: c.cacheDir,
+        });
         const since = this.rewardsSincePoint;
         const trainReward = since.length ? since.reduce((s, x) => s + x, 0) / since.length : null;
         this.rewardsSincePoint = [];
-        const p: TrialPoint = { index, resource: ev.everySteps !== undefined ? step : index, step, elapsedS: this.elapsed(), evalSuccess: r.successRate, evalReward: r.rewardMean, evalEpisodes: r.episodes, trainReward };
+        const p: TrialPoint = {
+          index,
+          resource: ev.everySteps !== undefined ? step : index,
+          step,
+          elapsedS: this.elapsed(),
+          evalSuccess: r.successRate,
+          evalReward: r.rewardMean,
+          evalEpisodes: r.episodes,
+          trainReward,
+        };
         this.points.push(p);
         c.onPoint(p, this.points);
-        if (r.failed > 0) c.log(`trial ${c.number}: eval ${index}: ${r.failed} of ${r.episodes} episodes failed (counted as unsuccessful)`);
+        if (r.failed > 0)
+          c.log(
+            `trial ${c.number}: eval ${index}: ${r.failed} of ${r.episodes} episodes failed (counted as unsuccessful)`,
+          );
         const soFar = objectiveOf(this.points, spec.objective);
         if (index > 0 && soFar !== null && (await c.report(p.resource, soFar)) && !final) {
-          this.finish({ state: 'pruned', note: `stopped by the ${spec.optimizer.pruner.type} pruner at evaluation ${index} (resource ${p.resource}, step ${step}): objective so far ${soFar.toFixed(4)}` });
+          this.finish({
+            state: 'pruned',
+            note: `stopped by the ${spec.optimizer.pruner.type} pruner at evaluation ${index} (resource ${p.resource}, step ${step}): objective so far ${soFar.toFixed(4)}`,
+          });
         }
       } catch (err) {
         c.log(`trial ${c.number}: eval ${index} failed: ${message(err)}`);
@@ -193,7 +238,10 @@ class TrialRun {
         if (this.finished || (code === 0 && signal === null)) return;
         crashCount++;
         if (crashCount >= maxClientCrashes(c.setup.clients)) {
-          this.finish({ state: 'failed', note: `the clients keep crashing (${crashCount} times); ${id} exited with ${signal ?? `code ${code}`}; its last output:\n${(lastLines.get(id) ?? []).join('\n')}` });
+          this.finish({
+            state: 'failed',
+            note: `the clients keep crashing (${crashCount} times); ${id} exited with ${signal ?? `code ${code}`}; its last output:\n${(lastLines.get(id) ?? []).join('\n')}`,
+          });
         }
       },
     });
@@ -207,7 +255,8 @@ class TrialRun {
     this.timers.push(setTimeout(() => this.finish({ state: 'complete' }), minutes * 60_000));
     const everyMinutes = ev.everySteps === undefined ? (ev.everyMinutes ?? minutes / 4) : undefined;
     if (everyMinutes === undefined) return;
-    for (let k = 1; k * everyMinutes < minutes - 1e-9; k++) this.timers.push(setTimeout(() => void this.evaluate(this.nextIndex++, false), k * everyMinutes * 60_000));
+    for (let k = 1; k * everyMinutes < minutes - 1e-9; k++)
+      this.timers.push(setTimeout(() => void this.evaluate(this.nextIndex++, false), k * everyMinutes * 60_000));
   }
 
   /** Stops the clients (the weights stop changing), then scores a completed trial on them. */
@@ -219,14 +268,27 @@ class TrialRun {
     // A running evaluation finishes (it may be the last point); against a dead worker it is not waited for.
     if (e.state === 'complete') await this.evalChain;
     else await Promise.race([this.evalChain, new Promise((r) => setTimeout(r, 3000).unref())]);
-    if (e.state !== 'complete') return this.outcome(e, e.state === 'pruned' || e.state === 'stopped' ? objectiveOf(this.points, spec.objective) : null);
+    if (e.state !== 'complete')
+      return this.outcome(
+        e,
+        e.state === 'pruned' || e.state === 'stopped' ? objectiveOf(this.points, spec.objective) : null,
+      );
     await this.evaluate(this.nextIndex++, true);
     const value = objectiveOf(this.points, spec.objective);
-    if (value === null) return this.outcome({ state: 'failed', note: 'no evaluation point has a value (every evaluation failed)' }, null);
+    if (value === null)
+      return this.outcome({ state: 'failed', note: 'no evaluation point has a value (every evaluation failed)' }, null);
     return this.outcome(e, value);
   }
 }
 
 function isTrialEnd(x: unknown): x is TrialEnd {
-  return typeof x === 'object' && x !== null && 'state' in x && typeof x.state === 'string' && ['pruned', 'failed', 'interrupted', 'stopped'].includes(x.state) && 'note' in x && typeof x.note === 'string';
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    'state' in x &&
+    typeof x.state === 'string' &&
+    ['pruned', 'failed', 'interrupted', 'stopped'].includes(x.state) &&
+    'note' in x &&
+    typeof x.note === 'string'
+  );
 }

@@ -15,17 +15,32 @@ export class WorkerCallError extends Error {
   }
 }
 
-export async function adminCall<T extends z.ZodType>(url: string, token: string, method: 'GET' | 'POST' | 'PATCH', path: string, body: unknown, schema: T, timeoutMs = 30_000): Promise<z.output<T>> {
+export async function adminCall<T extends z.ZodType>(
+  url: string,
+  token: string,
+  method: 'GET' | 'POST' | 'PATCH',
+  path: string,
+  body: unknown,
+  schema: T,
+  timeoutMs = 30_000,
+): Promise<z.output<T>> {
   let res: Response;
   try {
     res = await fetch(`${url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && method !== 'GET' ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined && method !== 'GET' ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined && method !== 'GET' ? { body: JSON.stringify(body) } : {}),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
-    throw new WorkerCallError(0, 'unreachable', `${method} ${url}${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new WorkerCallError(
+      0,
+      'unreachable',
+      `${method} ${url}${path}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   const text = await res.text();
   let raw: unknown = null;
@@ -36,9 +51,18 @@ export async function adminCall<T extends z.ZodType>(url: string, token: string,
   }
   if (!res.ok) {
     const e = ErrorBodySchema.safeParse(raw);
-    throw new WorkerCallError(res.status, e.success ? e.data.error.code : 'http_error', `${method} ${path}: HTTP ${res.status} ${e.success ? e.data.error.message : text.slice(0, 300)}`);
+    throw new WorkerCallError(
+      res.status,
+      e.success ? e.data.error.code : 'http_error',
+      `${method} ${path}: HTTP ${res.status} ${e.success ? e.data.error.message : text.slice(0, 300)}`,
+    );
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new WorkerCallError(res.status, 'bad_answer', `${method} ${path}: unexpected answer (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  if (!parsed.success)
+    throw new WorkerCallError(
+      res.status,
+      'bad_answer',
+      `${method} ${path}: unexpected answer (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+    );
   return parsed.data;
 }

@@ -38,8 +38,16 @@ const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 export class LlmClient {
   private readonly openai: OpenAI;
 
-  constructor(private readonly s: LlmSettings, o: { timeoutMs?: number; maxRetries?: number } = {}) {
-    this.openai = new OpenAI({ baseURL: s.endpoint, apiKey: s.apiKey || 'not-needed', maxRetries: o.maxRetries ?? 2, timeout: o.timeoutMs ?? 120_000 });
+  constructor(
+    private readonly s: LlmSettings,
+    o: { timeoutMs?: number; maxRetries?: number } = {},
+  ) {
+    this.openai = new OpenAI({
+      baseURL: s.endpoint,
+      apiKey: s.apiKey || 'not-needed',
+      maxRetries: o.maxRetries ?? 2,
+      timeout: o.timeoutMs ?? 120_000,
+    });
   }
 
   get model(): string {
@@ -51,7 +59,15 @@ export class LlmClient {
       {
         model: this.s.model,
         messages: [...messages],
-        ...(tools.length > 0 ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })), tool_choice: 'auto' as const } : {}),
+        ...(tools.length > 0
+          ? {
+              tools: tools.map((t) => ({
+                type: 'function' as const,
+                function: { name: t.name, description: t.description, parameters: t.parameters },
+              })),
+              tool_choice: 'auto' as const,
+            }
+          : {}),
       },
       signal ? { signal } : {},
     );
@@ -61,12 +77,29 @@ export class LlmClient {
     const calls: ToolCallRequest[] = (m.tool_calls ?? []).flatMap((tc) => {
       if (tc.type !== 'function') return [];
       const tool = tools.find((t) => t.name === tc.function.name);
-      return [{ id: tc.id, name: tc.function.name, raw: tc.function.arguments, parsed: parseArgs(tool, tc.function.arguments) }];
+      return [
+        {
+          id: tc.id,
+          name: tc.function.name,
+          raw: tc.function.arguments,
+          parsed: parseArgs(tool, tc.function.arguments),
+        },
+      ];
     });
-    const tokens = res.usage?.total_tokens ?? estimateTokens(JSON.stringify(messages)) + estimateTokens(JSON.stringify(m));
-    const message: LlmMessage = calls.length > 0
-      ? { role: 'assistant', content: m.content, tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.raw } })) }
-      : { role: 'assistant', content: m.content ?? '' };
+    const tokens =
+      res.usage?.total_tokens ?? estimateTokens(JSON.stringify(messages)) + estimateTokens(JSON.stringify(m));
+    const message: LlmMessage =
+      calls.length > 0
+        ? {
+            role: 'assistant',
+            content: m.content,
+            tool_calls: calls.map((c) => ({
+              id: c.id,
+              type: 'function' as const,
+              function: { name: c.name, arguments: c.raw },
+            })),
+          }
+        : { role: 'assistant', content: m.content ?? '' };
     return { content: m.content, calls, tokens, message };
   }
 }

@@ -14,7 +14,12 @@ import {
   type WorkbenchParsedParams as P,
   type WorkbenchResult as R,
 } from '../../shared/workbench-api';
-import { trainingFromFields, workerFromFields, WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
+import {
+  trainingFromFields,
+  workerFromFields,
+  WorkerConfigPatchSchema,
+  type WorkerConfigPatch,
+} from '../../shared/options/index';
 import { CampaignService } from '../campaign/campaign-service';
 import type { Store } from '../store/types';
 import { draftTask } from '../task/task-draft';
@@ -56,7 +61,6 @@ interface Live {
   offStep: () => void;
 }
 
-
 function newRunId(now = new Date()): string {
   return `run-${now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
 }
@@ -78,9 +82,17 @@ export class Backend implements WorkbenchBackend {
   constructor(private readonly o: BackendOptions) {
     this.campaignService = new CampaignService({ dataDir: o.dataDir, repoRoot: o.repoRoot, log: o.log });
     const flush = (): void => this.flush();
-    this.labelsService = new LabelsService({ store: o.store, flush, ...(o.labelAuthor ? { author: o.labelAuthor } : {}) });
+    this.labelsService = new LabelsService({
+      store: o.store,
+      flush,
+      ...(o.labelAuthor ? { author: o.labelAuthor } : {}),
+    });
     this.rewardModelService = new RewardModelService({
-      store: o.store, dataDir: o.dataDir, emit: o.emit, log: o.log, flush,
+      store: o.store,
+      dataDir: o.dataDir,
+      emit: o.emit,
+      log: o.log,
+      flush,
       live: () => (this.live ? { runId: this.live.ctx.runId, clients: this.live.clients } : null),
     });
   }
@@ -91,7 +103,12 @@ export class Backend implements WorkbenchBackend {
   }
 
   async appInfo(): Promise<R<'appInfo'>> {
-    return { name: 'AgentJet Workbench', version: this.o.version, platform: process.platform, transport: process.versions.electron ? 'electron' : 'websocket' };
+    return {
+      name: 'AgentJet Workbench',
+      version: this.o.version,
+      platform: process.platform,
+      transport: process.versions.electron ? 'electron' : 'websocket',
+    };
   }
 
   async examples(): Promise<R<'examples'>> {
@@ -141,7 +158,9 @@ export class Backend implements WorkbenchBackend {
 
   async metrics(p: P<'metrics'>): Promise<R<'metrics'>> {
     this.flush();
-    return this.whileStarting(p.runId, { runId: p.runId, steps: [], evals: [], markers: [] }, () => this.o.store.metrics(p.runId));
+    return this.whileStarting(p.runId, { runId: p.runId, steps: [], evals: [], markers: [] }, () =>
+      this.o.store.metrics(p.runId),
+    );
   }
 
   async clients(): Promise<R<'clients'>> {
@@ -172,7 +191,9 @@ export class Backend implements WorkbenchBackend {
 
   async episodes(p: P<'episodes'>): Promise<R<'episodes'>> {
     this.flush();
-    return this.whileStarting(p.runId, { total: 0, offset: p.offset, rows: [] }, () => this.o.store.episodesPage(p.runId, p.filter, p.offset, p.limit, p.order));
+    return this.whileStarting(p.runId, { total: 0, offset: p.offset, rows: [] }, () =>
+      this.o.store.episodesPage(p.runId, p.filter, p.offset, p.limit, p.order),
+    );
   }
 
   async episodeDetail(p: P<'episodeDetail'>): Promise<R<'episodeDetail'>> {
@@ -197,8 +218,10 @@ export class Backend implements WorkbenchBackend {
   campaign = (p: P<'campaign'>): Promise<R<'campaign'>> => this.campaignService.campaign(p);
   campaignStart = (p: P<'campaignStart'>): Promise<R<'campaignStart'>> => this.campaignService.campaignStart(p);
   campaignCommand = (p: P<'campaignCommand'>): Promise<R<'campaignCommand'>> => this.campaignService.campaignCommand(p);
-  campaignDecision = (p: P<'campaignDecision'>): Promise<R<'campaignDecision'>> => this.campaignService.campaignDecision(p);
-  taskDraft = (p: P<'taskDraft'>): Promise<R<'taskDraft'>> => draftTask(p, { repoRoot: this.o.repoRoot, cacheDir: join(this.o.dataDir, 'cache', 'clients'), log: this.o.log });
+  campaignDecision = (p: P<'campaignDecision'>): Promise<R<'campaignDecision'>> =>
+    this.campaignService.campaignDecision(p);
+  taskDraft = (p: P<'taskDraft'>): Promise<R<'taskDraft'>> =>
+    draftTask(p, { repoRoot: this.o.repoRoot, cacheDir: join(this.o.dataDir, 'cache', 'clients'), log: this.o.log });
   // Learned rewards: labels-service.ts and reward-model-service.ts.
   labels = (p: P<'labels'>) => this.labelsService.labels(p);
   putLabel = (p: P<'putLabel'>) => this.labelsService.putLabel(p);
@@ -220,7 +243,8 @@ export class Backend implements WorkbenchBackend {
     try {
       return read();
     } catch (err) {
-      if (err instanceof WorkbenchError && err.code === 'not_found' && this.pending?.get().runId === runId) return empty;
+      if (err instanceof WorkbenchError && err.code === 'not_found' && this.pending?.get().runId === runId)
+        return empty;
       throw err;
     }
   }
@@ -242,7 +266,8 @@ export class Backend implements WorkbenchBackend {
   }
 
   private requireLive(): Live {
-    if (!this.live) throw new WorkbenchError('not_connected', 'not connected: connect to a local or remote worker first');
+    if (!this.live)
+      throw new WorkbenchError('not_connected', 'not connected: connect to a local or remote worker first');
     return this.live;
   }
 
@@ -253,8 +278,20 @@ export class Backend implements WorkbenchBackend {
   private newSession(runId: string, mode: Session['mode'], example: string | null, model: string): SessionState {
     const session = new SessionState(
       {
-        runId, mode, workerUrl: '', state: 'connecting', model, example, step: 0, weightVersion: 0, strategy: null, progress: null, poolEpisodes: 0,
-        activity: { phase: mode === 'local' ? 'starting_worker' : 'connecting', detail: '', fraction: null }, error: null, startedAt: Date.now(),
+        runId,
+        mode,
+        workerUrl: '',
+        state: 'connecting',
+        model,
+        example,
+        step: 0,
+        weightVersion: 0,
+        strategy: null,
+        progress: null,
+        poolEpisodes: 0,
+        activity: { phase: mode === 'local' ? 'starting_worker' : 'connecting', detail: '', fraction: null },
+        error: null,
+        startedAt: Date.now(),
       },
       this.o.emit,
     );
@@ -265,7 +302,12 @@ export class Backend implements WorkbenchBackend {
 
   private context(runId: string, runDir: string, session: SessionState): RunContext {
     return {
-      runId, runDir, store: this.o.store, session, emit: this.o.emit, log: this.o.log,
+      runId,
+      runDir,
+      store: this.o.store,
+      session,
+      emit: this.o.emit,
+      log: this.o.log,
       batcher: new WriteBatcher(this.o.store, (m) => this.o.log(m)),
     };
   }
@@ -278,7 +320,10 @@ export class Backend implements WorkbenchBackend {
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
     const session = this.newSession(runId, 'local', example.label, model);
     const spec: LocalWorkerSpec = {
-      bin: join(this.o.repoRoot, 'bin', 'agentjet.mjs'), cwd: this.o.repoRoot, runDir: join(runDir, 'worker'), configFile: join(runDir, 'worker-launch.json'),
+      bin: join(this.o.repoRoot, 'bin', 'agentjet.mjs'),
+      cwd: this.o.repoRoot,
+      runDir: join(runDir, 'worker'),
+      configFile: join(runDir, 'worker-launch.json'),
       config: localWorkerConfig(p, model, this.o.workerConfig),
       tokens: { admin: randomBytes(24).toString('hex'), join: randomBytes(24).toString('hex') },
       ...(this.o.workerStartTimeoutMs ? { startTimeoutMs: this.o.workerStartTimeoutMs } : {}),
@@ -293,7 +338,16 @@ export class Backend implements WorkbenchBackend {
     }
     const port = Number(new URL(launched.url).port);
     try {
-      this.o.store.createRun({ runId, name: `${example.label} · ${model === 'builtin' ? 'built-in model' : model}`, mode: 'local', workerUrl: launched.url, model, example: example.label, config: { connect: p, worker: spec.config }, createdAt: session.get().startedAt });
+      this.o.store.createRun({
+        runId,
+        name: `${example.label} · ${model === 'builtin' ? 'built-in model' : model}`,
+        mode: 'local',
+        workerUrl: launched.url,
+        model,
+        example: example.label,
+        config: { connect: p, worker: spec.config },
+        createdAt: session.get().startedAt,
+      });
     } catch (err) {
       await launched.proc.stop();
       this.pending = null;
@@ -301,7 +355,18 @@ export class Backend implements WorkbenchBackend {
       throw err;
     }
     const ctx = this.context(runId, runDir, session);
-    return this.follow(ctx, { url: launched.url, adminToken: spec.tokens.admin, joinToken: spec.tokens.join, local: { proc: launched.proc, spec, port, attach: launched.attach } }, launched.startup, example, p.clients);
+    return this.follow(
+      ctx,
+      {
+        url: launched.url,
+        adminToken: spec.tokens.admin,
+        joinToken: spec.tokens.join,
+        local: { proc: launched.proc, spec, port, attach: launched.attach },
+      },
+      launched.startup,
+      example,
+      p.clients,
+    );
   }
 
   private async startRemote(p: P<'connectRemote'>): Promise<Session> {
@@ -310,16 +375,40 @@ export class Backend implements WorkbenchBackend {
     const probe = await http.probe();
     const runId = newRunId();
     const runDir = join(this.o.dataDir, 'runs', runId);
-    const example = p.example !== undefined ? resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir }) : null;
+    const example =
+      p.example !== undefined
+        ? resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir })
+        : null;
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
     const session = this.newSession(runId, 'remote', example?.label ?? null, probe.health.model);
-    this.o.store.createRun({ runId, name: `remote ${new URL(url).host}`, mode: 'remote', workerUrl: url, model: probe.health.model, example: example?.label ?? null, config: { connect: { ...p, adminToken: undefined, joinToken: undefined } }, createdAt: session.get().startedAt });
+    this.o.store.createRun({
+      runId,
+      name: `remote ${new URL(url).host}`,
+      mode: 'remote',
+      workerUrl: url,
+      model: probe.health.model,
+      example: example?.label ?? null,
+      config: { connect: { ...p, adminToken: undefined, joinToken: undefined } },
+      createdAt: session.get().startedAt,
+    });
     const ctx = this.context(runId, runDir, session);
-    return this.follow(ctx, { url, adminToken: p.adminToken, joinToken: p.joinToken ?? null, local: null }, [], example, p.joinToken ? p.clients : 0);
+    return this.follow(
+      ctx,
+      { url, adminToken: p.adminToken, joinToken: p.joinToken ?? null, local: null },
+      [],
+      example,
+      p.joinToken ? p.clients : 0,
+    );
   }
 
   /** Connects the services of a run whose worker serves; on failure everything started is stopped. */
-  private async follow(ctx: RunContext, conn: Parameters<typeof WorkerService.connect>[1], startup: readonly LogLine[], example: ResolvedExample | null, clientCount: number): Promise<Session> {
+  private async follow(
+    ctx: RunContext,
+    conn: Parameters<typeof WorkerService.connect>[1],
+    startup: readonly LogLine[],
+    example: ResolvedExample | null,
+    clientCount: number,
+  ): Promise<Session> {
     const { session } = ctx;
     let worker: WorkerService | null = null;
     let clients: ClientService | null = null;
@@ -331,14 +420,36 @@ export class Backend implements WorkbenchBackend {
       const workspace = example ? await CodeWorkspace.open(example.workspace) : null;
       const groupSize = w.firstStatus?.config.groupSize ?? 1;
       clients = new ClientService({
-        ctx, http: w.http, workspace, currentStep: () => session.get().step, events: (l) => w.onSwarmEvent(l),
-        runner: conn.joinToken && workspace ? { serverUrl: conn.url, joinToken: conn.joinToken, count: clientCount, groupSize, cacheDir: join(this.o.dataDir, 'cache', 'clients'), nodePaths: [join(this.o.repoRoot, 'node_modules')] } : null,
+        ctx,
+        http: w.http,
+        workspace,
+        currentStep: () => session.get().step,
+        events: (l) => w.onSwarmEvent(l),
+        runner:
+          conn.joinToken && workspace
+            ? {
+                serverUrl: conn.url,
+                joinToken: conn.joinToken,
+                count: clientCount,
+                groupSize,
+                cacheDir: join(this.o.dataDir, 'cache', 'clients'),
+                nodePaths: [join(this.o.repoRoot, 'node_modules')],
+              }
+            : null,
       });
       session.activity('starting_clients', `${clientCount} client(s)`);
       await clients.start();
-      const evals = conn.local && example?.bundled && conn.joinToken && (this.o.evalEpisodes ?? 16) > 0
-        ? new EvalLoop({ url: conn.url, joinToken: conn.joinToken, task: example.bundled.task, episodes: this.o.evalEpisodes ?? 16, every: this.o.evalEvery ?? 5, log: (l) => this.o.log(l) })
-        : null;
+      const evals =
+        conn.local && example?.bundled && conn.joinToken && (this.o.evalEpisodes ?? 16) > 0
+          ? new EvalLoop({
+              url: conn.url,
+              joinToken: conn.joinToken,
+              task: example.bundled.task,
+              episodes: this.o.evalEpisodes ?? 16,
+              every: this.o.evalEvery ?? 5,
+              log: (l) => this.o.log(l),
+            })
+          : null;
       const offStep = w.onStep((step) => evals?.onStep(step));
       evals?.start();
       this.live = { ctx, worker: w, clients, evals, offStep };
@@ -362,7 +473,13 @@ export class Backend implements WorkbenchBackend {
     const live = this.live;
     if (!live) return;
     const { ctx } = live;
-    ctx.session.patch({ activity: { phase: 'stopping', detail: live.worker.isLocal ? 'stopping the clients and checkpointing the worker' : 'detaching', fraction: null } });
+    ctx.session.patch({
+      activity: {
+        phase: 'stopping',
+        detail: live.worker.isLocal ? 'stopping the clients and checkpointing the worker' : 'detaching',
+        fraction: null,
+      },
+    });
     live.evals?.stop();
     live.offStep();
     // An eval in flight ends its episodes while the worker still serves (bounded: it is not waited for long).
@@ -378,6 +495,15 @@ export class Backend implements WorkbenchBackend {
 }
 
 /** The worker settings of a local connect: the workbench's, then what the connect set (the worker's defaults apply otherwise). */
-export function localWorkerConfig(p: Readonly<Record<string, unknown>>, model: string, base: WorkerConfigPatch = {}): WorkerConfigPatch {
-  return WorkerConfigPatchSchema.parse({ ...base, ...workerFromFields(p), model, training: { ...base.training, ...trainingFromFields(p) } });
+export function localWorkerConfig(
+  p: Readonly<Record<string, unknown>>,
+  model: string,
+  base: WorkerConfigPatch = {},
+): WorkerConfigPatch {
+  return WorkerConfigPatchSchema.parse({
+    ...base,
+    ...workerFromFields(p),
+    model,
+    training: { ...base.training, ...trainingFromFields(p) },
+  });
 }

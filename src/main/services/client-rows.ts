@@ -32,7 +32,15 @@ export function mergeClientRows(local: readonly ClientStatus[], remote: readonly
       status: LOCAL_STATUS[c.state],
       pid: c.pid,
       codeVersion: c.codeVersion,
-      ...(w ? { claimed: w.counters.claimed, ended: w.counters.ended, aborted: w.counters.aborted, expired: w.counters.expired, openEpisodes: w.openEpisodes } : noCounts),
+      ...(w
+        ? {
+            claimed: w.counters.claimed,
+            ended: w.counters.ended,
+            aborted: w.counters.aborted,
+            expired: w.counters.expired,
+            openEpisodes: w.openEpisodes,
+          }
+        : noCounts),
       restarts: c.restarts,
       lastActivityAt: latest(c.lastLogAt, w?.lastSeenAt),
     };

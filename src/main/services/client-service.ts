@@ -21,7 +21,14 @@ export interface ClientServiceOptions {
   /** The run's code; null when the run has no client code (a remote worker watched only). */
   workspace: CodeWorkspace | null;
   /** Runs local clients when given (the join token is needed to claim episodes). */
-  runner: { serverUrl: string; joinToken: string; count: number; groupSize: number; cacheDir: string; nodePaths: string[] } | null;
+  runner: {
+    serverUrl: string;
+    joinToken: string;
+    count: number;
+    groupSize: number;
+    cacheDir: string;
+    nodePaths: string[];
+  } | null;
   /** Training steps completed now (for code markers). */
   currentStep: () => number;
   /** Subscribes to the worker's events (the clients list follows them). */
@@ -51,12 +58,25 @@ export class ClientService {
     this.runner =
       r && o.workspace
         ? new ClientRunner({
-            name: 'wb', serverUrl: r.serverUrl, joinToken: r.joinToken, count: r.count, env: { AGENTJET_GROUP_SIZE: String(r.groupSize) },
-            cacheDir: r.cacheDir, nodePaths: r.nodePaths, cwd: o.workspace.spec.root,
+            name: 'wb',
+            serverUrl: r.serverUrl,
+            joinToken: r.joinToken,
+            count: r.count,
+            env: { AGENTJET_GROUP_SIZE: String(r.groupSize) },
+            cacheDir: r.cacheDir,
+            nodePaths: r.nodePaths,
+            cwd: o.workspace.spec.root,
           })
         : null;
     if (this.runner) {
-      this.runner.on('client:log', (l) => this.log({ t: l.t, source: clientSource(l.clientId), stream: l.stream === 'system' ? 'event' : l.stream, line: l.line }));
+      this.runner.on('client:log', (l) =>
+        this.log({
+          t: l.t,
+          source: clientSource(l.clientId),
+          stream: l.stream === 'system' ? 'event' : l.stream,
+          line: l.line,
+        }),
+      );
       for (const ev of ['client:started', 'client:exited'] as const) this.runner.on(ev, () => this.refresh());
     }
     this.offEvents = o.events((e) => {
@@ -86,14 +106,20 @@ export class ClientService {
   async codeFiles(): Promise<CodeFiles> {
     const ws = this.requireWorkspace();
     const listed = await this.sources();
-    const files = await Promise.all(listed.map(async (abs) => ({ path: ws.rel(abs)!, content: await ws.read(abs), editable: ws.editable(abs) })));
+    const files = await Promise.all(
+      listed.map(async (abs) => ({ path: ws.rel(abs)!, content: await ws.read(abs), editable: ws.editable(abs) })),
+    );
     return { runId: this.o.ctx.runId, codeVersion: this.codeVersion, entry: ws.entryPath, files };
   }
 
   async saveCode(files: readonly CodeFile[]): Promise<SaveResult> {
     const ws = this.requireWorkspace();
     const { ctx } = this.o;
-    if (!this.runner) throw new WorkbenchError('no_clients', 'this run has no local clients to restart (connect with a join token and an example)');
+    if (!this.runner)
+      throw new WorkbenchError(
+        'no_clients',
+        'this run has no local clients to restart (connect with a join token and an example)',
+      );
     await ws.save(files);
     const previous = this.codeVersion;
     const r = await this.runner.swap(ws.clientCode());
@@ -108,7 +134,13 @@ export class ClientService {
     }
     this.record(r.codeVersion, r.rootDir, r.inputs, previous);
     this.refresh();
-    return { ok: true, codeVersion: r.codeVersion, previousCodeVersion: previous, compileMs: r.compileMs, swapMs: r.spawnMs };
+    return {
+      ok: true,
+      codeVersion: r.codeVersion,
+      previousCodeVersion: previous,
+      compileMs: r.compileMs,
+      swapMs: r.spawnMs,
+    };
   }
 
   clients(): ClientRow[] {
@@ -118,7 +150,10 @@ export class ClientService {
   async clientAction(clientId: string, action: 'restart' | 'stop' | 'start'): Promise<void> {
     const local = this.runner?.status().clients.some((c) => c.clientId === clientId) ?? false;
     if (!this.runner || !local) {
-      throw new WorkbenchError(this.rows.some((c) => c.clientId === clientId) ? 'not_local' : 'not_found', `${clientId} is not a client this workbench runs`);
+      throw new WorkbenchError(
+        this.rows.some((c) => c.clientId === clientId) ? 'not_local' : 'not_found',
+        `${clientId} is not a client this workbench runs`,
+      );
     }
     if (action === 'restart') await this.runner.restartClient(clientId);
     else if (action === 'stop') await this.runner.stopClient(clientId);
@@ -129,7 +164,15 @@ export class ClientService {
   /** A local client's recent log lines (the runner's ring; the Store has older runs'). */
   logs(clientId: string, limit: number): LogLine[] | null {
     if (!this.runner?.status().clients.some((c) => c.clientId === clientId)) return null;
-    return this.runner.logs(clientId).slice(-limit).map((l) => ({ t: l.t, source: clientSource(clientId), stream: l.stream === 'system' ? 'event' : l.stream, line: l.line }));
+    return this.runner
+      .logs(clientId)
+      .slice(-limit)
+      .map((l) => ({
+        t: l.t,
+        source: clientSource(clientId),
+        stream: l.stream === 'system' ? 'event' : l.stream,
+        line: l.line,
+      }));
   }
 
   async dispose(): Promise<void> {
@@ -142,7 +185,11 @@ export class ClientService {
   }
 
   private requireWorkspace(): CodeWorkspace {
-    if (!this.o.workspace) throw new WorkbenchError('no_code', 'this run has no client code (attach with an example to edit and run clients)');
+    if (!this.o.workspace)
+      throw new WorkbenchError(
+        'no_code',
+        'this run has no client code (attach with an example to edit and run clients)',
+      );
     return this.o.workspace;
   }
 
@@ -152,7 +199,9 @@ export class ClientService {
     // Before a successful compile, the folder's own sources stand in for the bundled ones.
     const known = this.lastInputs.length > 0 ? this.lastInputs : await ws.ownSources();
     const files = new Set<string>([ws.spec.entry, ...known]);
-    return [...files].filter((abs) => ws.rel(abs) !== null).sort((a, b) => (a === ws.spec.entry ? -1 : b === ws.spec.entry ? 1 : a.localeCompare(b)));
+    return [...files]
+      .filter((abs) => ws.rel(abs) !== null)
+      .sort((a, b) => (a === ws.spec.entry ? -1 : b === ws.spec.entry ? 1 : a.localeCompare(b)));
   }
 
   private lastInputs: string[] = [];
@@ -184,7 +233,10 @@ export class ClientService {
     const { ctx } = this.o;
     this.startFailed = true;
     const first = errors[0];
-    ctx.session.fail('compile_failed', `the client does not compile${first ? `: ${first.path}:${first.line}:${first.column}: ${first.message}` : ''}; fix it in the editor and save`);
+    ctx.session.fail(
+      'compile_failed',
+      `the client does not compile${first ? `: ${first.path}:${first.line}:${first.column}: ${first.message}` : ''}; fix it in the editor and save`,
+    );
     ctx.emit({ type: 'compile_failed', runId: ctx.runId, errors });
   }
 

@@ -7,8 +7,10 @@ import { ClientTracker, foldClientEvent } from './client-tracker';
 
 let seq = 0;
 const ev = (body: SwarmEventBody, time = 1000 + seq): SwarmEvent => ({ ...body, seq: ++seq, time }) as SwarmEvent;
-const started = (clientId: string, episodeId: string): SwarmEvent => ev({ type: 'episode_started', episodeId, clientId, kind: 'train', weightVersion: 0 });
-const ended = (clientId: string, episodeId: string): SwarmEvent => ev({ type: 'episode_ended', episodeId, clientId, kind: 'train', taskId: 't', reward: 1, calls: 2, pooled: true });
+const started = (clientId: string, episodeId: string): SwarmEvent =>
+  ev({ type: 'episode_started', episodeId, clientId, kind: 'train', weightVersion: 0 });
+const ended = (clientId: string, episodeId: string): SwarmEvent =>
+  ev({ type: 'episode_ended', episodeId, clientId, kind: 'train', taskId: 't', reward: 1, calls: 2, pooled: true });
 
 describe('foldClientEvent', () => {
   it('counts claims, ends, aborts and expiries on their client and tracks liveness', () => {
@@ -19,9 +21,17 @@ describe('foldClientEvent', () => {
     foldClientEvent(m, started('b', 'e3')); // a claim registers its client
     foldClientEvent(m, ended('a', 'e1'));
     foldClientEvent(m, ev({ type: 'episode_expired', episodeId: 'e3', clientId: 'b', idleS: 9, calls: 0 }));
-    foldClientEvent(m, ev({ type: 'episode_aborted', episodeId: 'e2', clientId: 'a', reason: 'client_left', calls: 0 }));
+    foldClientEvent(
+      m,
+      ev({ type: 'episode_aborted', episodeId: 'e2', clientId: 'a', reason: 'client_left', calls: 0 }),
+    );
     foldClientEvent(m, ev({ type: 'client_left', clientId: 'a', reason: 'left' }));
-    expect(m.get('a')).toMatchObject({ name: 'runner', active: false, openEpisodes: 0, counters: { claimed: 2, ended: 1, aborted: 1, expired: 0 } });
+    expect(m.get('a')).toMatchObject({
+      name: 'runner',
+      active: false,
+      openEpisodes: 0,
+      counters: { claimed: 2, ended: 1, aborted: 1, expired: 0 },
+    });
     expect(m.get('b')).toMatchObject({ active: true, openEpisodes: 0, counters: { claimed: 1, expired: 1 } });
     expect(foldClientEvent(m, ev({ type: 'log', level: 'info', source: 'x', message: 'y' }))).toBe(false);
   });
@@ -37,11 +47,18 @@ describe('ClientTracker', () => {
     const after = started('a', 'e2'); // and not this one
     t.event(after);
     const snapshot: ClientInfo = {
-      clientId: 'a', active: true, agreedSync: false, firstSeenAt: 1, lastSeenAt: 5000,
-      counters: { claimed: 1, ended: 1, aborted: 0, expired: 0, calls: 2, completionTokens: 10, refused: 3 }, openEpisodes: 0,
+      clientId: 'a',
+      active: true,
+      agreedSync: false,
+      firstSeenAt: 1,
+      lastSeenAt: 5000,
+      counters: { claimed: 1, ended: 1, aborted: 0, expired: 0, calls: 2, completionTokens: 10, refused: 3 },
+      openEpisodes: 0,
     };
     t.applySnapshot([snapshot], before.seq);
-    expect(t.list()).toEqual([{ ...snapshot, counters: { ...snapshot.counters, claimed: 2 }, openEpisodes: 1, lastSeenAt: 5000 }]);
+    expect(t.list()).toEqual([
+      { ...snapshot, counters: { ...snapshot.counters, claimed: 2 }, openEpisodes: 1, lastSeenAt: 5000 },
+    ]);
     // Later events fold onto the snapshot; a failed snapshot keeps what the events said.
     t.beginSnapshot();
     t.event(ended('a', 'e2'));

@@ -8,8 +8,14 @@ import type { SwarmEvent } from '../../shared/swarm-events';
 import type { ClientInfo } from '../../shared/swarm-protocol';
 
 const newClient = (clientId: string, time: number, name?: string): ClientInfo => ({
-  clientId, ...(name ? { name } : {}), active: true, agreedSync: false, firstSeenAt: time, lastSeenAt: time,
-  counters: { claimed: 0, ended: 0, aborted: 0, expired: 0, calls: 0, completionTokens: 0, refused: 0 }, openEpisodes: 0,
+  clientId,
+  ...(name ? { name } : {}),
+  active: true,
+  agreedSync: false,
+  firstSeenAt: time,
+  lastSeenAt: time,
+  counters: { claimed: 0, ended: 0, aborted: 0, expired: 0, calls: 0, completionTokens: 0, refused: 0 },
+  openEpisodes: 0,
 });
 
 /** Applies one event to `clients` (in place); true when it changed something. */

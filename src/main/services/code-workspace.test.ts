@@ -35,7 +35,10 @@ describe('CodeWorkspace', () => {
     await ws.save([{ path: 'examples/calc/reward.ts', content: 'export const r = 2;\n' }]);
     expect(readFileSync(join(ex, 'reward.ts'), 'utf8')).toBe('export const r = 1;\n');
     expect(await ws.read(join(ex, 'reward.ts'))).toBe('export const r = 2;\n');
-    expect(ws.clientCode()).toEqual({ entry: join(ex, 'client.ts'), overlay: { [join(ex, 'reward.ts')]: 'export const r = 2;\n' } });
+    expect(ws.clientCode()).toEqual({
+      entry: join(ex, 'client.ts'),
+      overlay: { [join(ex, 'reward.ts')]: 'export const r = 2;\n' },
+    });
     // Reopened on the same run folder, the edit is still there.
     const again = await CodeWorkspace.open({ root, entry: join(ex, 'client.ts'), editableDir: ex, overlayDir });
     expect(await again.read(join(ex, 'reward.ts'))).toBe('export const r = 2;\n');
@@ -44,7 +47,12 @@ describe('CodeWorkspace', () => {
   it('writes a user folder in place', async () => {
     const dir = temp();
     writeFileSync(join(dir, 'client.ts'), 'console.log(1);\n');
-    const ws = await CodeWorkspace.open({ root: dir, entry: join(dir, 'client.ts'), editableDir: dir, overlayDir: null });
+    const ws = await CodeWorkspace.open({
+      root: dir,
+      entry: join(dir, 'client.ts'),
+      editableDir: dir,
+      overlayDir: null,
+    });
     await ws.save([{ path: 'client.ts', content: 'console.log(2);\n' }]);
     expect(readFileSync(join(dir, 'client.ts'), 'utf8')).toBe('console.log(2);\n');
     expect(ws.clientCode()).toEqual({ entry: join(dir, 'client.ts') });
@@ -59,18 +67,40 @@ describe('CodeWorkspace', () => {
     symlinkSync(outside, join(dir, 'lib'));
     symlinkSync(join(outside, 'nothing-yet.ts'), join(dir, 'dangling.ts'));
     symlinkSync(join(dir, 'client.ts'), join(dir, 'alias.ts'));
-    const ws = await CodeWorkspace.open({ root: dir, entry: join(dir, 'client.ts'), editableDir: dir, overlayDir: null });
-    await expect(ws.save([{ path: 'evil.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable', message: expect.stringMatching(/outside the client folder/) });
+    const ws = await CodeWorkspace.open({
+      root: dir,
+      entry: join(dir, 'client.ts'),
+      editableDir: dir,
+      overlayDir: null,
+    });
+    await expect(ws.save([{ path: 'evil.ts', content: 'pwned' }])).rejects.toMatchObject({
+      code: 'not_editable',
+      message: expect.stringMatching(/outside the client folder/),
+    });
     await expect(ws.save([{ path: 'lib/new.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable' });
-    await expect(ws.save([{ path: 'lib/deeper/new.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable' });
+    await expect(ws.save([{ path: 'lib/deeper/new.ts', content: 'pwned' }])).rejects.toMatchObject({
+      code: 'not_editable',
+    });
     await expect(ws.save([{ path: 'dangling.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable' });
     // A refused file in a batch writes none of the batch.
-    await expect(ws.save([{ path: 'client.ts', content: 'changed' }, { path: 'evil.ts', content: 'pwned' }])).rejects.toMatchObject({ code: 'not_editable' });
+    await expect(
+      ws.save([
+        { path: 'client.ts', content: 'changed' },
+        { path: 'evil.ts', content: 'pwned' },
+      ]),
+    ).rejects.toMatchObject({ code: 'not_editable' });
     expect(readFileSync(join(outside, 'victim.ts'), 'utf8')).toBe('precious\n');
     expect(readFileSync(join(dir, 'client.ts'), 'utf8')).toBe('console.log(1);\n');
-    expect(existsSync(join(outside, 'new.ts')) || existsSync(join(outside, 'deeper')) || existsSync(join(outside, 'nothing-yet.ts'))).toBe(false);
+    expect(
+      existsSync(join(outside, 'new.ts')) ||
+        existsSync(join(outside, 'deeper')) ||
+        existsSync(join(outside, 'nothing-yet.ts')),
+    ).toBe(false);
     // A link that stays inside the folder is written through to its real file; new subfolders are fine.
-    await ws.save([{ path: 'alias.ts', content: 'console.log(3);\n' }, { path: 'sub/dir/x.ts', content: 'x\n' }]);
+    await ws.save([
+      { path: 'alias.ts', content: 'console.log(3);\n' },
+      { path: 'sub/dir/x.ts', content: 'x\n' },
+    ]);
     expect(readFileSync(join(dir, 'client.ts'), 'utf8')).toBe('console.log(3);\n');
     expect(readFileSync(join(dir, 'sub', 'dir', 'x.ts'), 'utf8')).toBe('x\n');
   });

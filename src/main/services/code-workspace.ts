@@ -60,7 +60,8 @@ export class CodeWorkspace {
   /** Absolute path of a workspace-relative one; a `bad_path` error when it leaves the workspace. */
   abs(rel: string): string {
     const abs = resolve(this.spec.root, rel);
-    if (rel.includes('\0') || isAbsolute(rel) || relativeInside(this.spec.root, abs) === null) throw new WorkbenchError('bad_path', `${rel}: not a path inside the workspace`);
+    if (rel.includes('\0') || isAbsolute(rel) || relativeInside(this.spec.root, abs) === null)
+      throw new WorkbenchError('bad_path', `${rel}: not a path inside the workspace`);
     return abs;
   }
 
@@ -71,13 +72,18 @@ export class CodeWorkspace {
   /** What the runner compiles: the entry, with the overlay for a bundled example. */
   clientCode(): ClientCode {
     if (this.overlay.size === 0) return { entry: this.spec.entry };
-    return { entry: this.spec.entry, overlay: Object.fromEntries([...this.overlay].map(([rel, text]) => [this.abs(rel), text])) };
+    return {
+      entry: this.spec.entry,
+      overlay: Object.fromEntries([...this.overlay].map(([rel, text]) => [this.abs(rel), text])),
+    };
   }
 
   /** The TypeScript/JavaScript files directly in the editable folder (absolute paths). */
   async ownSources(): Promise<string[]> {
     const names = await readdir(this.spec.editableDir).catch(() => []);
-    return names.filter((n) => /\.[cm]?[jt]sx?$/.test(n) && !/\.test\.[cm]?[jt]sx?$/.test(n)).map((n) => join(this.spec.editableDir, n));
+    return names
+      .filter((n) => /\.[cm]?[jt]sx?$/.test(n) && !/\.test\.[cm]?[jt]sx?$/.test(n))
+      .map((n) => join(this.spec.editableDir, n));
   }
 
   /** The current text of a file: the overlay's edit, or the disk. */
@@ -91,7 +97,11 @@ export class CodeWorkspace {
   async save(files: readonly { path: string; content: string }[]): Promise<void> {
     for (const f of files) {
       const abs = this.abs(f.path);
-      if (!this.editable(abs)) throw new WorkbenchError('not_editable', `${f.path} is not editable (only files in ${this.rel(this.spec.editableDir) ?? this.spec.editableDir}/ are)`);
+      if (!this.editable(abs))
+        throw new WorkbenchError(
+          'not_editable',
+          `${f.path} is not editable (only files in ${this.rel(this.spec.editableDir) ?? this.spec.editableDir}/ are)`,
+        );
     }
     const base = this.spec.overlayDir ?? this.spec.editableDir;
     if (this.spec.overlayDir) await mkdir(this.spec.overlayDir, { recursive: true });
@@ -129,10 +139,17 @@ export async function realTargetInside(base: string, target: string, shown: stri
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     // A dangling symlink would be followed by the write: refuse it like one pointing out.
-    if (await isLink(real)) throw new WorkbenchError('not_editable', `${shown} is a symbolic link to a file that does not exist; refusing to write through it`);
+    if (await isLink(real))
+      throw new WorkbenchError(
+        'not_editable',
+        `${shown} is a symbolic link to a file that does not exist; refusing to write through it`,
+      );
   }
   if (relativeInside(realBase, real) === null) {
-    throw new WorkbenchError('not_editable', `${shown} resolves (through a symbolic link) to ${real}, outside the client folder; refusing to write there`);
+    throw new WorkbenchError(
+      'not_editable',
+      `${shown} resolves (through a symbolic link) to ${real}, outside the client folder; refusing to write there`,
+    );
   }
   return real;
 }

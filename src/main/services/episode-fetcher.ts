@@ -8,9 +8,16 @@ import { WorkbenchError } from '../../shared/workbench-api';
 import type { EpisodeInput, MergedEpisode } from '../store/types';
 import type { WorkerHttp } from './worker-http';
 
-export const EpisodeDetailAnswerSchema = z.object({ episode: EpisodeSummarySchema, result: z.unknown(), timelines: z.array(TimelineSchema) });
+export const EpisodeDetailAnswerSchema = z.object({
+  episode: EpisodeSummarySchema,
+  result: z.unknown(),
+  timelines: z.array(TimelineSchema),
+});
 /** The part of an episode's `end` result the workbench keeps besides reward/success: its metrics. */
-const EndMetricsSchema = z.object({ metrics: z.record(z.string(), z.number()).optional() }).nullable().catch(null);
+const EndMetricsSchema = z
+  .object({ metrics: z.record(z.string(), z.number()).optional() })
+  .nullable()
+  .catch(null);
 
 export interface FetchedEpisode {
   row: EpisodeInput;
@@ -32,8 +39,17 @@ const jobKey = (j: Job): string => `${j.what}:${j.episodeId}`;
 /** The episode row as the worker's summary tells it. */
 export function rowFromSummary(s: EpisodeSummary): EpisodeInput {
   return {
-    episodeId: s.episodeId, kind: s.kind, status: s.status, taskId: s.taskId ?? null, clientId: s.clientId, codeVersion: s.codeVersion ?? null,
-    reward: s.reward ?? null, success: s.success ?? null, calls: s.calls, createdAt: s.createdAt, finishedAt: s.finishedAt ?? null,
+    episodeId: s.episodeId,
+    kind: s.kind,
+    status: s.status,
+    taskId: s.taskId ?? null,
+    clientId: s.clientId,
+    codeVersion: s.codeVersion ?? null,
+    reward: s.reward ?? null,
+    success: s.success ?? null,
+    calls: s.calls,
+    createdAt: s.createdAt,
+    finishedAt: s.finishedAt ?? null,
   };
 }
 
@@ -93,11 +109,13 @@ export class EpisodeFetcher {
       const job = this.queue.shift()!;
       this.queued.delete(jobKey(job));
       this.active++;
-      void (job.what === 'episode' ? this.fetchEpisode(job.episodeId) : this.fetchSamples(job.episodeId)).finally(() => {
-        this.active--;
-        this.pump();
-        this.settle();
-      });
+      void (job.what === 'episode' ? this.fetchEpisode(job.episodeId) : this.fetchSamples(job.episodeId)).finally(
+        () => {
+          this.active--;
+          this.pump();
+          this.settle();
+        },
+      );
     }
   }
 
@@ -112,15 +130,21 @@ export class EpisodeFetcher {
     const path = `/swarm/v1/episodes/${encodeURIComponent(episodeId)}`;
     await this.guard(episodeId, async () => {
       const detail = await this.http.get(path, EpisodeDetailAnswerSchema, 30_000);
-      const merged = detail.timelines.length > 0 ? await this.http.get(`${path}/merged`, MergedEpisodeAnswerSchema, 30_000) : null;
+      const merged =
+        detail.timelines.length > 0 ? await this.http.get(`${path}/merged`, MergedEpisodeAnswerSchema, 30_000) : null;
       const metrics = EndMetricsSchema.parse(detail.result)?.metrics ?? null;
-      if (!this.closed) this.onFetched({ row: rowFromSummary(detail.episode), timelines: detail.timelines, merged, metrics });
+      if (!this.closed)
+        this.onFetched({ row: rowFromSummary(detail.episode), timelines: detail.timelines, merged, metrics });
     });
   }
 
   private async fetchSamples(episodeId: string): Promise<void> {
     await this.guard(episodeId, async () => {
-      const merged = await this.http.get(`/swarm/v1/episodes/${encodeURIComponent(episodeId)}/merged`, MergedEpisodeAnswerSchema, 30_000);
+      const merged = await this.http.get(
+        `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/merged`,
+        MergedEpisodeAnswerSchema,
+        30_000,
+      );
       if (!this.closed && merged.trained) this.onSamples({ episodeId, merged });
     });
   }

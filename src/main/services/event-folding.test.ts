@@ -7,11 +7,39 @@ let seq = 0;
 const ev = (time: number, body: SwarmEventBody): SwarmEvent => ({ ...body, seq: ++seq, time });
 
 const metrics = (step: number, seconds: number): StepMetrics => ({
-  step, weightVersion: step, episodes: 4, tasks: 2, rewardMean: 0.5, rewardMin: 0, rewardMax: 1, successRate: 0.5, samples: 4, droppedZeroAdvantage: 0,
-  droppedStale: 0, maxStaleness: 0, loss: 0.1, pgLoss: 0.1, klLoss: 0, clipFraction: 0, approxKl: 0.01, entropy: 1.2, gradNorm: 1, trainedTokens: 10, seconds,
+  step,
+  weightVersion: step,
+  episodes: 4,
+  tasks: 2,
+  rewardMean: 0.5,
+  rewardMin: 0,
+  rewardMax: 1,
+  successRate: 0.5,
+  samples: 4,
+  droppedZeroAdvantage: 0,
+  droppedStale: 0,
+  maxStaleness: 0,
+  loss: 0.1,
+  pgLoss: 0.1,
+  klLoss: 0,
+  clipFraction: 0,
+  approxKl: 0.01,
+  entropy: 1.2,
+  gradNorm: 1,
+  trainedTokens: 10,
+  seconds,
 });
 
-const merge = { episodes: 4, callsIn: 8, samplesOut: 6, tokensBefore: 800, tokensAfter: 400, tokensTrained: 100, compressionRatio: 2, breakCounts: { token_drift: 1 } };
+const merge = {
+  episodes: 4,
+  callsIn: 8,
+  samplesOut: 6,
+  tokensBefore: 800,
+  tokensAfter: 400,
+  tokensTrained: 100,
+  compressionRatio: 2,
+  breakCounts: { token_drift: 1 },
+};
 const step = (m: StepMetrics): SwarmEventBody => ({ type: 'step', metrics: m, merge, episodeIds: ['e0', 'e1'] });
 
 describe('EventFolder', () => {
@@ -22,7 +50,17 @@ describe('EventFolder', () => {
     const b = f.fold(ev(11_000, step(metrics(1, 2))));
     expect(b.session).toEqual({ step: 1, weightVersion: 1 });
     expect(b.steps).toHaveLength(1);
-    expect(b.steps[0]).toMatchObject({ step: 1, rewardMin: 0, rewardMax: 1, tokensBefore: 800, tokensAfter: 400, compressionRatio: 2, samplesPerEpisode: 1.5, updateS: 2, breakCounts: { token_drift: 1 } });
+    expect(b.steps[0]).toMatchObject({
+      step: 1,
+      rewardMin: 0,
+      rewardMax: 1,
+      tokensBefore: 800,
+      tokensAfter: 400,
+      compressionRatio: 2,
+      samplesPerEpisode: 1.5,
+      updateS: 2,
+      breakCounts: { token_drift: 1 },
+    });
     expect(b.steps[0]!.rolloutS).toBeCloseTo(8);
     expect(b.trained).toEqual(['e0', 'e1']);
     const c = f.fold(ev(20_000, step(metrics(2, 1))));
@@ -51,10 +89,41 @@ describe('EventFolder', () => {
 
   it('follows an episode from start to end, keeping what the start said', () => {
     const f = new EventFolder();
-    const s = f.fold(ev(100, { type: 'episode_started', episodeId: 'e1', clientId: 'c', kind: 'eval', taskId: 't1', codeVersion: 'abc', weightVersion: 0 }));
+    const s = f.fold(
+      ev(100, {
+        type: 'episode_started',
+        episodeId: 'e1',
+        clientId: 'c',
+        kind: 'eval',
+        taskId: 't1',
+        codeVersion: 'abc',
+        weightVersion: 0,
+      }),
+    );
     expect(s.episodes[0]).toMatchObject({ status: 'open', kind: 'eval', codeVersion: 'abc', createdAt: 100 });
-    const e = f.fold(ev(300, { type: 'episode_ended', episodeId: 'e1', clientId: 'c', kind: 'eval', taskId: 't1', reward: 1, success: true, calls: 3, pooled: false }));
-    expect(e.episodes[0]).toMatchObject({ status: 'ended', kind: 'eval', codeVersion: 'abc', createdAt: 100, finishedAt: 300, reward: 1, success: true, calls: 3 });
+    const e = f.fold(
+      ev(300, {
+        type: 'episode_ended',
+        episodeId: 'e1',
+        clientId: 'c',
+        kind: 'eval',
+        taskId: 't1',
+        reward: 1,
+        success: true,
+        calls: 3,
+        pooled: false,
+      }),
+    );
+    expect(e.episodes[0]).toMatchObject({
+      status: 'ended',
+      kind: 'eval',
+      codeVersion: 'abc',
+      createdAt: 100,
+      finishedAt: 300,
+      reward: 1,
+      success: true,
+      calls: 3,
+    });
     expect(e.finished).toEqual(['e1']);
     const a = f.fold(ev(400, { type: 'episode_aborted', episodeId: 'e2', clientId: 'c', reason: 'crash', calls: 1 }));
     expect(a.episodes[0]).toMatchObject({ status: 'aborted', kind: 'train', createdAt: 400, calls: 1 });
@@ -64,16 +133,34 @@ describe('EventFolder', () => {
 
   it('keeps one eval point per weight version, updated in place', () => {
     const f = new EventFolder();
-    const a = f.fold(ev(100, { type: 'eval_result', result: { weightVersion: 0, episodes: 1, rewardMean: 1, successRate: 1 } }));
-    const b = f.fold(ev(200, { type: 'eval_result', result: { weightVersion: 0, episodes: 2, rewardMean: 0.5, successRate: 0.5 } }));
+    const a = f.fold(
+      ev(100, { type: 'eval_result', result: { weightVersion: 0, episodes: 1, rewardMean: 1, successRate: 1 } }),
+    );
+    const b = f.fold(
+      ev(200, { type: 'eval_result', result: { weightVersion: 0, episodes: 2, rewardMean: 0.5, successRate: 0.5 } }),
+    );
     expect(a.evals[0]!.time).toBe(100);
     expect(b.evals[0]).toEqual({ weightVersion: 0, time: 100, episodes: 2, rewardMean: 0.5, successRate: 0.5 });
   });
 
   it('reports state and batch progress as session patches', () => {
     const f = new EventFolder();
-    expect(f.fold(ev(1, { type: 'state', state: 'updating', step: 3, weightVersion: 3 })).session).toEqual({ state: 'updating', step: 3, weightVersion: 3 });
-    const progress = { strategy: 'C2' as const, ready: false, current: 1, target: 2, unit: 'tasks' as const, detail: '1/2 tasks' };
-    expect(f.fold(ev(2, { type: 'batch_progress', progress, poolEpisodes: 5 })).session).toEqual({ progress, poolEpisodes: 5 });
+    expect(f.fold(ev(1, { type: 'state', state: 'updating', step: 3, weightVersion: 3 })).session).toEqual({
+      state: 'updating',
+      step: 3,
+      weightVersion: 3,
+    });
+    const progress = {
+      strategy: 'C2' as const,
+      ready: false,
+      current: 1,
+      target: 2,
+      unit: 'tasks' as const,
+      detail: '1/2 tasks',
+    };
+    expect(f.fold(ev(2, { type: 'batch_progress', progress, poolEpisodes: 5 })).session).toEqual({
+      progress,
+      poolEpisodes: 5,
+    });
   });
 });

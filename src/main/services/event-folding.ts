@@ -32,7 +32,14 @@ interface FoldedStep {
   rolloutS: number;
 }
 
-const emptyOutput = (): FoldOutput => ({ steps: [], evals: [], episodes: [], finished: [], session: null, trained: [] });
+const emptyOutput = (): FoldOutput => ({
+  steps: [],
+  evals: [],
+  episodes: [],
+  finished: [],
+  session: null,
+  trained: [],
+});
 
 /** Folds events one at a time; keeps the open episodes and when the last step was. */
 export class EventFolder {
@@ -54,8 +61,17 @@ export class EventFolder {
       case 'episode_started': {
         this.lastStepAt ??= e.time;
         const row: EpisodeInput = {
-          episodeId: e.episodeId, kind: e.kind, status: 'open', taskId: e.taskId ?? null, clientId: e.clientId, codeVersion: e.codeVersion ?? null,
-          reward: null, success: null, calls: 0, createdAt: e.time, finishedAt: null,
+          episodeId: e.episodeId,
+          kind: e.kind,
+          status: 'open',
+          taskId: e.taskId ?? null,
+          clientId: e.clientId,
+          codeVersion: e.codeVersion ?? null,
+          reward: null,
+          success: null,
+          calls: 0,
+          createdAt: e.time,
+          finishedAt: null,
         };
         this.open.set(e.episodeId, row);
         out.episodes.push(row);
@@ -63,8 +79,13 @@ export class EventFolder {
       }
       case 'episode_ended': {
         const row: EpisodeInput = {
-          ...this.base(e.episodeId, e.clientId, e.time, e.kind), status: 'ended', taskId: e.taskId, reward: e.reward, success: e.success ?? null,
-          calls: e.calls, finishedAt: e.time,
+          ...this.base(e.episodeId, e.clientId, e.time, e.kind),
+          status: 'ended',
+          taskId: e.taskId,
+          reward: e.reward,
+          success: e.success ?? null,
+          calls: e.calls,
+          finishedAt: e.time,
         };
         if (e.codeVersion !== undefined) row.codeVersion = e.codeVersion;
         this.finish(row, out);
@@ -72,12 +93,28 @@ export class EventFolder {
       }
       case 'episode_aborted':
       case 'episode_expired':
-        this.finish({ ...this.base(e.episodeId, e.clientId, e.time), status: e.type === 'episode_aborted' ? 'aborted' : 'expired', calls: e.calls, finishedAt: e.time }, out);
+        this.finish(
+          {
+            ...this.base(e.episodeId, e.clientId, e.time),
+            status: e.type === 'episode_aborted' ? 'aborted' : 'expired',
+            calls: e.calls,
+            finishedAt: e.time,
+          },
+          out,
+        );
         break;
       case 'step': {
         const updateStart = e.time - e.metrics.seconds * 1000;
         // A step without merge statistics (a worker older than the field) is charted as is.
-        this.chart({ metrics: e.metrics, time: e.time, rolloutS: Math.max(0, (updateStart - (this.lastStepAt ?? updateStart)) / 1000) }, e.merge ?? null, out);
+        this.chart(
+          {
+            metrics: e.metrics,
+            time: e.time,
+            rolloutS: Math.max(0, (updateStart - (this.lastStepAt ?? updateStart)) / 1000),
+          },
+          e.merge ?? null,
+          out,
+        );
         this.lastStepAt = e.time;
         out.session = { step: e.metrics.step, weightVersion: e.metrics.weightVersion };
         out.trained.push(...(e.episodeIds ?? []));
@@ -88,7 +125,13 @@ export class EventFolder {
         // One point per weight version: the running figures, keyed by the time of its first result.
         const time = this.evalTimes.get(r.weightVersion) ?? e.time;
         this.evalTimes.set(r.weightVersion, time);
-        out.evals.push({ weightVersion: r.weightVersion, time, episodes: r.episodes, rewardMean: r.rewardMean, successRate: r.successRate });
+        out.evals.push({
+          weightVersion: r.weightVersion,
+          time,
+          episodes: r.episodes,
+          rewardMean: r.rewardMean,
+          successRate: r.successRate,
+        });
         break;
       }
       default:
@@ -109,7 +152,21 @@ export class EventFolder {
   }
 
   private base(episodeId: string, clientId: string, time: number, kind: EpisodeInput['kind'] = 'train'): EpisodeInput {
-    return this.open.get(episodeId) ?? { episodeId, kind, status: 'open', taskId: null, clientId, codeVersion: null, reward: null, success: null, calls: 0, createdAt: time, finishedAt: null };
+    return (
+      this.open.get(episodeId) ?? {
+        episodeId,
+        kind,
+        status: 'open',
+        taskId: null,
+        clientId,
+        codeVersion: null,
+        reward: null,
+        success: null,
+        calls: 0,
+        createdAt: time,
+        finishedAt: null,
+      }
+    );
   }
 
   private finish(row: EpisodeInput, out: FoldOutput): void {
@@ -134,7 +191,8 @@ export function toStepPoint(p: FoldedStep, merge: StepMerge | null): StepPoint {
     tokensBefore: merge?.tokensBefore ?? 0,
     tokensAfter: merge?.tokensAfter ?? 0,
     compressionRatio: merge?.compressionRatio ?? 1,
-    samplesPerEpisode: merge && merge.episodes > 0 ? merge.samplesOut / merge.episodes : m.episodes > 0 ? m.samples / m.episodes : 0,
+    samplesPerEpisode:
+      merge && merge.episodes > 0 ? merge.samplesOut / merge.episodes : m.episodes > 0 ? m.samples / m.episodes : 0,
     rolloutS: p.rolloutS,
     updateS: m.seconds,
     loss: m.loss,

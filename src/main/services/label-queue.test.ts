@@ -4,7 +4,14 @@ import { pairKey } from '../store/rewards-types';
 import { proposeLabels, uncertainty, type QueueCandidate, type QueueRequest } from './label-queue';
 
 const req = (candidates: QueueCandidate[], over: Partial<QueueRequest> = {}): QueueRequest => ({
-  candidates, labelledPoints: new Set(), labelledPairs: new Set(), mode: 'points', center: 0, limit: 10, pairKey, ...over,
+  candidates,
+  labelledPoints: new Set(),
+  labelledPairs: new Set(),
+  mode: 'points',
+  center: 0,
+  limit: 10,
+  pairKey,
+  ...over,
 });
 
 describe('proposeLabels', () => {
@@ -25,7 +32,11 @@ describe('proposeLabels', () => {
 
   it('without scores, keeps the newest first', () => {
     const c = ['a', 'b', 'c'].map((id) => ({ episodeId: id, taskId: 't', score: null }));
-    expect(proposeLabels(req(c)).map((i) => [i.episodeId, i.uncertainty])).toEqual([['a', 1], ['b', 1], ['c', 1]]);
+    expect(proposeLabels(req(c)).map((i) => [i.episodeId, i.uncertainty])).toEqual([
+      ['a', 1],
+      ['b', 1],
+      ['c', 1],
+    ]);
   });
 
   it('proposes pairs within a task group with the closest scores, each episode once', () => {
@@ -39,22 +50,39 @@ describe('proposeLabels', () => {
       { episodeId: 'none', taskId: null, score: 0 },
     ];
     const items = proposeLabels(req(c, { mode: 'pairs' }));
-    expect(items.map((i) => (i.kind === 'pair' ? [i.episodeId, i.otherEpisodeId] : []))).toEqual([['a1', 'a2'], ['b1', 'b2']]);
+    expect(items.map((i) => (i.kind === 'pair' ? [i.episodeId, i.otherEpisodeId] : []))).toEqual([
+      ['a1', 'a2'],
+      ['b1', 'b2'],
+    ]);
     const skip = proposeLabels(req(c, { mode: 'pairs', labelledPairs: new Set([pairKey('a2', 'a1')]) }));
     expect(skip[0]).toMatchObject({ episodeId: 'a2', otherEpisodeId: 'a3' });
   });
 
   it('never repeats an episode and never exceeds the limit (property)', () => {
-    const cand = fc.array(fc.record({ episodeId: fc.string({ minLength: 1, maxLength: 3 }), taskId: fc.constantFrom('A', 'B', null), score: fc.option(fc.double({ min: -10, max: 10, noNaN: true })) }), { maxLength: 30 });
-    fc.assert(fc.property(cand, fc.constantFrom<'points' | 'pairs'>('points', 'pairs'), fc.integer({ min: 1, max: 8 }), (raw, mode, limit) => {
-      const seen = new Set<string>();
-      const candidates = raw.filter((c) => (seen.has(c.episodeId) ? false : (seen.add(c.episodeId), true)));
-      const items = proposeLabels(req(candidates, { mode, limit }));
-      const ids = items.flatMap((i) => (i.kind === 'pair' ? [i.episodeId, i.otherEpisodeId] : [i.episodeId]));
-      expect(new Set(ids).size).toBe(ids.length);
-      expect(items.length).toBeLessThanOrEqual(limit);
-      for (const i of items) expect(i.uncertainty).toBeGreaterThanOrEqual(0);
-    }));
+    const cand = fc.array(
+      fc.record({
+        episodeId: fc.string({ minLength: 1, maxLength: 3 }),
+        taskId: fc.constantFrom('A', 'B', null),
+        score: fc.option(fc.double({ min: -10, max: 10, noNaN: true })),
+      }),
+      { maxLength: 30 },
+    );
+    fc.assert(
+      fc.property(
+        cand,
+        fc.constantFrom<'points' | 'pairs'>('points', 'pairs'),
+        fc.integer({ min: 1, max: 8 }),
+        (raw, mode, limit) => {
+          const seen = new Set<string>();
+          const candidates = raw.filter((c) => (seen.has(c.episodeId) ? false : (seen.add(c.episodeId), true)));
+          const items = proposeLabels(req(candidates, { mode, limit }));
+          const ids = items.flatMap((i) => (i.kind === 'pair' ? [i.episodeId, i.otherEpisodeId] : [i.episodeId]));
+          expect(new Set(ids).size).toBe(ids.length);
+          expect(items.length).toBeLessThanOrEqual(limit);
+          for (const i of items) expect(i.uncertainty).toBeGreaterThanOrEqual(0);
+        },
+      ),
+    );
     expect(uncertainty(0.5)).toBe(1);
     expect(uncertainty(1)).toBe(0);
   });

@@ -70,7 +70,14 @@ function proposePairs(r: QueueRequest): QueueItem[] {
     if (used.has(o.a.episodeId) || used.has(o.b.episodeId)) continue;
     used.add(o.a.episodeId);
     used.add(o.b.episodeId);
-    out.push({ kind: 'pair', episodeId: o.a.episodeId, otherEpisodeId: o.b.episodeId, taskId: o.a.taskId, scores: o.a.score === null || o.b.score === null ? null : [o.a.score, o.b.score], uncertainty: o.u });
+    out.push({
+      kind: 'pair',
+      episodeId: o.a.episodeId,
+      otherEpisodeId: o.b.episodeId,
+      taskId: o.a.taskId,
+      scores: o.a.score === null || o.b.score === null ? null : [o.a.score, o.b.score],
+      uncertainty: o.u,
+    });
   }
   return out;
 }

@@ -64,7 +64,11 @@ export interface BuiltDataset {
 }
 
 /** The dataset of `labels`, reading conversations with `conversationOf` (task group: `groupOf`). */
-export function buildDataset(labels: readonly Label[], conversationOf: (episodeId: string) => Conversation | null, groupOf: (episodeId: string) => string): BuiltDataset {
+export function buildDataset(
+  labels: readonly Label[],
+  conversationOf: (episodeId: string) => Conversation | null,
+  groupOf: (episodeId: string) => string,
+): BuiltDataset {
   const plan = planDataset(labels);
   const needed = new Set<string>([...plan.points.keys(), ...plan.pairs.flat()]);
   const convs = new Map<string, Conversation>();
@@ -74,7 +78,13 @@ export function buildDataset(labels: readonly Label[], conversationOf: (episodeI
     if (c) convs.set(id, c);
     else missing.push(id);
   }
-  const lines: DatasetLine[] = [...convs].map(([id, c]) => ({ kind: 'conversation', id, group: groupOf(id), messages: c.messages, tools: c.tools ?? null }));
+  const lines: DatasetLine[] = [...convs].map(([id, c]) => ({
+    kind: 'conversation',
+    id,
+    group: groupOf(id),
+    messages: c.messages,
+    tools: c.tools ?? null,
+  }));
   let pointLabels = 0;
   for (const [id, label] of plan.points) {
     if (!convs.has(id)) continue;

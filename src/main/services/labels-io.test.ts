@@ -14,7 +14,13 @@ describe('labels JSONL', () => {
     expect(parseLabelsJsonl(text)).toEqual([
       { line: 1, label: { kind: 'good', episodeId: 'e1' }, author: 'ana', createdAt: 5, source: undefined },
       { line: 3, label: { kind: 'bad', episodeId: 'e2' }, author: undefined, createdAt: undefined, source: undefined },
-      { line: 4, label: { kind: 'prefer', episodeId: 'e1', otherEpisodeId: 'e2' }, author: undefined, createdAt: undefined, source: 'sheet' },
+      {
+        line: 4,
+        label: { kind: 'prefer', episodeId: 'e1', otherEpisodeId: 'e2' },
+        author: undefined,
+        createdAt: undefined,
+        source: 'sheet',
+      },
     ]);
   });
 
@@ -31,14 +37,48 @@ describe('labels JSONL', () => {
 
   it('exports lines that import back to the same labels', () => {
     const labels: Label[] = [
-      { id: 1, kind: 'good', episodeId: 'e1', otherEpisodeId: null, taskId: 't', codeVersion: 'v1', otherCodeVersion: null, author: 'ana', source: 'inspector', createdAt: 3 },
-      { id: 2, kind: 'prefer', episodeId: 'e2', otherEpisodeId: 'e1', taskId: 't', codeVersion: 'v2', otherCodeVersion: 'v1', author: 'bo', source: 'import', createdAt: 4 },
+      {
+        id: 1,
+        kind: 'good',
+        episodeId: 'e1',
+        otherEpisodeId: null,
+        taskId: 't',
+        codeVersion: 'v1',
+        otherCodeVersion: null,
+        author: 'ana',
+        source: 'inspector',
+        createdAt: 3,
+      },
+      {
+        id: 2,
+        kind: 'prefer',
+        episodeId: 'e2',
+        otherEpisodeId: 'e1',
+        taskId: 't',
+        codeVersion: 'v2',
+        otherCodeVersion: 'v1',
+        author: 'bo',
+        source: 'import',
+        createdAt: 4,
+      },
     ];
-    const text = labels.map((l) => labelLine(l, { one: { messages: [{ role: 'user', content: 'hi' }] }, other: null })).join('\n');
+    const text = labels
+      .map((l) => labelLine(l, { one: { messages: [{ role: 'user', content: 'hi' }] }, other: null }))
+      .join('\n');
     expect(parseLabelsJsonl(text).map((l) => [l.label, l.author, l.source, l.createdAt])).toEqual([
       [{ kind: 'good', episodeId: 'e1' }, 'ana', 'inspector', 3],
       [{ kind: 'prefer', episodeId: 'e2', otherEpisodeId: 'e1' }, 'bo', 'import', 4],
     ]);
-    expect(JSON.parse(labelLine(labels[1]!))).toEqual({ episodeId: 'e2', label: 'prefer', otherEpisodeId: 'e1', taskId: 't', codeVersion: 'v2', otherCodeVersion: 'v1', author: 'bo', source: 'import', createdAt: 4 });
+    expect(JSON.parse(labelLine(labels[1]!))).toEqual({
+      episodeId: 'e2',
+      label: 'prefer',
+      otherEpisodeId: 'e1',
+      taskId: 't',
+      codeVersion: 'v2',
+      otherCodeVersion: 'v1',
+      author: 'bo',
+      source: 'import',
+      createdAt: 4,
+    });
   });
 });

@@ -9,7 +9,11 @@ import type { Label, NewLabel } from '../../shared/rewards-api';
 import { WorkbenchError } from '../../shared/workbench-api';
 
 const Id = z.string().min(1).max(300);
-const Common = { author: z.string().min(1).max(200).optional(), createdAt: z.number().optional(), source: z.string().min(1).max(100).optional() };
+const Common = {
+  author: z.string().min(1).max(200).optional(),
+  createdAt: z.number().optional(),
+  source: z.string().min(1).max(100).optional(),
+};
 const PointLine = z.looseObject({ label: z.enum(['good', 'bad']), episodeId: Id, ...Common });
 const PairLine = z.looseObject({ label: z.literal('prefer'), episodeId: Id, otherEpisodeId: Id, ...Common });
 
@@ -29,23 +33,32 @@ export function parseLabelsJsonl(text: string): ImportedLabel[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === '') continue;
-    if (out.length >= MAX_IMPORT_LINES) throw new WorkbenchError('invalid_input', `line ${i + 1}: more than ${MAX_IMPORT_LINES} labels in one import`);
+    if (out.length >= MAX_IMPORT_LINES)
+      throw new WorkbenchError('invalid_input', `line ${i + 1}: more than ${MAX_IMPORT_LINES} labels in one import`);
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch (err) {
-      throw new WorkbenchError('invalid_input', `line ${i + 1}: invalid JSON (${err instanceof Error ? err.message : String(err)})`);
+      throw new WorkbenchError(
+        'invalid_input',
+        `line ${i + 1}: invalid JSON (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
     const kind = typeof raw === 'object' && raw !== null && 'label' in raw ? raw.label : undefined;
     const schema = kind === 'prefer' ? PairLine : PointLine;
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const known = kind === 'good' || kind === 'bad' || kind === 'prefer';
-      const why = !known ? 'label: "good", "bad" or "prefer"' : parsed.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ');
+      const why = !known
+        ? 'label: "good", "bad" or "prefer"'
+        : parsed.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ');
       throw new WorkbenchError('invalid_input', `line ${i + 1}: ${why}`);
     }
     const d = parsed.data;
-    const label: NewLabel = 'otherEpisodeId' in d && d.label === 'prefer' ? { kind: 'prefer', episodeId: d.episodeId, otherEpisodeId: String(d.otherEpisodeId) } : { kind: d.label === 'good' ? 'good' : 'bad', episodeId: d.episodeId };
+    const label: NewLabel =
+      'otherEpisodeId' in d && d.label === 'prefer'
+        ? { kind: 'prefer', episodeId: d.episodeId, otherEpisodeId: String(d.otherEpisodeId) }
+        : { kind: d.label === 'good' ? 'good' : 'bad', episodeId: d.episodeId };
     out.push({ line: i + 1, label, author: d.author, createdAt: d.createdAt, source: d.source });
   }
   return out;
@@ -54,10 +67,20 @@ export function parseLabelsJsonl(text: string): ImportedLabel[] {
 /** One exported line. */
 export function labelLine(l: Label, conversations?: { one: Conversation | null; other: Conversation | null }): string {
   const base = {
-    episodeId: l.episodeId, label: l.kind, ...(l.otherEpisodeId !== null ? { otherEpisodeId: l.otherEpisodeId } : {}),
-    taskId: l.taskId, codeVersion: l.codeVersion, ...(l.otherEpisodeId !== null ? { otherCodeVersion: l.otherCodeVersion } : {}),
-    author: l.author, source: l.source, createdAt: l.createdAt,
+    episodeId: l.episodeId,
+    label: l.kind,
+    ...(l.otherEpisodeId !== null ? { otherEpisodeId: l.otherEpisodeId } : {}),
+    taskId: l.taskId,
+    codeVersion: l.codeVersion,
+    ...(l.otherEpisodeId !== null ? { otherCodeVersion: l.otherCodeVersion } : {}),
+    author: l.author,
+    source: l.source,
+    createdAt: l.createdAt,
   };
   if (!conversations) return JSON.stringify(base);
-  return JSON.stringify({ ...base, conversation: conversations.one, ...(l.otherEpisodeId !== null ? { otherConversation: conversations.other } : {}) });
+  return JSON.stringify({
+    ...base,
+    conversation: conversations.one,
+    ...(l.otherEpisodeId !== null ? { otherConversation: conversations.other } : {}),
+  });
 }

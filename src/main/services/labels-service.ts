@@ -54,11 +54,17 @@ export class LabelsService {
 
   async labels(p: P<'labels'>): Promise<R<'labels'>> {
     const store = this.store;
-    return { labels: store.listLabels(p.runId, p.episodeId, p.limit), summary: store.labelSummary(p.runId), author: this.author };
+    return {
+      labels: store.listLabels(p.runId, p.episodeId, p.limit),
+      summary: store.labelSummary(p.runId),
+      author: this.author,
+    };
   }
 
   async putLabel(p: P<'putLabel'>): Promise<R<'putLabel'>> {
-    return { label: this.put(p.runId, p.label, { author: this.author, source: 'inspector', createdAt: Date.now() }).label };
+    return {
+      label: this.put(p.runId, p.label, { author: this.author, source: 'inspector', createdAt: Date.now() }).label,
+    };
   }
 
   async deleteLabel(p: P<'deleteLabel'>): Promise<R<'deleteLabel'>> {
@@ -74,9 +80,20 @@ export class LabelsService {
     store.transaction(() => {
       for (const l of parsed) {
         try {
-          if (this.put(p.runId, l.label, { author: l.author ?? this.author, source: l.source ?? 'import', createdAt: l.createdAt ?? Date.now() }).replaced) replaced++;
+          if (
+            this.put(p.runId, l.label, {
+              author: l.author ?? this.author,
+              source: l.source ?? 'import',
+              createdAt: l.createdAt ?? Date.now(),
+            }).replaced
+          )
+            replaced++;
         } catch (err) {
-          if (err instanceof WorkbenchError) throw new WorkbenchError(err.code === 'not_found' ? 'invalid_input' : err.code, `line ${l.line}: ${err.message}`);
+          if (err instanceof WorkbenchError)
+            throw new WorkbenchError(
+              err.code === 'not_found' ? 'invalid_input' : err.code,
+              `line ${l.line}: ${err.message}`,
+            );
           throw err;
         }
       }
@@ -86,43 +103,66 @@ export class LabelsService {
 
   async exportLabels(p: P<'exportLabels'>): Promise<R<'exportLabels'>> {
     const labels = this.store.listLabels(p.runId).reverse();
-    const conv = (id: string | null): Conversation | null => (id === null ? null : this.conversationOrNull(p.runId, id));
-    const lines = labels.map((l) => labelLine(l, p.conversations ? { one: conv(l.episodeId), other: conv(l.otherEpisodeId) } : undefined));
+    const conv = (id: string | null): Conversation | null =>
+      id === null ? null : this.conversationOrNull(p.runId, id);
+    const lines = labels.map((l) =>
+      labelLine(l, p.conversations ? { one: conv(l.episodeId), other: conv(l.otherEpisodeId) } : undefined),
+    );
     return { jsonl: lines.length > 0 ? `${lines.join('\n')}\n` : '', labels: labels.length };
   }
 
   async episodeConversation(p: P<'episodeConversation'>): Promise<R<'episodeConversation'>> {
     const c = this.conversationOrNull(p.runId, p.episodeId);
-    if (!c) throw new WorkbenchError('no_timelines', `episode ${p.episodeId} has no stored calls yet (it is running, or its timelines were not fetched)`);
+    if (!c)
+      throw new WorkbenchError(
+        'no_timelines',
+        `episode ${p.episodeId} has no stored calls yet (it is running, or its timelines were not fetched)`,
+      );
     return { messages: c.messages, tools: c.tools ?? null };
   }
 
   async labelQueue(p: P<'labelQueue'>): Promise<R<'labelQueue'>> {
     const store = this.store;
-    const rows = store.episodesPage(p.runId, { status: 'ended' }, 0, this.o.queueCandidates ?? 160, 'newest').rows.filter((r) => r.hasTimelines);
+    const rows = store
+      .episodesPage(p.runId, { status: 'ended' }, 0, this.o.queueCandidates ?? 160, 'newest')
+      .rows.filter((r) => r.hasTimelines);
     const newest = store.listRewardModels(p.runId).at(-1) ?? null;
     let scores: Map<string, number> | null = null;
     let center = 0;
     let loss: string | null = null;
     if (newest) {
       const cache = await this.scorer(newest.folder, newest.sha256);
-      const missing = rows.filter((r) => !cache.scores.has(r.episodeId)).flatMap((r) => {
-        const c = this.conversationOrNull(p.runId, r.episodeId);
-        return c ? [{ id: r.episodeId, c }] : [];
-      });
+      const missing = rows
+        .filter((r) => !cache.scores.has(r.episodeId))
+        .flatMap((r) => {
+          const c = this.conversationOrNull(p.runId, r.episodeId);
+          return c ? [{ id: r.episodeId, c }] : [];
+        });
       const got = await cache.model.scoreBatch(missing.map((m) => m.c));
       missing.forEach((m, i) => cache.scores.set(m.id, got[i]!));
       scores = cache.scores;
       loss = cache.model.manifest.loss;
       center = loss === 'pointwise' ? 0 : cache.model.manifest.scoreStats.mean;
     }
-    const candidates: QueueCandidate[] = rows.map((r) => ({ episodeId: r.episodeId, taskId: r.taskId, score: scores?.get(r.episodeId) ?? null }));
+    const candidates: QueueCandidate[] = rows.map((r) => ({
+      episodeId: r.episodeId,
+      taskId: r.taskId,
+      score: scores?.get(r.episodeId) ?? null,
+    }));
     const sets = store.labelledSets(p.runId);
     const mode = p.mode !== 'auto' ? p.mode : loss === 'pointwise' ? 'points' : 'pairs';
-    const request = { candidates, labelledPoints: sets.points, labelledPairs: sets.pairs, center, limit: p.limit, pairKey };
+    const request = {
+      candidates,
+      labelledPoints: sets.points,
+      labelledPairs: sets.pairs,
+      center,
+      limit: p.limit,
+      pairKey,
+    };
     let items: QueueItem[] = proposeLabels({ ...request, mode });
     // No two episodes of one task left to compare: fall back to single episodes.
-    if (items.length === 0 && p.mode === 'auto' && mode === 'pairs') items = proposeLabels({ ...request, mode: 'points' });
+    if (items.length === 0 && p.mode === 'auto' && mode === 'pairs')
+      items = proposeLabels({ ...request, mode: 'points' });
     return { rewardModel: newest?.version ?? null, candidates: candidates.length, items };
   }
 
@@ -132,7 +172,11 @@ export class LabelsService {
     await c?.model.dispose();
   }
 
-  private put(runId: string, label: NewLabel, meta: { author: string; source: string; createdAt: number }): { label: Label; replaced: boolean } {
+  private put(
+    runId: string,
+    label: NewLabel,
+    meta: { author: string; source: string; createdAt: number },
+  ): { label: Label; replaced: boolean } {
     return this.o.store.putLabel(runId, { ...label, ...meta });
   }
 

@@ -6,9 +6,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { BUILTIN_MODEL_DIR } from '../../../gpu-worker/src/resources';
-import { REWARD_MODEL_POINTER_FILE, rewardModelPointerSource, RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC } from '../../shared/reward-model';
+import {
+  REWARD_MODEL_POINTER_FILE,
+  rewardModelPointerSource,
+  RM_SCORE_METRIC,
+  VERIFIABLE_REWARD_METRIC,
+} from '../../shared/reward-model';
 import type { RewardModelRow, RmTrainingStatus } from '../../shared/rewards-api';
-import { WorkbenchError, type WorkbenchEvent, type WorkbenchParsedParams as P, type WorkbenchResult as R } from '../../shared/workbench-api';
+import {
+  WorkbenchError,
+  type WorkbenchEvent,
+  type WorkbenchParsedParams as P,
+  type WorkbenchResult as R,
+} from '../../shared/workbench-api';
 import type { Store } from '../store/types';
 import type { ClientService } from './client-service';
 import { buildDataset, conversationFromTimelines } from './labels-dataset';
@@ -41,31 +51,78 @@ export class RewardModelService {
   }
 
   async rewardModels(p: P<'rewardModels'>): Promise<R<'rewardModels'>> {
-    return { models: this.store.listRewardModels(p.runId), training: this.training?.runId === p.runId ? this.training.status : (this.lastStatus.get(p.runId) ?? null) };
+    return {
+      models: this.store.listRewardModels(p.runId),
+      training: this.training?.runId === p.runId ? this.training.status : (this.lastStatus.get(p.runId) ?? null),
+    };
   }
 
   async trainRewardModel(p: P<'trainRewardModel'>): Promise<R<'trainRewardModel'>> {
-    if (this.training) throw new WorkbenchError('busy', `reward model v${this.training.status.version} of run ${this.training.runId} is still training`);
+    if (this.training)
+      throw new WorkbenchError(
+        'busy',
+        `reward model v${this.training.status.version} of run ${this.training.runId} is still training`,
+      );
     const store = this.store;
     const run = store.getRun(p.runId);
-    const ds = buildDataset(store.listLabels(p.runId), (id) => conversationFromTimelines(store.episodeTimelines(p.runId, id)), (id) => store.getEpisode(p.runId, id).taskId ?? id);
+    const ds = buildDataset(
+      store.listLabels(p.runId),
+      (id) => conversationFromTimelines(store.episodeTimelines(p.runId, id)),
+      (id) => store.getEpisode(p.runId, id).taskId ?? id,
+    );
     if (ds.pointLabels + ds.pairLabels === 0) {
-      throw new WorkbenchError('no_labels', `run ${p.runId} has no usable labels yet${ds.missing.length ? ` (${ds.missing.length} labelled episodes have no stored calls)` : ''}: label episodes in the inspector or import labels first`);
+      throw new WorkbenchError(
+        'no_labels',
+        `run ${p.runId} has no usable labels yet${ds.missing.length ? ` (${ds.missing.length} labelled episodes have no stored calls)` : ''}: label episodes in the inspector or import labels first`,
+      );
     }
     const version = Math.max(0, ...store.listRewardModels(p.runId).map((m) => m.version)) + 1;
     const dir = join(this.o.dataDir, 'runs', p.runId, 'reward-models');
     await mkdir(dir, { recursive: true });
     const dataset = join(dir, `v${version}.dataset.jsonl`);
     await writeFile(dataset, ds.lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const status: RmTrainingStatus = { version, state: 'training', fraction: 0, detail: `${ds.pointLabels} good/bad + ${ds.pairLabels} preference labels on ${ds.conversations} episodes`, startedAt: Date.now() };
+    const status: RmTrainingStatus = {
+      version,
+      state: 'training',
+      fraction: 0,
+      detail: `${ds.pointLabels} good/bad + ${ds.pairLabels} preference labels on ${ds.conversations} episodes`,
+      startedAt: Date.now(),
+    };
     const base = run.model === 'builtin' ? BUILTIN_MODEL_DIR : run.model;
     const proc = trainRewardModel(
-      { dataset, base, out: join(dir, `v${version}`), version, loss: p.loss, epochs: p.epochs, lr: p.lr, heldout: p.heldout, maxMinutes: p.maxMinutes, threads: this.o.threads ?? 2, ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}) },
+      {
+        dataset,
+        base,
+        out: join(dir, `v${version}`),
+        version,
+        loss: p.loss,
+        epochs: p.epochs,
+        lr: p.lr,
+        heldout: p.heldout,
+        maxMinutes: p.maxMinutes,
+        threads: this.o.threads ?? 2,
+        ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}),
+      },
       (e) => {
-        if (e.event === 'start') this.update(p.runId, { detail: `${status.detail}; ${e.trainPairs} train / ${e.heldoutPairs} held-out pairs, ${e.trainPoints} / ${e.heldoutPoints} points, ${e.steps} steps` });
-        else if (e.event === 'probe') this.update(p.runId, { fraction: 0.05, detail: `score head fitted on ${e.conversations} episodes' features (loss ${e.loss.toFixed(4)}); fine-tuning` });
-        else if (e.event === 'step') this.update(p.runId, { fraction: Math.min(0.95, (0.9 * e.step) / e.steps), detail: `step ${e.step}/${e.steps} · loss ${e.loss.toFixed(4)}` });
-        else if (e.event === 'exported') this.update(p.runId, { fraction: 0.97, detail: `exported to ONNX (max |ONNX − PyTorch| ${e.onnxMaxAbsDiff.toExponential(1)})` });
+        if (e.event === 'start')
+          this.update(p.runId, {
+            detail: `${status.detail}; ${e.trainPairs} train / ${e.heldoutPairs} held-out pairs, ${e.trainPoints} / ${e.heldoutPoints} points, ${e.steps} steps`,
+          });
+        else if (e.event === 'probe')
+          this.update(p.runId, {
+            fraction: 0.05,
+            detail: `score head fitted on ${e.conversations} episodes' features (loss ${e.loss.toFixed(4)}); fine-tuning`,
+          });
+        else if (e.event === 'step')
+          this.update(p.runId, {
+            fraction: Math.min(0.95, (0.9 * e.step) / e.steps),
+            detail: `step ${e.step}/${e.steps} · loss ${e.loss.toFixed(4)}`,
+          });
+        else if (e.event === 'exported')
+          this.update(p.runId, {
+            fraction: 0.97,
+            detail: `exported to ONNX (max |ONNX − PyTorch| ${e.onnxMaxAbsDiff.toExponential(1)})`,
+          });
       },
     );
     this.training = { runId: p.runId, status, proc };
@@ -73,31 +130,73 @@ export class RewardModelService {
     this.o.log(`reward model v${version} (run ${p.runId}): training on ${status.detail}`);
     void proc.done.then(
       (t) => {
-        this.o.store.putRewardModel(p.runId, { version, folder: t.folder, sha256: t.sha256, createdAt: Date.now(), manifest: t.manifest });
+        this.o.store.putRewardModel(p.runId, {
+          version,
+          folder: t.folder,
+          sha256: t.sha256,
+          createdAt: Date.now(),
+          manifest: t.manifest,
+        });
         const row = this.o.store.listRewardModels(p.runId).find((m) => m.version === version) ?? null;
-        this.finish(p.runId, { state: 'done', fraction: 1, detail: `held-out accuracy ${fmtAcc(t.manifest.metrics.heldoutAccuracy)} in ${t.seconds.toFixed(0)} s` }, row);
+        this.finish(
+          p.runId,
+          {
+            state: 'done',
+            fraction: 1,
+            detail: `held-out accuracy ${fmtAcc(t.manifest.metrics.heldoutAccuracy)} in ${t.seconds.toFixed(0)} s`,
+          },
+          row,
+        );
       },
-      (err: unknown) => this.finish(p.runId, { state: 'failed', fraction: null, detail: err instanceof Error ? err.message : String(err) }, null),
+      (err: unknown) =>
+        this.finish(
+          p.runId,
+          { state: 'failed', fraction: null, detail: err instanceof Error ? err.message : String(err) },
+          null,
+        ),
     );
     return { version };
   }
 
   async deployRewardModel(p: P<'deployRewardModel'>): Promise<R<'deployRewardModel'>> {
     const live = this.o.live();
-    if (!live || live.runId !== p.runId) throw new WorkbenchError('not_live', `run ${p.runId} is not the live run: deploy into the run whose clients are running`);
+    if (!live || live.runId !== p.runId)
+      throw new WorkbenchError(
+        'not_live',
+        `run ${p.runId} is not the live run: deploy into the run whose clients are running`,
+      );
     const rm = this.store.getRewardModel(p.runId, p.version);
     const code = await live.clients.codeFiles();
     const pointer = code.files.find((f) => f.editable && basename(f.path) === POINTER_FILE);
-    if (!pointer) throw new WorkbenchError('no_pointer', `the run's client code imports no ${POINTER_FILE} (the file reward code reads its reward model from; see the calculator-rm example)`);
-    const saved = await live.clients.saveCode([{ path: pointer.path, content: rewardModelPointerSource({ folder: rm.folder, sha256: rm.sha256, version: rm.version }) }]);
-    if (!saved.ok) throw new WorkbenchError('compile_failed', `the client code did not compile with the new pointer: ${saved.errors.map((e) => `${e.path}:${e.line}: ${e.message}`).join('; ')}`);
+    if (!pointer)
+      throw new WorkbenchError(
+        'no_pointer',
+        `the run's client code imports no ${POINTER_FILE} (the file reward code reads its reward model from; see the calculator-rm example)`,
+      );
+    const saved = await live.clients.saveCode([
+      {
+        path: pointer.path,
+        content: rewardModelPointerSource({ folder: rm.folder, sha256: rm.sha256, version: rm.version }),
+      },
+    ]);
+    if (!saved.ok)
+      throw new WorkbenchError(
+        'compile_failed',
+        `the client code did not compile with the new pointer: ${saved.errors.map((e) => `${e.path}:${e.line}: ${e.message}`).join('; ')}`,
+      );
     this.o.store.setRewardModelDeployed(p.runId, p.version, Date.now());
     this.o.log(`reward model v${p.version} deployed: code version ${saved.codeVersion}`);
     return { codeVersion: saved.codeVersion, path: pointer.path };
   }
 
   async rewardComparison(p: P<'rewardComparison'>): Promise<R<'rewardComparison'>> {
-    const points = this.store.metricPairs(p.runId, RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC, p.limit).map((m) => ({ episodeId: m.episodeId, createdAt: m.createdAt, codeVersion: m.codeVersion, rmScore: m.x, verifiable: m.y }));
+    const points = this.store.metricPairs(p.runId, RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC, p.limit).map((m) => ({
+      episodeId: m.episodeId,
+      createdAt: m.createdAt,
+      codeVersion: m.codeVersion,
+      rmScore: m.x,
+      verifiable: m.y,
+    }));
     return { points };
   }
 

@@ -40,12 +40,27 @@ export interface RmTrainSpec extends RmTrainSettings {
 
 const ErrorBody = z.object({ type: z.string(), code: z.string(), message: z.string() });
 export const RmTrainEventSchema = z.discriminatedUnion('event', [
-  z.object({ event: z.literal('start'), steps: z.number(), trainPairs: z.number(), heldoutPairs: z.number(), trainPoints: z.number(), heldoutPoints: z.number(), conversations: z.number(), device: z.string() }),
+  z.object({
+    event: z.literal('start'),
+    steps: z.number(),
+    trainPairs: z.number(),
+    heldoutPairs: z.number(),
+    trainPoints: z.number(),
+    heldoutPoints: z.number(),
+    conversations: z.number(),
+    device: z.string(),
+  }),
   z.object({ event: z.literal('probe'), loss: z.number(), seconds: z.number(), conversations: z.number() }),
   z.object({ event: z.literal('step'), step: z.number(), steps: z.number(), loss: z.number(), seconds: z.number() }),
   z.object({ event: z.literal('stopped'), reason: z.string(), step: z.number() }),
   z.object({ event: z.literal('exported'), onnxMaxAbsDiff: z.number(), exportSeconds: z.number() }),
-  z.object({ event: z.literal('done'), folder: z.string(), sha256: z.string(), seconds: z.number(), manifest: RewardModelManifestSchema }),
+  z.object({
+    event: z.literal('done'),
+    folder: z.string(),
+    sha256: z.string(),
+    seconds: z.number(),
+    manifest: RewardModelManifestSchema,
+  }),
   z.object({ event: z.literal('error'), error: ErrorBody }),
 ]);
 export type RmTrainEvent = z.infer<typeof RmTrainEventSchema>;
@@ -59,12 +74,34 @@ export interface RmTrained {
 }
 
 const FLAGS: Record<keyof RmTrainSettings, string> = {
-  loss: '--loss', epochs: '--epochs', lr: '--lr', batch: '--batch', heldout: '--heldout', maxLength: '--max-length',
-  seed: '--seed', threads: '--threads', device: '--device', maxMinutes: '--max-minutes', exporter: '--exporter',
+  loss: '--loss',
+  epochs: '--epochs',
+  lr: '--lr',
+  batch: '--batch',
+  heldout: '--heldout',
+  maxLength: '--max-length',
+  seed: '--seed',
+  threads: '--threads',
+  device: '--device',
+  maxMinutes: '--max-minutes',
+  exporter: '--exporter',
 };
 
 export function trainArgs(spec: RmTrainSpec): string[] {
-  const args = ['-u', '-m', 'agentjet_engine.reward_model', 'train', '--data', spec.dataset, '--base', spec.base, '--out', spec.out, '--version', String(spec.version)];
+  const args = [
+    '-u',
+    '-m',
+    'agentjet_engine.reward_model',
+    'train',
+    '--data',
+    spec.dataset,
+    '--base',
+    spec.base,
+    '--out',
+    spec.out,
+    '--version',
+    String(spec.version),
+  ];
   for (const [key, flag] of Object.entries(FLAGS) as [keyof RmTrainSettings, string][]) {
     const v = spec[key];
     if (v !== undefined) args.push(flag, String(v));
@@ -78,8 +115,16 @@ export interface RunningProcess<T> {
   cancel(): void;
 }
 
-function runEngineModule(args: string[], python: string | undefined, onLine: (line: string) => void): RunningProcess<{ code: number | null; stderrTail: string }> {
-  const child = spawn(findPython(python), args, { cwd: ENGINE_DIR, env: { ...process.env, PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function runEngineModule(
+  args: string[],
+  python: string | undefined,
+  onLine: (line: string) => void,
+): RunningProcess<{ code: number | null; stderrTail: string }> {
+  const child = spawn(findPython(python), args, {
+    cwd: ENGINE_DIR,
+    env: { ...process.env, PYTHONUNBUFFERED: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const tail: string[] = [];
   createInterface({ input: child.stdout }).on('line', onLine);
   createInterface({ input: child.stderr }).on('line', (l) => {
@@ -107,7 +152,10 @@ function runEngineModule(args: string[], python: string | undefined, onLine: (li
 }
 
 /** Trains and exports a reward model; `onEvent` sees every progress event. */
-export function trainRewardModel(spec: RmTrainSpec, onEvent: (e: RmTrainEvent) => void = () => undefined): RunningProcess<RmTrained> {
+export function trainRewardModel(
+  spec: RmTrainSpec,
+  onEvent: (e: RmTrainEvent) => void = () => undefined,
+): RunningProcess<RmTrained> {
   const t0 = performance.now();
   let done: Extract<RmTrainEvent, { event: 'done' }> | null = null;
   let failed: Extract<RmTrainEvent, { event: 'error' }> | null = null;
@@ -138,29 +186,52 @@ export function trainRewardModel(spec: RmTrainSpec, onEvent: (e: RmTrainEvent) =
       if (f) throw new Error(`reward-model training failed: ${f.error.message}`);
       const d: Extract<RmTrainEvent, { event: 'done' }> | null = done;
       if (code !== 0 || !d) {
-        throw new Error(`reward-model training exited with status ${code}${bad.length ? `; unreadable output: ${bad.slice(-2).join(' | ')}` : ''}${stderrTail ? `\n${stderrTail.split('\n').slice(-8).join('\n')}` : ''}`);
+        throw new Error(
+          `reward-model training exited with status ${code}${bad.length ? `; unreadable output: ${bad.slice(-2).join(' | ')}` : ''}${stderrTail ? `\n${stderrTail.split('\n').slice(-8).join('\n')}` : ''}`,
+        );
       }
       return { folder: d.folder, sha256: d.sha256, manifest: d.manifest, seconds: (performance.now() - t0) / 1000 };
     }),
   };
 }
 
-export const PythonScoreSchema = z.object({ id: z.string(), tokenIds: z.array(z.number().int()), torch: z.number(), onnx: z.number() });
+export const PythonScoreSchema = z.object({
+  id: z.string(),
+  tokenIds: z.array(z.number().int()),
+  torch: z.number(),
+  onnx: z.number(),
+});
 export type PythonScore = z.infer<typeof PythonScoreSchema>;
 
 /** Token ids and PyTorch + ONNX scores of conversations, computed by the engine's Python side. */
-export async function scoreWithPython(folder: string, conversations: readonly (Conversation & { id: string })[], scratchFile: string, python?: string): Promise<PythonScore[]> {
-  await writeFile(scratchFile, conversations.map((c) => JSON.stringify({ id: c.id, messages: c.messages, tools: c.tools ?? null })).join('\n') + '\n');
+export async function scoreWithPython(
+  folder: string,
+  conversations: readonly (Conversation & { id: string })[],
+  scratchFile: string,
+  python?: string,
+): Promise<PythonScore[]> {
+  await writeFile(
+    scratchFile,
+    conversations.map((c) => JSON.stringify({ id: c.id, messages: c.messages, tools: c.tools ?? null })).join('\n') +
+      '\n',
+  );
   const rows: PythonScore[] = [];
   let error: string | null = null;
-  const proc = runEngineModule(['-u', '-m', 'agentjet_engine.reward_model', 'score', '--model', folder, '--data', scratchFile], python, (line) => {
-    if (!line.trim()) return;
-    const raw: unknown = JSON.parse(line);
-    const row = PythonScoreSchema.safeParse(raw);
-    if (row.success) rows.push(row.data);
-    else error = line.slice(0, 500);
-  });
+  const proc = runEngineModule(
+    ['-u', '-m', 'agentjet_engine.reward_model', 'score', '--model', folder, '--data', scratchFile],
+    python,
+    (line) => {
+      if (!line.trim()) return;
+      const raw: unknown = JSON.parse(line);
+      const row = PythonScoreSchema.safeParse(raw);
+      if (row.success) rows.push(row.data);
+      else error = line.slice(0, 500);
+    },
+  );
   const { code, stderrTail } = await proc.done;
-  if (code !== 0 || error !== null) throw new Error(`reward-model scoring failed (status ${code}): ${error ?? stderrTail.split('\n').slice(-5).join('\n')}`);
+  if (code !== 0 || error !== null)
+    throw new Error(
+      `reward-model scoring failed (status ${code}): ${error ?? stderrTail.split('\n').slice(-5).join('\n')}`,
+    );
   return rows;
 }

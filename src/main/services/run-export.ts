@@ -46,7 +46,12 @@ export function tensorboardBytes(m: RunMetrics, createdAt: number): Uint8Array {
 }
 
 /** Writes the chosen formats of a run into `dir` (created); returns the files written. */
-export function exportRun(store: Store, runId: string, dir: string, formats: readonly ExportFormat[] = EXPORT_FORMATS): string[] {
+export function exportRun(
+  store: Store,
+  runId: string,
+  dir: string,
+  formats: readonly ExportFormat[] = EXPORT_FORMATS,
+): string[] {
   const run = store.getRun(runId);
   const metrics = store.metrics(runId);
   const episodes = allEpisodes(store, runId);
@@ -64,7 +69,10 @@ export function exportRun(store: Store, runId: string, dir: string, formats: rea
   }
   if (formats.includes('tensorboard')) {
     mkdirSync(join(dir, 'tensorboard'), { recursive: true });
-    write(join('tensorboard', eventFileName(run.createdAt / 1000, 'workbench', `.${runId}`)), tensorboardBytes(metrics, run.createdAt));
+    write(
+      join('tensorboard', eventFileName(run.createdAt / 1000, 'workbench', `.${runId}`)),
+      tensorboardBytes(metrics, run.createdAt),
+    );
   }
   return files;
 }

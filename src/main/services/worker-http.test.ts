@@ -7,6 +7,7 @@ describe('normalizeWorkerUrl', () => {
     expect(normalizeWorkerUrl('http://127.0.0.1:8321/')).toBe('http://127.0.0.1:8321');
     expect(normalizeWorkerUrl(' gpu-box:8321 ')).toBe('http://gpu-box:8321');
     expect(normalizeWorkerUrl('https://example.com/agentjet/')).toBe('https://example.com/agentjet');
-    for (const bad of ['ftp://x', 'http://', 'http://h:99999', 'http://h:1/?q=1']) expect(() => normalizeWorkerUrl(bad), bad).toThrow(expect.objectContaining({ code: 'malformed_url' }));
+    for (const bad of ['ftp://x', 'http://', 'http://h:99999', 'http://h:1/?q=1'])
+      expect(() => normalizeWorkerUrl(bad), bad).toThrow(expect.objectContaining({ code: 'malformed_url' }));
   });
 });

@@ -14,9 +14,11 @@ export function normalizeWorkerUrl(raw: string): string {
   } catch {
     throw new WorkbenchError('malformed_url', `not a URL: ${JSON.stringify(raw)} (expected e.g. http://host:8321)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WorkbenchError('malformed_url', `${raw}: only http:// and https:// worker URLs are supported`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new WorkbenchError('malformed_url', `${raw}: only http:// and https:// worker URLs are supported`);
   if (!url.hostname) throw new WorkbenchError('malformed_url', `${raw}: the URL names no host`);
-  if (url.search || url.hash) throw new WorkbenchError('malformed_url', `${raw}: a worker URL has no query or fragment`);
+  if (url.search || url.hash)
+    throw new WorkbenchError('malformed_url', `${raw}: a worker URL has no query or fragment`);
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
 }
 
@@ -25,7 +27,12 @@ function networkReason(err: unknown): string {
   const code = cause instanceof Error && 'code' in cause ? String(cause.code) : '';
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
-  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || (err instanceof Error && err.name === 'TimeoutError')) return 'timed out';
+  if (
+    code === 'ETIMEDOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    (err instanceof Error && err.name === 'TimeoutError')
+  )
+    return 'timed out';
   if (code === 'ECONNRESET') return 'connection reset';
   return cause instanceof Error ? cause.message : String(cause);
 }
@@ -45,15 +52,23 @@ export class WorkerHttp {
     }
     if (res.status === 404) throw new WorkbenchError('not_found', `${this.url}${path}: not found`);
     const text = await res.text();
-    if (!res.ok) throw new WorkbenchError('worker_error', `${this.url}${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    if (!res.ok)
+      throw new WorkbenchError('worker_error', `${this.url}${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch {
-      throw new WorkbenchError('not_a_worker', `${this.url}${path}: the answer is not JSON; is this an AgentJet worker?`);
+      throw new WorkbenchError(
+        'not_a_worker',
+        `${this.url}${path}: the answer is not JSON; is this an AgentJet worker?`,
+      );
     }
     const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw new WorkbenchError('bad_answer', `${this.url}${path}: unexpected answer (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    if (!parsed.success)
+      throw new WorkbenchError(
+        'bad_answer',
+        `${this.url}${path}: unexpected answer (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+      );
     return parsed.data;
   }
 
@@ -68,7 +83,11 @@ export class WorkerHttp {
       // handled below
     }
     const parsed = HealthSchema.safeParse(raw);
-    if (!parsed.success) throw new WorkbenchError('not_a_worker', `${this.url} is not an AgentJet worker (GET /health answered HTTP ${res.status} without a worker's health)`);
+    if (!parsed.success)
+      throw new WorkbenchError(
+        'not_a_worker',
+        `${this.url} is not an AgentJet worker (GET /health answered HTTP ${res.status} without a worker's health)`,
+      );
     return parsed.data;
   }
 

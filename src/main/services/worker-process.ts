@@ -58,7 +58,12 @@ export class WorkerProcess {
     // SIGTERM, so it checkpoints and exits instead of running on as an orphan.
     this.child = spawn(execPath, ['--import', PARENT_WATCHDOG, o.bin, 'worker', ...o.args], {
       cwd: o.cwd,
-      env: { ...env, AGENTJET_ADMIN_TOKEN: o.tokens.admin, AGENTJET_JOIN_TOKEN: o.tokens.join, AGENTJET_PARENT_PID: String(process.pid) },
+      env: {
+        ...env,
+        AGENTJET_ADMIN_TOKEN: o.tokens.admin,
+        AGENTJET_JOIN_TOKEN: o.tokens.join,
+        AGENTJET_PARENT_PID: String(process.pid),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.exited = new Promise((resolve) => {
@@ -79,7 +84,10 @@ export class WorkerProcess {
   }
 
   /** Spawns the worker and resolves with its URL once it serves; rejects (and kills it) on failure. */
-  static async start(o: WorkerProcessOptions, onLine?: (line: string) => void): Promise<{ proc: WorkerProcess; url: string }> {
+  static async start(
+    o: WorkerProcessOptions,
+    onLine?: (line: string) => void,
+  ): Promise<{ proc: WorkerProcess; url: string }> {
     const spawnedAt = Date.now();
     const proc = new WorkerProcess(o);
     const url = await new Promise<string>((resolve, reject) => {
@@ -139,7 +147,11 @@ export class WorkerProcess {
     clearTimeout(timer);
   }
 
-  private capture(stream: Readable | null, name: 'stdout' | 'stderr', onLine: (stream: 'stdout' | 'stderr', line: string) => void): void {
+  private capture(
+    stream: Readable | null,
+    name: 'stdout' | 'stderr',
+    onLine: (stream: 'stdout' | 'stderr', line: string) => void,
+  ): void {
     if (!stream) return;
     const rl = createInterface({ input: stream, crlfDelay: Infinity });
     rl.on('line', (line) => onLine(name, line.length > 8192 ? `${line.slice(0, 8192)}… [truncated]` : line));

@@ -43,14 +43,29 @@ export interface Launched {
 }
 
 /** Starts a local worker, showing progress in the session (starting_worker → loading_model). */
-export async function launchLocalWorker(spec: LocalWorkerSpec, session: SessionState, opts: { resume?: boolean; port?: number; onLine?: (l: LogLine) => void; onExit?: (code: number | null, signal: string | null) => void } = {}): Promise<Launched> {
+export async function launchLocalWorker(
+  spec: LocalWorkerSpec,
+  session: SessionState,
+  opts: {
+    resume?: boolean;
+    port?: number;
+    onLine?: (l: LogLine) => void;
+    onExit?: (code: number | null, signal: string | null) => void;
+  } = {},
+): Promise<Launched> {
   const startup: LogLine[] = [];
   let sink: ((l: LogLine) => void) | null = opts.onLine ?? null;
   session.activity('starting_worker', 'launching the worker process');
-  writeFileSync(spec.configFile, `${JSON.stringify(WorkerConfigPatchSchema.parse({ ...spec.config, runDir: spec.runDir, port: opts.port ?? 0 }), null, 2)}\n`);
+  writeFileSync(
+    spec.configFile,
+    `${JSON.stringify(WorkerConfigPatchSchema.parse({ ...spec.config, runDir: spec.runDir, port: opts.port ?? 0 }), null, 2)}\n`,
+  );
   const { proc, url } = await WorkerProcess.start(
     {
-      bin: spec.bin, cwd: spec.cwd, tokens: spec.tokens, args: ['--config', spec.configFile, ...(opts.resume ? ['--resume', spec.runDir] : [])],
+      bin: spec.bin,
+      cwd: spec.cwd,
+      tokens: spec.tokens,
+      args: ['--config', spec.configFile, ...(opts.resume ? ['--resume', spec.runDir] : [])],
       workerFile: join(spec.runDir, 'worker.json'),
       onLine: (stream, line) => {
         const l: LogLine = { t: Date.now(), source: WORKER_SOURCE, stream, line };
@@ -62,7 +77,8 @@ export async function launchLocalWorker(spec: LocalWorkerSpec, session: SessionS
     },
     (line) => {
       const phase = session.get().activity?.phase;
-      if (phase === 'starting_worker' || phase === 'loading_model') session.activity('loading_model', line.slice(0, 200));
+      if (phase === 'starting_worker' || phase === 'loading_model')
+        session.activity('loading_model', line.slice(0, 200));
     },
   );
   return { proc, url, startup, attach: (s) => void (sink = s) };
@@ -73,12 +89,33 @@ export interface WorkerConnection {
   adminToken: string;
   /** Known for a local worker (or when the user gave it for a remote one). */
   joinToken: string | null;
-  local: { proc: WorkerProcess; spec: LocalWorkerSpec; port: number; attach?: (sink: (l: LogLine) => void) => void } | null;
+  local: {
+    proc: WorkerProcess;
+    spec: LocalWorkerSpec;
+    port: number;
+    attach?: (sink: (l: LogLine) => void) => void;
+  } | null;
 }
 
 /** The session fields a status snapshot sets. */
-export function sessionFromStatus(s: Status): { state: Status['state']; model: string; step: number; weightVersion: number; strategy: Status['config']['strategy']; progress: Status['progress']; poolEpisodes: number } {
-  return { state: s.state, model: s.model, step: s.step, weightVersion: s.weightVersion, strategy: s.config.strategy, progress: s.progress, poolEpisodes: s.pool.episodes };
+export function sessionFromStatus(s: Status): {
+  state: Status['state'];
+  model: string;
+  step: number;
+  weightVersion: number;
+  strategy: Status['config']['strategy'];
+  progress: Status['progress'];
+  poolEpisodes: number;
+} {
+  return {
+    state: s.state,
+    model: s.model,
+    step: s.step,
+    weightVersion: s.weightVersion,
+    strategy: s.config.strategy,
+    progress: s.progress,
+    poolEpisodes: s.pool.episodes,
+  };
 }
 
 export class WorkerService {
@@ -103,11 +140,20 @@ export class WorkerService {
   ) {
     this.http = new WorkerHttp(conn.url, conn.adminToken);
     this.folder = new EventFolder();
-    this.fetcher = new EpisodeFetcher(this.http, (e) => this.storeFetched(e), (s) => this.storeTrained(s), (m) => this.note(m, 'stderr'));
+    this.fetcher = new EpisodeFetcher(
+      this.http,
+      (e) => this.storeFetched(e),
+      (s) => this.storeTrained(s),
+      (m) => this.note(m, 'stderr'),
+    );
   }
 
   /** Follows a serving worker: status into the session, the events stream, the vocabulary. */
-  static async connect(ctx: RunContext, conn: WorkerConnection, startup: readonly LogLine[] = []): Promise<WorkerService> {
+  static async connect(
+    ctx: RunContext,
+    conn: WorkerConnection,
+    startup: readonly LogLine[] = [],
+  ): Promise<WorkerService> {
     const svc = new WorkerService(ctx, conn);
     for (const l of startup) svc.addLog(l);
     conn.local?.attach?.((l) => svc.addLog(l));
@@ -168,7 +214,12 @@ export class WorkerService {
     session.patch({ activity: { phase: 'stopping', detail: 'checkpointing and stopping the worker', fraction: null } });
     await local.proc.stop();
     this.stopping = false;
-    const launched = await launchLocalWorker(local.spec, session, { resume: true, port: local.port, onLine: (l) => this.addLog(l), onExit: (c, s) => this.exited(c, s) });
+    const launched = await launchLocalWorker(local.spec, session, {
+      resume: true,
+      port: local.port,
+      onLine: (l) => this.addLog(l),
+      onExit: (c, s) => this.exited(c, s),
+    });
     this.conn = { ...this.conn, local: { ...local, proc: launched.proc } };
     session.recover('worker_exited', { activity: null });
   }
@@ -193,7 +244,8 @@ export class WorkerService {
     this.ctx.session.patch({ ...sessionFromStatus(status), workerUrl: this.conn.url });
     this.feed = await EventFeed.open(this.conn.url, this.conn.adminToken, {
       event: (e) => this.onEvent(e),
-      connection: (problem) => (problem === null ? this.ctx.session.recover('events_lost') : this.ctx.session.fail('events_lost', problem)),
+      connection: (problem) =>
+        problem === null ? this.ctx.session.recover('events_lost') : this.ctx.session.fail('events_lost', problem),
       error: (m) => this.note(m, 'stderr'),
     });
     this.healthTimer = setInterval(() => void this.checkHealth(), 3000);
@@ -205,11 +257,15 @@ export class WorkerService {
     if (this.stopping) return;
     try {
       const h = await this.http.health(2500);
-      if (this.ctx.session.get().error?.code === 'unreachable') this.ctx.session.recover('unreachable', { state: h.state });
+      if (this.ctx.session.get().error?.code === 'unreachable')
+        this.ctx.session.recover('unreachable', { state: h.state });
     } catch (err) {
       if (this.stopping || this.disposed) return;
       const unreachable = err instanceof WorkbenchError && err.code === 'unreachable';
-      this.ctx.session.fail(unreachable ? 'unreachable' : 'unhealthy', err instanceof Error ? err.message : String(err));
+      this.ctx.session.fail(
+        unreachable ? 'unreachable' : 'unhealthy',
+        err instanceof Error ? err.message : String(err),
+      );
     }
   }
 
@@ -220,7 +276,10 @@ export class WorkerService {
       const { pieces } = await this.http.get('/swarm/v1/vocab', z.object({ pieces: z.array(z.string()) }), 120_000);
       if (!this.disposed) this.ctx.batcher.push((s) => s.putVocab(runId, pieces));
     } catch (err) {
-      this.note(`vocabulary not stored (${err instanceof Error ? err.message : String(err)}); the inspector shows token ids`, 'stderr');
+      this.note(
+        `vocabulary not stored (${err instanceof Error ? err.message : String(err)}); the inspector shows token ids`,
+        'stderr',
+      );
     }
   }
 
@@ -232,12 +291,20 @@ export class WorkerService {
     if (this.stopping || this.disposed) return;
     const how = signal ? `signal ${signal}` : `code ${code ?? '?'}`;
     this.note(`the worker exited (${how})`, 'stderr');
-    this.ctx.session.fail('worker_exited', `the local worker exited (${how}); restart it or disconnect`, { state: 'failed' });
+    this.ctx.session.fail('worker_exited', `the local worker exited (${how}); restart it or disconnect`, {
+      state: 'failed',
+    });
   }
 
   private onEvent(e: SwarmEvent): void {
     if (this.disposed) return;
-    if (e.type === 'log') this.addLog({ t: e.time, source: WORKER_SOURCE, stream: 'event', line: `[${e.level}] ${e.source}: ${e.message}` });
+    if (e.type === 'log')
+      this.addLog({
+        t: e.time,
+        source: WORKER_SOURCE,
+        stream: 'event',
+        line: `[${e.level}] ${e.source}: ${e.message}`,
+      });
     this.apply(this.folder.fold(e));
     if (e.type === 'step') for (const l of this.stepListeners) l(e.metrics.step);
     for (const l of this.eventListeners) l(e);
@@ -275,7 +342,8 @@ export class WorkerService {
   private storeTrained(s: FetchedSamples): void {
     const { runId, batcher, emit } = this.ctx;
     batcher.push((store) => {
-      if (store.putEpisodeSamples(runId, s.episodeId, s.merged)) emit({ type: 'trained', runId, episodeId: s.episodeId });
+      if (store.putEpisodeSamples(runId, s.episodeId, s.merged))
+        emit({ type: 'trained', runId, episodeId: s.episodeId });
     });
   }
 

@@ -42,7 +42,9 @@ export class WriteBatcher {
         }
       });
     } catch (err) {
-      this.onError(`store: a batch of ${batch.length} write(s) failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.onError(
+        `store: a batch of ${batch.length} write(s) failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 

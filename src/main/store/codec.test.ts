@@ -1,20 +1,31 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeFloat32, decodeInt32, decodeMask, decodeUint32, encodeFloat32, encodeInt32, encodeMask, encodeUint32 } from './codec';
+import {
+  decodeFloat32,
+  decodeInt32,
+  decodeMask,
+  decodeUint32,
+  encodeFloat32,
+  encodeInt32,
+  encodeMask,
+  encodeUint32,
+} from './codec';
 
 describe('codec', () => {
   it('round-trips uint32 token ids, 4 bytes each, little-endian', () => {
     const bytes = encodeUint32([1, 0x0102_0304, 0xffff_ffff]);
     expect(bytes.byteLength).toBe(12);
     expect([...bytes.slice(4, 8)]).toEqual([4, 3, 2, 1]);
-    fc.assert(fc.property(fc.array(fc.nat({ max: 0xffff_ffff })), (ids) => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 0xffff_ffff })), (ids) => {
         expect(decodeUint32(encodeUint32(ids))).toEqual(ids);
       }),
     );
   });
 
   it('round-trips int32 values (parents with -1)', () => {
-    fc.assert(fc.property(fc.array(fc.integer({ min: -0x8000_0000, max: 0x7fff_ffff })), (xs) => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -0x8000_0000, max: 0x7fff_ffff })), (xs) => {
         expect(decodeInt32(encodeInt32(xs))).toEqual(xs);
       }),
     );

@@ -10,7 +10,8 @@ function view(bytes: Uint8Array): DataView {
 }
 
 function checkWidth(bytes: Uint8Array, width: number, what: string): number {
-  if (bytes.byteLength % width !== 0) throw new Error(`${what}: ${bytes.byteLength} bytes is not a multiple of ${width}`);
+  if (bytes.byteLength % width !== 0)
+    throw new Error(`${what}: ${bytes.byteLength} bytes is not a multiple of ${width}`);
   return bytes.byteLength / width;
 }
 
@@ -36,7 +37,8 @@ export function encodeInt32(values: readonly number[]): Uint8Array {
   const bytes = new Uint8Array(values.length * 4);
   const v = view(bytes);
   values.forEach((x, i) => {
-    if (!Number.isInteger(x) || x < -0x8000_0000 || x > 0x7fff_ffff) throw new Error(`encodeInt32: ${x} at ${i} is not an int32`);
+    if (!Number.isInteger(x) || x < -0x8000_0000 || x > 0x7fff_ffff)
+      throw new Error(`encodeInt32: ${x} at ${i} is not an int32`);
     v.setInt32(i * 4, x, LITTLE_ENDIAN);
   });
   return bytes;

@@ -34,7 +34,8 @@ export function createContext(db: Database.Database): StoreContext {
       const cached = runKeys.get(runId);
       if (cached !== undefined) return cached;
       const row: unknown = stmt('SELECT id FROM runs WHERE run_id = ?').pluck().get(runId);
-      if (typeof row !== 'number') throw new WorkbenchError('not_found', `no run ${JSON.stringify(runId)} in the store`);
+      if (typeof row !== 'number')
+        throw new WorkbenchError('not_found', `no run ${JSON.stringify(runId)} in the store`);
       runKeys.set(runId, row);
       return row;
     },
@@ -53,21 +54,31 @@ export function parseStoredJson<T>(schema: z.ZodType<T>, text: string, what: str
     throw new Error(`stored ${what} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`stored ${what} does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `stored ${what} does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 
 /** Parses a row a query returned; a mismatch means the schema and the code disagree. */
 export function parseRow<T>(schema: z.ZodType<T>, row: unknown, what: string): T {
   const parsed = schema.safeParse(row);
-  if (!parsed.success) throw new Error(`unexpected ${what} row: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(row)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `unexpected ${what} row: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(row)'}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 
 /** Validates an input before it is stored: a bad value is an `invalid_input` error and nothing is written. */
 export function checked<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new WorkbenchError('invalid_input', `${what}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new WorkbenchError(
+      'invalid_input',
+      `${what}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 

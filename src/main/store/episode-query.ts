@@ -57,10 +57,15 @@ export function episodeQuery(run: number, filter: EpisodeFilter, order: EpisodeO
   return { where: `WHERE ${clauses.join(' AND ')}`, params, orderBy: `ORDER BY ${orderBy}` };
 }
 
-export const EPISODE_COLUMNS = 'episode_id, kind, status, task_id, client_id, code_version, reward, success, calls, created_at, finished_at, has_timelines';
+export const EPISODE_COLUMNS =
+  'episode_id, kind, status, task_id, client_id, code_version, reward, success, calls, created_at, finished_at, has_timelines';
 
 /** The two statements of a page: `count` binds `params`; `page` binds `params`, limit, offset. */
-export function episodePageSql(run: number, filter: EpisodeFilter, order: EpisodeOrder): { count: string; page: string; params: SqlValue[] } {
+export function episodePageSql(
+  run: number,
+  filter: EpisodeFilter,
+  order: EpisodeOrder,
+): { count: string; page: string; params: SqlValue[] } {
   const q = episodeQuery(run, filter, order);
   return {
     count: `SELECT COUNT(*) FROM episodes ${q.where}`,

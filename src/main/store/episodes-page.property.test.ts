@@ -37,7 +37,12 @@ const filterArb: fc.Arbitrary<EpisodeFilter> = fc.oneof(
 
 /** The reference: SQLite's LIKE is case-insensitive for ASCII, so is this. */
 function matches(e: EpisodeInput, f: EpisodeFilter): boolean {
-  if (f.task !== undefined && f.task !== '' && (e.taskId === null || !e.taskId.toLowerCase().includes(f.task.toLowerCase()))) return false;
+  if (
+    f.task !== undefined &&
+    f.task !== '' &&
+    (e.taskId === null || !e.taskId.toLowerCase().includes(f.task.toLowerCase()))
+  )
+    return false;
   if (f.clientId !== undefined && e.clientId !== f.clientId) return false;
   if (f.codeVersion !== undefined && e.codeVersion !== f.codeVersion) return false;
   if (f.kind !== undefined && e.kind !== f.kind) return false;
@@ -48,7 +53,8 @@ function matches(e: EpisodeInput, f: EpisodeFilter): boolean {
 }
 
 function compare(order: EpisodeOrder): (a: [EpisodeInput, number], b: [EpisodeInput, number]) => number {
-  const time = ([a, i]: [EpisodeInput, number], [b, j]: [EpisodeInput, number]): number => a.createdAt - b.createdAt || i - j;
+  const time = ([a, i]: [EpisodeInput, number], [b, j]: [EpisodeInput, number]): number =>
+    a.createdAt - b.createdAt || i - j;
   const reward = (a: EpisodeInput, b: EpisodeInput): number => {
     if (a.reward === null || b.reward === null) return (a.reward === null ? 1 : 0) - (b.reward === null ? 1 : 0);
     return 0;
@@ -84,7 +90,13 @@ describe('episodesPage (property)', () => {
         (specs, filter, order, offset, limit) => {
           const runId = `r${runs++}`;
           temp.store.createRun(newRun(runId));
-          const episodes: EpisodeInput[] = specs.map((s, i) => ({ ...s, episodeId: `e${i}`, success: null, calls: 1, finishedAt: null }));
+          const episodes: EpisodeInput[] = specs.map((s, i) => ({
+            ...s,
+            episodeId: `e${i}`,
+            success: null,
+            calls: 1,
+            finishedAt: null,
+          }));
           temp.store.transaction(() => episodes.forEach((e) => temp.store.putEpisode(runId, e)));
           const expected = episodes
             .map((e, i): [EpisodeInput, number] => [e, i])

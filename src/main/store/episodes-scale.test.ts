@@ -59,12 +59,28 @@ describe('store: 100,000 episodes', () => {
     return plan(q.page, [...q.params, 200, 0]);
   };
 
-  const usesIndex = (lines: string[]): boolean => lines.some((l) => /^SEARCH episodes USING (COVERING )?INDEX episodes_/.test(l)) && !lines.some((l) => /^SCAN episodes/.test(l));
+  const usesIndex = (lines: string[]): boolean =>
+    lines.some((l) => /^SEARCH episodes USING (COVERING )?INDEX episodes_/.test(l)) &&
+    !lines.some((l) => /^SCAN episodes/.test(l));
 
   it('serves every filter × order page through an index', () => {
-    const filters: EpisodeFilter[] = [{}, { clientId: 'c1' }, { codeVersion: 'v3' }, { kind: 'eval' }, { status: 'open' }, { task: 'task_4' }, { minReward: 0.5 }, { minReward: 0.2, maxReward: 0.4 }, { clientId: 'c1', kind: 'train', task: '4' }];
+    const filters: EpisodeFilter[] = [
+      {},
+      { clientId: 'c1' },
+      { codeVersion: 'v3' },
+      { kind: 'eval' },
+      { status: 'open' },
+      { task: 'task_4' },
+      { minReward: 0.5 },
+      { minReward: 0.2, maxReward: 0.4 },
+      { clientId: 'c1', kind: 'train', task: '4' },
+    ];
     for (const filter of filters) {
-      for (const order of ORDERS) expect(usesIndex(pagePlan(filter, order)), `${JSON.stringify(filter)} ${order}: ${pagePlan(filter, order).join(' | ')}`).toBe(true);
+      for (const order of ORDERS)
+        expect(
+          usesIndex(pagePlan(filter, order)),
+          `${JSON.stringify(filter)} ${order}: ${pagePlan(filter, order).join(' | ')}`,
+        ).toBe(true);
       const q = episodePageSql(run, filter, 'newest');
       expect(usesIndex(plan(q.count, q.params)), `count ${JSON.stringify(filter)}`).toBe(true);
     }
@@ -72,8 +88,14 @@ describe('store: 100,000 episodes', () => {
 
   it('needs no sort for time and reward order, unfiltered or with one equality filter', () => {
     for (const order of ORDERS) expect(pagePlan({}, order).join(' | ')).not.toMatch(/TEMP B-TREE/);
-    for (const filter of [{ clientId: 'c1' }, { codeVersion: 'v3' }, { kind: 'eval' as const }, { status: 'open' as const }]) {
-      for (const order of ['newest', 'oldest'] as const) expect(pagePlan(filter, order).join(' | ')).not.toMatch(/TEMP B-TREE/);
+    for (const filter of [
+      { clientId: 'c1' },
+      { codeVersion: 'v3' },
+      { kind: 'eval' as const },
+      { status: 'open' as const },
+    ]) {
+      for (const order of ['newest', 'oldest'] as const)
+        expect(pagePlan(filter, order).join(' | ')).not.toMatch(/TEMP B-TREE/);
     }
     expect(pagePlan({ minReward: 0.5 }, 'reward_desc').join(' | ')).not.toMatch(/TEMP B-TREE/);
     expect(pagePlan({ minReward: 0.5 }, 'reward_asc').join(' | ')).not.toMatch(/TEMP B-TREE/);

@@ -9,7 +9,11 @@ import type { EpisodeOrder } from './types';
 const fround = (xs: readonly number[]): number[] => xs.map((x) => Math.fround(x));
 
 function episodeCalls(episodeId: string): Timeline[] {
-  return conversation(episodeId, [{ reply: say('one') }, { reply: say('two') }, { reply: say('three'), messages: [SYS, user('What is 12+35?')] }]);
+  return conversation(episodeId, [
+    { reply: say('one') },
+    { reply: say('two') },
+    { reply: say('three'), messages: [SYS, user('What is 12+35?')] },
+  ]);
 }
 
 describe('store: episodes', () => {
@@ -22,11 +26,25 @@ describe('store: episodes', () => {
 
   it('upserts an episode as it progresses, keeping known values a later update lacks', () => {
     const { store } = temp;
-    store.putEpisode('r', episodeInput('e1', { status: 'open', reward: null, success: null, finishedAt: null, calls: 0 }));
-    expect(store.getEpisode('r', 'e1')).toMatchObject({ status: 'open', reward: null, success: null, hasTimelines: false });
+    store.putEpisode(
+      'r',
+      episodeInput('e1', { status: 'open', reward: null, success: null, finishedAt: null, calls: 0 }),
+    );
+    expect(store.getEpisode('r', 'e1')).toMatchObject({
+      status: 'open',
+      reward: null,
+      success: null,
+      hasTimelines: false,
+    });
     store.putEpisode('r', episodeInput('e1', { status: 'ended', reward: 0.5, success: false, calls: 3 }));
-    store.putEpisode('r', episodeInput('e1', { status: 'ended', reward: null, success: null, finishedAt: null, taskId: null, calls: 1 }));
-    expect(store.getEpisode('r', 'e1')).toEqual({ ...episodeInput('e1', { reward: 0.5, success: false, calls: 3 }), hasTimelines: false });
+    store.putEpisode(
+      'r',
+      episodeInput('e1', { status: 'ended', reward: null, success: null, finishedAt: null, taskId: null, calls: 1 }),
+    );
+    expect(store.getEpisode('r', 'e1')).toEqual({
+      ...episodeInput('e1', { reward: 0.5, success: false, calls: 3 }),
+      hasTimelines: false,
+    });
     expect(store.episodesPage('r', {}, 0, 10, 'newest').total).toBe(1);
   });
 
@@ -37,7 +55,9 @@ describe('store: episodes', () => {
     store.putEpisode('r', episodeInput('e1', { calls: 3 }));
     store.putEpisodeTimelines('r', 'e1', calls, { samples: merged.samples, stats: merged.stats });
     expect(store.getEpisode('r', 'e1').hasTimelines).toBe(true);
-    expect(store.episodeTimelines('r', 'e1')).toEqual(calls.map((t) => ({ ...t, outputLogprobs: fround(t.outputLogprobs) })));
+    expect(store.episodeTimelines('r', 'e1')).toEqual(
+      calls.map((t) => ({ ...t, outputLogprobs: fround(t.outputLogprobs) })),
+    );
 
     const detail = store.episodeDetail('r', 'e1');
     expect(detail.episode.episodeId).toBe('e1');
@@ -52,7 +72,10 @@ describe('store: episodes', () => {
     expect(detail.calls[0]?.tokens[0]?.text).toMatch(/^⟨\d+⟩$/);
 
     // With a vocabulary the tokens have their text.
-    store.putVocab('r', Array.from({ length: 200 }, (_, i) => `p${i}`));
+    store.putVocab(
+      'r',
+      Array.from({ length: 200 }, (_, i) => `p${i}`),
+    );
     const first = store.episodeDetail('r', 'e1').calls[0]?.tokens[0];
     expect(first?.text).toBe(`p${first?.id}`);
   });
@@ -62,19 +85,36 @@ describe('store: episodes', () => {
     const calls = episodeCalls('e1');
     const preview = mergeTimelines(calls, { mode: 'none', level: 'token' });
     const trained = mergeTimelines(calls, { mode: 'linear', level: 'token' });
-    const info = { step: 3, weightVersion: 3, advantage: 0.5, algo: 'grpo' as const, merge: 'linear' as const, level: 'token' as const };
+    const info = {
+      step: 3,
+      weightVersion: 3,
+      advantage: 0.5,
+      algo: 'grpo' as const,
+      merge: 'linear' as const,
+      level: 'token' as const,
+    };
     store.putEpisode('r', episodeInput('e1', { calls: 3 }));
-    expect(store.putEpisodeSamples('r', 'nope', { samples: trained.samples, stats: trained.stats, trained: info })).toBe(false);
+    expect(
+      store.putEpisodeSamples('r', 'nope', { samples: trained.samples, stats: trained.stats, trained: info }),
+    ).toBe(false);
     store.putEpisodeTimelines('r', 'e1', calls, { samples: preview.samples, stats: preview.stats, trained: null });
-    expect(store.episodeDetail('r', 'e1')).toMatchObject({ trained: null, samples: { length: preview.samples.length } });
-    expect(store.putEpisodeSamples('r', 'e1', { samples: trained.samples, stats: trained.stats, trained: info })).toBe(true);
+    expect(store.episodeDetail('r', 'e1')).toMatchObject({
+      trained: null,
+      samples: { length: preview.samples.length },
+    });
+    expect(store.putEpisodeSamples('r', 'e1', { samples: trained.samples, stats: trained.stats, trained: info })).toBe(
+      true,
+    );
     const detail = store.episodeDetail('r', 'e1');
     expect(detail.trained).toEqual(info);
     expect(detail.samples).toHaveLength(trained.samples.length);
     // A preview arriving late (the episode fetch racing the step's) leaves the trained samples.
     store.putEpisodeTimelines('r', 'e1', calls, { samples: preview.samples, stats: preview.stats, trained: null });
     store.putEpisodeSamples('r', 'e1', { samples: preview.samples, stats: preview.stats });
-    expect(store.episodeDetail('r', 'e1')).toMatchObject({ trained: info, samples: { length: trained.samples.length } });
+    expect(store.episodeDetail('r', 'e1')).toMatchObject({
+      trained: info,
+      samples: { length: trained.samples.length },
+    });
     expect(store.episodeTimelines('r', 'e1')).toHaveLength(3);
   });
 
@@ -103,7 +143,9 @@ describe('store: episodes', () => {
     const bad = { ...calls[0]!, promptIds: [-5] };
     expect(() => store.putEpisodeTimelines('r', 'e1', [bad], null)).toThrow(/not a uint32/);
     expect(store.episodeTimelines('r', 'e1')).toHaveLength(3);
-    expect(() => store.putEpisodeTimelines('r', 'e1', episodeCalls('e2'), null)).toThrow('timeline e2-0 belongs to episode e2, not e1');
+    expect(() => store.putEpisodeTimelines('r', 'e1', episodeCalls('e2'), null)).toThrow(
+      'timeline e2-0 belongs to episode e2, not e1',
+    );
     expect(store.episodeTimelines('r', 'e1').map((t) => t.id)).toEqual(['e1-0', 'e1-1', 'e1-2']);
   });
 
@@ -170,7 +212,13 @@ describe('store: episodes', () => {
       expect(ids({ minReward: 0.8 }).length).toBe(store.episodesPage('r', { minReward: 0.8 }, 0, 1, 'newest').total);
       expect(ids({ minReward: 0.8, maxReward: 0.8 }, 'oldest')).toEqual(['e8', 'e18', 'e38']);
       expect(ids({ task: 'word_1' }, 'oldest')).toEqual(['e1', 'e10', 'e11', 'e13', 'e14', 'e15', 'e17', 'e18', 'e19']);
-      expect(ids({ clientId: 'c0', codeVersion: 'v1', kind: 'train' }, 'oldest')).toEqual(['e3', 'e6', 'e9', 'e12', 'e18']);
+      expect(ids({ clientId: 'c0', codeVersion: 'v1', kind: 'train' }, 'oldest')).toEqual([
+        'e3',
+        'e6',
+        'e9',
+        'e12',
+        'e18',
+      ]);
     });
 
     it('treats the task filter as a plain substring (no LIKE wildcards)', () => {

@@ -13,8 +13,16 @@ import { episodeDetailView } from './views';
 
 const MergedRowSchema = z.object({ merge_stats: z.string().nullable(), trained: z.string().nullable() });
 
-type EpisodesPart = Pick<Store, 'putEpisode' | 'putEpisodeTimelines' | 'putEpisodeSamples' | 'getEpisode' | 'episodesPage' | 'episodeTimelines' | 'episodeDetail'>;
-
+type EpisodesPart = Pick<
+  Store,
+  | 'putEpisode'
+  | 'putEpisodeTimelines'
+  | 'putEpisodeSamples'
+  | 'getEpisode'
+  | 'episodesPage'
+  | 'episodeTimelines'
+  | 'episodeDetail'
+>;
 
 const EpisodeDbRowSchema = z.object({
   episode_id: z.string(),
@@ -82,27 +90,45 @@ export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readon
   const { stmt, runKey } = ctx;
 
   const episodeKey = (runId: string, episodeId: string): number => {
-    const key: unknown = stmt('SELECT id FROM episodes WHERE run = ? AND episode_id = ?').pluck().get(runKey(runId), episodeId);
-    if (typeof key !== 'number') throw new WorkbenchError('not_found', `run ${JSON.stringify(runId)} has no episode ${JSON.stringify(episodeId)}`);
+    const key: unknown = stmt('SELECT id FROM episodes WHERE run = ? AND episode_id = ?')
+      .pluck()
+      .get(runKey(runId), episodeId);
+    if (typeof key !== 'number')
+      throw new WorkbenchError('not_found', `run ${JSON.stringify(runId)} has no episode ${JSON.stringify(episodeId)}`);
     return key;
   };
 
-  const timelinesOf = (episode: number): Timeline[] => recordsToTimelines(stmt('SELECT * FROM timelines WHERE episode = ? ORDER BY seq').all(episode));
+  const timelinesOf = (episode: number): Timeline[] =>
+    recordsToTimelines(stmt('SELECT * FROM timelines WHERE episode = ? ORDER BY seq').all(episode));
 
   const mergedOf = (episode: number, runId: string, episodeId: string): MergedEpisode | null => {
-    const row = parseRow(MergedRowSchema, stmt('SELECT merge_stats, trained FROM episodes WHERE id = ?').get(episode), 'episode');
+    const row = parseRow(
+      MergedRowSchema,
+      stmt('SELECT merge_stats, trained FROM episodes WHERE id = ?').get(episode),
+      'episode',
+    );
     if (row.merge_stats === null) return null;
     const what = `episode ${episodeId} (run ${runId})`;
     const stats: MergeStats = parseStoredJson(MergeStatsSchema, row.merge_stats, `merge stats of ${what}`);
-    const trained = row.trained === null ? null : parseStoredJson(TrainedInfoSchema, row.trained, `training of ${what}`);
-    return { stats, trained, samples: stmt('SELECT * FROM samples WHERE episode = ? ORDER BY seq').all(episode).map(recordToSample) };
+    const trained =
+      row.trained === null ? null : parseStoredJson(TrainedInfoSchema, row.trained, `training of ${what}`);
+    return {
+      stats,
+      trained,
+      samples: stmt('SELECT * FROM samples WHERE episode = ? ORDER BY seq').all(episode).map(recordToSample),
+    };
   };
 
   /** Whether the stored samples are trained ones (which a preview must not replace). */
-  const holdsTrained = (episode: number): boolean => typeof stmt('SELECT trained FROM episodes WHERE id = ?').pluck().get(episode) === 'string';
+  const holdsTrained = (episode: number): boolean =>
+    typeof stmt('SELECT trained FROM episodes WHERE id = ?').pluck().get(episode) === 'string';
 
   /** Writes samples, stats and training of an episode (inside a transaction). */
-  const writeMerged = (episode: number, merged: MergedEpisode | null, sampleRows: readonly Record<string, unknown>[]): void => {
+  const writeMerged = (
+    episode: number,
+    merged: MergedEpisode | null,
+    sampleRows: readonly Record<string, unknown>[],
+  ): void => {
     const stats = merged === null ? null : JSON.stringify(checked(MergeStatsSchema, merged.stats, 'merge stats'));
     const trained = merged?.trained ? JSON.stringify(checked(TrainedInfoSchema, merged.trained, 'training')) : null;
     stmt('DELETE FROM samples WHERE episode = ?').run(episode);
@@ -132,7 +158,11 @@ export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readon
     putEpisodeTimelines(runId, episodeId, timelines, merged) {
       const episode = episodeKey(runId, episodeId);
       const stranger = timelines.find((t) => t.episodeId !== episodeId);
-      if (stranger !== undefined) throw new WorkbenchError('invalid_input', `timeline ${stranger.id} belongs to episode ${stranger.episodeId}, not ${episodeId}`);
+      if (stranger !== undefined)
+        throw new WorkbenchError(
+          'invalid_input',
+          `timeline ${stranger.id} belongs to episode ${stranger.episodeId}, not ${episodeId}`,
+        );
       // Encode everything before writing, so a bad timeline writes nothing.
       const timelineRows = timelinesToRecords(timelines).map((r, seq) => ({ episode, seq, ...r }));
       const sampleRows = (merged?.samples ?? []).map((s, seq) => ({ episode, seq, ...sampleToRecord(s) }));
@@ -145,7 +175,9 @@ export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readon
     },
 
     putEpisodeSamples(runId, episodeId, merged) {
-      const key: unknown = stmt('SELECT id FROM episodes WHERE run = ? AND episode_id = ?').pluck().get(runKey(runId), episodeId);
+      const key: unknown = stmt('SELECT id FROM episodes WHERE run = ? AND episode_id = ?')
+        .pluck()
+        .get(runKey(runId), episodeId);
       if (typeof key !== 'number') return false;
       const sampleRows = merged.samples.map((s, seq) => ({ episode: key, seq, ...sampleToRecord(s) }));
       ctx.db.transaction(() => {
@@ -155,12 +187,16 @@ export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readon
     },
 
     getEpisode(runId, episodeId) {
-      return toEpisodeRow(stmt(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE id = ?`).get(episodeKey(runId, episodeId)));
+      return toEpisodeRow(
+        stmt(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE id = ?`).get(episodeKey(runId, episodeId)),
+      );
     },
 
     episodesPage(runId, filter, offset, limit, order) {
       const q = episodePageSql(runKey(runId), filter, order);
-      const total: unknown = stmt(q.count).pluck().get(...q.params);
+      const total: unknown = stmt(q.count)
+        .pluck()
+        .get(...q.params);
       if (typeof total !== 'number') throw new Error('episode count is not a number');
       const rows = stmt(q.page)
         .all(...q.params, limit, offset)

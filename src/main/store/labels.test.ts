@@ -27,22 +27,52 @@ const code = (fn: () => unknown): string | undefined => {
 };
 
 describe('labels', () => {
-  it('stores good/bad with who/when and the episode\'s task and code version; a new label replaces the author\'s old one', () => {
+  it("stores good/bad with who/when and the episode's task and code version; a new label replaces the author's old one", () => {
     const { label, replaced } = t.store.putLabel('r1', { kind: 'good', episodeId: 'e1', ...meta() });
     expect(replaced).toBe(false);
-    expect(label).toMatchObject({ kind: 'good', episodeId: 'e1', otherEpisodeId: null, taskId: 'A', codeVersion: 'v1', author: 'ana', source: 'inspector', createdAt: 10 });
+    expect(label).toMatchObject({
+      kind: 'good',
+      episodeId: 'e1',
+      otherEpisodeId: null,
+      taskId: 'A',
+      codeVersion: 'v1',
+      author: 'ana',
+      source: 'inspector',
+      createdAt: 10,
+    });
     expect(t.store.putLabel('r1', { kind: 'bad', episodeId: 'e1', ...meta('ana', 20) }).replaced).toBe(true);
     t.store.putLabel('r1', { kind: 'good', episodeId: 'e1', ...meta('bo', 30) });
-    expect(t.store.listLabels('r1', 'e1').map((l) => [l.author, l.kind])).toEqual([['bo', 'good'], ['ana', 'bad']]);
+    expect(t.store.listLabels('r1', 'e1').map((l) => [l.author, l.kind])).toEqual([
+      ['bo', 'good'],
+      ['ana', 'bad'],
+    ]);
     expect(t.store.listLabels('r1', undefined, 1).map((l) => l.author)).toEqual(['bo']);
-    expect(t.store.labelSummary('r1')).toEqual({ good: 1, bad: 1, pairs: 0, labelledEpisodes: 1, authors: ['ana', 'bo'] });
+    expect(t.store.labelSummary('r1')).toEqual({
+      good: 1,
+      bad: 1,
+      pairs: 0,
+      labelledEpisodes: 1,
+      authors: ['ana', 'bo'],
+    });
   });
 
   it('stores a preference between two episodes of one task, either order, one per author', () => {
     const first = t.store.putLabel('r1', { kind: 'prefer', episodeId: 'e2', otherEpisodeId: 'e1', ...meta() }).label;
-    expect(first).toMatchObject({ kind: 'prefer', episodeId: 'e2', otherEpisodeId: 'e1', codeVersion: 'v2', otherCodeVersion: 'v1', taskId: 'A' });
+    expect(first).toMatchObject({
+      kind: 'prefer',
+      episodeId: 'e2',
+      otherEpisodeId: 'e1',
+      codeVersion: 'v2',
+      otherCodeVersion: 'v1',
+      taskId: 'A',
+    });
     // The reverse judgement by the same author replaces it.
-    const flipped = t.store.putLabel('r1', { kind: 'prefer', episodeId: 'e1', otherEpisodeId: 'e2', ...meta('ana', 11) });
+    const flipped = t.store.putLabel('r1', {
+      kind: 'prefer',
+      episodeId: 'e1',
+      otherEpisodeId: 'e2',
+      ...meta('ana', 11),
+    });
     expect(flipped.replaced).toBe(true);
     expect(t.store.listLabels('r1').map((l) => [l.episodeId, l.otherEpisodeId])).toEqual([['e1', 'e2']]);
     expect(t.store.listLabels('r1', 'e2')).toHaveLength(1);
@@ -54,10 +84,16 @@ describe('labels', () => {
 
   it('refuses unknown episodes, pairs across tasks, and bad input, writing nothing', () => {
     expect(code(() => t.store.putLabel('r1', { kind: 'good', episodeId: 'nope', ...meta() }))).toBe('not_found');
-    expect(code(() => t.store.putLabel('r1', { kind: 'prefer', episodeId: 'e1', otherEpisodeId: 'e3', ...meta() }))).toBe('invalid_input');
-    expect(code(() => t.store.putLabel('r1', { kind: 'prefer', episodeId: 'e1', otherEpisodeId: 'e1', ...meta() }))).toBe('invalid_input');
-    expect(code(() => t.store.putLabel('r1', { kind: 'good', episodeId: 'e1', otherEpisodeId: 'e2', ...meta() }))).toBe('invalid_input');
-    expect(code(() => t.store.putLabel('r1', { kind: 'good', episodeId: 'e1', ...meta(''), }))).toBe('invalid_input');
+    expect(
+      code(() => t.store.putLabel('r1', { kind: 'prefer', episodeId: 'e1', otherEpisodeId: 'e3', ...meta() })),
+    ).toBe('invalid_input');
+    expect(
+      code(() => t.store.putLabel('r1', { kind: 'prefer', episodeId: 'e1', otherEpisodeId: 'e1', ...meta() })),
+    ).toBe('invalid_input');
+    expect(code(() => t.store.putLabel('r1', { kind: 'good', episodeId: 'e1', otherEpisodeId: 'e2', ...meta() }))).toBe(
+      'invalid_input',
+    );
+    expect(code(() => t.store.putLabel('r1', { kind: 'good', episodeId: 'e1', ...meta('') }))).toBe('invalid_input');
     expect(code(() => t.store.deleteLabel('r1', 99))).toBe('not_found');
     expect(t.store.listLabels('r1')).toEqual([]);
   });
@@ -85,8 +121,13 @@ describe('episode metrics and reward models', () => {
     expect(t.store.episodeMetrics('r1', 'e2')).toEqual({ turns: 3 });
     expect(t.store.episodeMetrics('r1', 'e3')).toBeNull();
     const pairs = t.store.metricPairs('r1', RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC, 10);
-    expect(pairs.map((p) => [p.episodeId, p.x, p.y])).toEqual([['e4', -0.5, 0], ['e1', 1.5, 1]]);
-    expect(t.store.metricPairs('r1', RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC, 1).map((p) => p.episodeId)).toEqual(['e1']);
+    expect(pairs.map((p) => [p.episodeId, p.x, p.y])).toEqual([
+      ['e4', -0.5, 0],
+      ['e1', 1.5, 1],
+    ]);
+    expect(t.store.metricPairs('r1', RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC, 1).map((p) => p.episodeId)).toEqual([
+      'e1',
+    ]);
     expect(code(() => t.store.metricPairs('r1', "x'); DROP TABLE labels; --", 'y', 1))).toBe('invalid_input');
     expect(code(() => t.store.putEpisodeMetrics('r1', 'nope', { a: 1 }))).toBe('not_found');
   });
@@ -94,12 +135,29 @@ describe('episode metrics and reward models', () => {
   it('records reward models once per version with their manifest', () => {
     const manifest = fakeManifest(1);
     t.store.putRewardModel('r1', { version: 1, folder: '/rm/v1', sha256: 'a'.repeat(64), createdAt: 5, manifest });
-    expect(code(() => t.store.putRewardModel('r1', { version: 1, folder: '/rm/v1b', sha256: 'b'.repeat(64), createdAt: 6, manifest }))).toBe('conflict');
+    expect(
+      code(() =>
+        t.store.putRewardModel('r1', { version: 1, folder: '/rm/v1b', sha256: 'b'.repeat(64), createdAt: 6, manifest }),
+      ),
+    ).toBe('conflict');
     t.store.setRewardModelDeployed('r1', 1, 7);
-    expect(t.store.listRewardModels('r1')).toEqual([{
-      version: 1, folder: '/rm/v1', sha256: 'a'.repeat(64), createdAt: 5, deployedAt: 7, loss: 'pairwise', heldoutAccuracy: 0.8, heldoutLabels: 10,
-      onnxMaxAbsDiff: 1e-7, pointLabels: 3, pairLabels: 2, trainSeconds: 4, base: '/base',
-    }]);
+    expect(t.store.listRewardModels('r1')).toEqual([
+      {
+        version: 1,
+        folder: '/rm/v1',
+        sha256: 'a'.repeat(64),
+        createdAt: 5,
+        deployedAt: 7,
+        loss: 'pairwise',
+        heldoutAccuracy: 0.8,
+        heldoutLabels: 10,
+        onnxMaxAbsDiff: 1e-7,
+        pointLabels: 3,
+        pairLabels: 2,
+        trainSeconds: 4,
+        base: '/base',
+      },
+    ]);
     expect(t.store.getRewardModel('r1', 1).manifest.version).toBe(1);
     expect(code(() => t.store.getRewardModel('r1', 2))).toBe('not_found');
   });
@@ -114,10 +172,26 @@ describe('episode metrics and reward models', () => {
 export function fakeManifest(version: number): RewardModelManifest {
   const acc = { pairAccuracy: 0.8, pointAccuracy: null, pairs: 10, points: 0 };
   return {
-    format: 'agentjet-reward-model/1', version, createdAt: 5, base: '/base', loss: 'pairwise', maxLength: 1024, architecture: 'Qwen2ForSequenceClassification',
-    padTokenId: 0, truncation: 'left', onnx: { file: 'model.onnx', inputs: ['input_ids', 'attention_mask'], output: 'scores', maxAbsDiff: 1e-7, exportSeconds: 3 },
+    format: 'agentjet-reward-model/1',
+    version,
+    createdAt: 5,
+    base: '/base',
+    loss: 'pairwise',
+    maxLength: 1024,
+    architecture: 'Qwen2ForSequenceClassification',
+    padTokenId: 0,
+    truncation: 'left',
+    onnx: {
+      file: 'model.onnx',
+      inputs: ['input_ids', 'attention_mask'],
+      output: 'scores',
+      maxAbsDiff: 1e-7,
+      exportSeconds: 3,
+    },
     tokenizer: { tokenizer: 'tokenizer.json', config: 'tokenizer_config.json', chatTemplate: 'chat_template.jinja' },
     training: { conversations: 5, pointLabels: 3, pairLabels: 2, steps: 9, seconds: 4 },
-    metrics: { heldoutAccuracy: 0.8, heldout: acc, train: acc }, scoreStats: { mean: 0, std: 1 }, files: { 'model.onnx': 'c'.repeat(64) },
+    metrics: { heldoutAccuracy: 0.8, heldout: acc, train: acc },
+    scoreStats: { mean: 0, std: 1 },
+    files: { 'model.onnx': 'c'.repeat(64) },
   };
 }

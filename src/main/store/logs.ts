@@ -7,7 +7,12 @@ import type { Store } from './types';
 
 type LogsPart = Pick<Store, 'appendLog' | 'recentLogs'>;
 
-const LogDbRowSchema = z.object({ t: z.number(), source: z.string(), stream: LogLineSchema.shape.stream, line: z.string() });
+const LogDbRowSchema = z.object({
+  t: z.number(),
+  source: z.string(),
+  stream: LogLineSchema.shape.stream,
+  line: z.string(),
+});
 
 /** The `source` column: `worker`, or `client:<id>` (runs stored before this held the bare client id). */
 export const sourceKey = (s: LogSource): string => (s.kind === 'worker' ? 'worker' : `client:${s.clientId}`);
@@ -34,7 +39,9 @@ export function logsPart(ctx: StoreContext, cap: number): LogsPart {
   };
 
   const trim = (run: number): void => {
-    const oldestKept: unknown = stmt('SELECT id FROM logs WHERE run = ? ORDER BY id DESC LIMIT 1 OFFSET ?').pluck().get(run, cap - 1);
+    const oldestKept: unknown = stmt('SELECT id FROM logs WHERE run = ? ORDER BY id DESC LIMIT 1 OFFSET ?')
+      .pluck()
+      .get(run, cap - 1);
     if (typeof oldestKept === 'number') stmt('DELETE FROM logs WHERE run = ? AND id < ?').run(run, oldestKept);
     counts.delete(run);
   };
@@ -44,16 +51,25 @@ export function logsPart(ctx: StoreContext, cap: number): LogsPart {
       const line = checked(LogLineSchema, input, 'log line');
       const run = runKey(runId);
       const n = countOf(run);
-      stmt('INSERT INTO logs (run, t, source, stream, line) VALUES (?, ?, ?, ?, ?)').run(run, line.t, sourceKey(line.source), line.stream, line.line);
+      stmt('INSERT INTO logs (run, t, source, stream, line) VALUES (?, ?, ?, ?, ?)').run(
+        run,
+        line.t,
+        sourceKey(line.source),
+        line.stream,
+        line.line,
+      );
       counts.set(run, n + 1);
       if (n + 1 > cap + slack) trim(run);
     },
 
     recentLogs(runId, source, limit) {
-      if (!Number.isInteger(limit) || limit < 0) throw new Error(`recentLogs: limit must be a non-negative integer, got ${limit}`);
+      if (!Number.isInteger(limit) || limit < 0)
+        throw new Error(`recentLogs: limit must be a non-negative integer, got ${limit}`);
       // A client's lines of older runs are stored under its bare id.
       const legacy = source.kind === 'client' ? source.clientId : sourceKey(source);
-      return stmt('SELECT t, source, stream, line FROM logs WHERE run = ? AND source IN (?, ?) ORDER BY id DESC LIMIT ?')
+      return stmt(
+        'SELECT t, source, stream, line FROM logs WHERE run = ? AND source IN (?, ?) ORDER BY id DESC LIMIT ?',
+      )
         .all(runKey(runId), sourceKey(source), legacy, limit)
         .map((row): LogLine => {
           const r = parseRow(LogDbRowSchema, row, 'log');

@@ -29,7 +29,11 @@ describe('migrations', () => {
     // Rebuild the file as a version-1 database with a run in it.
     const old = new Database(`${path}.v1`);
     migrate(old, MIGRATIONS.slice(0, 1));
-    old.prepare("INSERT INTO runs (run_id, name, mode, worker_url, model, example, config, created_at) VALUES ('r1', 'old run', 'local', 'u', 'm', NULL, '{}', 5)").run();
+    old
+      .prepare(
+        "INSERT INTO runs (run_id, name, mode, worker_url, model, example, config, created_at) VALUES ('r1', 'old run', 'local', 'u', 'm', NULL, '{}', 5)",
+      )
+      .run();
     old.close();
 
     const store = openStore(`${path}.v1`);
@@ -54,12 +58,26 @@ describe('migrations', () => {
     temp.store.close();
     const old = new Database(`${temp.path}.v2`);
     migrate(old, MIGRATIONS.slice(0, 2));
-    old.prepare("INSERT INTO runs (id, run_id, name, mode, worker_url, model, example, config, created_at) VALUES (1, 'r1', 'old', 'local', 'u', 'm', NULL, '{}', 5)").run();
-    old.prepare("INSERT INTO episodes (id, run, episode_id, kind, status, client_id, calls, created_at, has_timelines) VALUES (1, 1, 'e', 'train', 'ended', 'c1', 2, 5, 1)").run();
+    old
+      .prepare(
+        "INSERT INTO runs (id, run_id, name, mode, worker_url, model, example, config, created_at) VALUES (1, 'r1', 'old', 'local', 'u', 'm', NULL, '{}', 5)",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO episodes (id, run, episode_id, kind, status, client_id, calls, created_at, has_timelines) VALUES (1, 1, 'e', 'train', 'ended', 'c1', 2, 5, 1)",
+      )
+      .run();
     const calls = conversation('e', [{ reply: say('one') }, { reply: say('two') }]);
     calls.forEach((t, seq) => {
       // Version 2 stored every prompt in full: one row per call, each encoded on its own.
-      const { prompt_base: _b, prompt_shared: _p, messages_shared: _m, spans_shared: _s, ...row } = timelinesToRecords([t])[0]!;
+      const {
+        prompt_base: _b,
+        prompt_shared: _p,
+        messages_shared: _m,
+        spans_shared: _s,
+        ...row
+      } = timelinesToRecords([t])[0]!;
       old
         .prepare(
           `INSERT INTO timelines (episode, seq, timeline_id, episode_id, agent, call_index, weight_version, finish_reason, created_at, prompt_ids, prompt_spans, output_ids, output_logprobs, messages, tools, output)
@@ -70,7 +88,9 @@ describe('migrations', () => {
     old.close();
     const store = openStore(`${temp.path}.v2`);
     try {
-      expect(store.episodeTimelines('r1', 'e')).toEqual(calls.map((t) => ({ ...t, outputLogprobs: t.outputLogprobs.map((x) => Math.fround(x)) })));
+      expect(store.episodeTimelines('r1', 'e')).toEqual(
+        calls.map((t) => ({ ...t, outputLogprobs: t.outputLogprobs.map((x) => Math.fround(x)) })),
+      );
       expect(store.episodeDetail('r1', 'e').calls).toHaveLength(2);
     } finally {
       store.close();
@@ -96,7 +116,14 @@ describe('migrations', () => {
 
   it('rolls back a failing migration as a whole', () => {
     const db = new Database(':memory:');
-    const broken = [...MIGRATIONS, { version: SCHEMA_VERSION + 1, name: 'broken', sql: 'CREATE TABLE extra (x INTEGER); CREATE TABLE runs (x INTEGER);' }];
+    const broken = [
+      ...MIGRATIONS,
+      {
+        version: SCHEMA_VERSION + 1,
+        name: 'broken',
+        sql: 'CREATE TABLE extra (x INTEGER); CREATE TABLE runs (x INTEGER);',
+      },
+    ];
     expect(() => migrate(db, broken)).toThrow(/already exists/);
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'extra'").get()).toBeUndefined();

@@ -195,7 +195,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
-    name: 'campaigns: trials, their step curves, the research agent\'s decisions, commands to a runner',
+    name: "campaigns: trials, their step curves, the research agent's decisions, commands to a runner",
     sql: `
       CREATE TABLE campaigns (
         id INTEGER PRIMARY KEY,
@@ -308,7 +308,9 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
   });
   const current = userVersion(db);
   if (current > migrations.length) {
-    throw new Error(`this database has schema version ${current}, newer than this workbench knows (${migrations.length}); use a newer workbench`);
+    throw new Error(
+      `this database has schema version ${current}, newer than this workbench knows (${migrations.length}); use a newer workbench`,
+    );
   }
   const applied: number[] = [];
   for (const m of migrations.slice(current)) {

@@ -8,10 +8,18 @@ import { recordsToTimelines, recordToSample, sampleToRecord, timelinesToRecords 
 
 /** What a stored timeline reads back as: logprobs at float32 precision, everything else exact. */
 const asStored = (t: Timeline): Timeline => ({ ...t, outputLogprobs: t.outputLogprobs.map((x) => Math.fround(x)) });
-const sampleAsStored = (s: MergedSample): MergedSample => ({ ...s, rolloutLogprobs: s.rolloutLogprobs.map((x) => Math.fround(x)) });
+const sampleAsStored = (s: MergedSample): MergedSample => ({
+  ...s,
+  rolloutLogprobs: s.rolloutLogprobs.map((x) => Math.fround(x)),
+});
 
 function longConversation(calls: number): Timeline[] {
-  return conversation('e', Array.from({ length: calls }, (_, k) => ({ reply: say(`step ${k} of the long conversation`, ['calc', `{"expression":"${k}+1"}`]) })));
+  return conversation(
+    'e',
+    Array.from({ length: calls }, (_, k) => ({
+      reply: say(`step ${k} of the long conversation`, ['calc', `{"expression":"${k}+1"}`]),
+    })),
+  );
 }
 
 describe('records', () => {
@@ -61,10 +69,14 @@ describe('records', () => {
     const calls = longConversation(3);
     const rows = timelinesToRecords(calls);
     const [first, second] = rows as [(typeof rows)[0], (typeof rows)[0]];
-    expect(() => recordsToTimelines([{ ...first, output_ids: encodeUint32(Array.from({ length: 99 }, () => 5)) }])).toThrow(/stored timeline e-0 is damaged/);
+    expect(() =>
+      recordsToTimelines([{ ...first, output_ids: encodeUint32(Array.from({ length: 99 }, () => 5)) }]),
+    ).toThrow(/stored timeline e-0 is damaged/);
     expect(() => recordsToTimelines([{ ...first, prompt_ids: 'nope' }])).toThrow();
     expect(() => recordsToTimelines([second])).toThrow(/e-1 is damaged: its prompt base 0 is not an earlier row/);
-    expect(() => recordsToTimelines([first, { ...second, prompt_shared: 10_000 }])).toThrow(/shares more than its base holds/);
+    expect(() => recordsToTimelines([first, { ...second, prompt_shared: 10_000 }])).toThrow(
+      /shares more than its base holds/,
+    );
     expect(() => recordsToTimelines([{ ...first, messages: '{oops' }])).toThrow(/messages is not valid JSON/);
     const [s] = mergeTimelines(calls, { mode: 'linear', level: 'token' }).samples;
     if (s === undefined) throw new Error('no sample');

@@ -4,7 +4,16 @@
 // that does not make a valid Timeline / MergedSample is an error naming the row.
 import { z } from 'zod';
 import { MergedSampleSchema, TimelineSchema, type MergedSample, type Timeline } from '../../shared/timeline';
-import { decodeFloat32, decodeInt32, decodeMask, decodeUint32, encodeFloat32, encodeInt32, encodeMask, encodeUint32 } from './codec';
+import {
+  decodeFloat32,
+  decodeInt32,
+  decodeMask,
+  decodeUint32,
+  encodeFloat32,
+  encodeInt32,
+  encodeMask,
+  encodeUint32,
+} from './codec';
 
 const Blob = z.custom<Uint8Array>((v) => v instanceof Uint8Array, { message: 'expected a blob' });
 
@@ -107,16 +116,22 @@ export function recordsToTimelines(rows: readonly unknown[]): Timeline[] {
     if (r.prompt_base !== null) {
       const base = out[r.prompt_base];
       if (base === undefined) throw damaged(`its prompt base ${r.prompt_base} is not an earlier row`);
-      if (r.prompt_shared > base.promptIds.length || r.messages_shared > base.messages.length || r.spans_shared > base.promptSpans.length) {
+      if (
+        r.prompt_shared > base.promptIds.length ||
+        r.messages_shared > base.messages.length ||
+        r.spans_shared > base.promptSpans.length
+      ) {
         throw damaged('it shares more than its base holds');
       }
       promptPrefix = base.promptIds.slice(0, r.prompt_shared);
       messagePrefix = base.messages.slice(0, r.messages_shared);
       spanPrefix = base.promptSpans.slice(0, r.spans_shared);
-    } else if (r.prompt_shared !== 0 || r.messages_shared !== 0 || r.spans_shared !== 0) throw damaged('it shares a prefix but has no base');
+    } else if (r.prompt_shared !== 0 || r.messages_shared !== 0 || r.spans_shared !== 0)
+      throw damaged('it shares a prefix but has no base');
     const messages = parseJson(r.messages, `timeline ${r.timeline_id}'s messages`);
     const spans = parseJson(r.prompt_spans, `timeline ${r.timeline_id}'s prompt spans`);
-    if (!Array.isArray(messages) || !Array.isArray(spans)) throw damaged('its messages or prompt spans are not an array');
+    if (!Array.isArray(messages) || !Array.isArray(spans))
+      throw damaged('its messages or prompt spans are not an array');
     const parsed = TimelineSchema.safeParse({
       id: r.timeline_id,
       episodeId: r.episode_id,

@@ -72,7 +72,16 @@ const RUN_LIST_SQL = `
 
 /** The columns every run read shares, in the contract's names. */
 function runFields(r: Omit<z.infer<typeof RunBaseRowSchema>, 'config'>): Omit<StoredRun, 'config'> {
-  return { runId: r.run_id, name: r.name, mode: r.mode, workerUrl: r.worker_url, model: r.model, example: r.example, createdAt: r.created_at, endedAt: r.ended_at };
+  return {
+    runId: r.run_id,
+    name: r.name,
+    mode: r.mode,
+    workerUrl: r.worker_url,
+    model: r.model,
+    example: r.example,
+    createdAt: r.created_at,
+    endedAt: r.ended_at,
+  };
 }
 
 function toRunRow(r: z.infer<typeof RunListRowSchema>, liveRunId: string | null): RunRow {
@@ -86,10 +95,19 @@ function toRunRow(r: z.infer<typeof RunListRowSchema>, liveRunId: string | null)
   };
 }
 
-const CodeVersionRowSchema = z.object({ code_version: z.string(), created_at: z.number(), step: z.number().int().nullable() });
+const CodeVersionRowSchema = z.object({
+  code_version: z.string(),
+  created_at: z.number(),
+  step: z.number().int().nullable(),
+});
 const PathRowSchema = z.object({ code_version: z.string(), path: z.string() });
 const FileRowSchema = z.object({ path: z.string(), content: z.string() });
-const MarkerRowSchema = z.object({ code_version: z.string(), previous_code_version: z.string().nullable(), time: z.number(), step: z.number().int() });
+const MarkerRowSchema = z.object({
+  code_version: z.string(),
+  previous_code_version: z.string().nullable(),
+  time: z.number(),
+  step: z.number().int(),
+});
 const PiecesSchema = z.array(z.string());
 
 const VOCAB_CACHE_SIZE = 4;
@@ -105,16 +123,9 @@ export function runsPart(ctx: StoreContext): RunsPart {
     createRun(run: NewRun) {
       const config = JSON.stringify(run.config ?? null);
       try {
-        stmt('INSERT INTO runs (run_id, name, mode, worker_url, model, example, config, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-          run.runId,
-          run.name,
-          run.mode,
-          run.workerUrl,
-          run.model,
-          run.example,
-          config,
-          run.createdAt,
-        );
+        stmt(
+          'INSERT INTO runs (run_id, name, mode, worker_url, model, example, config, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(run.runId, run.name, run.mode, run.workerUrl, run.model, run.example, config, run.createdAt);
       } catch (err) {
         // run_id is the table's one UNIQUE column besides the key.
         if (err instanceof Database.SqliteError && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
@@ -129,7 +140,13 @@ export function runsPart(ctx: StoreContext): RunsPart {
     },
 
     getRun(runId): StoredRun {
-      const r = parseRow(RunBaseRowSchema, stmt('SELECT run_id, name, mode, worker_url, model, example, config, created_at, ended_at FROM runs WHERE id = ?').get(runKey(runId)), 'run');
+      const r = parseRow(
+        RunBaseRowSchema,
+        stmt(
+          'SELECT run_id, name, mode, worker_url, model, example, config, created_at, ended_at FROM runs WHERE id = ?',
+        ).get(runKey(runId)),
+        'run',
+      );
       return { ...runFields(r), config: parseStoredJson(z.unknown(), r.config, `config of run ${runId}`) };
     },
 
@@ -140,17 +157,17 @@ export function runsPart(ctx: StoreContext): RunsPart {
     },
 
     getRunRow(runId, liveRunId) {
-      return toRunRow(parseRow(RunListRowSchema, stmt(`${RUN_LIST_SQL} WHERE r.id = ?`).get(runKey(runId)), 'run list'), liveRunId);
+      return toRunRow(
+        parseRow(RunListRowSchema, stmt(`${RUN_LIST_SQL} WHERE r.id = ?`).get(runKey(runId)), 'run list'),
+        liveRunId,
+      );
     },
 
     putStep(runId, input: StepPoint) {
       const point = checked(StepPointSchema, input, 'step point');
-      stmt('INSERT INTO steps (run, step, reward_mean, point) VALUES (?, ?, ?, ?) ON CONFLICT (run, step) DO UPDATE SET reward_mean = excluded.reward_mean, point = excluded.point').run(
-        runKey(runId),
-        point.step,
-        point.rewardMean,
-        JSON.stringify(point),
-      );
+      stmt(
+        'INSERT INTO steps (run, step, reward_mean, point) VALUES (?, ?, ?, ?) ON CONFLICT (run, step) DO UPDATE SET reward_mean = excluded.reward_mean, point = excluded.point',
+      ).run(runKey(runId), point.step, point.rewardMean, JSON.stringify(point));
     },
 
     putEval(runId, input: EvalPoint) {
@@ -171,7 +188,9 @@ export function runsPart(ctx: StoreContext): RunsPart {
       const run = runKey(runId);
       const steps = stmt('SELECT point FROM steps WHERE run = ? ORDER BY step').pluck().all(run);
       const evals = stmt('SELECT point FROM evals WHERE run = ? ORDER BY time, weight_version').pluck().all(run);
-      const markers = stmt('SELECT code_version, previous_code_version, time, step FROM markers WHERE run = ? ORDER BY time, step').all(run);
+      const markers = stmt(
+        'SELECT code_version, previous_code_version, time, step FROM markers WHERE run = ? ORDER BY time, step',
+      ).all(run);
       const text = (v: unknown, what: string): string => {
         if (typeof v !== 'string') throw new Error(`stored ${what} is not text`);
         return v;
@@ -182,7 +201,12 @@ export function runsPart(ctx: StoreContext): RunsPart {
         evals: evals.map((p) => parseStoredJson(EvalPointSchema, text(p, 'eval'), `eval of run ${runId}`)),
         markers: markers.map((row) => {
           const m = parseRow(MarkerRowSchema, row, 'marker');
-          return CodeMarkerSchema.parse({ codeVersion: m.code_version, previousCodeVersion: m.previous_code_version, time: m.time, step: m.step });
+          return CodeMarkerSchema.parse({
+            codeVersion: m.code_version,
+            previousCodeVersion: m.previous_code_version,
+            time: m.time,
+            step: m.step,
+          });
         }),
       };
     },
@@ -190,58 +214,81 @@ export function runsPart(ctx: StoreContext): RunsPart {
     putCodeVersion(runId, version: NewCodeVersion) {
       const run = runKey(runId);
       ctx.db.transaction(() => {
-        stmt('INSERT INTO code_versions (run, code_version, created_at, step) VALUES (?, ?, ?, ?) ON CONFLICT (run, code_version) DO UPDATE SET step = COALESCE(code_versions.step, excluded.step)').run(
-          run,
-          version.codeVersion,
-          version.createdAt,
-          version.step,
-        );
+        stmt(
+          'INSERT INTO code_versions (run, code_version, created_at, step) VALUES (?, ?, ?, ?) ON CONFLICT (run, code_version) DO UPDATE SET step = COALESCE(code_versions.step, excluded.step)',
+        ).run(run, version.codeVersion, version.createdAt, version.step);
         for (const file of version.files) {
           const hash = contentHash(file.content);
           stmt('INSERT OR IGNORE INTO file_contents (hash, content) VALUES (?, ?)').run(hash, file.content);
-          stmt('INSERT OR REPLACE INTO code_version_files (run, code_version, path, hash) VALUES (?, ?, ?, ?)').run(run, version.codeVersion, file.path, hash);
+          stmt('INSERT OR REPLACE INTO code_version_files (run, code_version, path, hash) VALUES (?, ?, ?, ?)').run(
+            run,
+            version.codeVersion,
+            file.path,
+            hash,
+          );
         }
       })();
     },
 
     setCodeVersionStep(runId, codeVersion, step) {
       const run = runKey(runId);
-      if (!codeVersionExists(run, codeVersion)) throw new WorkbenchError('not_found', `run ${JSON.stringify(runId)} has no code version ${JSON.stringify(codeVersion)}`);
-      stmt('UPDATE code_versions SET step = COALESCE(step, ?) WHERE run = ? AND code_version = ?').run(step, run, codeVersion);
+      if (!codeVersionExists(run, codeVersion))
+        throw new WorkbenchError(
+          'not_found',
+          `run ${JSON.stringify(runId)} has no code version ${JSON.stringify(codeVersion)}`,
+        );
+      stmt('UPDATE code_versions SET step = COALESCE(step, ?) WHERE run = ? AND code_version = ?').run(
+        step,
+        run,
+        codeVersion,
+      );
     },
 
     listCodeVersions(runId): CodeVersion[] {
       const run = runKey(runId);
       const paths = new Map<string, string[]>();
-      for (const row of stmt('SELECT code_version, path FROM code_version_files WHERE run = ? ORDER BY code_version, path').all(run)) {
+      for (const row of stmt(
+        'SELECT code_version, path FROM code_version_files WHERE run = ? ORDER BY code_version, path',
+      ).all(run)) {
         const p = parseRow(PathRowSchema, row, 'code version file');
         const list = paths.get(p.code_version);
         if (list === undefined) paths.set(p.code_version, [p.path]);
         else list.push(p.path);
       }
-      return stmt('SELECT code_version, created_at, step FROM code_versions WHERE run = ? ORDER BY created_at, code_version')
+      return stmt(
+        'SELECT code_version, created_at, step FROM code_versions WHERE run = ? ORDER BY created_at, code_version',
+      )
         .all(run)
         .map((row) => {
           const v = parseRow(CodeVersionRowSchema, row, 'code version');
-          return { codeVersion: v.code_version, createdAt: v.created_at, step: v.step, files: paths.get(v.code_version) ?? [] };
+          return {
+            codeVersion: v.code_version,
+            createdAt: v.created_at,
+            step: v.step,
+            files: paths.get(v.code_version) ?? [],
+          };
         });
     },
 
     codeVersionFiles(runId, codeVersion): CodeFile[] {
       const run = runKey(runId);
-      if (!codeVersionExists(run, codeVersion)) throw new WorkbenchError('not_found', `run ${JSON.stringify(runId)} has no code version ${JSON.stringify(codeVersion)}`);
-      return stmt('SELECT f.path, c.content FROM code_version_files f JOIN file_contents c ON c.hash = f.hash WHERE f.run = ? AND f.code_version = ? ORDER BY f.path')
+      if (!codeVersionExists(run, codeVersion))
+        throw new WorkbenchError(
+          'not_found',
+          `run ${JSON.stringify(runId)} has no code version ${JSON.stringify(codeVersion)}`,
+        );
+      return stmt(
+        'SELECT f.path, c.content FROM code_version_files f JOIN file_contents c ON c.hash = f.hash WHERE f.run = ? AND f.code_version = ? ORDER BY f.path',
+      )
         .all(run, codeVersion)
         .map((row) => parseRow(FileRowSchema, row, 'code file'));
     },
 
     putClient(runId, input: ClientRow) {
       const client = checked(ClientRowSchema, input, 'client row');
-      stmt('INSERT INTO clients (run, client_id, row) VALUES (?, ?, ?) ON CONFLICT (run, client_id) DO UPDATE SET row = excluded.row').run(
-        runKey(runId),
-        client.clientId,
-        JSON.stringify(client),
-      );
+      stmt(
+        'INSERT INTO clients (run, client_id, row) VALUES (?, ?, ?) ON CONFLICT (run, client_id) DO UPDATE SET row = excluded.row',
+      ).run(runKey(runId), client.clientId, JSON.stringify(client));
     },
 
     listClients(runId) {

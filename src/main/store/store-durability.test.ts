@@ -11,7 +11,10 @@ const REPO_ROOT = resolve(__dirname, '../../..');
 
 function runCrashWriter(path: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'testing/crash-writer.ts'), path], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'testing/crash-writer.ts'), path], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -33,9 +33,21 @@ describe('store: runs, metrics, code, clients, vocab, logs', () => {
       ['b', true],
       ['a', false],
     ]);
-    expect(store.getRun('b')).toMatchObject({ mode: 'remote', example: null, config: { url: 'x', nested: [1, 2] }, endedAt: null });
+    expect(store.getRun('b')).toMatchObject({
+      mode: 'remote',
+      example: null,
+      config: { url: 'x', nested: [1, 2] },
+      endedAt: null,
+    });
     store.endRun('a', 99);
-    expect(store.getRunRow('a', null)).toMatchObject({ endedAt: 99, live: false, steps: 0, episodes: 0, lastRewardMean: null, lastEvalSuccess: null });
+    expect(store.getRunRow('a', null)).toMatchObject({
+      endedAt: 99,
+      live: false,
+      steps: 0,
+      episodes: 0,
+      lastRewardMean: null,
+      lastEvalSuccess: null,
+    });
     expect(() => store.createRun(newRun('a'))).toThrow(/already exists/);
   });
 
@@ -87,11 +99,26 @@ describe('store: runs, metrics, code, clients, vocab, logs', () => {
     store.createRun(newRun('r'));
     store.createRun(newRun('s'));
     const shared = { path: 'reward.ts', content: 'export const reward = 1;\n' };
-    store.putCodeVersion('r', { codeVersion: 'v1', createdAt: 1, step: null, files: [{ path: 'client.ts', content: 'one' }, shared] });
-    store.putCodeVersion('r', { codeVersion: 'v2', createdAt: 2, step: 5, files: [{ path: 'client.ts', content: 'two' }, shared] });
+    store.putCodeVersion('r', {
+      codeVersion: 'v1',
+      createdAt: 1,
+      step: null,
+      files: [{ path: 'client.ts', content: 'one' }, shared],
+    });
+    store.putCodeVersion('r', {
+      codeVersion: 'v2',
+      createdAt: 2,
+      step: 5,
+      files: [{ path: 'client.ts', content: 'two' }, shared],
+    });
     store.putCodeVersion('s', { codeVersion: 'v1', createdAt: 1, step: 0, files: [shared] });
     // A repeated put is idempotent and may only fill a missing step.
-    store.putCodeVersion('r', { codeVersion: 'v1', createdAt: 1, step: 3, files: [{ path: 'client.ts', content: 'one' }, shared] });
+    store.putCodeVersion('r', {
+      codeVersion: 'v1',
+      createdAt: 1,
+      step: 3,
+      files: [{ path: 'client.ts', content: 'one' }, shared],
+    });
     store.putCodeVersion('r', { codeVersion: 'v1', createdAt: 1, step: 9, files: [] });
     expect(store.listCodeVersions('r')).toEqual([
       { codeVersion: 'v1', createdAt: 1, step: 3, files: ['client.ts', 'reward.ts'] },
@@ -113,7 +140,10 @@ describe('store: runs, metrics, code, clients, vocab, logs', () => {
     store.putClient('r', clientRow('c2'));
     store.putClient('r', clientRow('c1'));
     store.putClient('r', clientRow('c2', { status: 'crashed', pid: null, restarts: 1 }));
-    expect(store.listClients('r')).toEqual([clientRow('c1'), clientRow('c2', { status: 'crashed', pid: null, restarts: 1 })]);
+    expect(store.listClients('r')).toEqual([
+      clientRow('c1'),
+      clientRow('c2', { status: 'crashed', pid: null, restarts: 1 }),
+    ]);
   });
 
   it('keeps one vocabulary per content, shared by runs', () => {
@@ -131,16 +161,37 @@ describe('store: runs, metrics, code, clients, vocab, logs', () => {
     const { store } = temp;
     store.createRun(newRun('r'));
     store.transaction(() => {
-      for (let i = 0; i < 500; i++) store.appendLog('r', { t: i, source: i % 2 === 0 ? { kind: 'worker' } : { kind: 'client', clientId: 'c1' }, stream: 'stdout', line: `line ${i}` });
+      for (let i = 0; i < 500; i++)
+        store.appendLog('r', {
+          t: i,
+          source: i % 2 === 0 ? { kind: 'worker' } : { kind: 'client', clientId: 'c1' },
+          stream: 'stdout',
+          line: `line ${i}`,
+        });
     });
-    expect(store.recentLogs('r', { kind: 'worker' }, 3).map((l) => l.line)).toEqual(['line 494', 'line 496', 'line 498']);
-    expect(store.recentLogs('r', { kind: 'client', clientId: 'c1' }, 1)).toEqual([{ t: 499, source: { kind: 'client', clientId: 'c1' }, stream: 'stdout', line: 'line 499' }]);
+    expect(store.recentLogs('r', { kind: 'worker' }, 3).map((l) => l.line)).toEqual([
+      'line 494',
+      'line 496',
+      'line 498',
+    ]);
+    expect(store.recentLogs('r', { kind: 'client', clientId: 'c1' }, 1)).toEqual([
+      { t: 499, source: { kind: 'client', clientId: 'c1' }, stream: 'stdout', line: 'line 499' },
+    ]);
     // Cap 100 (+10% slack before a trim): the oldest went, the newest stayed.
-    const kept = store.recentLogs('r', { kind: 'worker' }, 1000).length + store.recentLogs('r', { kind: 'client', clientId: 'c1' }, 1000).length;
+    const kept =
+      store.recentLogs('r', { kind: 'worker' }, 1000).length +
+      store.recentLogs('r', { kind: 'client', clientId: 'c1' }, 1000).length;
     expect(kept).toBeGreaterThanOrEqual(100);
     expect(kept).toBeLessThanOrEqual(110);
     expect(store.recentLogs('r', { kind: 'worker' }, 1000)[0]?.t).toBeGreaterThan(300);
-    expect(() => store.appendLog('r', { t: 1, source: { kind: 'client', clientId: 'x' }, stream: 'stdout', line: 5 as unknown as string })).toThrow(/log line/);
+    expect(() =>
+      store.appendLog('r', {
+        t: 1,
+        source: { kind: 'client', clientId: 'x' },
+        stream: 'stdout',
+        line: 5 as unknown as string,
+      }),
+    ).toThrow(/log line/);
   });
 
   it('throws not_found for unknown runs', () => {

@@ -31,7 +31,17 @@ export function tempStore(options?: StoreOptions): TempStore {
 }
 
 export function newRun(runId: string, over: Partial<NewRun> = {}): NewRun {
-  return { runId, name: `run ${runId}`, mode: 'local', workerUrl: 'http://127.0.0.1:8700', model: 'builtin', example: 'calculator-agent', config: { batch: 8, strategy: 'C1' }, createdAt: 1000, ...over };
+  return {
+    runId,
+    name: `run ${runId}`,
+    mode: 'local',
+    workerUrl: 'http://127.0.0.1:8700',
+    model: 'builtin',
+    example: 'calculator-agent',
+    config: { batch: 8, strategy: 'C1' },
+    createdAt: 1000,
+    ...over,
+  };
 }
 
 export function stepPoint(step: number, over: Partial<StepPoint> = {}): StepPoint {
@@ -60,9 +70,36 @@ export function stepPoint(step: number, over: Partial<StepPoint> = {}): StepPoin
 }
 
 export function clientRow(clientId: string, over: Partial<ClientRow> = {}): ClientRow {
-  return { clientId, local: true, status: 'running', pid: 123, codeVersion: 'v1', claimed: 3, ended: 2, aborted: 0, expired: 0, openEpisodes: 1, restarts: 0, lastActivityAt: 1500, ...over };
+  return {
+    clientId,
+    local: true,
+    status: 'running',
+    pid: 123,
+    codeVersion: 'v1',
+    claimed: 3,
+    ended: 2,
+    aborted: 0,
+    expired: 0,
+    openEpisodes: 1,
+    restarts: 0,
+    lastActivityAt: 1500,
+    ...over,
+  };
 }
 
 export function episodeInput(episodeId: string, over: Partial<EpisodeInput> = {}): EpisodeInput {
-  return { episodeId, kind: 'train', status: 'ended', taskId: 'task-1', clientId: 'c1', codeVersion: 'v1', reward: 1, success: true, calls: 2, createdAt: 1000, finishedAt: 1001, ...over };
+  return {
+    episodeId,
+    kind: 'train',
+    status: 'ended',
+    taskId: 'task-1',
+    clientId: 'c1',
+    codeVersion: 'v1',
+    reward: 1,
+    success: true,
+    calls: 2,
+    createdAt: 1000,
+    finishedAt: 1001,
+    ...over,
+  };
 }

@@ -116,7 +116,12 @@ export interface Store extends RewardsStore {
    * at float32 precision) and its merge (samples + stats; null: not merged). The episode must exist
    * (`putEpisode` first). Atomic: an invalid timeline throws and changes nothing.
    */
-  putEpisodeTimelines(runId: string, episodeId: string, timelines: readonly Timeline[], merged: MergedEpisode | null): void;
+  putEpisodeTimelines(
+    runId: string,
+    episodeId: string,
+    timelines: readonly Timeline[],
+    merged: MergedEpisode | null,
+  ): void;
   /**
    * Replaces an episode's merged samples (what an update trained of it); a preview never replaces
    * trained samples, here or in `putEpisodeTimelines`. False when the store has no such episode.

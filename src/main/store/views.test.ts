@@ -24,7 +24,11 @@ const row: EpisodeRow = {
 
 /** Three calls: the first two chain, the third rewrites the history (a new chain). */
 function rewrittenEpisode(): Timeline[] {
-  return conversation('e', [{ reply: say('one') }, { reply: say('two') }, { reply: say('three'), messages: [SYS, user('What is 12+35?')] }]);
+  return conversation('e', [
+    { reply: say('one') },
+    { reply: say('two') },
+    { reply: say('three'), messages: [SYS, user('What is 12+35?')] },
+  ]);
 }
 
 describe('episodeDetailView', () => {
@@ -46,7 +50,9 @@ describe('episodeDetailView', () => {
     expect(call.promptTokens).toBe(t.promptIds.length);
     expect(call.tokens.map((x) => x.id)).toEqual([...t.promptIds, ...t.outputIds]);
     expect(call.tokens.slice(0, t.promptIds.length).every((x) => x.mask === 0 && x.logprob === null)).toBe(true);
-    expect(call.tokens.slice(t.promptIds.length).map((x) => [x.mask, x.logprob])).toEqual(t.outputLogprobs.map((lp) => [1, lp]));
+    expect(call.tokens.slice(t.promptIds.length).map((x) => [x.mask, x.logprob])).toEqual(
+      t.outputLogprobs.map((lp) => [1, lp]),
+    );
     expect(call.tokens[0]?.text).toBe(`⟨${t.promptIds[0]}⟩`);
   });
 
@@ -59,7 +65,9 @@ describe('episodeDetailView', () => {
       const view = detail.samples[i]!;
       expect(view).toMatchObject({ index: i, kind: 'linear', timelineIds: s.absorbedTimelineIds, parents: null });
       expect(view.tokens.map((x) => x.mask)).toEqual(s.lossMask);
-      expect(view.tokens.map((x) => x.logprob)).toEqual(s.rolloutLogprobs.map((lp, j) => (s.lossMask[j] === 1 ? lp : null)));
+      expect(view.tokens.map((x) => x.logprob)).toEqual(
+        s.rolloutLogprobs.map((lp, j) => (s.lossMask[j] === 1 ? lp : null)),
+      );
     });
     expect(detail.samples[0]?.timelineIds).toEqual(['e-0', 'e-1']);
     expect(detail.stats).toEqual({

@@ -11,9 +11,19 @@ export function tokenText(vocab: readonly string[] | null, id: number): string {
   return vocab?.[id] ?? `⟨${id}⟩`;
 }
 
-export function callView(t: Timeline, vocab: readonly string[] | null, stats: MergeStats | null, samples: readonly MergedSample[]): CallView {
+export function callView(
+  t: Timeline,
+  vocab: readonly string[] | null,
+  stats: MergeStats | null,
+  samples: readonly MergedSample[],
+): CallView {
   const prompt: TokenView[] = t.promptIds.map((id) => ({ id, text: tokenText(vocab, id), mask: 0, logprob: null }));
-  const output: TokenView[] = t.outputIds.map((id, i) => ({ id, text: tokenText(vocab, id), mask: 1, logprob: t.outputLogprobs[i] ?? null }));
+  const output: TokenView[] = t.outputIds.map((id, i) => ({
+    id,
+    text: tokenText(vocab, id),
+    mask: 1,
+    logprob: t.outputLogprobs[i] ?? null,
+  }));
   const sampleIndex = samples.findIndex((s) => s.absorbedTimelineIds.includes(t.id));
   return {
     timelineId: t.id,
@@ -55,7 +65,15 @@ export function episodeDetailView({ episode, timelines, merged, vocab }: Episode
     episode,
     calls: [...timelines].sort(compareCalls).map((t) => callView(t, vocab, stats, samples)),
     samples: samples.map((s, i) => sampleView(s, i, vocab)),
-    stats: stats === null ? null : { tokensBefore: stats.tokensBefore, tokensAfter: stats.tokensAfter, compressionRatio: stats.compressionRatio, breakCounts: { ...stats.breakCounts } },
+    stats:
+      stats === null
+        ? null
+        : {
+            tokensBefore: stats.tokensBefore,
+            tokensAfter: stats.tokensAfter,
+            compressionRatio: stats.compressionRatio,
+            breakCounts: { ...stats.breakCounts },
+          },
     trained: merged?.trained ?? null,
   };
 }

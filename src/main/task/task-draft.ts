@@ -5,7 +5,13 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { diffFiles } from '../../shared/text-diff';
-import { TaskDraftRequestSchema, type TaskDraftRequest, type TaskDraftResult, type TaskRound, type TaskVerdict } from '../../shared/task-draft';
+import {
+  TaskDraftRequestSchema,
+  type TaskDraftRequest,
+  type TaskDraftResult,
+  type TaskRound,
+  type TaskVerdict,
+} from '../../shared/task-draft';
 import { WorkbenchError } from '../../shared/workbench-api';
 import { LlmClient, type LlmMessage } from '../llm/llm-client';
 import { checkTask, startSmokeWorker, TASK_FILES } from './task-check';
@@ -24,7 +30,9 @@ export interface DraftOptions {
 }
 
 function readFiles(dir: string): Record<string, string | null> {
-  return Object.fromEntries(TASK_FILES.map((f) => [f, existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : null]));
+  return Object.fromEntries(
+    TASK_FILES.map((f) => [f, existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : null]),
+  );
 }
 
 /** Creates the folder (refusing one that already holds a task) with its tsconfig.json and task.json. */
@@ -34,7 +42,10 @@ function prepareFolder(dir: string, description: string, repoRoot: string): void
   }
   mkdirSync(join(dir, 'data'), { recursive: true });
   ensureTaskTsconfig(repoRoot, dir);
-  writeFileSync(join(dir, 'task.json'), `${JSON.stringify({ description, createdAt: new Date().toISOString() }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'task.json'),
+    `${JSON.stringify({ description, createdAt: new Date().toISOString() }, null, 2)}\n`,
+  );
 }
 
 export async function draftTask(req: TaskDraftRequest, o: DraftOptions): Promise<TaskDraftResult> {
@@ -42,7 +53,10 @@ export async function draftTask(req: TaskDraftRequest, o: DraftOptions): Promise
   const dir = resolve(r.dir);
   prepareFolder(dir, r.description, o.repoRoot);
   const llm = o.llm ?? new LlmClient(r.llm);
-  const messages: LlmMessage[] = [{ role: 'system', content: systemPrompt(o.repoRoot) }, { role: 'user', content: describeRequest(r.description) }];
+  const messages: LlmMessage[] = [
+    { role: 'system', content: systemPrompt(o.repoRoot) },
+    { role: 'user', content: describeRequest(r.description) },
+  ];
   const rounds: TaskRound[] = [];
   const local = r.smokeEpisodes > 0 && !o.worker ? await startSmokeWorker() : null;
   const worker = o.worker ?? local?.worker;
@@ -55,12 +69,21 @@ export async function draftTask(req: TaskDraftRequest, o: DraftOptions): Promise
         note = error;
         break;
       }
-      const verdict: TaskVerdict = await checkTask(dir, { repoRoot: o.repoRoot, cacheDir: o.cacheDir, smokeEpisodes: r.smokeEpisodes, ...(worker ? { worker } : {}), log: (l) => o.log(`round ${round}: ${l}`) });
+      const verdict: TaskVerdict = await checkTask(dir, {
+        repoRoot: o.repoRoot,
+        cacheDir: o.cacheDir,
+        smokeEpisodes: r.smokeEpisodes,
+        ...(worker ? { worker } : {}),
+        log: (l) => o.log(`round ${round}: ${l}`),
+      });
       const rec: TaskRound = { round, verdict, diff: diffFiles(before, readFiles(dir)), tokens };
       rounds.push(rec);
       o.onRound?.(rec);
-      o.log(`round ${round}: wrote ${wrote.join(', ') || 'nothing'}; check ${verdict.ok ? 'passed' : `failed (${verdict.failures.length} problem(s))`}`);
-      if (verdict.ok) return { ok: true, dir, rounds, files: TASK_FILES.filter((f) => existsSync(join(dir, f))), note: null };
+      o.log(
+        `round ${round}: wrote ${wrote.join(', ') || 'nothing'}; check ${verdict.ok ? 'passed' : `failed (${verdict.failures.length} problem(s))`}`,
+      );
+      if (verdict.ok)
+        return { ok: true, dir, rounds, files: TASK_FILES.filter((f) => existsSync(join(dir, f))), note: null };
       messages.push({ role: 'user', content: feedback(verdict) });
     }
     note ??= `the check still fails after ${r.rounds} round(s)`;
@@ -71,7 +94,11 @@ export async function draftTask(req: TaskDraftRequest, o: DraftOptions): Promise
 }
 
 /** One exchange: the LLM writes files (tool calls; bad ones are answered with the reason and it may retry once). */
-async function askForFiles(llm: LlmClient, messages: LlmMessage[], dir: string): Promise<{ tokens: number; wrote: string[]; error: string | null }> {
+async function askForFiles(
+  llm: LlmClient,
+  messages: LlmMessage[],
+  dir: string,
+): Promise<{ tokens: number; wrote: string[]; error: string | null }> {
   let tokens = 0;
   const wrote: string[] = [];
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -86,7 +113,11 @@ async function askForFiles(llm: LlmClient, messages: LlmMessage[], dir: string):
     for (const call of reply.calls) {
       const parsed = call.parsed.ok ? WriteFilesArgs.safeParse(call.parsed.value) : null;
       if (!parsed?.success) {
-        messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ error: call.parsed.ok ? 'invalid arguments' : call.parsed.error }) });
+        messages.push({
+          role: 'tool',
+          tool_call_id: call.id,
+          content: JSON.stringify({ error: call.parsed.ok ? 'invalid arguments' : call.parsed.error }),
+        });
         continue;
       }
       for (const f of parsed.data.files) {
@@ -95,7 +126,11 @@ async function askForFiles(llm: LlmClient, messages: LlmMessage[], dir: string):
         writeFileSync(path, f.content.endsWith('\n') ? f.content : `${f.content}\n`);
         wrote.push(f.path);
       }
-      messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ written: parsed.data.files.map((f) => f.path) }) });
+      messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: JSON.stringify({ written: parsed.data.files.map((f) => f.path) }),
+      });
     }
     if (wrote.length > 0) return { tokens, wrote, error: null };
   }

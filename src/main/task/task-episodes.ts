@@ -40,48 +40,88 @@ export async function playTaskEpisodes(o: {
 }): Promise<PlayedEpisodes> {
   const output: string[] = [];
   const runner = new ClientRunner({
-    name: o.clientId, serverUrl: o.worker.url, joinToken: o.worker.joinToken, count: 1, restart: 'never', nodePaths: o.nodePaths,
+    name: o.clientId,
+    serverUrl: o.worker.url,
+    joinToken: o.worker.joinToken,
+    count: 1,
+    restart: 'never',
+    nodePaths: o.nodePaths,
     ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-    env: { AGENTJET_SPLIT: 'eval', AGENTJET_MAX_EPISODES: String(o.episodes), AGENTJET_CONCURRENCY: String(o.concurrency ?? 2) },
+    env: {
+      AGENTJET_SPLIT: 'eval',
+      AGENTJET_MAX_EPISODES: String(o.episodes),
+      AGENTJET_CONCURRENCY: String(o.concurrency ?? 2),
+    },
   });
   runner.on('client:log', (l) => {
     output.push(l.line);
     if (output.length > 200) output.shift();
   });
   let exit: { code: number | null; signal: string | null } | null = null;
-  const exited = new Promise<void>((resolve) => runner.on('client:exited', (e) => {
-    exit = { code: e.code, signal: e.signal };
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    runner.on('client:exited', (e) => {
+      exit = { code: e.code, signal: e.signal };
+      resolve();
+    }),
+  );
   let timedOut = false;
   try {
     const started = await runner.start({ entry: o.entry });
-    if (!started.ok) return { episodes: [], exitCode: null, signal: null, output, compileErrors: started.errors, timedOut: false };
-    const timeout = new Promise<void>((r) => setTimeout(() => {
-      timedOut = true;
-      r();
-    }, o.timeoutMs ?? 300_000).unref());
+    if (!started.ok)
+      return { episodes: [], exitCode: null, signal: null, output, compileErrors: started.errors, timedOut: false };
+    const timeout = new Promise<void>((r) =>
+      setTimeout(() => {
+        timedOut = true;
+        r();
+      }, o.timeoutMs ?? 300_000).unref(),
+    );
     await Promise.race([exited, timeout]);
   } finally {
     await runner.dispose();
   }
   const clientId = `${o.clientId}-0`;
-  const list = await adminCall(o.worker.url, o.worker.adminToken, 'GET', `/swarm/v1/episodes?clientId=${encodeURIComponent(clientId)}&limit=${Math.max(10, o.episodes * 4)}`, undefined, z.object({ episodes: z.array(EpisodeSummarySchema) }));
+  const list = await adminCall(
+    o.worker.url,
+    o.worker.adminToken,
+    'GET',
+    `/swarm/v1/episodes?clientId=${encodeURIComponent(clientId)}&limit=${Math.max(10, o.episodes * 4)}`,
+    undefined,
+    z.object({ episodes: z.array(EpisodeSummarySchema) }),
+  );
   const done: { code: number | null; signal: string | null } = exit ?? { code: null, signal: null };
-  return { episodes: [...list.episodes].reverse(), exitCode: done.code, signal: done.signal, output, compileErrors: [], timedOut };
+  return {
+    episodes: [...list.episodes].reverse(),
+    exitCode: done.code,
+    signal: done.signal,
+    output,
+    compileErrors: [],
+    timedOut,
+  };
 }
 
-const EpisodeDetailSchema = z.object({ timelines: z.array(z.object({ messages: z.array(ChatMessageSchema), output: ChatMessageSchema }).loose()) });
+const EpisodeDetailSchema = z.object({
+  timelines: z.array(z.object({ messages: z.array(ChatMessageSchema), output: ChatMessageSchema }).loose()),
+});
 
 /** The conversation of an episode as the worker recorded it: its last call's messages and reply. */
 export async function episodeTranscript(worker: TaskWorker, episodeId: string): Promise<ChatMessage[]> {
-  const d = await adminCall(worker.url, worker.adminToken, 'GET', `/swarm/v1/episodes/${encodeURIComponent(episodeId)}`, undefined, EpisodeDetailSchema);
+  const d = await adminCall(
+    worker.url,
+    worker.adminToken,
+    'GET',
+    `/swarm/v1/episodes/${encodeURIComponent(episodeId)}`,
+    undefined,
+    EpisodeDetailSchema,
+  );
   const last = d.timelines.at(-1);
   return last ? [...last.messages, last.output] : [];
 }
 
 /** Success rate and mean reward of played eval episodes; aborted or missing ones count as failures. */
-export function evalFigures(played: PlayedEpisodes, wanted: number): { episodes: number; successRate: number; rewardMean: number; failed: number } {
+export function evalFigures(
+  played: PlayedEpisodes,
+  wanted: number,
+): { episodes: number; successRate: number; rewardMean: number; failed: number } {
   const ended = played.episodes.filter((e) => e.kind === 'eval' && e.status === 'ended');
   const n = Math.max(wanted, 1);
   return {
@@ -92,7 +132,8 @@ export function evalFigures(played: PlayedEpisodes, wanted: number): { episodes:
   };
 }
 
-export const describeCompileErrors = (errors: readonly CompileMessage[]): string => errors.map(formatCompileMessage).join('\n');
+export const describeCompileErrors = (errors: readonly CompileMessage[]): string =>
+  errors.map(formatCompileMessage).join('\n');
 
 /** Where the client runner finds packages for a task folder outside the repository. */
 export const taskNodePaths = (repoRoot: string): string[] => [join(repoRoot, 'node_modules')];

@@ -63,13 +63,23 @@ process.stdout.write(JSON.stringify(out));
 
 const ProbeOutSchema = z.object({
   rows: z.object({ train: z.number().int(), eval: z.number().int() }),
-  problems: z.array(z.object({ check: z.enum(['dataset', 'reward']), file: z.string().nullable(), line: z.number().int().nullable(), message: z.string() })),
+  problems: z.array(
+    z.object({
+      check: z.enum(['dataset', 'reward']),
+      file: z.string().nullable(),
+      line: z.number().int().nullable(),
+      message: z.string(),
+    }),
+  ),
   examples: z.number().int(),
 });
 export type ProbeResult = z.infer<typeof ProbeOutSchema>;
 
 /** `file:line` of the first stack frame inside the task folder, from a stack or log text. */
-export function placeInText(text: string, names: readonly string[] = ['client.ts', 'reward.ts']): { file: string; line: number; column: number } | null {
+export function placeInText(
+  text: string,
+  names: readonly string[] = ['client.ts', 'reward.ts'],
+): { file: string; line: number; column: number } | null {
   for (const name of names) {
     const m = new RegExp(`${name.replace('.', '\\.')}:(\\d+):(\\d+)`).exec(text);
     if (m) return { file: name, line: Number(m[1]), column: Number(m[2]) };
@@ -77,13 +87,39 @@ export function placeInText(text: string, names: readonly string[] = ['client.ts
   return null;
 }
 
-export async function probeTask(dir: string, o: { cacheDir: string; nodePaths: string[]; timeoutMs?: number; minTrain?: number; minEval?: number }): Promise<{ result: ProbeResult | null; failures: TaskFailure[] }> {
+export async function probeTask(
+  dir: string,
+  o: { cacheDir: string; nodePaths: string[]; timeoutMs?: number; minTrain?: number; minEval?: number },
+): Promise<{ result: ProbeResult | null; failures: TaskFailure[] }> {
   const source = PROBE.replace(/MIN_TRAIN/g, String(o.minTrain ?? 10)).replace(/MIN_EVAL/g, String(o.minEval ?? 3));
-  const fail = (check: TaskFailure['check'], message: string, file: string | null = null, line: number | null = null): TaskFailure => ({ check, file, line, column: null, message, episodeId: null, transcript: null });
-  const compiled = await compileClient({ source, resolveDir: dir, sourcefile: '__agentjet_task_check__.ts' }, { cacheDir: o.cacheDir, nodePaths: o.nodePaths });
-  if (!compiled.ok) return { result: null, failures: compiled.errors.map((e) => ({ ...fail('reward', e.message, e.file.startsWith(dir) ? e.file.slice(dir.length + 1) : e.file, e.line || null), column: e.column || null })) };
-  const { code, stdout, stderr, timedOut } = await new Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }>((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', compiled.bundlePath], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const fail = (
+    check: TaskFailure['check'],
+    message: string,
+    file: string | null = null,
+    line: number | null = null,
+  ): TaskFailure => ({ check, file, line, column: null, message, episodeId: null, transcript: null });
+  const compiled = await compileClient(
+    { source, resolveDir: dir, sourcefile: '__agentjet_task_check__.ts' },
+    { cacheDir: o.cacheDir, nodePaths: o.nodePaths },
+  );
+  if (!compiled.ok)
+    return {
+      result: null,
+      failures: compiled.errors.map((e) => ({
+        ...fail('reward', e.message, e.file.startsWith(dir) ? e.file.slice(dir.length + 1) : e.file, e.line || null),
+        column: e.column || null,
+      })),
+    };
+  const { code, stdout, stderr, timedOut } = await new Promise<{
+    code: number | null;
+    stdout: string;
+    stderr: string;
+    timedOut: boolean;
+  }>((resolve) => {
+    const child = spawn(process.execPath, ['--enable-source-maps', compiled.bundlePath], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -98,17 +134,39 @@ export async function probeTask(dir: string, o: { cacheDir: string; nodePaths: s
       resolve({ code: c, stdout: out, stderr: err, timedOut: killed });
     });
   });
-  if (timedOut) return { result: null, failures: [fail('reward', `loading reward.ts and scoring the rows did not finish within ${(o.timeoutMs ?? 20_000) / 1000} s (an endless loop?)`, 'reward.ts')] };
-  const parsed = ProbeOutSchema.safeParse((() => {
-    try {
-      return JSON.parse(stdout) as unknown;
-    } catch {
-      return null;
-    }
-  })());
+  if (timedOut)
+    return {
+      result: null,
+      failures: [
+        fail(
+          'reward',
+          `loading reward.ts and scoring the rows did not finish within ${(o.timeoutMs ?? 20_000) / 1000} s (an endless loop?)`,
+          'reward.ts',
+        ),
+      ],
+    };
+  const parsed = ProbeOutSchema.safeParse(
+    (() => {
+      try {
+        return JSON.parse(stdout) as unknown;
+      } catch {
+        return null;
+      }
+    })(),
+  );
   if (code !== 0 || !parsed.success) {
     const place = placeInText(stderr);
-    return { result: null, failures: [{ ...fail('reward', `loading reward.ts failed (exit ${code}): ${stderr.split('\n').slice(0, 8).join('\n')}`), file: place?.file ?? 'reward.ts', line: place?.line ?? null, column: place?.column ?? null }] };
+    return {
+      result: null,
+      failures: [
+        {
+          ...fail('reward', `loading reward.ts failed (exit ${code}): ${stderr.split('\n').slice(0, 8).join('\n')}`),
+          file: place?.file ?? 'reward.ts',
+          line: place?.line ?? null,
+          column: place?.column ?? null,
+        },
+      ],
+    };
   }
   return { result: parsed.data, failures: parsed.data.problems.map((p) => fail(p.check, p.message, p.file, p.line)) };
 }

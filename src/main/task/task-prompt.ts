@@ -8,20 +8,36 @@ import type { TaskVerdict } from '../../shared/task-draft';
 import type { LlmTool } from '../llm/llm-client';
 import { TASK_FILES } from './task-check';
 
-export const templateDir = (repoRoot: string): string => join(repoRoot, 'resources', 'skills', 'agentjet-task', 'template');
+export const templateDir = (repoRoot: string): string =>
+  join(repoRoot, 'resources', 'skills', 'agentjet-task', 'template');
 
-export const WriteFilesArgs = z.object({
-  files: z.array(z.object({ path: z.enum(TASK_FILES), content: z.string().max(400_000) })).min(1).max(4),
-  note: z.string().max(4000).optional(),
-}).strict();
+export const WriteFilesArgs = z
+  .object({
+    files: z
+      .array(z.object({ path: z.enum(TASK_FILES), content: z.string().max(400_000) }))
+      .min(1)
+      .max(4),
+    note: z.string().max(4000).optional(),
+  })
+  .strict();
 
 export const WRITE_FILES_TOOL: LlmTool<z.infer<typeof WriteFilesArgs>> = {
   name: 'write_task_files',
   description: `Write (replace) files of the task folder: ${TASK_FILES.join(', ')}. Give each file's full content.`,
   parameters: {
-    type: 'object', additionalProperties: false, required: ['files'],
+    type: 'object',
+    additionalProperties: false,
+    required: ['files'],
     properties: {
-      files: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['path', 'content'], properties: { path: { type: 'string', enum: [...TASK_FILES] }, content: { type: 'string' } } } },
+      files: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['path', 'content'],
+          properties: { path: { type: 'string', enum: [...TASK_FILES] }, content: { type: 'string' } },
+        },
+      },
       note: { type: 'string', description: 'what you changed and why' },
     },
   },
@@ -67,7 +83,10 @@ export function feedback(v: TaskVerdict, maxChars = 12_000): string {
   for (const f of v.failures) {
     const at = f.file ? `${f.file}${f.line ? `:${f.line}${f.column ? `:${f.column}` : ''}` : ''}: ` : '';
     lines.push(`- [${f.check}] ${at}${f.message}`);
-    if (f.transcript?.length) lines.push(`  transcript of episode ${f.episodeId}:\n${f.transcript.map((m) => `    ${m.role}: ${(m.content ?? '').slice(0, 300)}${m.tool_calls?.length ? ` [tool calls: ${m.tool_calls.map((c) => c.function.name).join(', ')}]` : ''}`).join('\n')}`);
+    if (f.transcript?.length)
+      lines.push(
+        `  transcript of episode ${f.episodeId}:\n${f.transcript.map((m) => `    ${m.role}: ${(m.content ?? '').slice(0, 300)}${m.tool_calls?.length ? ` [tool calls: ${m.tool_calls.map((c) => c.function.name).join(', ')}]` : ''}`).join('\n')}`,
+      );
   }
   const text = lines.join('\n');
   return text.length > maxChars ? `${text.slice(0, maxChars)}\n… (more failures cut)` : text;

@@ -11,14 +11,31 @@ const rel = (from: string, to: string): string => {
 
 export function taskTsconfig(repoRoot: string, taskDir: string): string {
   const modules = join(repoRoot, 'node_modules');
-  return `${JSON.stringify({
-    compilerOptions: {
-      target: 'ES2023', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2023'], strict: true, noEmit: true, skipLibCheck: true,
-      esModuleInterop: true, resolveJsonModule: true, isolatedModules: true, types: ['node'], typeRoots: [rel(taskDir, join(modules, '@types'))],
-      paths: { 'agentjet-workbench/sdk': [rel(taskDir, join(repoRoot, 'src', 'sdk', 'index.ts'))], '*': [`${rel(taskDir, modules)}/*`] },
+  return `${JSON.stringify(
+    {
+      compilerOptions: {
+        target: 'ES2023',
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        lib: ['ES2023'],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        esModuleInterop: true,
+        resolveJsonModule: true,
+        isolatedModules: true,
+        types: ['node'],
+        typeRoots: [rel(taskDir, join(modules, '@types'))],
+        paths: {
+          'agentjet-workbench/sdk': [rel(taskDir, join(repoRoot, 'src', 'sdk', 'index.ts'))],
+          '*': [`${rel(taskDir, modules)}/*`],
+        },
+      },
+      include: ['*.ts'],
     },
-    include: ['*.ts'],
-  }, null, 2)}\n`;
+    null,
+    2,
+  )}\n`;
 }
 
 /** Writes the task folder's tsconfig.json unless it has one. */

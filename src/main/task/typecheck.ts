@@ -13,7 +13,15 @@ export interface TypeProblem {
 export function typecheckFolder(tsconfigPath: string): TypeProblem[] {
   const dir = dirname(resolve(tsconfigPath));
   const read = ts.readConfigFile(tsconfigPath, (p) => ts.sys.readFile(p));
-  if (read.error) return [{ file: relative(dir, tsconfigPath), line: null, column: null, message: ts.flattenDiagnosticMessageText(read.error.messageText, '\n') }];
+  if (read.error)
+    return [
+      {
+        file: relative(dir, tsconfigPath),
+        line: null,
+        column: null,
+        message: ts.flattenDiagnosticMessageText(read.error.messageText, '\n'),
+      },
+    ];
   const config = ts.parseJsonConfigFileContent(read.config, ts.sys, dir);
   const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
   const diagnostics = [...config.errors, ...ts.getPreEmitDiagnostics(program)];

@@ -53,7 +53,10 @@ export interface SlotConfig {
 
 export interface SlotHooks {
   started(slot: ClientSlot, pid: number): void;
-  exited(slot: ClientSlot, exit: { pid: number | null; code: number | null; signal: string | null; restartInMs: number | null }): void;
+  exited(
+    slot: ClientSlot,
+    exit: { pid: number | null; code: number | null; signal: string | null; restartInMs: number | null },
+  ): void;
   log(slot: ClientSlot, line: LogLine): void;
 }
 
@@ -199,7 +202,12 @@ export class ClientSlot {
     });
   }
 
-  private capture(stream: Readable | null, name: 'stdout' | 'stderr', pid: number | null, codeVersion: string | null): void {
+  private capture(
+    stream: Readable | null,
+    name: 'stdout' | 'stderr',
+    pid: number | null,
+    codeVersion: string | null,
+  ): void {
     if (!stream) return;
     const rl = createInterface({ input: stream, crlfDelay: Infinity });
     rl.on('line', (raw) => {

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClientRunner, type RunnerEvents } from './client-runner';
 import { CodeStore } from './code-store';
-import { isAlive, REPORT_TS, startCollector, tempProject, waitFor, type Collector, type TempProject } from './test-support';
+import {
+  isAlive,
+  REPORT_TS,
+  startCollector,
+  tempProject,
+  waitFor,
+  type Collector,
+  type TempProject,
+} from './test-support';
 
 const helperSource = (label: string): string => `export const label: string = ${JSON.stringify(label)};\n`;
 const CLIENT = [
@@ -41,7 +49,8 @@ afterEach(async () => {
   await project.cleanup();
 });
 
-const reportsOf = (kind: string, label: string) => collector.reports.filter((r) => r.kind === kind && r.label === label);
+const reportsOf = (kind: string, label: string) =>
+  collector.reports.filter((r) => r.kind === kind && r.label === label);
 
 describe('ClientRunner hot-swap', () => {
   it('replaces every client with the new code version, old ones aborting first', async () => {
@@ -50,7 +59,8 @@ describe('ClientRunner hot-swap', () => {
     await waitFor('v1 clients', () => reportsOf('started', 'v1').length === 3);
     const oldPids = runner.status().clients.map((c) => c.pid ?? -1);
     const events: string[] = [];
-    for (const name of ['swap:started', 'swap:compiled', 'swap:failed', 'swap:done'] as const) runner.on(name, () => events.push(name));
+    for (const name of ['swap:started', 'swap:compiled', 'swap:failed', 'swap:done'] as const)
+      runner.on(name, () => events.push(name));
     let done: RunnerEvents['swap:done'] | null = null;
     runner.on('swap:done', (e) => (done = e));
 
@@ -58,7 +68,10 @@ describe('ClientRunner hot-swap', () => {
     const t0 = performance.now();
     const swapped = await runner.swap(entry);
     if (!swapped.ok) throw new Error('compile failed');
-    const reports = await waitFor('v2 clients', () => reportsOf('started', 'v2').length === 3 && reportsOf('started', 'v2'));
+    const reports = await waitFor(
+      'v2 clients',
+      () => reportsOf('started', 'v2').length === 3 && reportsOf('started', 'v2'),
+    );
     const firstCallMs = Math.round(Math.max(...reports.map((r) => r.t ?? 0)) - (performance.timeOrigin + t0));
 
     expect(swapped.codeVersion).not.toBe(first.codeVersion);
@@ -67,11 +80,19 @@ describe('ClientRunner hot-swap', () => {
     expect(reports.map((r) => r.codeVersion)).toEqual([swapped.codeVersion, swapped.codeVersion, swapped.codeVersion]);
     expect(reports.map((r) => r.clientId).sort()).toEqual(['swarm-0', 'swarm-1', 'swarm-2']);
     // Every old client got SIGTERM and aborted before it went; none is still alive.
-    expect(reportsOf('aborted', 'v1').map((r) => r.pid).sort()).toEqual([...oldPids].sort());
+    expect(
+      reportsOf('aborted', 'v1')
+        .map((r) => r.pid)
+        .sort(),
+    ).toEqual([...oldPids].sort());
     expect(oldPids.filter(isAlive)).toEqual([]);
     const status = runner.status();
     expect(status.codeVersion).toBe(swapped.codeVersion);
-    expect(status.clients.every((c) => c.codeVersion === swapped.codeVersion && c.restarts === 0 && !oldPids.includes(c.pid ?? -1))).toBe(true);
+    expect(
+      status.clients.every(
+        (c) => c.codeVersion === swapped.codeVersion && c.restarts === 0 && !oldPids.includes(c.pid ?? -1),
+      ),
+    ).toBe(true);
     // The code store kept both versions.
     const versions = await new CodeStore(join(project.dir, '.versions')).list();
     expect(versions.map((v) => v.codeVersion)).toEqual([first.codeVersion, swapped.codeVersion]);
@@ -111,9 +132,19 @@ describe('ClientRunner hot-swap', () => {
     await waitFor('v1 clients', () => reportsOf('started', 'v1').length === 3);
     await runner.scale(5);
     await waitFor('5 clients', () => reportsOf('started', 'v1').length === 5);
-    expect(runner.status().clients.map((c) => c.clientId)).toEqual(['swarm-0', 'swarm-1', 'swarm-2', 'swarm-3', 'swarm-4']);
+    expect(runner.status().clients.map((c) => c.clientId)).toEqual([
+      'swarm-0',
+      'swarm-1',
+      'swarm-2',
+      'swarm-3',
+      'swarm-4',
+    ]);
     await runner.scale(2);
     expect(runner.status().clients.map((c) => c.clientId)).toEqual(['swarm-0', 'swarm-1']);
-    expect(reportsOf('aborted', 'v1').map((r) => r.clientId).sort()).toEqual(['swarm-2', 'swarm-3', 'swarm-4']);
+    expect(
+      reportsOf('aborted', 'v1')
+        .map((r) => r.clientId)
+        .sort(),
+    ).toEqual(['swarm-2', 'swarm-3', 'swarm-4']);
   });
 });

@@ -3,7 +3,15 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClientRunner, type ClientRunnerOptions, type RunnerEvents } from './client-runner';
-import { isAlive, REPORT_TS, startCollector, tempProject, waitFor, type Collector, type TempProject } from './test-support';
+import {
+  isAlive,
+  REPORT_TS,
+  startCollector,
+  tempProject,
+  waitFor,
+  type Collector,
+  type TempProject,
+} from './test-support';
 
 /** A test client: runs `setup`, reports its identity, runs `body`, then idles until stopped. */
 function clientSource(body = '', idle = true, setup = ''): string {
@@ -46,7 +54,8 @@ function makeRunner(extra: Partial<ClientRunnerOptions> = {}): ClientRunner {
   return runner;
 }
 
-const started = (version?: string) => collector.reports.filter((r) => r.kind === 'started' && (version === undefined || r.codeVersion === version));
+const started = (version?: string) =>
+  collector.reports.filter((r) => r.kind === 'started' && (version === undefined || r.codeVersion === version));
 
 describe('ClientRunner', () => {
   it('starts N clients with their identity and the user env, capturing their logs', async () => {
@@ -60,7 +69,13 @@ describe('ClientRunner', () => {
     const reports = await waitFor('3 clients', () => started().length === 3 && started());
     expect(reports.map((x) => x.clientId).sort()).toEqual(['calc-0', 'calc-1', 'calc-2']);
     for (const rep of reports) {
-      expect(rep).toMatchObject({ codeVersion: result.codeVersion, joinToken: 'join-secret', serverUrl: collector.url, userEnv: 'on', adminToken: null });
+      expect(rep).toMatchObject({
+        codeVersion: result.codeVersion,
+        joinToken: 'join-secret',
+        serverUrl: collector.url,
+        userEnv: 'on',
+        adminToken: null,
+      });
       expect(rep.index).toBe(rep.clientId.slice('calc-'.length));
     }
     const status = r.status();
@@ -72,11 +87,20 @@ describe('ClientRunner', () => {
     ]);
     expect(status.clients.map((c) => c.pid).sort()).toEqual(reports.map((x) => x.pid).sort());
     await waitFor('stderr captured', () => r.logs('calc-1').some((l) => l.stream === 'stderr'));
-    expect(r.logs('calc-1').filter((l) => l.stream !== 'system').map((l) => [l.stream, l.line])).toEqual([
+    expect(
+      r
+        .logs('calc-1')
+        .filter((l) => l.stream !== 'system')
+        .map((l) => [l.stream, l.line]),
+    ).toEqual([
       ['stdout', 'hello from calc-1'],
       ['stderr', 'a line on stderr'],
     ]);
-    expect(logs.some((l) => l.clientId === 'calc-2' && l.line === 'hello from calc-2' && l.codeVersion === result.codeVersion)).toBe(true);
+    expect(
+      logs.some(
+        (l) => l.clientId === 'calc-2' && l.line === 'hello from calc-2' && l.codeVersion === result.codeVersion,
+      ),
+    ).toBe(true);
     expect(r.status().clients.every((c) => c.lastLogAt !== null)).toBe(true);
   });
 
@@ -131,31 +155,50 @@ describe('ClientRunner', () => {
     await waitFor('exit', () => r.status().clients[0]!.state === 'exited' && true);
     await new Promise((res) => setTimeout(res, 200));
     expect(started()).toHaveLength(1);
-    expect(r.status().clients[0]).toMatchObject({ state: 'exited', pid: null, restarts: 0, lastExit: { code: 0, signal: null } });
+    expect(r.status().clients[0]).toMatchObject({
+      state: 'exited',
+      pid: null,
+      restarts: 0,
+      lastExit: { code: 0, signal: null },
+    });
   });
 
   it('gives a client that traps SIGTERM its grace period, and SIGKILLs one that ignores it', async () => {
     const graceful = await project.write(
       'graceful.ts',
-      clientSource('', true, `process.on('SIGTERM', () => setTimeout(() => void report('aborted').then(() => process.exit(0)), 150));`),
+      clientSource(
+        '',
+        true,
+        `process.on('SIGTERM', () => setTimeout(() => void report('aborted').then(() => process.exit(0)), 150));`,
+      ),
     );
     const r = makeRunner({ count: 2, stopGraceMs: 3000 });
     await r.start(graceful);
     await waitFor('2 clients', () => started().length === 2);
     const t0 = Date.now();
     await r.stop();
-    expect(collector.reports.filter((x) => x.kind === 'aborted').map((x) => x.clientId).sort()).toEqual(['calc-0', 'calc-1']);
+    expect(
+      collector.reports
+        .filter((x) => x.kind === 'aborted')
+        .map((x) => x.clientId)
+        .sort(),
+    ).toEqual(['calc-0', 'calc-1']);
     expect(Date.now() - t0).toBeLessThan(3000); // they exited by themselves, well before SIGKILL
     expect(r.status().clients.map((c) => [c.state, c.lastExit?.code])).toEqual([
       ['exited', 0],
       ['exited', 0],
     ]);
 
-    const stubborn = await project.write('stubborn.ts', clientSource('', true, `process.on('SIGTERM', () => console.log('ignoring SIGTERM'));`));
+    const stubborn = await project.write(
+      'stubborn.ts',
+      clientSource('', true, `process.on('SIGTERM', () => console.log('ignoring SIGTERM'));`),
+    );
     const r2 = makeRunner({ stopGraceMs: 300 });
     await r.dispose();
     await r2.start(stubborn);
-    const pid = (await waitFor('stubborn client', () => started().find((x) => x.codeVersion !== started()[0]!.codeVersion))).pid;
+    const pid = (
+      await waitFor('stubborn client', () => started().find((x) => x.codeVersion !== started()[0]!.codeVersion))
+    ).pid;
     const t1 = Date.now();
     await r2.stop();
     expect(Date.now() - t1).toBeGreaterThanOrEqual(300);
@@ -177,7 +220,13 @@ describe('ClientRunner', () => {
     );
     const crasher = await project.write('crasher.ts', clientSource('process.exit(1);', false));
     const r = makeRunner({ count: 3 });
-    const crashing = new ClientRunner({ name: 'crash', serverUrl: collector.url, joinToken: 'j', cacheDir: join(project.dir, '.cache'), backoff: { initialMs: 300 } });
+    const crashing = new ClientRunner({
+      name: 'crash',
+      serverUrl: collector.url,
+      joinToken: 'j',
+      cacheDir: join(project.dir, '.cache'),
+      backoff: { initialMs: 300 },
+    });
     await r.start(entry);
     await crashing.start(crasher);
     const withChild = () => started().filter((x) => x.childPid !== undefined);

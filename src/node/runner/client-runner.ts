@@ -4,7 +4,16 @@
 // episodes, SIGKILL) and start the new one in its place. `startCommand` runs a fixed command instead
 // (a Python client), with the same restarts, logs and identity environment.
 import type { BackoffPolicy } from '../../shared/backoff';
-import { ClientSlot, PARENT_WATCHDOG, type ClientStatus, type LaunchSpec, type LogLine, type LogStream, type RestartPolicy, type SlotHooks } from './client-process';
+import {
+  ClientSlot,
+  PARENT_WATCHDOG,
+  type ClientStatus,
+  type LaunchSpec,
+  type LogLine,
+  type LogStream,
+  type RestartPolicy,
+  type SlotHooks,
+} from './client-process';
 import type { CodeStore } from './code-store';
 import { compileClient, defaultCacheDir, type ClientCode, type CompileMessage, type SourceFile } from './compile';
 import { TypedEmitter, type Disposable } from './typed-emitter';
@@ -47,8 +56,22 @@ export interface ClientRunnerOptions {
 
 export interface RunnerEvents {
   'client:started': { clientId: string; slot: number; pid: number; codeVersion: string | null };
-  'client:exited': { clientId: string; slot: number; pid: number | null; code: number | null; signal: string | null; restartInMs: number | null };
-  'client:log': { clientId: string; stream: LogStream; line: string; t: number; pid: number | null; codeVersion: string | null };
+  'client:exited': {
+    clientId: string;
+    slot: number;
+    pid: number | null;
+    code: number | null;
+    signal: string | null;
+    restartInMs: number | null;
+  };
+  'client:log': {
+    clientId: string;
+    stream: LogStream;
+    line: string;
+    t: number;
+    pid: number | null;
+    codeVersion: string | null;
+  };
   'swap:started': { clientCount: number };
   'swap:compiled': { codeVersion: string; compileMs: number };
   'swap:failed': { errors: CompileMessage[] };
@@ -109,7 +132,12 @@ export class ClientRunner {
     this.count = Math.max(0, opts.count ?? 1);
     this.hooks = {
       started: (slot, pid) =>
-        this.emitter.emit('client:started', { clientId: slot.clientId, slot: slot.slot, pid, codeVersion: slot.status().codeVersion }),
+        this.emitter.emit('client:started', {
+          clientId: slot.clientId,
+          slot: slot.slot,
+          pid,
+          codeVersion: slot.status().codeVersion,
+        }),
       exited: (slot, e) => this.emitter.emit('client:exited', { clientId: slot.clientId, slot: slot.slot, ...e }),
       log: (slot, l: LogLine) => this.emitter.emit('client:log', { clientId: slot.clientId, ...l }),
     };
@@ -135,10 +163,12 @@ export class ClientRunner {
       if (this.disposed) throw new Error(`client runner ${this.opts.name} is disposed`);
       const next: Deployed = { command: cmd.command, args: cmd.args, codeVersion: null, cwd: cmd.cwd };
       this.deployed = next;
-      await Promise.all(this.ensureSlots().map(async (slot) => {
-        await slot.stop(this.opts.swapGraceMs ?? 2000);
-        await slot.launch(this.spec(slot, next));
-      }));
+      await Promise.all(
+        this.ensureSlots().map(async (slot) => {
+          await slot.stop(this.opts.swapGraceMs ?? 2000);
+          await slot.launch(this.spec(slot, next));
+        }),
+      );
     });
   }
 
@@ -194,7 +224,11 @@ export class ClientRunner {
   }
 
   status(): RunnerStatus {
-    return { name: this.opts.name, codeVersion: this.deployed?.codeVersion ?? null, clients: this.slots.map((s) => s.status()) };
+    return {
+      name: this.opts.name,
+      codeVersion: this.deployed?.codeVersion ?? null,
+      clients: this.slots.map((s) => s.status()),
+    };
   }
 
   /** The recent log lines of one client, oldest first. */
@@ -219,7 +253,10 @@ export class ClientRunner {
     if (this.disposed) throw new Error(`client runner ${this.opts.name} is disposed`);
     const t0 = performance.now();
     this.emitter.emit('swap:started', { clientCount: this.count });
-    const compiled = await compileClient(code, { cacheDir: this.opts.cacheDir ?? defaultCacheDir(), nodePaths: this.opts.nodePaths });
+    const compiled = await compileClient(code, {
+      cacheDir: this.opts.cacheDir ?? defaultCacheDir(),
+      nodePaths: this.opts.nodePaths,
+    });
     if (!compiled.ok) {
       this.emitter.emit('swap:failed', { errors: compiled.errors });
       return { ok: false, errors: compiled.errors };
@@ -229,8 +266,19 @@ export class ClientRunner {
       console.error(`[runner] could not store code version ${compiled.codeVersion}:`, err);
     });
     const previousCodeVersion = this.deployed?.codeVersion ?? null;
-    const node = [...(this.opts.execArgv ?? []), '--enable-source-maps', '--import', PARENT_WATCHDOG, compiled.bundlePath];
-    const next: Deployed = { command: this.opts.execPath ?? process.execPath, args: node, codeVersion: compiled.codeVersion, cwd: this.opts.cwd ?? compiled.rootDir };
+    const node = [
+      ...(this.opts.execArgv ?? []),
+      '--enable-source-maps',
+      '--import',
+      PARENT_WATCHDOG,
+      compiled.bundlePath,
+    ];
+    const next: Deployed = {
+      command: this.opts.execPath ?? process.execPath,
+      args: node,
+      codeVersion: compiled.codeVersion,
+      cwd: this.opts.cwd ?? compiled.rootDir,
+    };
     this.deployed = next;
     const grace = this.opts.swapGraceMs ?? 2000;
     // Each slot is replaced on its own, so a fast-exiting client's successor starts at once and a
@@ -246,7 +294,15 @@ export class ClientRunner {
     await stored;
     const ms = Math.round(performance.now() - t0);
     this.emitter.emit('swap:done', { codeVersion: compiled.codeVersion, previousCodeVersion, ms, spawnMs });
-    return { ok: true, codeVersion: compiled.codeVersion, compileMs: compiled.ms, spawnMs, ms, inputs: compiled.inputs, rootDir: compiled.rootDir };
+    return {
+      ok: true,
+      codeVersion: compiled.codeVersion,
+      compileMs: compiled.ms,
+      spawnMs,
+      ms,
+      inputs: compiled.inputs,
+      rootDir: compiled.rootDir,
+    };
   }
 
   private async stopAll(): Promise<void> {

@@ -60,7 +60,10 @@ describe('compileClient', () => {
   });
 
   it('reports a syntax error in an imported file with its file:line:column, writing no bundle', async () => {
-    const bad = await project.write('lib/greet.ts', `export function greet(name: string): string {\n  return 'hello ' + ;\n}\n`);
+    const bad = await project.write(
+      'lib/greet.ts',
+      `export function greet(name: string): string {\n  return 'hello ' + ;\n}\n`,
+    );
     const r = await compileClient(join(project.dir, 'client.ts'), { cacheDir, nodePaths: [REPO_NODE_MODULES] });
     expect(r.ok).toBe(false);
     if (r.ok) return;
@@ -71,7 +74,10 @@ describe('compileClient', () => {
   });
 
   it('reports a missing package at the importing line', async () => {
-    const entry = await project.write('client.ts', `const x = 1;\nimport { nope } from 'no-such-package-agentjet';\nconsole.log(x, nope);\n`);
+    const entry = await project.write(
+      'client.ts',
+      `const x = 1;\nimport { nope } from 'no-such-package-agentjet';\nconsole.log(x, nope);\n`,
+    );
     const r = await compileClient(entry, { cacheDir });
     if (r.ok) throw new Error('expected a compile error');
     expect(r.errors[0]).toMatchObject({ file: entry, line: 2 });
@@ -79,12 +85,22 @@ describe('compileClient', () => {
   });
 
   it('compiles source text as if it were a file in resolveDir, and maps its errors there', async () => {
-    const ok = await compileClient({ source: `import { greet } from './lib/greet';\nconsole.log(greet('src'));\n`, resolveDir: project.dir, sourcefile: 'edited.ts' }, { cacheDir });
+    const ok = await compileClient(
+      {
+        source: `import { greet } from './lib/greet';\nconsole.log(greet('src'));\n`,
+        resolveDir: project.dir,
+        sourcefile: 'edited.ts',
+      },
+      { cacheDir },
+    );
     if (!ok.ok) throw new Error(ok.errors.map(formatCompileMessage).join('\n'));
     expect(ok.inputs.map((f) => f.path).sort()).toEqual(['edited.ts', 'lib/greet.ts']);
     const { stdout } = await run(process.execPath, [ok.bundlePath]);
     expect(stdout.trim()).toBe('hello src');
-    const bad = await compileClient({ source: `const a = 1;\nconst b = ;\n`, resolveDir: project.dir, sourcefile: 'edited.ts' }, { cacheDir });
+    const bad = await compileClient(
+      { source: `const a = 1;\nconst b = ;\n`, resolveDir: project.dir, sourcefile: 'edited.ts' },
+      { cacheDir },
+    );
     if (bad.ok) throw new Error('expected a compile error');
     expect(bad.errors[0]).toMatchObject({ file: join(project.dir, 'edited.ts'), line: 2, column: 11 });
   });
@@ -95,20 +111,29 @@ describe('compileClient', () => {
     const entry = join(project.dir, 'client.ts');
     const plain = await compileClient({ entry }, { cacheDir, nodePaths: [REPO_NODE_MODULES] });
     const edited = `export function greet(name: string): string {\n  return 'howdy ' + name;\n}\n`;
-    const r = await compileClient({ entry, overlay: { [greetPath]: edited } }, { cacheDir, nodePaths: [REPO_NODE_MODULES] });
+    const r = await compileClient(
+      { entry, overlay: { [greetPath]: edited } },
+      { cacheDir, nodePaths: [REPO_NODE_MODULES] },
+    );
     if (!r.ok || !plain.ok) throw new Error('compile failed');
     expect(r.codeVersion).not.toBe(plain.codeVersion);
     expect(r.inputs.find((f) => f.path === 'lib/greet.ts')?.contents).toBe(edited);
     const { stdout } = await run(process.execPath, [r.bundlePath], { cwd: project.dir });
     expect(stdout.trim()).toBe(`howdy swarm ${project.dir}`);
     expect(await readFile(greetPath, 'utf8')).toBe(onDisk);
-    const bad = await compileClient({ entry, overlay: { [greetPath]: `export const greet = (n: string) => ;\n` } }, { cacheDir, nodePaths: [REPO_NODE_MODULES] });
+    const bad = await compileClient(
+      { entry, overlay: { [greetPath]: `export const greet = (n: string) => ;\n` } },
+      { cacheDir, nodePaths: [REPO_NODE_MODULES] },
+    );
     if (bad.ok) throw new Error('expected a compile error');
     expect(bad.errors[0]).toMatchObject({ file: greetPath, line: 1 });
   });
 
   it('source maps point stack traces at the original TypeScript lines', async () => {
-    const entry = await project.write('boom.ts', `type T = { a: number };\nconst t: T = { a: 1 };\nfunction boom(): never {\n  throw new Error('boom ' + t.a);\n}\nboom();\n`);
+    const entry = await project.write(
+      'boom.ts',
+      `type T = { a: number };\nconst t: T = { a: 1 };\nfunction boom(): never {\n  throw new Error('boom ' + t.a);\n}\nboom();\n`,
+    );
     const r = await compileClient(entry, { cacheDir });
     if (!r.ok) throw new Error('compile failed');
     const err = await run(process.execPath, ['--enable-source-maps', r.bundlePath]).then(

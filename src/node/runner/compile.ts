@@ -97,13 +97,20 @@ interface Normalized {
 function normalize(code: ClientCode): Normalized {
   if (typeof code === 'string' || 'entry' in code) {
     const entryPath = resolve(typeof code === 'string' ? code : code.entry);
-    const overlay = new Map(Object.entries(typeof code === 'string' ? {} : (code.overlay ?? {})).map(([path, text]) => [resolve(path), text]));
+    const overlay = new Map(
+      Object.entries(typeof code === 'string' ? {} : (code.overlay ?? {})).map(([path, text]) => [resolve(path), text]),
+    );
     return { rootDir: dirname(entryPath), entryPath, overlay };
   }
   const rootDir = resolve(code.resolveDir);
   const sourcefile = code.sourcefile ?? 'client.ts';
   const loader = code.loader ?? (/\.[cm]?js$/.test(sourcefile) ? 'js' : 'ts');
-  return { rootDir, entryPath: join(rootDir, sourcefile), stdin: { contents: code.source, resolveDir: rootDir, sourcefile, loader }, overlay: new Map() };
+  return {
+    rootDir,
+    entryPath: join(rootDir, sourcefile),
+    stdin: { contents: code.source, resolveDir: rootDir, sourcefile, loader },
+    overlay: new Map(),
+  };
 }
 
 // esbuild's failure crosses its service process; parse the part we use instead of trusting a cast.
@@ -115,10 +122,25 @@ const FailureSchema = z.object({ errors: z.array(MessageSchema), warnings: z.arr
 
 function toMessage(m: z.infer<typeof MessageSchema> | Message, n: Normalized): CompileMessage {
   if (!m.location) return { file: n.entryPath, line: 0, column: 0, message: m.text };
-  return { file: resolve(n.rootDir, m.location.file), line: m.location.line, column: m.location.column + 1, message: m.text };
+  return {
+    file: resolve(n.rootDir, m.location.file),
+    line: m.location.line,
+    column: m.location.column + 1,
+    message: m.text,
+  };
 }
 
-const LOADERS: Record<string, Loader> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx', '.json': 'json' };
+const LOADERS: Record<string, Loader> = {
+  '.ts': 'ts',
+  '.mts': 'ts',
+  '.cts': 'ts',
+  '.tsx': 'tsx',
+  '.js': 'js',
+  '.mjs': 'js',
+  '.cjs': 'js',
+  '.jsx': 'jsx',
+  '.json': 'json',
+};
 
 /** Serves the overlay's contents for its paths; every other file loads from disk as usual. */
 function overlayPlugin(overlay: ReadonlyMap<string, string>): Plugin {
@@ -172,7 +194,8 @@ async function readInputs(keys: string[], n: Normalized): Promise<{ hashed: Sour
     if (n.stdin && (key === '<stdin>' || abs === n.entryPath)) contents = n.stdin.contents;
     else contents = n.overlay.get(abs) ?? (await readFile(abs, 'utf8').catch(() => ''));
     hashed.push({ path, contents });
-    if (!abs.split(sep).includes('node_modules')) user.push({ path: n.stdin && key === '<stdin>' ? n.stdin.sourcefile : path, contents });
+    if (!abs.split(sep).includes('node_modules'))
+      user.push({ path: n.stdin && key === '<stdin>' ? n.stdin.sourcefile : path, contents });
   }
   return { hashed, user };
 }
@@ -201,7 +224,12 @@ export async function compileClient(code: ClientCode, opts: CompileOptions = {})
       const message = err instanceof Error ? err.message : String(err);
       return { ok: false, errors: [{ file: n.entryPath, line: 0, column: 0, message }], warnings: [], ms: ms() };
     }
-    return { ok: false, errors: parsed.data.errors.map((m) => toMessage(m, n)), warnings: parsed.data.warnings.map((m) => toMessage(m, n)), ms: ms() };
+    return {
+      ok: false,
+      errors: parsed.data.errors.map((m) => toMessage(m, n)),
+      warnings: parsed.data.warnings.map((m) => toMessage(m, n)),
+      ms: ms(),
+    };
   }
   const { hashed, user } = await readInputs(Object.keys(result.metafile.inputs), n);
   const codeVersion = hashInputs(hashed);
@@ -213,5 +241,14 @@ export async function compileClient(code: ClientCode, opts: CompileOptions = {})
     if (file.path === pendingOut) bundlePath = target;
     await writeAtomic(target, file.contents);
   }
-  return { ok: true, bundlePath, codeVersion, rootDir: n.rootDir, entry: relative(n.rootDir, n.entryPath).split(sep).join('/'), inputs: user, warnings: result.warnings.map((m) => toMessage(m, n)), ms: ms() };
+  return {
+    ok: true,
+    bundlePath,
+    codeVersion,
+    rootDir: n.rootDir,
+    entry: relative(n.rootDir, n.entryPath).split(sep).join('/'),
+    inputs: user,
+    warnings: result.warnings.map((m) => toMessage(m, n)),
+    ms: ms(),
+  };
 }

@@ -15,7 +15,12 @@ export function isBuiltin(specifier: string): boolean {
 
 /** Whether a specifier is a bare package name rather than a relative or absolute path. */
 export function isBareSpecifier(specifier: string): boolean {
-  return !(specifier.startsWith('.') || specifier.startsWith('/') || /^[A-Za-z]:[\\/]/.test(specifier) || specifier.startsWith('file:'));
+  return !(
+    specifier.startsWith('.') ||
+    specifier.startsWith('/') ||
+    /^[A-Za-z]:[\\/]/.test(specifier) ||
+    specifier.startsWith('file:')
+  );
 }
 
 const inNodeModules = (path: string): boolean => path.split(sep).includes('node_modules');
@@ -45,9 +50,15 @@ export function externalizePackages(): Plugin {
         });
         // Let esbuild's own resolver fail, so the error points at the importing file:line.
         if (resolved.errors.length > 0) return undefined;
-        const external = inNodeModules(resolved.path) && (args.kind === 'import-statement' || args.kind === 'dynamic-import');
+        const external =
+          inNodeModules(resolved.path) && (args.kind === 'import-statement' || args.kind === 'dynamic-import');
         if (external) return { path: pathToFileURL(resolved.path).href + resolved.suffix, external: true };
-        return { path: resolved.path, namespace: resolved.namespace, sideEffects: resolved.sideEffects, suffix: resolved.suffix };
+        return {
+          path: resolved.path,
+          namespace: resolved.namespace,
+          sideEffects: resolved.sideEffects,
+          suffix: resolved.suffix,
+        };
       });
     },
   };

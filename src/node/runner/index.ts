@@ -1,5 +1,12 @@
 // The client runner's public surface, shared by the CLI and the Electron main process (Node only).
-export { ClientRunner, type ClientCommand, type ClientRunnerOptions, type RunnerEvents, type RunnerStatus, type SwapResult } from './client-runner';
+export {
+  ClientRunner,
+  type ClientCommand,
+  type ClientRunnerOptions,
+  type RunnerEvents,
+  type RunnerStatus,
+  type SwapResult,
+} from './client-runner';
 export type { ClientState, ClientStatus, LogLine, LogStream, RestartPolicy } from './client-process';
 export { CodeStore, type CodeVersionManifest, type StoredVersion } from './code-store';
 export {

@@ -17,7 +17,9 @@ setInterval(() => undefined, 1000);
 describe('parent watchdog', () => {
   it('ends a client within about a second of its runner being killed', async () => {
     const runner = spawn(process.execPath, ['-e', HARNESS, PARENT_WATCHDOG], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const clientPid = await new Promise<number>((resolve) => runner.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    const clientPid = await new Promise<number>((resolve) =>
+      runner.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
     expect(isAlive(clientPid)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
     expect(isAlive(clientPid)).toBe(true); // the watchdog leaves a client with a live parent alone

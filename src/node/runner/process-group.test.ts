@@ -10,7 +10,10 @@ describe('process-group', () => {
   });
 
   it('sees a live detached group and its end', async () => {
-    const child = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1000)'], { detached: true, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1000)'], {
+      detached: true,
+      stdio: 'ignore',
+    });
     await new Promise((resolve) => child.once('spawn', resolve));
     const pid = child.pid!;
     expect(processAlive(pid)).toBe(true);

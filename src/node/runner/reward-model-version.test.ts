@@ -18,10 +18,24 @@ describe('calculator-rm code versions', () => {
     const none = await compileClient({ entry }, opts);
     expect(none.ok).toBe(true);
     const pointer = join(dir, 'reward-model-ref.ts');
-    const v1 = await compileClient({ entry, overlay: { [pointer]: rewardModelPointerSource({ folder: '/rm/v1', sha256: 'a'.repeat(64), version: 1 }) } }, opts);
-    const v2 = await compileClient({ entry, overlay: { [pointer]: rewardModelPointerSource({ folder: '/rm/v2', sha256: 'b'.repeat(64), version: 2 }) } }, opts);
+    const v1 = await compileClient(
+      {
+        entry,
+        overlay: { [pointer]: rewardModelPointerSource({ folder: '/rm/v1', sha256: 'a'.repeat(64), version: 1 }) },
+      },
+      opts,
+    );
+    const v2 = await compileClient(
+      {
+        entry,
+        overlay: { [pointer]: rewardModelPointerSource({ folder: '/rm/v2', sha256: 'b'.repeat(64), version: 2 }) },
+      },
+      opts,
+    );
     if (!none.ok || !v1.ok || !v2.ok) throw new Error('compile failed');
     expect(new Set([none.codeVersion, v1.codeVersion, v2.codeVersion]).size).toBe(3);
-    expect(v1.inputs.some((f) => f.path.endsWith('reward-model-ref.ts') && f.contents.includes('a'.repeat(64)))).toBe(true);
+    expect(v1.inputs.some((f) => f.path.endsWith('reward-model-ref.ts') && f.contents.includes('a'.repeat(64)))).toBe(
+      true,
+    );
   });
 });

@@ -61,13 +61,38 @@ function useShellState(store: AppStore) {
   };
 }
 
-function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; conn: Extract<ConnectionResult, { ok: true }>['connection'] }) {
+function Workbench({
+  store,
+  api,
+  conn,
+}: {
+  store: AppStore;
+  api: WorkbenchApi;
+  conn: Extract<ConnectionResult, { ok: true }>['connection'];
+}) {
   const [panel, setPanel] = useState<PanelId>('connect');
   const reportError = useCallback((m: string) => pushToast(store, m), [store]);
 
-  useEffect(() => startSync({ api, store, status: conn.status, onStatus: conn.onStatus, reportError }), [api, store, conn, reportError]);
+  useEffect(
+    () => startSync({ api, store, status: conn.status, onStatus: conn.onStatus, reportError }),
+    [api, store, conn, reportError],
+  );
 
-  const { connection, session, runId, live, steps, evals, markers, loaded, clients, logs, lastEpisode, toasts, pending } = useShellState(store);
+  const {
+    connection,
+    session,
+    runId,
+    live,
+    steps,
+    evals,
+    markers,
+    loaded,
+    clients,
+    logs,
+    lastEpisode,
+    toasts,
+    pending,
+  } = useShellState(store);
 
   const online = connection === 'open';
   const openRunById = useCallback(
@@ -86,7 +111,9 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
   const openTask = useCallback(
     (dir: string) => {
       setPanel('editor');
-      api.connectLocal({ example: dir }).catch((err: unknown) => reportError(err instanceof Error ? err.message : String(err)));
+      api
+        .connectLocal({ example: dir })
+        .catch((err: unknown) => reportError(err instanceof Error ? err.message : String(err)));
     },
     [api, reportError],
   );
@@ -100,7 +127,14 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
     <div className="app">
       <NavRail active={panel} onSelect={setPanel} badges={badges} />
       <div className="main">
-        <StatusBar connection={connection} session={session} pendingActivity={pending} viewedRunId={runId} live={live} onBackToLive={backToLive} />
+        <StatusBar
+          connection={connection}
+          session={session}
+          pendingActivity={pending}
+          viewedRunId={runId}
+          live={live}
+          onBackToLive={backToLive}
+        />
         <div className="panels">
           <section className="panel" data-testid="panel-connect" hidden={panel !== 'connect'}>
             <ConnectPanel api={api} store={store} session={session} online={online} />
@@ -109,19 +143,54 @@ function Workbench({ store, api, conn }: { store: AppStore; api: WorkbenchApi; c
             <EditorPanel api={api} store={store} session={session} markers={markers} />
           </section>
           <section className="panel" data-testid="panel-charts" hidden={panel !== 'charts'}>
-            <ChartsPanel active={panel === 'charts'} runId={runId} live={live} session={session} steps={steps} evals={evals} markers={markers} loaded={loaded} />
+            <ChartsPanel
+              active={panel === 'charts'}
+              runId={runId}
+              live={live}
+              session={session}
+              steps={steps}
+              evals={evals}
+              markers={markers}
+              loaded={loaded}
+            />
           </section>
           <section className="panel" data-testid="panel-clients" hidden={panel !== 'clients'}>
-            <ClientsPanel api={api} active={panel === 'clients'} connected={session !== null} clients={clients} liveLogs={logs} reportError={reportError} />
+            <ClientsPanel
+              api={api}
+              active={panel === 'clients'}
+              connected={session !== null}
+              clients={clients}
+              liveLogs={logs}
+              reportError={reportError}
+            />
           </section>
           <section className="panel panel-flush" data-testid="panel-inspector" hidden={panel !== 'inspector'}>
-            <InspectorPanel api={api} active={panel === 'inspector'} runId={runId} live={live} lastEpisode={lastEpisode} />
+            <InspectorPanel
+              api={api}
+              active={panel === 'inspector'}
+              runId={runId}
+              live={live}
+              lastEpisode={lastEpisode}
+            />
           </section>
           <section className="panel" data-testid="panel-runs" hidden={panel !== 'runs'}>
-            <RunsPanel api={api} active={panel === 'runs'} online={online} runId={runId} refreshKey={refreshKey} onOpen={openRunById} />
+            <RunsPanel
+              api={api}
+              active={panel === 'runs'}
+              online={online}
+              runId={runId}
+              refreshKey={refreshKey}
+              onOpen={openRunById}
+            />
           </section>
           <section className="panel" data-testid="panel-campaigns" hidden={panel !== 'campaigns'}>
-            <CampaignsPanel api={api} active={panel === 'campaigns'} online={online} reportError={reportError} onOpenTask={openTask} />
+            <CampaignsPanel
+              api={api}
+              active={panel === 'campaigns'}
+              online={online}
+              reportError={reportError}
+              onOpenTask={openTask}
+            />
           </section>
           <section className="panel" data-testid="panel-rewards" hidden={panel !== 'rewards'}>
             <RewardsPanel api={api} active={panel === 'rewards'} runId={runId} live={live} refreshKey={refreshKey} />

@@ -13,7 +13,9 @@ describe('format', () => {
     expect(relativeTime(now, now - 2 * 86_400_000)).toBe('2d ago');
   });
   it('activity text', () => {
-    expect(activityText({ phase: 'loading_model', detail: 'builtin', fraction: 0.42 })).toBe('Loading model — builtin 42%');
+    expect(activityText({ phase: 'loading_model', detail: 'builtin', fraction: 0.42 })).toBe(
+      'Loading model — builtin 42%',
+    );
     expect(activityText({ phase: 'starting_clients', detail: '', fraction: null })).toBe('Starting clients');
   });
   it('clock time is 24-hour with seconds', () => {

@@ -25,24 +25,53 @@ export function calcConversations(groups: number, perGroup: number, seed = 1): L
   return tasks.flatMap((task) =>
     Array.from({ length: perGroup }, (_, k) => {
       const t = calcTranscript(task, rng, k % 2 === 0 ? 'correct' : undefined);
-      return { id: `${task.id}-${k}`, group: task.id, messages: episodeConversation(t.episode.messages), tools: calculatorEnv.tools, success: t.episode.success };
+      return {
+        id: `${task.id}-${k}`,
+        group: task.id,
+        messages: episodeConversation(t.episode.messages),
+        tools: calculatorEnv.tools,
+        success: t.episode.success,
+      };
     }),
   );
 }
 
 export function datasetLines(convs: readonly LabelledConversation[]): DatasetLine[] {
   return [
-    ...convs.map((c): DatasetLine => ({ kind: 'conversation', id: c.id, group: c.group, messages: c.messages, tools: c.tools ?? null })),
+    ...convs.map((c): DatasetLine => ({
+      kind: 'conversation',
+      id: c.id,
+      group: c.group,
+      messages: c.messages,
+      tools: c.tools ?? null,
+    })),
     ...convs.map((c): DatasetLine => ({ kind: 'point', id: c.id, label: c.success ? 1 : 0 })),
   ];
 }
 
 /** Trains a reward model on the built-in model (a few steps: what it learns is not the point). */
-export async function trainFixtureModel(o: { maxLength?: number; epochs?: number } = {}): Promise<{ dir: string; trained: RmTrained; conversations: LabelledConversation[] }> {
+export async function trainFixtureModel(
+  o: { maxLength?: number; epochs?: number } = {},
+): Promise<{ dir: string; trained: RmTrained; conversations: LabelledConversation[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'agentjet-rm-'));
   const conversations = calcConversations(12, 4);
   const dataset = join(dir, 'dataset.jsonl');
-  await writeFile(dataset, datasetLines(conversations).map((l) => JSON.stringify(l)).join('\n') + '\n');
-  const trained = await trainRewardModel({ dataset, base: BUILTIN_MODEL, out: join(dir, 'rm-v1'), version: 1, loss: 'both', epochs: o.epochs ?? 1, batch: 8, maxLength: o.maxLength ?? 256, threads: 2 }).done;
+  await writeFile(
+    dataset,
+    datasetLines(conversations)
+      .map((l) => JSON.stringify(l))
+      .join('\n') + '\n',
+  );
+  const trained = await trainRewardModel({
+    dataset,
+    base: BUILTIN_MODEL,
+    out: join(dir, 'rm-v1'),
+    version: 1,
+    loss: 'both',
+    epochs: o.epochs ?? 1,
+    batch: 8,
+    maxLength: o.maxLength ?? 256,
+    threads: 2,
+  }).done;
   return { dir, trained, conversations };
 }

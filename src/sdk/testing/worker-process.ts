@@ -17,11 +17,27 @@ export interface WorkerProcess {
 
 export async function startWorkerProcess(args: string[] = [], timeoutMs = 60_000): Promise<WorkerProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'aj-sdk-'));
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/agentjet.mjs'), 'worker', '--port', '0', '--run-dir', join(dir, 'run'), '--threads', '1', '--seed', '1', ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, AGENTJET_ADMIN_TOKEN: TOKENS.admin, AGENTJET_JOIN_TOKEN: TOKENS.join },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'bin/agentjet.mjs'),
+      'worker',
+      '--port',
+      '0',
+      '--run-dir',
+      join(dir, 'run'),
+      '--threads',
+      '1',
+      '--seed',
+      '1',
+      ...args,
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, AGENTJET_ADMIN_TOKEN: TOKENS.admin, AGENTJET_JOIN_TOKEN: TOKENS.join },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -32,7 +48,10 @@ export async function startWorkerProcess(args: string[] = [], timeoutMs = 60_000
     rmSync(dir, { recursive: true, force: true });
   };
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start within ${timeoutMs} ms:\n${out.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`worker did not start within ${timeoutMs} ms:\n${out.slice(-2000)}`)),
+      timeoutMs,
+    );
     child.stdout!.on('data', () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
@@ -60,7 +79,12 @@ export async function admin(url: string, method: string, path: string): Promise<
 }
 
 /** Runs a command from the repository root to its end (SIGKILL after `timeoutMs`), with its stdout and stderr together. */
-export function runProcess(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+export function runProcess(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -32,10 +32,18 @@ export function poolInformation(
   const nonDummy = finished.filter((eps) => new Set(eps.map((e) => e.reward)).size > 1);
   const byTasks = cfg.strategy === 'C2' || cfg.strategy === 'C3';
   const taskTarget = byTasks ? cfg.batch : 0;
-  const details = Object.fromEntries(running.map((e) => [e.episodeId, {
-    episode_status: 'claimed', time_since_last_activity: `${((o.now - e.lastActivityAt) / 1000).toFixed(1)}s`,
-    discard_episode_timeout: `${(e.timeoutMs / 1000).toFixed(1)}s`, client_uuid: e.clientId, optional_task_id: e.taskId ?? '',
-  }]));
+  const details = Object.fromEntries(
+    running.map((e) => [
+      e.episodeId,
+      {
+        episode_status: 'claimed',
+        time_since_last_activity: `${((o.now - e.lastActivityAt) / 1000).toFixed(1)}s`,
+        discard_episode_timeout: `${(e.timeoutMs / 1000).toFixed(1)}s`,
+        client_uuid: e.clientId,
+        optional_task_id: e.taskId ?? '',
+      },
+    ]),
+  );
   return {
     sample_collection_method: COLLECTION_METHODS[cfg.strategy],
     completed_episodes: pool.length,
@@ -46,7 +54,9 @@ export function poolInformation(
     completed_non_dummy_task_target: taskTarget,
     task_expected_num_repeat: cfg.groupSize,
     completed_tasks_details: Object.fromEntries([...byTask].map(([task, eps]) => [task, eps.map((e) => e.episodeId)])),
-    completed_tasks_client_uuids: Object.fromEntries([...byTask].map(([task, eps]) => [task, eps.map((e) => e.clientId)])),
+    completed_tasks_client_uuids: Object.fromEntries(
+      [...byTask].map(([task, eps]) => [task, eps.map((e) => e.clientId)]),
+    ),
     running_episode_details: running.length > 0 ? details : null,
     engine_status: o.engineStatus,
     global_step: o.globalStep,

@@ -6,35 +6,50 @@
 import { z } from 'zod';
 import { FiniteSchema, IdSchema, TextSchema, type WorkerState } from '../swarm-protocol';
 
-export const ENGINE_STATUSES = ['ENGINE.OFFLINE', 'ENGINE.BOOTING', 'ENGINE.ROLLING', 'ENGINE.ROLLING_POST', 'ENGINE.WEIGHT_SYNCING', 'ENGINE.WEIGHT_EXPORTING'] as const;
+export const ENGINE_STATUSES = [
+  'ENGINE.OFFLINE',
+  'ENGINE.BOOTING',
+  'ENGINE.ROLLING',
+  'ENGINE.ROLLING_POST',
+  'ENGINE.WEIGHT_SYNCING',
+  'ENGINE.WEIGHT_EXPORTING',
+] as const;
 export type EngineStatus = (typeof ENGINE_STATUSES)[number];
 
 const TaskPolicy = z.object({ current_task_id: z.string().max(200).nullable().optional() }).loose();
 
-export const ClaimEpisodeRequestSchema = z.object({
-  client_uuid: IdSchema,
-  episode_type: z.string().max(40),
-  discard_episode_timeout: z.number().finite(),
-  throttle_policy: TaskPolicy.nullable().optional(),
-  partition_limit: TaskPolicy.nullable().optional(),
-}).loose();
+export const ClaimEpisodeRequestSchema = z
+  .object({
+    client_uuid: IdSchema,
+    episode_type: z.string().max(40),
+    discard_episode_timeout: z.number().finite(),
+    throttle_policy: TaskPolicy.nullable().optional(),
+    partition_limit: TaskPolicy.nullable().optional(),
+  })
+  .loose();
 
-export const WorkflowOutputSchema = z.object({
-  reward: z.union([FiniteSchema, z.array(FiniteSchema), z.null()]).optional(),
-  is_success: z.boolean().nullable().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  log_metrics: z.record(z.string(), z.union([FiniteSchema, z.array(FiniteSchema)])).optional(),
-}).loose();
+export const WorkflowOutputSchema = z
+  .object({
+    reward: z.union([FiniteSchema, z.array(FiniteSchema), z.null()]).optional(),
+    is_success: z.boolean().nullable().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    log_metrics: z.record(z.string(), z.union([FiniteSchema, z.array(FiniteSchema)])).optional(),
+  })
+  .loose();
 
-export const EndEpisodeRequestSchema = z.object({
-  client_uuid: IdSchema,
-  episode_uuid: z.string().max(300),
-  workflow_output: WorkflowOutputSchema,
-  task_id: z.string().max(200),
-  declare_client_active: z.boolean().optional(),
-}).loose();
+export const EndEpisodeRequestSchema = z
+  .object({
+    client_uuid: IdSchema,
+    episode_uuid: z.string().max(300),
+    workflow_output: WorkflowOutputSchema,
+    task_id: z.string().max(200),
+    declare_client_active: z.boolean().optional(),
+  })
+  .loose();
 
-export const CanContinueEpisodeRequestSchema = z.object({ client_uuid: IdSchema, episode_uuid: z.string().max(300) }).loose();
+export const CanContinueEpisodeRequestSchema = z
+  .object({ client_uuid: IdSchema, episode_uuid: z.string().max(300) })
+  .loose();
 export const AgreeSyncWeightRequestSchema = z.object({ client_uuid: IdSchema }).loose();
 export const SyncTrainConfigRequestSchema = z.object({ yaml_as_string: TextSchema.max(4 * 1024 * 1024) }).loose();
 
@@ -69,7 +84,8 @@ export function engineStatusOf(state: WorkerState, o: { holdSync: boolean; thres
  */
 export function claimFailCause(status: EngineStatus): string {
   const advice: Record<EngineStatus, string> = {
-    'ENGINE.OFFLINE': 'The engine is not started: run `sync_train_config()` and `start_engine()` from one client (or start the worker from the workbench).',
+    'ENGINE.OFFLINE':
+      'The engine is not started: run `sync_train_config()` and `start_engine()` from one client (or start the worker from the workbench).',
     'ENGINE.BOOTING': 'The engine is loading the model. Try again shortly.',
     'ENGINE.ROLLING': 'No available episodes to claim. Try again shortly.',
     'ENGINE.ROLLING_POST': 'Engine is in post-rolling phase. Try again after the update.',

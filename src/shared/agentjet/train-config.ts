@@ -19,16 +19,28 @@ export function leaves(doc: unknown, prefix = ''): [string, unknown][] {
   return Object.entries(doc).flatMap(([k, v]) => leaves(v, prefix === '' ? k : `${prefix}.${k}`));
 }
 
-type Mapper = (value: unknown, all: ReadonlyMap<string, unknown>) => { patch: Partial<TrainingConfig> } | { reason: string };
+type Mapper = (
+  value: unknown,
+  all: ReadonlyMap<string, unknown>,
+) => { patch: Partial<TrainingConfig> } | { reason: string };
 
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))
+      ? Number(v)
+      : null;
 
-const numeric = (key: keyof TrainingConfig): Mapper => (v) => {
-  const n = num(v);
-  return n === null ? { reason: 'not a number' } : { patch: { [key]: n } };
-};
+const numeric =
+  (key: keyof TrainingConfig): Mapper =>
+  (v) => {
+    const n = num(v);
+    return n === null ? { reason: 'not a number' } : { patch: { [key]: n } };
+  };
 
-const STRATEGY_OF = new Map<unknown, TrainingConfig['strategy']>(Object.entries(COLLECTION_METHODS).map(([s, m]) => [m, StrategySchema.parse(s)]));
+const STRATEGY_OF = new Map<unknown, TrainingConfig['strategy']>(
+  Object.entries(COLLECTION_METHODS).map(([s, m]) => [m, StrategySchema.parse(s)]),
+);
 
 /** The AgentJet paths we take, each onto our settings. */
 const MAPPERS: Record<string, Mapper> = {
@@ -46,7 +58,9 @@ const MAPPERS: Record<string, Mapper> = {
   },
   'ajet.rollout.num_repeat': numeric('groupSize'),
   'ajet.trainer_common.algorithm.adv_estimator': (v) =>
-    v === 'grpo' || v === 'rloo' || v === 'reinforce' ? { patch: { algo: v } } : { reason: `estimator ${JSON.stringify(v)} is not one of grpo, rloo, reinforce` },
+    v === 'grpo' || v === 'rloo' || v === 'reinforce'
+      ? { patch: { algo: v } }
+      : { reason: `estimator ${JSON.stringify(v)} is not one of grpo, rloo, reinforce` },
   'ajet.trainer_common.optim.lr': numeric('lr'),
   'ajet.trainer_common.optim.grad_clip': numeric('maxGradNorm'),
   'ajet.trainer_common.kl_loss_coef': (v, all) => {
@@ -54,13 +68,22 @@ const MAPPERS: Record<string, Mapper> = {
     if (n === null) return { reason: 'not a number' };
     return { patch: { klCoef: all.get('ajet.trainer_common.use_kl_loss') === false ? 0 : n } };
   },
-  'ajet.trainer_common.use_kl_loss': (v, all) => (v === false ? { patch: { klCoef: 0 } } : all.has('ajet.trainer_common.kl_loss_coef') ? { patch: {} } : { reason: 'needs kl_loss_coef' }),
+  'ajet.trainer_common.use_kl_loss': (v, all) =>
+    v === false
+      ? { patch: { klCoef: 0 } }
+      : all.has('ajet.trainer_common.kl_loss_coef')
+        ? { patch: {} }
+        : { reason: 'needs kl_loss_coef' },
   'ajet.trainer_common.save_freq': numeric('checkpointEvery'),
   'ajet.rollout.temperature': numeric('temperature'),
   'ajet.rollout.top_p': numeric('topP'),
   'ajet.rollout.max_response_length_in_one_turn': numeric('defaultMaxTokens'),
   'ajet.context_tracker.timeline_merging_policy.timeline_compare_level': (v) =>
-    v === 'token' ? { patch: { level: 'token' } } : v === 'text' || v === 'text_and_image' ? { patch: { level: 'text' } } : { reason: `compare level ${JSON.stringify(v)} is not token or text` },
+    v === 'token'
+      ? { patch: { level: 'token' } }
+      : v === 'text' || v === 'text_and_image'
+        ? { patch: { level: 'text' } }
+        : { reason: `compare level ${JSON.stringify(v)} is not token or text` },
 };
 
 /** Which AgentJet settings apply here, and the patch they make to `current`. */
@@ -89,6 +112,7 @@ export function mapAgentJetConfig(doc: unknown, current: TrainingConfig): Config
     applied[path] = value;
   }
   // A reply length above this server's limit is taken as the limit.
-  if (patch.defaultMaxTokens !== undefined && patch.defaultMaxTokens > current.maxTokensLimit) patch.defaultMaxTokens = current.maxTokensLimit;
+  if (patch.defaultMaxTokens !== undefined && patch.defaultMaxTokens > current.maxTokensLimit)
+    patch.defaultMaxTokens = current.maxTokensLimit;
   return { patch, applied, ignored };
 }

@@ -4,7 +4,12 @@
 import { z } from 'zod';
 import { CampaignStateSchema, TrialRowSchema } from './trials';
 
-export const StepPointSchema = z.object({ step: z.number().int(), elapsedS: z.number(), rewardMean: z.number(), successRate: z.number().nullable() });
+export const StepPointSchema = z.object({
+  step: z.number().int(),
+  elapsedS: z.number(),
+  rewardMean: z.number(),
+  successRate: z.number().nullable(),
+});
 export type CampaignStepPoint = z.infer<typeof StepPointSchema>;
 
 export const AgentStatusSchema = z.enum(['off', 'active', 'paused', 'handed_back', 'limit_reached']);

@@ -34,7 +34,8 @@ export function meanArea(points: readonly { x: number; y: number }[]): number | 
   const span = sorted.at(-1)!.x - sorted[0]!.x;
   if (span <= 0) return sorted.reduce((s, p) => s + p.y, 0) / sorted.length;
   let area = 0;
-  for (let i = 1; i < sorted.length; i++) area += ((sorted[i]!.y + sorted[i - 1]!.y) / 2) * (sorted[i]!.x - sorted[i - 1]!.x);
+  for (let i = 1; i < sorted.length; i++)
+    area += ((sorted[i]!.y + sorted[i - 1]!.y) / 2) * (sorted[i]!.x - sorted[i - 1]!.x);
   return area / span;
 }
 
@@ -46,7 +47,8 @@ export function objectiveOf(points: readonly TrialPoint[], o: Objective): number
   });
   if (xs.length === 0) return null;
   if (o.summary === 'final') return [...xs].sort((a, b) => a.x - b.x).at(-1)!.y;
-  if (o.summary === 'best') return o.direction === 'maximize' ? Math.max(...xs.map((p) => p.y)) : Math.min(...xs.map((p) => p.y));
+  if (o.summary === 'best')
+    return o.direction === 'maximize' ? Math.max(...xs.map((p) => p.y)) : Math.min(...xs.map((p) => p.y));
   return meanArea(xs);
 }
 

@@ -4,7 +4,15 @@
 // other trials' values at that point), what failed, parameter importance, the research agent's
 // decisions and analysis, and the wall time and compute spent.
 import type { CampaignStepPoint, CampaignSummary, Decision } from './api';
-import { evalCurvesChart, importanceChart, METRIC_LABEL, paramScatterChart, paramsLabel, parallelChart, stepCurvesChart } from './charts/charts';
+import {
+  evalCurvesChart,
+  importanceChart,
+  METRIC_LABEL,
+  paramScatterChart,
+  paramsLabel,
+  parallelChart,
+  stepCurvesChart,
+} from './charts/charts';
 import { fmtNum } from './charts/scales';
 import { sceneToSvg, type Scene } from './charts/scene';
 import { metricOf } from './objective';
@@ -34,7 +42,8 @@ const minutes = (s: number): string => (s >= 3600 ? `${(s / 3600).toFixed(2)} h`
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const val = (v: number | null): string => (v === null ? '—' : fmtNum(v));
 const fmtParam = (v: unknown): string => (typeof v === 'number' ? fmtNum(v) : v === undefined ? '—' : String(v));
-const pm = (mean: number, se: number | null, n: number): string => `${fmtNum(mean)}${se !== null ? ` ± ${fmtNum(se)}` : ''} (n=${n})`;
+const pm = (mean: number, se: number | null, n: number): string =>
+  `${fmtNum(mean)}${se !== null ? ` ± ${fmtNum(se)}` : ''} (n=${n})`;
 
 /** Worker time spent: each trial's start to end (a running one until now). */
 export function computeSeconds(trials: readonly TrialRow[], now: number): number {
@@ -42,20 +51,34 @@ export function computeSeconds(trials: readonly TrialRow[], now: number): number
 }
 
 /** Why each pruned trial was stopped, with the other trials' objective at the same point. */
-export function prunedExplanations(trials: readonly TrialRow[], spec: CampaignSpec): { trial: TrialRow; text: string }[] {
-  return trials.filter((t) => t.state === 'pruned').map((t) => {
-    const last = [...t.points].sort((a, b) => a.index - b.index).at(-1);
-    if (!last) return { trial: t, text: t.note ?? 'stopped' };
-    const peers = trials.filter((o) => o.number !== t.number && o.state !== 'interrupted').flatMap((o) => {
-      const p = o.points.find((x) => x.resource === last.resource);
-      const v = p ? metricOf(p, spec.objective.metric) : null;
-      return v === null ? [] : [v];
-    }).sort((a, b) => a - b);
-    const mine = metricOf(last, spec.objective.metric);
-    const median = peers.length ? peers[Math.floor((peers.length - 1) / 2)]! : null;
-    const cmp = median !== null ? `; the other trials at that point: median ${fmtNum(median)}, best ${fmtNum(spec.objective.direction === 'maximize' ? peers.at(-1)! : peers[0]!)} (n=${peers.length})` : '';
-    return { trial: t, text: `${t.note ?? 'stopped'} — its ${METRIC_LABEL[spec.objective.metric]} there ${val(mine)}${cmp}` };
-  });
+export function prunedExplanations(
+  trials: readonly TrialRow[],
+  spec: CampaignSpec,
+): { trial: TrialRow; text: string }[] {
+  return trials
+    .filter((t) => t.state === 'pruned')
+    .map((t) => {
+      const last = [...t.points].sort((a, b) => a.index - b.index).at(-1);
+      if (!last) return { trial: t, text: t.note ?? 'stopped' };
+      const peers = trials
+        .filter((o) => o.number !== t.number && o.state !== 'interrupted')
+        .flatMap((o) => {
+          const p = o.points.find((x) => x.resource === last.resource);
+          const v = p ? metricOf(p, spec.objective.metric) : null;
+          return v === null ? [] : [v];
+        })
+        .sort((a, b) => a - b);
+      const mine = metricOf(last, spec.objective.metric);
+      const median = peers.length ? peers[Math.floor((peers.length - 1) / 2)]! : null;
+      const cmp =
+        median !== null
+          ? `; the other trials at that point: median ${fmtNum(median)}, best ${fmtNum(spec.objective.direction === 'maximize' ? peers.at(-1)! : peers[0]!)} (n=${peers.length})`
+          : '';
+      return {
+        trial: t,
+        text: `${t.note ?? 'stopped'} — its ${METRIC_LABEL[spec.objective.metric]} there ${val(mine)}${cmp}`,
+      };
+    });
 }
 
 function charts(d: ReportData): Record<string, Scene> {
@@ -65,7 +88,8 @@ function charts(d: ReportData): Record<string, Scene> {
     'train-curves.svg': stepCurvesChart(d.trials, d.curves, best),
     'parallel.svg': parallelChart(d.trials, d.spec.search, d.spec.objective),
   };
-  for (const [name, p] of Object.entries(d.spec.search)) out[`objective-vs-${name}.svg`] = paramScatterChart(d.trials, name, p, d.spec.objective);
+  for (const [name, p] of Object.entries(d.spec.search))
+    out[`objective-vs-${name}.svg`] = paramScatterChart(d.trials, name, p, d.spec.objective);
   if (d.importance) out['importance.svg'] = importanceChart(d.importance);
   return out;
 }
@@ -86,32 +110,65 @@ function markdown(d: ReportData, chartFiles: string[]): string {
   const L: string[] = [];
   L.push(`# Campaign ${spec.name}`, '');
   if (spec.question) L.push(`> ${spec.question.split('\n').join('\n> ')}`, '');
-  L.push(`State **${summary.state}** · ${counts.trials} of ${spec.budget.trials} trials (${counts.completed} completed, ${counts.pruned} pruned, ${counts.failed} failed${counts.running ? `, ${counts.running} running` : ''}${counts.interrupted ? `; ${counts.interrupted} interrupted and re-run` : ''}) · wall time ${minutes(summary.wallS)} · compute ${minutes(computeSeconds(trials, now))} of worker time · report of ${new Date(d.generatedAt).toISOString()}`, '');
+  L.push(
+    `State **${summary.state}** · ${counts.trials} of ${spec.budget.trials} trials (${counts.completed} completed, ${counts.pruned} pruned, ${counts.failed} failed${counts.running ? `, ${counts.running} running` : ''}${counts.interrupted ? `; ${counts.interrupted} interrupted and re-run` : ''}) · wall time ${minutes(summary.wallS)} · compute ${minutes(computeSeconds(trials, now))} of worker time · report of ${new Date(d.generatedAt).toISOString()}`,
+    '',
+  );
   L.push('## Best configuration', '');
   if (best?.spread) {
-    L.push(`**${paramsLabel(best.params)}** — objective (${spec.objective.summary} ${METRIC_LABEL[spec.objective.metric]}) **${pm(best.spread.mean, best.spread.se, best.spread.n)}** over seeds (mean ± standard error), trials ${best.trials.join(', ')}.`, '');
+    L.push(
+      `**${paramsLabel(best.params)}** — objective (${spec.objective.summary} ${METRIC_LABEL[spec.objective.metric]}) **${pm(best.spread.mean, best.spread.se, best.spread.n)}** over seeds (mean ± standard error), trials ${best.trials.join(', ')}.`,
+      '',
+    );
   } else L.push('No trial has completed yet.', '');
   const configs = configurations(trials).filter((c) => c.spread);
   if (configs.length > 1 || spec.seeds > 1) {
     L.push('| configuration | objective (mean ± SE) | seeds | pruned | failed |', '| --- | --- | --- | --- | --- |');
-    for (const c of configs) L.push(`| ${cell(paramsLabel(c.params))} | ${pm(c.spread!.mean, c.spread!.se, c.spread!.n)} | ${c.trials.length} | ${c.pruned} | ${c.failed} |`);
+    for (const c of configs)
+      L.push(
+        `| ${cell(paramsLabel(c.params))} | ${pm(c.spread!.mean, c.spread!.se, c.spread!.n)} | ${c.trials.length} | ${c.pruned} | ${c.failed} |`,
+      );
     L.push('');
   }
   L.push('## Setup', '');
   const b = spec.base;
-  L.push(`- Task **${b.task}**${b.task === 'calculator-agent' ? ` (${b.client} client)` : ''}, model **${b.model}**, ${b.clients} client(s)${b.mix !== undefined ? `, mix ${b.mix}` : ''}; training ${Object.keys(b.training).length ? Object.entries(b.training).map(([k, v]) => `${k}=${String(v)}`).join(', ') : 'worker defaults'}.`);
-  L.push(`- Objective: ${spec.objective.direction} the **${spec.objective.summary}** ${METRIC_LABEL[spec.objective.metric]} (${b.eval.episodes} held-out episodes per point, ${b.eval.everySteps !== undefined ? `every ${b.eval.everySteps} steps` : `every ${fmtNum(b.eval.everyMinutes ?? spec.budget.minutesPerTrial / 4)} min`}${b.eval.atStart ? ', and before training' : ''}).`);
-  L.push(`- Optimiser: Optuna ${spec.optimizer.sampler} sampler (seed ${spec.optimizer.seed}), ${spec.optimizer.pruner.type} pruner (min resource ${spec.optimizer.pruner.minResource}, reduction ${spec.optimizer.pruner.reductionFactor}).`);
-  L.push(`- Budget: ${spec.budget.trials} trials of ${fmtNum(spec.budget.minutesPerTrial)} min${spec.budget.stepsPerTrial ? ` or ${spec.budget.stepsPerTrial} steps` : ''}${spec.budget.totalHours ? `, ${spec.budget.totalHours} h in all` : ''}; ${spec.seeds} seed(s) per configuration.`);
-  L.push(`- Workers: ${spec.workers.local === 0 ? 'no local ones' : `local (${spec.workers.local})`}${spec.workers.remote.length ? `, remote ${spec.workers.remote.map((w) => w.url).join(', ')}` : ''}.`, '');
+  L.push(
+    `- Task **${b.task}**${b.task === 'calculator-agent' ? ` (${b.client} client)` : ''}, model **${b.model}**, ${b.clients} client(s)${b.mix !== undefined ? `, mix ${b.mix}` : ''}; training ${
+      Object.keys(b.training).length
+        ? Object.entries(b.training)
+            .map(([k, v]) => `${k}=${String(v)}`)
+            .join(', ')
+        : 'worker defaults'
+    }.`,
+  );
+  L.push(
+    `- Objective: ${spec.objective.direction} the **${spec.objective.summary}** ${METRIC_LABEL[spec.objective.metric]} (${b.eval.episodes} held-out episodes per point, ${b.eval.everySteps !== undefined ? `every ${b.eval.everySteps} steps` : `every ${fmtNum(b.eval.everyMinutes ?? spec.budget.minutesPerTrial / 4)} min`}${b.eval.atStart ? ', and before training' : ''}).`,
+  );
+  L.push(
+    `- Optimiser: Optuna ${spec.optimizer.sampler} sampler (seed ${spec.optimizer.seed}), ${spec.optimizer.pruner.type} pruner (min resource ${spec.optimizer.pruner.minResource}, reduction ${spec.optimizer.pruner.reductionFactor}).`,
+  );
+  L.push(
+    `- Budget: ${spec.budget.trials} trials of ${fmtNum(spec.budget.minutesPerTrial)} min${spec.budget.stepsPerTrial ? ` or ${spec.budget.stepsPerTrial} steps` : ''}${spec.budget.totalHours ? `, ${spec.budget.totalHours} h in all` : ''}; ${spec.seeds} seed(s) per configuration.`,
+  );
+  L.push(
+    `- Workers: ${spec.workers.local === 0 ? 'no local ones' : `local (${spec.workers.local})`}${spec.workers.remote.length ? `, remote ${spec.workers.remote.map((w) => w.url).join(', ')}` : ''}.`,
+    '',
+  );
   L.push('## Search space', '', '| parameter | domain |', '| --- | --- |');
   for (const [k, p] of Object.entries(spec.search)) L.push(`| ${k} | ${cell(describeParam(p))} |`);
   L.push('', '## Trials', '');
-  L.push(`| # | state | ${names.join(' | ')} | seed | source | objective | steps | minutes | curve (${METRIC_LABEL[spec.objective.metric]} per point) |`);
+  L.push(
+    `| # | state | ${names.join(' | ')} | seed | source | objective | steps | minutes | curve (${METRIC_LABEL[spec.objective.metric]} per point) |`,
+  );
   L.push(`| --- | --- | ${names.map(() => '---').join(' | ')} | --- | --- | --- | --- | --- | --- |`);
   for (const t of trials) {
-    const curve = [...t.points].sort((a, b) => a.index - b.index).map((p) => val(metricOf(p, spec.objective.metric))).join(' → ');
-    L.push(`| ${t.number} | ${t.state} | ${names.map((n) => cell(fmtParam(t.params[n]))).join(' | ')} | ${t.seed} | ${t.source} | ${val(t.value)} | ${t.steps} | ${(((t.endedAt ?? now) - t.startedAt) / 60_000).toFixed(1)} | ${curve || '—'} |`);
+    const curve = [...t.points]
+      .sort((a, b) => a.index - b.index)
+      .map((p) => val(metricOf(p, spec.objective.metric)))
+      .join(' → ');
+    L.push(
+      `| ${t.number} | ${t.state} | ${names.map((n) => cell(fmtParam(t.params[n]))).join(' | ')} | ${t.seed} | ${t.source} | ${val(t.value)} | ${t.steps} | ${(((t.endedAt ?? now) - t.startedAt) / 60_000).toFixed(1)} | ${curve || '—'} |`,
+    );
   }
   L.push('');
   const pruned = prunedExplanations(trials, spec);
@@ -122,19 +179,28 @@ function markdown(d: ReportData, chartFiles: string[]): string {
   const failed = trials.filter((t) => t.state === 'failed');
   if (failed.length) {
     L.push('## Failed', '');
-    for (const t of failed) L.push(`- Trial ${t.number} (${paramsLabel(t.params)}): ${cell(t.note ?? 'no cause recorded')}`);
+    for (const t of failed)
+      L.push(`- Trial ${t.number} (${paramsLabel(t.params)}): ${cell(t.note ?? 'no cause recorded')}`);
     L.push('');
   }
   L.push('## Parameter importance', '');
   if (d.importance) {
-    L.push('Optuna `get_param_importances` over the completed trials:', '', '| parameter | importance |', '| --- | --- |');
+    L.push(
+      'Optuna `get_param_importances` over the completed trials:',
+      '',
+      '| parameter | importance |',
+      '| --- | --- |',
+    );
     for (const [k, v] of Object.entries(d.importance).sort((a, b) => b[1] - a[1])) L.push(`| ${k} | ${fmtNum(v)} |`);
   } else L.push('Needs at least two completed trials.');
   L.push('');
   if (d.analysis || d.decisions.length) {
     L.push('## Research agent', '');
     if (d.analysis) L.push(d.analysis, '');
-    for (const x of d.decisions) L.push(`- ${new Date(x.t).toISOString().slice(11, 19)} **${x.kind}** (${x.status})${x.trial !== null ? ` trial ${x.trial}` : ''}: ${cell(x.rationale)}${x.payload['params'] ? ` — ${cell(JSON.stringify(x.payload['params']))}` : ''}`);
+    for (const x of d.decisions)
+      L.push(
+        `- ${new Date(x.t).toISOString().slice(11, 19)} **${x.kind}** (${x.status})${x.trial !== null ? ` trial ${x.trial}` : ''}: ${cell(x.rationale)}${x.payload['params'] ? ` — ${cell(JSON.stringify(x.payload['params']))}` : ''}`,
+      );
     L.push('');
   }
   L.push('## Charts', '');
@@ -147,7 +213,11 @@ const escHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&
 
 /** Minimal Markdown → HTML for the report's own constructs: headings, quotes, lists, tables, bold, code. */
 export function mdToHtml(md: string): string {
-  const inline = (s: string): string => escHtml(s).replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>').replace(/`([^`]+)`/g, '<code>$1</code>').replace(/\\\|/g, '|');
+  const inline = (s: string): string =>
+    escHtml(s)
+      .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
+      .replace(/`([^`]+)`/g, '<code>$1</code>')
+      .replace(/\\\|/g, '|');
   const out: string[] = [];
   const lines = md.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -162,10 +232,13 @@ export function mdToHtml(md: string): string {
       out.push(`<ul>${items.join('')}</ul>`);
     } else if (line.startsWith('| ')) {
       const rows: string[][] = [];
-      for (; i < lines.length && lines[i]!.startsWith('| '); i++) rows.push(lines[i]!.slice(2, -2).split(/ (?<!\\)\| /));
+      for (; i < lines.length && lines[i]!.startsWith('| '); i++)
+        rows.push(lines[i]!.slice(2, -2).split(/ (?<!\\)\| /));
       i--;
       const [head, , ...body] = rows;
-      out.push(`<table><thead><tr>${(head ?? []).map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>${body.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`);
+      out.push(
+        `<table><thead><tr>${(head ?? []).map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>${body.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`,
+      );
     } else if (line.startsWith('![')) continue;
     else if (line.trim() !== '') out.push(`<p>${inline(line)}</p>`);
   }
@@ -174,7 +247,9 @@ export function mdToHtml(md: string): string {
 
 function html(d: ReportData, md: string, svgs: Record<string, string>): string {
   const body = mdToHtml(md.split('\n## Charts')[0] ?? md);
-  const figures = Object.values(svgs).map((s) => `<figure>${s}</figure>`).join('\n');
+  const figures = Object.values(svgs)
+    .map((s) => `<figure>${s}</figure>`)
+    .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Campaign ${escHtml(d.spec.name)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -10,19 +10,23 @@ const Scalar = z.union([z.string().max(500), z.number(), z.boolean()]);
 export type Scalar = z.infer<typeof Scalar>;
 
 export const ParamSpecSchema = z.union([
-  z.object({
-    float: z.tuple([z.number(), z.number()]),
-    log: z.boolean().default(false),
-    step: z.number().positive().optional(),
-    /** Values the grid sampler walks (required for the grid sampler). */
-    grid: z.array(z.number()).min(1).max(1000).optional(),
-  }).strict(),
-  z.object({
-    int: z.tuple([z.number().int(), z.number().int()]),
-    log: z.boolean().default(false),
-    step: z.number().int().positive().optional(),
-    grid: z.array(z.number().int()).min(1).max(1000).optional(),
-  }).strict(),
+  z
+    .object({
+      float: z.tuple([z.number(), z.number()]),
+      log: z.boolean().default(false),
+      step: z.number().positive().optional(),
+      /** Values the grid sampler walks (required for the grid sampler). */
+      grid: z.array(z.number()).min(1).max(1000).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      int: z.tuple([z.number().int(), z.number().int()]),
+      log: z.boolean().default(false),
+      step: z.number().int().positive().optional(),
+      grid: z.array(z.number().int()).min(1).max(1000).optional(),
+    })
+    .strict(),
   z.object({ choice: z.array(Scalar).min(1).max(1000) }).strict(),
 ]);
 export type ParamSpec = z.output<typeof ParamSpecSchema>;
@@ -56,8 +60,10 @@ export function checkParamSpec(name: string, p: ParamSpec): string[] {
   if (!schema) return [`${name}: not a setting a trial can vary (one of: ${SEARCHABLE.join(', ')})`];
   const errors: string[] = [];
   if ('choice' in p) {
-    for (const c of p.choice) if (!ok(schema, c)) errors.push(`${name}: choice ${JSON.stringify(c)} is not a valid value`);
-    if (new Set(p.choice.map((c) => JSON.stringify(c))).size !== p.choice.length) errors.push(`${name}: choices repeat`);
+    for (const c of p.choice)
+      if (!ok(schema, c)) errors.push(`${name}: choice ${JSON.stringify(c)} is not a valid value`);
+    if (new Set(p.choice.map((c) => JSON.stringify(c))).size !== p.choice.length)
+      errors.push(`${name}: choices repeat`);
     return errors;
   }
   const [low, high] = 'float' in p ? p.float : p.int;
@@ -65,8 +71,10 @@ export function checkParamSpec(name: string, p: ParamSpec): string[] {
   if (p.log && low <= 0) errors.push(`${name}: a log scale needs low > 0`);
   if (p.log && p.step !== undefined) errors.push(`${name}: give either log or step, not both`);
   for (const v of [low, high, ...(p.grid ?? [])]) if (!ok(schema, v)) errors.push(`${name}: ${v} is not a valid value`);
-  if ('float' in p && ok(schema, low) && !ok(schema, low + (high - low) / Math.PI)) errors.push(`${name}: takes whole numbers; write it as {int: [${low}, ${high}]}`);
-  for (const g of p.grid ?? []) if (g < low || g > high) errors.push(`${name}: grid value ${g} lies outside [${low}, ${high}]`);
+  if ('float' in p && ok(schema, low) && !ok(schema, low + (high - low) / Math.PI))
+    errors.push(`${name}: takes whole numbers; write it as {int: [${low}, ${high}]}`);
+  for (const g of p.grid ?? [])
+    if (g < low || g > high) errors.push(`${name}: grid value ${g} lies outside [${low}, ${high}]`);
   return errors;
 }
 
@@ -87,10 +95,12 @@ export function inDomain(p: ParamSpec, v: unknown): boolean {
 /** Problems with a proposed configuration: missing or unknown parameters, values outside their domain. */
 export function checkParams(space: SearchSpace, params: Record<string, unknown>): string[] {
   const errors: string[] = [];
-  for (const name of Object.keys(params)) if (!Object.hasOwn(space, name)) errors.push(`${name}: not in the search space (${Object.keys(space).join(', ')})`);
+  for (const name of Object.keys(params))
+    if (!Object.hasOwn(space, name)) errors.push(`${name}: not in the search space (${Object.keys(space).join(', ')})`);
   for (const [name, p] of Object.entries(space)) {
     if (!Object.hasOwn(params, name)) errors.push(`${name}: missing`);
-    else if (!inDomain(p, params[name])) errors.push(`${name}: ${JSON.stringify(params[name])} is outside ${describeParam(p)}`);
+    else if (!inDomain(p, params[name]))
+      errors.push(`${name}: ${JSON.stringify(params[name])} is outside ${describeParam(p)}`);
   }
   return errors;
 }
@@ -111,7 +121,13 @@ export type OptunaDistribution =
 export function toDistribution(p: ParamSpec): OptunaDistribution {
   if ('choice' in p) return { type: 'categorical', choices: p.choice };
   const [low, high] = 'float' in p ? p.float : p.int;
-  return { type: 'float' in p ? 'float' : 'int', low, high, log: p.log, ...(p.step !== undefined ? { step: p.step } : {}) };
+  return {
+    type: 'float' in p ? 'float' : 'int',
+    low,
+    high,
+    log: p.log,
+    ...(p.step !== undefined ? { step: p.step } : {}),
+  };
 }
 
 /** The grid sampler's values per parameter, or the names of parameters that give none. */
@@ -130,9 +146,14 @@ export function gridOf(space: SearchSpace): { grid: Record<string, Scalar[]>; mi
 }
 
 /** How many configurations a grid holds. */
-export const gridSize = (grid: Record<string, readonly unknown[]>): number => Object.values(grid).reduce((n, v) => n * v.length, 1);
+export const gridSize = (grid: Record<string, readonly unknown[]>): number =>
+  Object.values(grid).reduce((n, v) => n * v.length, 1);
 
 /** A configuration's identity across seeds: its parameters in name order. */
 export function configKey(params: Record<string, unknown>): string {
-  return JSON.stringify(Object.keys(params).sort().map((k) => [k, params[k]]));
+  return JSON.stringify(
+    Object.keys(params)
+      .sort()
+      .map((k) => [k, params[k]]),
+  );
 }

@@ -30,7 +30,17 @@ describe('campaign file', () => {
   });
 
   it('names every problem: unknown settings, values no worker accepts, int options as floats, bad ranges', () => {
-    const r = parseCampaign(doc({ search: { nope: { choice: [1] }, lr: { float: [0, 1], log: true }, batch: { float: [1, 8] }, strategy: { choice: ['C9'] }, groupSize: { int: [8, 2] } } }));
+    const r = parseCampaign(
+      doc({
+        search: {
+          nope: { choice: [1] },
+          lr: { float: [0, 1], log: true },
+          batch: { float: [1, 8] },
+          strategy: { choice: ['C9'] },
+          groupSize: { int: [8, 2] },
+        },
+      }),
+    );
     expect(r.ok).toBe(false);
     const text = r.ok ? '' : r.errors.join('\n');
     expect(text).toContain('search.nope: not a setting a trial can vary');
@@ -52,20 +62,37 @@ describe('campaign file', () => {
 
   it('expands ${VAR} from the environment and reports the missing ones', () => {
     const missing: string[] = [];
-    const out = expandEnv({ workers: { remote: [{ url: 'http://h:1', adminToken: '${ADM}', joinToken: '${NOPE}' }] } }, { ADM: 'secret-admin' }, missing);
+    const out = expandEnv(
+      { workers: { remote: [{ url: 'http://h:1', adminToken: '${ADM}', joinToken: '${NOPE}' }] } },
+      { ADM: 'secret-admin' },
+      missing,
+    );
     expect(out).toEqual({ workers: { remote: [{ url: 'http://h:1', adminToken: 'secret-admin', joinToken: '' }] } });
     expect(missing).toEqual(['NOPE']);
   });
 
   it('applies a configuration and a seed to the base run', () => {
-    const s = ok(doc({ search: { lr: { float: [1e-5, 1e-3], log: true }, clients: { int: [1, 4] } }, base: { task: 'calculator-agent', worker: { seed: 10 }, training: { batch: 4 } } }));
+    const s = ok(
+      doc({
+        search: { lr: { float: [1e-5, 1e-3], log: true }, clients: { int: [1, 4] } },
+        base: { task: 'calculator-agent', worker: { seed: 10 }, training: { batch: 4 } },
+      }),
+    );
     const t = trialSetup(s, { lr: 3e-4, clients: 3 }, 2);
     expect(t).toMatchObject({ task: 'calculator-agent', clients: 3, seed: 12, training: { batch: 4, lr: 3e-4 } });
   });
 });
 
 describe('search space', () => {
-  const space = ok(doc({ search: { lr: { float: [1e-5, 1e-3], log: true }, groupSize: { choice: [2, 4, 8] }, batch: { int: [2, 8], step: 2 } } })).search;
+  const space = ok(
+    doc({
+      search: {
+        lr: { float: [1e-5, 1e-3], log: true },
+        groupSize: { choice: [2, 4, 8] },
+        batch: { int: [2, 8], step: 2 },
+      },
+    }),
+  ).search;
 
   it('checks a proposed configuration against the domains', () => {
     expect(checkParams(space, { lr: 1e-4, groupSize: 4, batch: 6 })).toEqual([]);

@@ -102,5 +102,12 @@ export interface StateCounts {
 
 export function countStates(trials: readonly TrialRow[]): StateCounts {
   const n = (s: TrialState): number => trials.filter((t) => t.state === s).length;
-  return { trials: trials.length - n('interrupted'), running: n('running'), completed: n('complete'), pruned: n('pruned'), failed: n('failed'), interrupted: n('interrupted') };
+  return {
+    trials: trials.length - n('interrupted'),
+    running: n('running'),
+    completed: n('complete'),
+    pruned: n('pruned'),
+    failed: n('failed'),
+    interrupted: n('interrupted'),
+  };
 }

@@ -3,7 +3,12 @@ import { csvCell, flattenRow, toCsv, toJsonl } from './csv';
 
 describe('CSV and JSONL export', () => {
   it('flattens nested objects and quotes what needs quoting', () => {
-    expect(flattenRow({ a: 1, b: { c: 2, d: { e: 3 } }, f: [1, 2] })).toEqual({ a: 1, 'b.c': 2, 'b.d.e': 3, f: [1, 2] });
+    expect(flattenRow({ a: 1, b: { c: 2, d: { e: 3 } }, f: [1, 2] })).toEqual({
+      a: 1,
+      'b.c': 2,
+      'b.d.e': 3,
+      f: [1, 2],
+    });
     expect(csvCell('plain')).toBe('plain');
     expect(csvCell('a,b')).toBe('"a,b"');
     expect(csvCell('say "hi"\n')).toBe('"say ""hi""\n"');
@@ -12,7 +17,12 @@ describe('CSV and JSONL export', () => {
   });
 
   it('writes a header of every column in order of appearance', () => {
-    expect(toCsv([{ step: 1, breakCounts: { token_drift: 2 } }, { step: 2, reward: 0.5 }])).toBe('step,breakCounts.token_drift,reward\r\n1,2,\r\n2,,0.5\r\n');
+    expect(
+      toCsv([
+        { step: 1, breakCounts: { token_drift: 2 } },
+        { step: 2, reward: 0.5 },
+      ]),
+    ).toBe('step,breakCounts.token_drift,reward\r\n1,2,\r\n2,,0.5\r\n');
     expect(toCsv([{ a: 1, b: 2 }], ['b'])).toBe('b\r\n2\r\n');
     expect(toJsonl([{ a: 1 }, { b: 'x' }])).toBe('{"a":1}\n{"b":"x"}\n');
     expect(toJsonl([])).toBe('');

@@ -23,7 +23,10 @@ export function csvCell(v: unknown): string {
 export function toCsv(rows: readonly object[], columns?: readonly string[]): string {
   const flat = rows.map((r) => flattenRow(r));
   const cols = columns ?? [...new Set(flat.flatMap((r) => Object.keys(r)))];
-  return [cols.map(csvCell).join(','), ...flat.map((r) => cols.map((c) => csvCell(r[c])).join(','))].join('\r\n') + '\r\n';
+  return (
+    [cols.map(csvCell).join(','), ...flat.map((r) => cols.map((c) => csvCell(r[c])).join(','))].join('\r\n') + '\r\n'
+  );
 }
 
-export const toJsonl = (rows: readonly unknown[]): string => rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length > 0 ? '\n' : '');
+export const toJsonl = (rows: readonly unknown[]): string =>
+  rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length > 0 ? '\n' : '');

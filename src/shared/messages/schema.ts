@@ -8,7 +8,12 @@ import { IdSchema, TextSchema } from '../swarm-protocol';
 const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 const CacheControl = opt(z.unknown());
 
-export const TextBlockSchema = z.object({ type: z.literal('text'), text: TextSchema, citations: opt(z.array(z.unknown())), cache_control: CacheControl });
+export const TextBlockSchema = z.object({
+  type: z.literal('text'),
+  text: TextSchema,
+  citations: opt(z.array(z.unknown())),
+  cache_control: CacheControl,
+});
 
 export const ToolUseBlockSchema = z.object({
   type: z.literal('tool_use'),
@@ -26,7 +31,11 @@ export const ToolResultBlockSchema = z.object({
   cache_control: CacheControl,
 });
 
-export const ContentBlockSchema = z.discriminatedUnion('type', [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema]);
+export const ContentBlockSchema = z.discriminatedUnion('type', [
+  TextBlockSchema,
+  ToolUseBlockSchema,
+  ToolResultBlockSchema,
+]);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 export const MessageParamSchema = z.object({

@@ -23,10 +23,21 @@ export class MessagesStream {
   private start(): MessagesEvent[] {
     if (this.started) return [];
     this.started = true;
-    return [{
-      type: 'message_start',
-      message: { id: this.id, type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
-    }];
+    return [
+      {
+        type: 'message_start',
+        message: {
+          id: this.id,
+          type: 'message',
+          role: 'assistant',
+          model: this.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 0, output_tokens: 0 },
+        },
+      },
+    ];
   }
 
   push(e: StreamEvent): MessagesEvent[] {
@@ -34,10 +45,17 @@ export class MessagesStream {
     return blocks.length === 0 ? [] : [...this.start(), ...blocks.map((b) => this.translate(b))];
   }
 
-  finish(finish: 'stop' | 'length' | 'tool_calls', usage: ChatCompletionUsage): { events: MessagesEvent[]; blocks: Block[] } {
+  finish(
+    finish: 'stop' | 'length' | 'tool_calls',
+    usage: ChatCompletionUsage,
+  ): { events: MessagesEvent[]; blocks: Block[] } {
     const events = [...this.start(), ...this.assembler.finish().map((b) => this.translate(b))];
     events.push(
-      { type: 'message_delta', delta: { stop_reason: stopReasonOf(finish), stop_sequence: null }, usage: messagesUsage(usage) },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: stopReasonOf(finish), stop_sequence: null },
+        usage: messagesUsage(usage),
+      },
       { type: 'message_stop' },
     );
     return { events, blocks: this.assembler.blocks };
@@ -52,13 +70,21 @@ export class MessagesStream {
     switch (b.kind) {
       case 'open':
         return {
-          type: 'content_block_start', index: b.index,
-          content_block: b.block.type === 'text' ? { type: 'text', text: '' } : { type: 'tool_use', id: b.block.id, name: b.block.name, input: {} },
+          type: 'content_block_start',
+          index: b.index,
+          content_block:
+            b.block.type === 'text'
+              ? { type: 'text', text: '' }
+              : { type: 'tool_use', id: b.block.id, name: b.block.name, input: {} },
         };
       case 'text':
         return { type: 'content_block_delta', index: b.index, delta: { type: 'text_delta', text: b.text } };
       case 'args':
-        return { type: 'content_block_delta', index: b.index, delta: { type: 'input_json_delta', partial_json: b.text } };
+        return {
+          type: 'content_block_delta',
+          index: b.index,
+          delta: { type: 'input_json_delta', partial_json: b.text },
+        };
       case 'close':
         return { type: 'content_block_stop', index: b.index };
     }

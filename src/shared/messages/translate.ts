@@ -23,11 +23,17 @@ export function checkMessagesBody(body: unknown): void {
       for (const block of content) {
         const type = prop(block, 'type');
         if (!BLOCK_TYPES.includes(String(type))) {
-          throw refuse('unsupported_content', `messages[${i}] has a ${JSON.stringify(String(type)).slice(0, 60)} block; this server takes text, tool_use and tool_result blocks`);
+          throw refuse(
+            'unsupported_content',
+            `messages[${i}] has a ${JSON.stringify(String(type)).slice(0, 60)} block; this server takes text, tool_use and tool_result blocks`,
+          );
         }
         const inner = prop(block, 'content');
         if (type === 'tool_result' && Array.isArray(inner) && inner.some((b) => prop(b, 'type') !== 'text')) {
-          throw refuse('unsupported_content', `messages[${i}] has a tool_result with non-text content; only text is supported`);
+          throw refuse(
+            'unsupported_content',
+            `messages[${i}] has a tool_result with non-text content; only text is supported`,
+          );
         }
       }
     }
@@ -36,7 +42,11 @@ export function checkMessagesBody(body: unknown): void {
   if (Array.isArray(tools)) {
     for (const t of tools) {
       const type = prop(t, 'type');
-      if (type !== undefined && type !== 'custom') throw refuse('unsupported_tool', `tool type ${JSON.stringify(String(type)).slice(0, 60)} is not supported; only custom (client) tools are`);
+      if (type !== undefined && type !== 'custom')
+        throw refuse(
+          'unsupported_tool',
+          `tool type ${JSON.stringify(String(type)).slice(0, 60)} is not supported; only custom (client) tools are`,
+        );
     }
   }
 }
@@ -54,7 +64,12 @@ function userMessages(content: readonly ContentBlock[]): ChatMessage[] {
     if (block.type === 'text') text.push(block.text);
     else if (block.type === 'tool_result') {
       flush();
-      const c = block.content === undefined ? '' : typeof block.content === 'string' ? block.content : textOfBlocks(block.content);
+      const c =
+        block.content === undefined
+          ? ''
+          : typeof block.content === 'string'
+            ? block.content
+            : textOfBlocks(block.content);
       out.push({ role: 'tool', content: c, tool_call_id: block.tool_use_id });
     } else throw refuse('invalid_messages', 'a user message cannot carry a tool_use block');
   }
@@ -67,11 +82,18 @@ function assistantMessage(content: readonly ContentBlock[]): ChatMessage {
   const calls: ToolCall[] = [];
   for (const block of content) {
     if (block.type === 'text') texts.push(block.text);
-    else if (block.type === 'tool_use') calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
+    else if (block.type === 'tool_use')
+      calls.push({
+        id: block.id,
+        type: 'function',
+        function: { name: block.name, arguments: JSON.stringify(block.input) },
+      });
     else throw refuse('invalid_messages', 'an assistant message cannot carry a tool_result block');
   }
   const text = texts.join('');
-  return calls.length > 0 ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls } : { role: 'assistant', content: text };
+  return calls.length > 0
+    ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls }
+    : { role: 'assistant', content: text };
 }
 
 /** The messages (system first) a Messages request stands for. */
@@ -105,13 +127,20 @@ function toolChoiceOf(choice: MessagesRequest['tool_choice']): ToolChoice | unde
 
 /** The chat-completion request a Messages request stands for. */
 export function messagesToChat(req: MessagesRequest): ChatCompletionRequest {
-  if (req.top_k !== undefined && req.top_k !== null) throw refuse('unsupported_parameter', '`top_k` is not supported: the server samples with temperature and top_p');
-  if (req.thinking && req.thinking.type !== 'disabled') throw refuse('unsupported_parameter', '`thinking` is not supported: the served model has no extended thinking');
+  if (req.top_k !== undefined && req.top_k !== null)
+    throw refuse('unsupported_parameter', '`top_k` is not supported: the server samples with temperature and top_p');
+  if (req.thinking && req.thinking.type !== 'disabled')
+    throw refuse('unsupported_parameter', '`thinking` is not supported: the served model has no extended thinking');
   refuseIfSet(req.container, 'container', 'there are no code-execution containers here');
   refuseIfSet(req.mcp_servers, 'mcp_servers', 'the server does not call MCP servers');
   refuseIfSet(req.context_management, 'context_management', 'the server does not edit context');
   const tools: Tool[] = (req.tools ?? []).map((t) => ({
-    type: 'function', function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.input_schema },
+    type: 'function',
+    function: {
+      name: t.name,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      parameters: t.input_schema,
+    },
   }));
   const choice = toolChoiceOf(req.tool_choice);
   return {
@@ -134,14 +163,36 @@ export function stopReasonOf(finish: 'stop' | 'length' | 'tool_calls'): StopReas
 
 /** One content block of a Message (tool calls as tool_use with their arguments parsed). */
 export function contentBlock(block: Block): Record<string, unknown> {
-  return block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', id: block.id, name: block.name, input: argumentsObject(block.arguments) };
+  return block.type === 'text'
+    ? { type: 'text', text: block.text }
+    : { type: 'tool_use', id: block.id, name: block.name, input: argumentsObject(block.arguments) };
 }
 
 export function messagesUsage(usage: ChatCompletionUsage): Record<string, number> {
-  return { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  return {
+    input_tokens: usage.prompt_tokens,
+    output_tokens: usage.completion_tokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
 }
 
 /** The Message object of a finished call. */
-export function messageObject(id: string, model: string, blocks: readonly Block[], finish: 'stop' | 'length' | 'tool_calls', usage: ChatCompletionUsage): Record<string, unknown> {
-  return { id, type: 'message', role: 'assistant', model, content: blocks.map(contentBlock), stop_reason: stopReasonOf(finish), stop_sequence: null, usage: messagesUsage(usage) };
+export function messageObject(
+  id: string,
+  model: string,
+  blocks: readonly Block[],
+  finish: 'stop' | 'length' | 'tool_calls',
+  usage: ChatCompletionUsage,
+): Record<string, unknown> {
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: blocks.map(contentBlock),
+    stop_reason: stopReasonOf(finish),
+    stop_sequence: null,
+    usage: messagesUsage(usage),
+  };
 }

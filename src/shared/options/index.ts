@@ -6,7 +6,15 @@ import { LoraOptionsSchema } from '../engine-protocol';
 import { TRAINING_OPTIONS, WORKER_OPTIONS } from './declarations';
 import { defaultsOf, formShape, fromFlags, schemasOf, schemasWithDefaults } from './spec';
 
-export { AlgoSchema, StrategySchema, TRAINING_OPTIONS, WORKER_OPTIONS, type Strategy, type TrainingOptionKey, type WorkerOptionKey } from './declarations';
+export {
+  AlgoSchema,
+  StrategySchema,
+  TRAINING_OPTIONS,
+  WORKER_OPTIONS,
+  type Strategy,
+  type TrainingOptionKey,
+  type WorkerOptionKey,
+} from './declarations';
 export * from './spec';
 
 /** Every training setting's default. */
@@ -31,7 +39,12 @@ export const WorkerSettingsPatchShape = z.object(schemasOf(WORKER_OPTIONS)).part
  * workbench hands a local worker, parsed flags. The worker fills in the defaults.
  */
 export const WorkerConfigPatchSchema = z
-  .object({ ...WorkerSettingsPatchShape, runDir: z.string().min(1).optional(), training: TrainingConfigPatchSchema.optional(), lora: LoraOptionsSchema.optional() })
+  .object({
+    ...WorkerSettingsPatchShape,
+    runDir: z.string().min(1).optional(),
+    training: TrainingConfigPatchSchema.optional(),
+    lora: LoraOptionsSchema.optional(),
+  })
   .strict();
 export type WorkerConfigPatch = z.infer<typeof WorkerConfigPatchSchema>;
 
@@ -41,9 +54,12 @@ export const ConnectTrainingShape = formShape(TRAINING_OPTIONS);
 export const ConnectWorkerShape = formShape(WORKER_OPTIONS);
 /** The worker settings named by connect-form fields. */
 export const workerFromFields = (fields: Readonly<Record<string, unknown>>): Record<string, unknown> => {
-  const labelled = Object.entries(WORKER_OPTIONS).flatMap(([k, o]) => ('label' in o ? [k as keyof typeof WORKER_OPTIONS] : []));
+  const labelled = Object.entries(WORKER_OPTIONS).flatMap(([k, o]) =>
+    'label' in o ? [k as keyof typeof WORKER_OPTIONS] : [],
+  );
   return fromFlags(WORKER_OPTIONS, fields, labelled);
 };
 
 /** The training settings named by connect-form (or flag) fields. */
-export const trainingFromFields = (fields: Readonly<Record<string, unknown>>): TrainingConfigPatch => TrainingConfigPatchSchema.parse(fromFlags(TRAINING_OPTIONS, fields));
+export const trainingFromFields = (fields: Readonly<Record<string, unknown>>): TrainingConfigPatch =>
+  TrainingConfigPatchSchema.parse(fromFlags(TRAINING_OPTIONS, fields));

@@ -33,21 +33,34 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> {
 export type OptionTable = Readonly<Record<string, OptionSpec>>;
 
 /** Declares an option (keeps its exact type — schema, whether it has a default — for the derived schemas). */
-export const option = <S extends z.ZodType, const T extends OptionSpec<S>>(spec: T & { value: ValueType<S> }): T => spec;
+export const option = <S extends z.ZodType, const T extends OptionSpec<S>>(spec: T & { value: ValueType<S> }): T =>
+  spec;
 
-export const intIn = (min: number, max?: number): ValueType<z.ZodNumber> => ({ kind: 'int', schema: max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max) });
+export const intIn = (min: number, max?: number): ValueType<z.ZodNumber> => ({
+  kind: 'int',
+  schema: max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max),
+});
 export const numberIn = (schema: z.ZodNumber): ValueType<z.ZodNumber> => ({ kind: 'number', schema });
-export const oneOf = <const T extends readonly [string, ...string[]]>(values: T): ValueType<z.ZodEnum<{ [K in T[number]]: K }>> => ({ kind: 'enum', schema: z.enum(values) });
+export const oneOf = <const T extends readonly [string, ...string[]]>(
+  values: T,
+): ValueType<z.ZodEnum<{ [K in T[number]]: K }>> => ({ kind: 'enum', schema: z.enum(values) });
 export const enumOf = <S extends z.ZodEnum>(schema: S): ValueType<S> => ({ kind: 'enum', schema });
 export const bool: ValueType<z.ZodBoolean> = { kind: 'bool', schema: z.boolean() };
 export const text = (schema: z.ZodString = z.string().min(1)): ValueType<z.ZodString> => ({ kind: 'string', schema });
 
 type Schemas<T extends OptionTable> = { [K in keyof T]: T[K]['value']['schema'] };
-type WithDefaults<T extends OptionTable> = { [K in keyof T]: T[K] extends { default: unknown } ? z.ZodDefault<T[K]['value']['schema']> : z.ZodOptional<T[K]['value']['schema']> };
+type WithDefaults<T extends OptionTable> = {
+  [K in keyof T]: T[K] extends { default: unknown }
+    ? z.ZodDefault<T[K]['value']['schema']>
+    : z.ZodOptional<T[K]['value']['schema']>;
+};
 export type OptionValues<T extends OptionTable> = { [K in keyof T]: z.output<T[K]['value']['schema']> };
-type Defaults<T extends OptionTable> = { [K in keyof T as T[K] extends { default: unknown } ? K : never]: z.output<T[K]['value']['schema']> };
+type Defaults<T extends OptionTable> = {
+  [K in keyof T as T[K] extends { default: unknown } ? K : never]: z.output<T[K]['value']['schema']>;
+};
 
-const entries = <T extends OptionTable>(table: T): [Extract<keyof T, string>, OptionSpec][] => Object.entries(table) as [Extract<keyof T, string>, OptionSpec][];
+const entries = <T extends OptionTable>(table: T): [Extract<keyof T, string>, OptionSpec][] =>
+  Object.entries(table) as [Extract<keyof T, string>, OptionSpec][];
 
 /** The table's schemas, without defaults (for patches: every field optional). */
 export function schemasOf<T extends OptionTable>(table: T): Schemas<T> {
@@ -56,12 +69,19 @@ export function schemasOf<T extends OptionTable>(table: T): Schemas<T> {
 
 /** The table's schemas, each with its default (or optional where it has none). */
 export function schemasWithDefaults<T extends OptionTable>(table: T): WithDefaults<T> {
-  return Object.fromEntries(entries(table).map(([k, o]) => [k, o.default === undefined ? o.value.schema.optional() : o.value.schema.default(o.default)])) as WithDefaults<T>;
+  return Object.fromEntries(
+    entries(table).map(([k, o]) => [
+      k,
+      o.default === undefined ? o.value.schema.optional() : o.value.schema.default(o.default),
+    ]),
+  ) as WithDefaults<T>;
 }
 
 /** The default of every option that has one. */
 export function defaultsOf<T extends OptionTable>(table: T): Defaults<T> {
-  return Object.fromEntries(entries(table).flatMap(([k, o]) => (o.default === undefined ? [] : [[k, o.default]]))) as Defaults<T>;
+  return Object.fromEntries(
+    entries(table).flatMap(([k, o]) => (o.default === undefined ? [] : [[k, o.default]])),
+  ) as Defaults<T>;
 }
 
 export const camelCase = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -76,7 +96,8 @@ export function flagValue(kind: OptionKind, raw: unknown): unknown {
 }
 
 /** The flag schema of one option: the flag's text read as its kind, checked by its schema. */
-export const flagSchema = (o: OptionSpec): z.ZodType => z.preprocess((raw) => flagValue(o.value.kind, raw), o.value.schema);
+export const flagSchema = (o: OptionSpec): z.ZodType =>
+  z.preprocess((raw) => flagValue(o.value.kind, raw), o.value.schema);
 
 /** `group-size` → `groupSize`, at the type level. */
 export type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
@@ -85,20 +106,29 @@ type LabeledFlagOf<O> = O extends { label: string; flag: infer F extends string 
 type ValueOf<O> = O extends { value: ValueType<infer S> } ? z.output<S> : never;
 
 /** Flag schemas (text read as the option's kind) keyed by camelCase flag name, all optional. */
-export type FlagShape<T extends OptionTable, K extends keyof T> = { [P in K as FlagOf<T[P]>]: z.ZodOptional<z.ZodType<ValueOf<T[P]>>> };
+export type FlagShape<T extends OptionTable, K extends keyof T> = {
+  [P in K as FlagOf<T[P]>]: z.ZodOptional<z.ZodType<ValueOf<T[P]>>>;
+};
 /** The connect form's fields (options with a label) keyed by camelCase flag name: plain schemas, all optional. */
-export type FormShape<T extends OptionTable> = { [P in keyof T as LabeledFlagOf<T[P]>]: z.ZodOptional<T[P]['value']['schema']> };
+export type FormShape<T extends OptionTable> = {
+  [P in keyof T as LabeledFlagOf<T[P]>]: z.ZodOptional<T[P]['value']['schema']>;
+};
 
 /**
  * Flag schemas keyed by the camelCase flag name (what parseFlags returns); `keys` picks options. A flag
  * left out is unset (the worker's default applies later), or takes the command's `presets` value.
  */
-export function flagShape<T extends OptionTable, K extends keyof T = keyof T>(table: T, keys?: readonly K[], presets?: Readonly<Partial<Record<K, unknown>>>): FlagShape<T, K> {
+export function flagShape<T extends OptionTable, K extends keyof T = keyof T>(
+  table: T,
+  keys?: readonly K[],
+  presets?: Readonly<Partial<Record<K, unknown>>>,
+): FlagShape<T, K> {
   const shape: Record<string, z.ZodType> = {};
   const preset: Readonly<Record<string, unknown>> = presets ?? {};
   for (const [k, o] of Object.entries(table)) {
     if (o.flag === undefined || (keys !== undefined && !(keys as readonly string[]).includes(k))) continue;
-    shape[camelCase(o.flag)] = preset[k] === undefined ? flagSchema(o).optional() : flagSchema(o).optional().default(preset[k]);
+    shape[camelCase(o.flag)] =
+      preset[k] === undefined ? flagSchema(o).optional() : flagSchema(o).optional().default(preset[k]);
   }
   return shape as FlagShape<T, K>;
 }
@@ -106,12 +136,17 @@ export function flagShape<T extends OptionTable, K extends keyof T = keyof T>(ta
 /** The schemas of the options shown in the connect form, keyed by camelCase flag name, all optional. */
 export function formShape<T extends OptionTable>(table: T): FormShape<T> {
   const shape: Record<string, z.ZodType> = {};
-  for (const o of Object.values(table)) if (o.label !== undefined && o.flag !== undefined) shape[camelCase(o.flag)] = o.value.schema.optional();
+  for (const o of Object.values(table))
+    if (o.label !== undefined && o.flag !== undefined) shape[camelCase(o.flag)] = o.value.schema.optional();
   return shape as FormShape<T>;
 }
 
 /** Picks the values of the table's flags (or of the `keys` options only) out of parsed flags, keyed by option key. */
-export function fromFlags<T extends OptionTable>(table: T, flags: Readonly<Record<string, unknown>>, keys?: readonly (keyof T)[]): Record<string, unknown> {
+export function fromFlags<T extends OptionTable>(
+  table: T,
+  flags: Readonly<Record<string, unknown>>,
+  keys?: readonly (keyof T)[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, o] of Object.entries(table)) {
     if (keys !== undefined && !(keys as readonly string[]).includes(k)) continue;
@@ -126,16 +161,26 @@ function formatDefault(v: unknown): string {
 }
 
 /** `--flag ARG` padded, the help and the default (or the given preset), one line per flagged option. */
-export function helpLines<T extends OptionTable>(table: T, opts: { keys?: readonly (keyof T)[]; presets?: Readonly<Record<string, unknown>>; width?: number; indent?: string } = {}): string[] {
+export function helpLines<T extends OptionTable>(
+  table: T,
+  opts: {
+    keys?: readonly (keyof T)[];
+    presets?: Readonly<Record<string, unknown>>;
+    width?: number;
+    indent?: string;
+  } = {},
+): string[] {
   const width = opts.width ?? 27;
   const indent = opts.indent ?? '  ';
   const lines: string[] = [];
   for (const [k, o] of Object.entries(table)) {
     if (o.flag === undefined || (opts.keys !== undefined && !(opts.keys as readonly string[]).includes(k))) continue;
-    const arg = o.arg ?? (o.value.kind === 'enum' ? enumValues(o).join('|') : o.value.kind === 'bool' ? 'true|false' : 'X');
+    const arg =
+      o.arg ?? (o.value.kind === 'enum' ? enumValues(o).join('|') : o.value.kind === 'bool' ? 'true|false' : 'X');
     const head = `--${o.flag} ${arg}`;
     const preset = opts.presets?.[k];
-    const shown = preset !== undefined ? formatDefault(preset) : o.default !== undefined ? formatDefault(o.default) : o.unset;
+    const shown =
+      preset !== undefined ? formatDefault(preset) : o.default !== undefined ? formatDefault(o.default) : o.unset;
     const dflt = shown !== undefined ? ` (default ${shown})` : '';
     lines.push(`${indent}${head.padEnd(width)}${head.length >= width ? ' ' : ''}${o.help}${dflt}`);
   }
@@ -168,6 +213,17 @@ export function formFields(table: OptionTable): FormField[] {
   return Object.entries(table).flatMap(([key, o]) => {
     if (o.label === undefined || o.flag === undefined) return [];
     const choices = enumValues(o).map((value) => ({ value, label: o.choices?.[value] ?? value }));
-    return [{ key, name: camelCase(o.flag), testId: `connect-${o.flag}`, label: o.label, help: o.help, kind: o.value.kind, choices, defaultText: o.default === undefined ? 'default' : formatDefault(o.default) }];
+    return [
+      {
+        key,
+        name: camelCase(o.flag),
+        testId: `connect-${o.flag}`,
+        label: o.label,
+        help: o.help,
+        kind: o.value.kind,
+        choices,
+        defaultText: o.default === undefined ? 'default' : formatDefault(o.default),
+      },
+    ];
   });
 }

@@ -8,12 +8,14 @@ import { IdSchema, TextSchema } from '../swarm-protocol';
 const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
 /** Text content parts of input messages; other part types (images, files, audio) are refused. */
-const TextPartSchema = z.object({
-  type: z.enum(['input_text', 'output_text', 'text']),
-  text: TextSchema,
-  annotations: z.array(z.unknown()).optional(),
-  logprobs: z.array(z.unknown()).optional(),
-}).loose();
+const TextPartSchema = z
+  .object({
+    type: z.enum(['input_text', 'output_text', 'text']),
+    text: TextSchema,
+    annotations: z.array(z.unknown()).optional(),
+    logprobs: z.array(z.unknown()).optional(),
+  })
+  .loose();
 
 const MessageContentSchema = z.union([TextSchema, z.array(TextPartSchema)]);
 
@@ -94,7 +96,17 @@ export const ResponsesRequestSchema = z.object({
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
 
 /** Fields accepted without effect: storage, caching, tiers and end-user ids mean nothing here. */
-export const IGNORED_FIELDS = ['store', 'user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'stream_options', 'metadata'] as const;
+export const IGNORED_FIELDS = [
+  'store',
+  'user',
+  'safety_identifier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'prompt_cache_options',
+  'service_tier',
+  'stream_options',
+  'metadata',
+] as const;
 
 export const RESPONSES_FIELDS: readonly string[] = Object.keys(ResponsesRequestSchema.shape);
 

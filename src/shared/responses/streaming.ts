@@ -37,11 +37,16 @@ export class ResponsesStream {
   }
 
   /** Closes the open item and answers the terminal event; `blocks` are the Response's output. */
-  finish(outcome: { finishReason: 'stop' | 'length' | 'tool_calls'; usage: ChatCompletionUsage }): { events: ResponsesEvent[]; blocks: Block[] } {
+  finish(outcome: { finishReason: 'stop' | 'length' | 'tool_calls'; usage: ChatCompletionUsage }): {
+    events: ResponsesEvent[];
+    blocks: Block[];
+  } {
     const events = this.assembler.finish().flatMap((b) => this.translate(b));
     const blocks = this.assembler.blocks;
     const response = responseObject(this.meta, this.req, { blocks, ...outcome });
-    events.push(this.event(outcome.finishReason === 'length' ? 'response.incomplete' : 'response.completed', { response }));
+    events.push(
+      this.event(outcome.finishReason === 'length' ? 'response.incomplete' : 'response.completed', { response }),
+    );
     return { events, blocks };
   }
 
@@ -53,27 +58,75 @@ export class ResponsesStream {
   private translate(b: BlockEvent): ResponsesEvent[] {
     const m = this.meta;
     const output_index = b.index;
-    const itemId = (block: Block): string => (block.type === 'text' ? `msg_${m.itemBase}_${b.index}` : `fc_${m.itemBase}_${b.index}`);
+    const itemId = (block: Block): string =>
+      block.type === 'text' ? `msg_${m.itemBase}_${b.index}` : `fc_${m.itemBase}_${b.index}`;
     switch (b.kind) {
       case 'open': {
-        const added = this.event('response.output_item.added', { output_index, item: outputItem(m, b.index, b.block, 'in_progress') });
+        const added = this.event('response.output_item.added', {
+          output_index,
+          item: outputItem(m, b.index, b.block, 'in_progress'),
+        });
         if (b.block.type !== 'text') return [added];
-        return [added, this.event('response.content_part.added', { item_id: itemId(b.block), output_index, content_index: 0, part: part('') })];
+        return [
+          added,
+          this.event('response.content_part.added', {
+            item_id: itemId(b.block),
+            output_index,
+            content_index: 0,
+            part: part(''),
+          }),
+        ];
       }
       case 'text':
-        return [this.event('response.output_text.delta', { item_id: `msg_${m.itemBase}_${b.index}`, output_index, content_index: 0, delta: b.text, logprobs: [] })];
+        return [
+          this.event('response.output_text.delta', {
+            item_id: `msg_${m.itemBase}_${b.index}`,
+            output_index,
+            content_index: 0,
+            delta: b.text,
+            logprobs: [],
+          }),
+        ];
       case 'args':
-        return [this.event('response.function_call_arguments.delta', { item_id: `fc_${m.itemBase}_${b.index}`, output_index, delta: b.text })];
+        return [
+          this.event('response.function_call_arguments.delta', {
+            item_id: `fc_${m.itemBase}_${b.index}`,
+            output_index,
+            delta: b.text,
+          }),
+        ];
       case 'close': {
         const done = this.event.bind(this);
         const item_id = itemId(b.block);
-        const closing = b.block.type === 'text'
-          ? [
-              done('response.output_text.done', { item_id, output_index, content_index: 0, text: b.block.text, logprobs: [] }),
-              done('response.content_part.done', { item_id, output_index, content_index: 0, part: part(b.block.text) }),
-            ]
-          : [done('response.function_call_arguments.done', { item_id, output_index, name: b.block.name, arguments: b.block.arguments })];
-        return [...closing, this.event('response.output_item.done', { output_index, item: outputItem(m, b.index, b.block, 'completed') })];
+        const closing =
+          b.block.type === 'text'
+            ? [
+                done('response.output_text.done', {
+                  item_id,
+                  output_index,
+                  content_index: 0,
+                  text: b.block.text,
+                  logprobs: [],
+                }),
+                done('response.content_part.done', {
+                  item_id,
+                  output_index,
+                  content_index: 0,
+                  part: part(b.block.text),
+                }),
+              ]
+            : [
+                done('response.function_call_arguments.done', {
+                  item_id,
+                  output_index,
+                  name: b.block.name,
+                  arguments: b.block.arguments,
+                }),
+              ];
+        return [
+          ...closing,
+          this.event('response.output_item.done', { output_index, item: outputItem(m, b.index, b.block, 'completed') }),
+        ];
       }
     }
   }

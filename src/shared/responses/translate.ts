@@ -21,14 +21,20 @@ export function checkResponsesBody(body: unknown): void {
     for (const [i, item] of input.entries()) {
       const type = prop(item, 'type');
       if (type !== undefined && !ITEM_TYPES.includes(String(type))) {
-        throw refuse('unsupported_input_item', `input[${i}] has type ${JSON.stringify(String(type)).slice(0, 80)}; this server takes message, function_call and function_call_output items`);
+        throw refuse(
+          'unsupported_input_item',
+          `input[${i}] has type ${JSON.stringify(String(type)).slice(0, 80)}; this server takes message, function_call and function_call_output items`,
+        );
       }
       const content = prop(item, 'content') ?? prop(item, 'output');
       if (!Array.isArray(content)) continue;
       for (const part of content) {
         const pt = prop(part, 'type');
         if (pt !== 'input_text' && pt !== 'output_text' && pt !== 'text') {
-          throw refuse('unsupported_content', `input[${i}] has a ${JSON.stringify(String(pt)).slice(0, 60)} content part; only text parts are supported`);
+          throw refuse(
+            'unsupported_content',
+            `input[${i}] has a ${JSON.stringify(String(pt)).slice(0, 60)} content part; only text parts are supported`,
+          );
         }
       }
     }
@@ -37,7 +43,11 @@ export function checkResponsesBody(body: unknown): void {
   if (Array.isArray(tools)) {
     for (const t of tools) {
       const type = prop(t, 'type');
-      if (type !== 'function') throw refuse('unsupported_tool', `tool type ${JSON.stringify(String(type)).slice(0, 60)} is not supported; only function tools are`);
+      if (type !== 'function')
+        throw refuse(
+          'unsupported_tool',
+          `tool type ${JSON.stringify(String(type)).slice(0, 60)} is not supported; only function tools are`,
+        );
     }
   }
 }
@@ -50,8 +60,10 @@ function textOf(content: string | { text: string }[]): string {
 export function itemsToMessages(items: readonly InputItem[]): ChatMessage[] {
   const turns = new ChatTurns();
   for (const item of items) {
-    if (item.type === 'function_call') turns.toolCall({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
-    else if (item.type === 'function_call_output') turns.message({ role: 'tool', content: textOf(item.output), tool_call_id: item.call_id });
+    if (item.type === 'function_call')
+      turns.toolCall({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
+    else if (item.type === 'function_call_output')
+      turns.message({ role: 'tool', content: textOf(item.output), tool_call_id: item.call_id });
     else if (item.role === 'assistant') turns.assistantText(textOf(item.content));
     else turns.message({ role: item.role === 'user' ? 'user' : 'system', content: textOf(item.content) });
   }
@@ -60,11 +72,20 @@ export function itemsToMessages(items: readonly InputItem[]): ChatMessage[] {
 
 function refuseUnsupported(req: ResponsesRequest): void {
   const format = req.text?.format?.type;
-  if (format !== undefined && format !== 'text') throw refuse('response_format_not_supported', `text.format ${JSON.stringify(format)} is not supported; only plain text replies are generated`);
+  if (format !== undefined && format !== 'text')
+    throw refuse(
+      'response_format_not_supported',
+      `text.format ${JSON.stringify(format)} is not supported; only plain text replies are generated`,
+    );
   for (const inc of req.include ?? []) {
-    if (!HARMLESS_INCLUDES.includes(inc)) throw refuse('unsupported_parameter', `include ${JSON.stringify(inc)} is not supported`);
+    if (!HARMLESS_INCLUDES.includes(inc))
+      throw refuse('unsupported_parameter', `include ${JSON.stringify(inc)} is not supported`);
   }
-  if (req.truncation === 'auto') throw refuse('unsupported_parameter', '`truncation: "auto"` is not supported: the server never drops input items (an overlong prompt gets context_length_exceeded)');
+  if (req.truncation === 'auto')
+    throw refuse(
+      'unsupported_parameter',
+      '`truncation: "auto"` is not supported: the server never drops input items (an overlong prompt gets context_length_exceeded)',
+    );
   if ((req.top_logprobs ?? 0) > 0) throw refuse('unsupported_parameter', '`top_logprobs` is not supported');
   refuseIfSet(req.reasoning, 'reasoning', 'the served model has no reasoning settings');
   refuseIfSet(req.background, 'background', 'responses run in the foreground');
@@ -78,19 +99,33 @@ function refuseUnsupported(req: ResponsesRequest): void {
  * The chat-completion request a Responses request stands for.
  * @param previous the conversation of `previous_response_id` (its input and output), or null.
  */
-export function responsesToChat(req: ResponsesRequest, previous: readonly ChatMessage[] | null): { chat: ChatCompletionRequest; conversation: ChatMessage[] } {
+export function responsesToChat(
+  req: ResponsesRequest,
+  previous: readonly ChatMessage[] | null,
+): { chat: ChatCompletionRequest; conversation: ChatMessage[] } {
   refuseUnsupported(req);
-  const input = typeof req.input === 'string' ? [{ role: 'user' as const, content: req.input }] : itemsToMessages(req.input);
+  const input =
+    typeof req.input === 'string' ? [{ role: 'user' as const, content: req.input }] : itemsToMessages(req.input);
   const conversation = [...(previous ?? []), ...input];
-  const messages: ChatMessage[] = [...(req.instructions ? [{ role: 'system' as const, content: req.instructions }] : []), ...conversation];
+  const messages: ChatMessage[] = [
+    ...(req.instructions ? [{ role: 'system' as const, content: req.instructions }] : []),
+    ...conversation,
+  ];
   const tools: Tool[] = (req.tools ?? []).map((t) => ({
-    type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), ...(t.parameters ? { parameters: t.parameters } : {}) },
+    type: 'function',
+    function: {
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      ...(t.parameters ? { parameters: t.parameters } : {}),
+    },
   }));
   const choice = req.tool_choice;
   const chat: ChatCompletionRequest = {
     messages,
     ...(tools.length > 0 ? { tools } : {}),
-    ...(choice !== undefined && choice !== null ? { tool_choice: typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } } } : {}),
+    ...(choice !== undefined && choice !== null
+      ? { tool_choice: typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } } }
+      : {}),
     ...(req.max_output_tokens ? { max_tokens: req.max_output_tokens } : {}),
     ...(req.temperature !== undefined && req.temperature !== null ? { temperature: req.temperature } : {}),
     ...(req.top_p !== undefined && req.top_p !== null ? { top_p: req.top_p } : {}),
@@ -108,13 +143,31 @@ export interface ResponseMeta {
 }
 
 /** One output item of a Response from a block, with its status. */
-export function outputItem(meta: ResponseMeta, index: number, block: Block, status: 'in_progress' | 'completed'): Record<string, unknown> {
+export function outputItem(
+  meta: ResponseMeta,
+  index: number,
+  block: Block,
+  status: 'in_progress' | 'completed',
+): Record<string, unknown> {
   if (block.type === 'tool_call') {
-    return { type: 'function_call', id: `fc_${meta.itemBase}_${index}`, call_id: block.id, name: block.name, arguments: block.arguments, status };
+    return {
+      type: 'function_call',
+      id: `fc_${meta.itemBase}_${index}`,
+      call_id: block.id,
+      name: block.name,
+      arguments: block.arguments,
+      status,
+    };
   }
   return {
-    type: 'message', id: `msg_${meta.itemBase}_${index}`, status, role: 'assistant',
-    content: status === 'in_progress' && block.text === '' ? [] : [{ type: 'output_text', text: block.text, annotations: [], logprobs: [] }],
+    type: 'message',
+    id: `msg_${meta.itemBase}_${index}`,
+    status,
+    role: 'assistant',
+    content:
+      status === 'in_progress' && block.text === ''
+        ? []
+        : [{ type: 'output_text', text: block.text, annotations: [], logprobs: [] }],
   };
 }
 
@@ -125,22 +178,54 @@ export interface ResponseOutcome {
 }
 
 /** The Response object: `outcome` null while in progress (stream start). */
-export function responseObject(meta: ResponseMeta, req: ResponsesRequest, outcome: ResponseOutcome | null): Record<string, unknown> {
+export function responseObject(
+  meta: ResponseMeta,
+  req: ResponsesRequest,
+  outcome: ResponseOutcome | null,
+): Record<string, unknown> {
   const incomplete = outcome?.finishReason === 'length';
   return {
-    id: meta.id, object: 'response', created_at: meta.createdAt, status: outcome === null ? 'in_progress' : incomplete ? 'incomplete' : 'completed',
-    background: false, error: null, incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
-    instructions: req.instructions ?? null, max_output_tokens: req.max_output_tokens ?? null, max_tool_calls: null, model: meta.model,
+    id: meta.id,
+    object: 'response',
+    created_at: meta.createdAt,
+    status: outcome === null ? 'in_progress' : incomplete ? 'incomplete' : 'completed',
+    background: false,
+    error: null,
+    incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
+    instructions: req.instructions ?? null,
+    max_output_tokens: req.max_output_tokens ?? null,
+    max_tool_calls: null,
+    model: meta.model,
     output: outcome === null ? [] : outcome.blocks.map((b, i) => outputItem(meta, i, b, 'completed')),
-    parallel_tool_calls: req.parallel_tool_calls ?? true, previous_response_id: req.previous_response_id ?? null,
-    reasoning: { effort: null, summary: null }, service_tier: 'default', store: req.store ?? true,
-    temperature: req.temperature ?? null, text: { format: { type: 'text' }, verbosity: 'medium' },
+    parallel_tool_calls: req.parallel_tool_calls ?? true,
+    previous_response_id: req.previous_response_id ?? null,
+    reasoning: { effort: null, summary: null },
+    service_tier: 'default',
+    store: req.store ?? true,
+    temperature: req.temperature ?? null,
+    text: { format: { type: 'text' }, verbosity: 'medium' },
     tool_choice: req.tool_choice ?? 'auto',
-    tools: (req.tools ?? []).map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? true })),
-    top_logprobs: 0, top_p: req.top_p ?? null, truncation: 'disabled', user: req.user ?? null, metadata: req.metadata ?? {},
-    usage: outcome === null ? null : {
-      input_tokens: outcome.usage.prompt_tokens, input_tokens_details: { cached_tokens: 0 },
-      output_tokens: outcome.usage.completion_tokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: outcome.usage.total_tokens,
-    },
+    tools: (req.tools ?? []).map((t) => ({
+      type: 'function',
+      name: t.name,
+      description: t.description ?? null,
+      parameters: t.parameters ?? null,
+      strict: t.strict ?? true,
+    })),
+    top_logprobs: 0,
+    top_p: req.top_p ?? null,
+    truncation: 'disabled',
+    user: req.user ?? null,
+    metadata: req.metadata ?? {},
+    usage:
+      outcome === null
+        ? null
+        : {
+            input_tokens: outcome.usage.prompt_tokens,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: outcome.usage.completion_tokens,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: outcome.usage.total_tokens,
+          },
   };
 }

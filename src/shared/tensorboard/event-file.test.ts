@@ -21,7 +21,9 @@ describe('CRC-32C', () => {
 describe('Event protobuf and TFRecord framing', () => {
   it('encodes wall_time (double), step (varint) and file_version (string)', () => {
     // field 1 wire 1 = 0x09, field 2 wire 0 = 0x10, field 3 wire 2 = 0x1a
-    expect(hex(encodeEvent({ wallTime: 1, step: 300, fileVersion: 'brain.Event:2' }))).toBe(`09000000000000f03f10ac021a0d${hex(bytes('brain.Event:2'))}`);
+    expect(hex(encodeEvent({ wallTime: 1, step: 300, fileVersion: 'brain.Event:2' }))).toBe(
+      `09000000000000f03f10ac021a0d${hex(bytes('brain.Event:2'))}`,
+    );
   });
 
   it('encodes a summary of simple values', () => {

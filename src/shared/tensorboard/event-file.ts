@@ -77,7 +77,12 @@ class Proto {
 }
 
 /** `Event` (tensorflow/core/util/event.proto): 1 wall_time, 2 step, 3 file_version, 5 summary. */
-export function encodeEvent(e: { wallTime: number; step: number; fileVersion?: string; scalars?: readonly Scalar[] }): Uint8Array {
+export function encodeEvent(e: {
+  wallTime: number;
+  step: number;
+  fileVersion?: string;
+  scalars?: readonly Scalar[];
+}): Uint8Array {
   const p = new Proto().double(1, e.wallTime).int64(2, e.step);
   if (e.fileVersion !== undefined) p.string(3, e.fileVersion);
   if (e.scalars && e.scalars.length > 0) {
@@ -101,7 +106,8 @@ export function tfRecord(data: Uint8Array): Uint8Array {
 }
 
 /** The first record of every event file. */
-export const fileVersionRecord = (wallTime: number): Uint8Array => tfRecord(encodeEvent({ wallTime, step: 0, fileVersion: 'brain.Event:2' }));
+export const fileVersionRecord = (wallTime: number): Uint8Array =>
+  tfRecord(encodeEvent({ wallTime, step: 0, fileVersion: 'brain.Event:2' }));
 
 /** A record of scalar values at a step (non-finite values are left out: TensorBoard cannot plot them). */
 export function scalarsRecord(wallTime: number, step: number, scalars: readonly Scalar[]): Uint8Array | null {
@@ -110,4 +116,5 @@ export function scalarsRecord(wallTime: number, step: number, scalars: readonly 
 }
 
 /** TensorBoard's file name convention: `events.out.tfevents.<seconds>.<host><suffix>`. */
-export const eventFileName = (wallTime: number, host: string, suffix = ''): string => `events.out.tfevents.${Math.floor(wallTime)}.${host.replace(/[^A-Za-z0-9._-]/g, '_')}${suffix}`;
+export const eventFileName = (wallTime: number, host: string, suffix = ''): string =>
+  `events.out.tfevents.${Math.floor(wallTime)}.${host.replace(/[^A-Za-z0-9._-]/g, '_')}${suffix}`;

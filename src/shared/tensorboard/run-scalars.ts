@@ -7,7 +7,8 @@ import type { EvalResult, StepMetrics } from '../swarm-protocol';
 import type { EvalPoint, StepPoint } from '../workbench-api';
 import type { Scalar } from './event-file';
 
-const sc = (tag: string, value: number | null | undefined): Scalar[] => (value === null || value === undefined ? [] : [{ tag, value }]);
+const sc = (tag: string, value: number | null | undefined): Scalar[] =>
+  value === null || value === undefined ? [] : [{ tag, value }];
 
 /** Numeric fields of a step's `cache` object, if it has one. */
 export function cacheScalars(step: object): Scalar[] {
@@ -18,13 +19,27 @@ export function cacheScalars(step: object): Scalar[] {
 
 export function stepScalars(m: StepMetrics): Scalar[] {
   return [
-    ...sc('reward/mean', m.rewardMean), ...sc('reward/min', m.rewardMin), ...sc('reward/max', m.rewardMax), ...sc('success_rate', m.successRate),
-    ...sc('episodes', m.episodes), ...sc('tasks', m.tasks), ...sc('samples', m.samples),
-    ...sc('loss/total', m.loss), ...sc('loss/pg', m.pgLoss), ...sc('loss/kl', m.klLoss),
-    ...sc('train/clip_fraction', m.clipFraction), ...sc('train/approx_kl', m.approxKl), ...sc('train/entropy', m.entropy), ...sc('train/grad_norm', m.gradNorm),
-    ...sc('train/trained_tokens', m.trainedTokens), ...sc('time/step_s', m.seconds),
-    ...sc('dropped/zero_advantage', m.droppedZeroAdvantage), ...sc('dropped/stale', m.droppedStale), ...sc('staleness/max', m.maxStaleness),
-    ...sc('weight_version', m.weightVersion), ...cacheScalars(m),
+    ...sc('reward/mean', m.rewardMean),
+    ...sc('reward/min', m.rewardMin),
+    ...sc('reward/max', m.rewardMax),
+    ...sc('success_rate', m.successRate),
+    ...sc('episodes', m.episodes),
+    ...sc('tasks', m.tasks),
+    ...sc('samples', m.samples),
+    ...sc('loss/total', m.loss),
+    ...sc('loss/pg', m.pgLoss),
+    ...sc('loss/kl', m.klLoss),
+    ...sc('train/clip_fraction', m.clipFraction),
+    ...sc('train/approx_kl', m.approxKl),
+    ...sc('train/entropy', m.entropy),
+    ...sc('train/grad_norm', m.gradNorm),
+    ...sc('train/trained_tokens', m.trainedTokens),
+    ...sc('time/step_s', m.seconds),
+    ...sc('dropped/zero_advantage', m.droppedZeroAdvantage),
+    ...sc('dropped/stale', m.droppedStale),
+    ...sc('staleness/max', m.maxStaleness),
+    ...sc('weight_version', m.weightVersion),
+    ...cacheScalars(m),
   ];
 }
 
@@ -40,25 +55,45 @@ export interface MergeStatsEvent {
 
 export function mergeScalars(e: MergeStatsEvent): Scalar[] {
   return [
-    ...sc('merge/tokens_before', e.tokensBefore), ...sc('merge/tokens_after', e.tokensAfter), ...sc('merge/compression_ratio', e.compressionRatio),
-    ...sc('merge/calls_in', e.callsIn), ...sc('merge/samples_out', e.samplesOut), ...sc('merge/samples_per_episode', e.episodes > 0 ? e.samplesOut / e.episodes : null),
+    ...sc('merge/tokens_before', e.tokensBefore),
+    ...sc('merge/tokens_after', e.tokensAfter),
+    ...sc('merge/compression_ratio', e.compressionRatio),
+    ...sc('merge/calls_in', e.callsIn),
+    ...sc('merge/samples_out', e.samplesOut),
+    ...sc('merge/samples_per_episode', e.episodes > 0 ? e.samplesOut / e.episodes : null),
     ...Object.entries(e.breakCounts).map(([cause, n]) => ({ tag: `merge/breaks/${cause}`, value: n })),
   ];
 }
 
 export function evalScalars(r: Pick<EvalResult, 'episodes' | 'rewardMean' | 'successRate'>): Scalar[] {
-  return [...sc('eval/success_rate', r.successRate), ...sc('eval/reward_mean', r.rewardMean), ...sc('eval/episodes', r.episodes)];
+  return [
+    ...sc('eval/success_rate', r.successRate),
+    ...sc('eval/reward_mean', r.rewardMean),
+    ...sc('eval/episodes', r.episodes),
+  ];
 }
 
 /** A stored step point (the workbench's): the same tags where the point has the figure. */
 export function storedStepScalars(p: StepPoint): Scalar[] {
   return [
-    ...sc('reward/mean', p.rewardMean), ...sc('reward/min', p.rewardMin), ...sc('reward/max', p.rewardMax), ...sc('success_rate', p.successRate),
-    ...sc('episodes', p.episodes), ...sc('samples', p.samples), ...sc('loss/total', p.loss), ...sc('train/approx_kl', p.approxKl), ...sc('train/entropy', p.entropy),
-    ...sc('time/rollout_s', p.rolloutS), ...sc('time/update_s', p.updateS), ...sc('weight_version', p.weightVersion),
-    ...sc('merge/tokens_before', p.tokensBefore), ...sc('merge/tokens_after', p.tokensAfter), ...sc('merge/compression_ratio', p.compressionRatio),
+    ...sc('reward/mean', p.rewardMean),
+    ...sc('reward/min', p.rewardMin),
+    ...sc('reward/max', p.rewardMax),
+    ...sc('success_rate', p.successRate),
+    ...sc('episodes', p.episodes),
+    ...sc('samples', p.samples),
+    ...sc('loss/total', p.loss),
+    ...sc('train/approx_kl', p.approxKl),
+    ...sc('train/entropy', p.entropy),
+    ...sc('time/rollout_s', p.rolloutS),
+    ...sc('time/update_s', p.updateS),
+    ...sc('weight_version', p.weightVersion),
+    ...sc('merge/tokens_before', p.tokensBefore),
+    ...sc('merge/tokens_after', p.tokensAfter),
+    ...sc('merge/compression_ratio', p.compressionRatio),
     ...sc('merge/samples_per_episode', p.samplesPerEpisode),
-    ...Object.entries(p.breakCounts).map(([cause, n]) => ({ tag: `merge/breaks/${cause}`, value: n })), ...cacheScalars(p),
+    ...Object.entries(p.breakCounts).map(([cause, n]) => ({ tag: `merge/breaks/${cause}`, value: n })),
+    ...cacheScalars(p),
   ];
 }
 

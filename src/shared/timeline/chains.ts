@@ -4,7 +4,15 @@
 // recorded. Cost: O(length) hashing per call plus O(1) per open chain, then one verification per
 // extension, so about linear in the total input tokens (no pairwise full comparisons).
 import type { BreakCause, ChainBreak, MatchLevel, Timeline } from './types';
-import { extendHash, prefixHashes, prefixMayMatch, rangesEqual, stringSymbol, type PrefixHashes, type SeqHash } from './hash';
+import {
+  extendHash,
+  prefixHashes,
+  prefixMayMatch,
+  rangesEqual,
+  stringSymbol,
+  type PrefixHashes,
+  type SeqHash,
+} from './hash';
 import { messageKey, toolsKey } from './message-key';
 import { outputBody, spansByMessage } from './linear-sample';
 
@@ -38,14 +46,20 @@ class Call {
   isTextPrefixOf(other: Call): boolean {
     const mine = this.messageKeys;
     const theirs = other.messageKeys;
-    return theirs.length > mine.length && theirs[mine.length] === this.outputKey && rangesEqual(mine, 0, theirs, 0, mine.length);
+    return (
+      theirs.length > mine.length &&
+      theirs[mine.length] === this.outputKey &&
+      rangesEqual(mine, 0, theirs, 0, mine.length)
+    );
   }
 
   /** True when this call's prompt + output tokens are a prefix of `other`'s prompt. */
   isTokenPrefixOf(other: Call): boolean {
     const { promptIds, outputIds } = this.t;
-    return rangesEqual(promptIds, 0, other.t.promptIds, 0, promptIds.length)
-      && rangesEqual(outputIds, 0, other.t.promptIds, promptIds.length, outputIds.length);
+    return (
+      rangesEqual(promptIds, 0, other.t.promptIds, 0, promptIds.length) &&
+      rangesEqual(outputIds, 0, other.t.promptIds, promptIds.length, outputIds.length)
+    );
   }
 }
 
@@ -116,7 +130,8 @@ export function buildChains(calls: readonly Timeline[], level: MatchLevel): Chai
       tails[target.chain] = { chain: target.chain, call: b, hash: whole };
       continue;
     }
-    if (chains.length > 0) breaks.push({ episodeId: t.episodeId, timelineId: t.id, cause: breakCause(b, matches, tails) });
+    if (chains.length > 0)
+      breaks.push({ episodeId: t.episodeId, timelineId: t.id, cause: breakCause(b, matches, tails) });
     tails.push({ chain: chains.length, call: b, hash: whole });
     chains.push([t]);
   }

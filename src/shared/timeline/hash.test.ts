@@ -5,11 +5,13 @@ import { EMPTY_HASH, extendHash, isPrefix, prefixHashes, prefixMayMatch, rangesE
 
 describe('prefix hashes', () => {
   it('a sequence hash matches exactly the prefixes it equals (no false negatives)', () => {
-    fc.assert(fc.property(fc.array(fc.nat({ max: 2 ** 31 - 1 })), fc.array(fc.nat({ max: 5 })), (xs, tail) => {
-      const prefixes = prefixHashes([...xs, ...tail]);
-      expect(prefixMayMatch(prefixes, extendHash(EMPTY_HASH, xs))).toBe(true);
-      expect(prefixMayMatch(prefixes, extendHash(EMPTY_HASH, [...xs, ...tail, 1]))).toBe(false);
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 2 ** 31 - 1 })), fc.array(fc.nat({ max: 5 })), (xs, tail) => {
+        const prefixes = prefixHashes([...xs, ...tail]);
+        expect(prefixMayMatch(prefixes, extendHash(EMPTY_HASH, xs))).toBe(true);
+        expect(prefixMayMatch(prefixes, extendHash(EMPTY_HASH, [...xs, ...tail, 1]))).toBe(false);
+      }),
+    );
   });
 
   it('distinguishes nearby sequences', () => {

@@ -51,7 +51,9 @@ export function prefixHashes(xs: readonly number[]): PrefixHashes {
 
 /** True when the sequence hashed by `hash` may be the prefix of length `hash.length` of `prefixes`. */
 export function prefixMayMatch(prefixes: PrefixHashes, hash: SeqHash): boolean {
-  return hash.length < prefixes.h1.length && prefixes.h1[hash.length] === hash.h1 && prefixes.h2[hash.length] === hash.h2;
+  return (
+    hash.length < prefixes.h1.length && prefixes.h1[hash.length] === hash.h1 && prefixes.h2[hash.length] === hash.h2
+  );
 }
 
 /** Hashes a string to one 32-bit symbol for use in a sequence hash. */
@@ -69,7 +71,13 @@ export function isPrefix<T>(prefix: readonly T[], xs: readonly T[]): boolean {
 }
 
 /** True when `a[aStart, aStart+length)` equals `b[bStart, bStart+length)`. */
-export function rangesEqual<T>(a: readonly T[], aStart: number, b: readonly T[], bStart: number, length: number): boolean {
+export function rangesEqual<T>(
+  a: readonly T[],
+  aStart: number,
+  b: readonly T[],
+  bStart: number,
+  length: number,
+): boolean {
   if (aStart + length > a.length || bStart + length > b.length) return false;
   for (let i = 0; i < length; i++) if (a[aStart + i] !== b[bStart + i]) return false;
   return true;

@@ -7,9 +7,24 @@
 export * from './types';
 export { mergeTimelines, compareCalls, groupByEpisode, type MergeResult } from './merge';
 export { buildChains, type Chains } from './chains';
-export { buildTextSample, buildTokenSample, generationPromptSpan, outputBody, spansByMessage, MAX_TRAILER_TOKENS } from './linear-sample';
+export {
+  buildTextSample,
+  buildTokenSample,
+  generationPromptSpan,
+  outputBody,
+  spansByMessage,
+  MAX_TRAILER_TOKENS,
+} from './linear-sample';
 export { packGroup, TreePacker } from './tree-pack';
-export { sampleParents, sampleWeights, tokenAdvantages, treeAttentionAncestors, treeSubtreeEnds, unpackTree, type UnpackedSequence } from './tree-utils';
+export {
+  sampleParents,
+  sampleWeights,
+  tokenAdvantages,
+  treeAttentionAncestors,
+  treeSubtreeEnds,
+  unpackTree,
+  type UnpackedSequence,
+} from './tree-utils';
 export { computeStats, emptyStats, sumStats } from './stats';
 export { argumentsKey, canonicalJson, messageKey, messagesEqual, toolsKey } from './message-key';
 export { isPreorderTree } from './validate';

@@ -16,7 +16,14 @@
 //      trailer, or a truncated call's trailer) that ends the body: the template closed the turn
 //      (a `length` call, or a stop token the template renders differently) and all of it is kept;
 //   4. otherwise there is no trailer.
-import { GENERATION_PROMPT_SPAN_INDEX, type GeneratedSpan, type LinearSample, type LossMask, type PromptSpan, type Timeline } from './types';
+import {
+  GENERATION_PROMPT_SPAN_INDEX,
+  type GeneratedSpan,
+  type LinearSample,
+  type LossMask,
+  type PromptSpan,
+  type Timeline,
+} from './types';
 import { rangesEqual } from './hash';
 
 /** How far from the body's end rule 2 looks for the stop token. */
@@ -38,7 +45,11 @@ export function spansByMessage(t: Timeline): Map<number, PromptSpan> {
  * Where `member`'s output body lies in `into`'s prompt, or null when it cannot be spliced: the
  * message has no span, or the span does not start with `member`'s generation prompt tokens.
  */
-export function outputBody(member: Timeline, into: Timeline, spans: Map<number, PromptSpan>): { start: number; end: number } | null {
+export function outputBody(
+  member: Timeline,
+  into: Timeline,
+  spans: Map<number, PromptSpan>,
+): { start: number; end: number } | null {
   const span = spans.get(member.messages.length);
   const header = generationPromptSpan(member);
   if (span === undefined || header === undefined) return null;
@@ -70,7 +81,8 @@ class SampleWriter {
       this.rolloutLogprobs.push(t.outputLogprobs[i] ?? 0);
     });
     const end = this.tokenIds.length;
-    if (end > start) this.spans.push({ timelineId: t.id, episodeId: t.episodeId, weightVersion: t.weightVersion, start, end });
+    if (end > start)
+      this.spans.push({ timelineId: t.id, episodeId: t.episodeId, weightVersion: t.weightVersion, start, end });
   }
 
   sample(chain: readonly Timeline[], episodeId: string, taskId: string | undefined): LinearSample {
@@ -121,7 +133,8 @@ interface Cut {
 function exactTrailer(member: Timeline, prompt: readonly number[], cut: Cut): number | null {
   const out = member.outputIds;
   const bodyLength = cut.bodyEnd - cut.bodyStart;
-  if (out.length <= bodyLength && rangesEqual(out, 0, prompt, cut.bodyStart, out.length)) return bodyLength - out.length;
+  if (out.length <= bodyLength && rangesEqual(out, 0, prompt, cut.bodyStart, out.length))
+    return bodyLength - out.length;
   const stop = out[out.length - 1];
   if (member.finishReason !== 'stop' || stop === undefined) return null;
   const lowest = Math.max(cut.bodyStart, cut.bodyEnd - 1 - MAX_TRAILER_TOKENS);
@@ -147,7 +160,9 @@ function findTrailers(cuts: Cut[], prompt: readonly number[]): void {
   closings.sort((a, b) => b.length - a.length);
   for (const cut of pending) {
     const bodyLength = cut.bodyEnd - cut.bodyStart;
-    const closing = closings.find((c) => c.length <= bodyLength && rangesEqual(c, 0, prompt, cut.bodyEnd - c.length, c.length));
+    const closing = closings.find(
+      (c) => c.length <= bodyLength && rangesEqual(c, 0, prompt, cut.bodyEnd - c.length, c.length),
+    );
     cut.trailer = closing?.length ?? 0;
   }
 }

@@ -22,7 +22,11 @@ const spanOf = (s: LinearSample, id: string): { start: number; end: number } => 
 
 describe('linear merging at token level', () => {
   it('absorbs each call into the next one whose prompt starts with its whole sequence', () => {
-    const calls = conversation('e', [{ reply: say('', ['calc', '{"expression":"12+34"}']) }, { reply: say('then 46') }, { reply: say('ok') }]);
+    const calls = conversation('e', [
+      { reply: say('', ['calc', '{"expression":"12+34"}']) },
+      { reply: say('then 46') },
+      { reply: say('ok') },
+    ]);
     const { samples, stats } = mergeTimelines(calls, { mode: 'linear', level: 'token' });
     expect(samples).toHaveLength(1);
     const s = linear(samples[0]);
@@ -32,7 +36,13 @@ describe('linear merging at token level', () => {
     expect(checkTrainedOnce(calls, samples)).toBe(calls.reduce((n, t) => n + t.outputIds.length, 0));
     checkTokenContext(calls, samples);
     const before = calls.reduce((n, t) => n + t.promptIds.length + t.outputIds.length, 0);
-    expect(stats).toMatchObject({ callsIn: 3, samplesOut: 1, tokensBefore: before, tokensAfter: s.tokenIds.length, breaks: [] });
+    expect(stats).toMatchObject({
+      callsIn: 3,
+      samplesOut: 1,
+      tokensBefore: before,
+      tokensAfter: s.tokenIds.length,
+      breaks: [],
+    });
     expect(stats.compressionRatio).toBeCloseTo(before / s.tokenIds.length);
   });
 
@@ -46,7 +56,10 @@ describe('linear merging at token level', () => {
 
 describe('linear merging at text level', () => {
   it('merges across drifted re-tokenization and trains the sampled tokens, not the re-rendered ones', () => {
-    const calls = conversation('e', [{ reply: say('the answer then', ['calc', '{"expression":"12+34"}']), driftSeed: 1 }, { reply: say('the sum is 46') }]);
+    const calls = conversation('e', [
+      { reply: say('the answer then', ['calc', '{"expression":"12+34"}']), driftSeed: 1 },
+      { reply: say('the sum is 46') },
+    ]);
     const [a, b] = calls as [Timeline, Timeline];
     const rerendered = assistantBody(a.output);
     expect(a.outputIds.slice(0, -1)).not.toEqual(rerendered); // the drift is real
@@ -73,7 +86,14 @@ describe('linear merging at text level', () => {
     expect(messagesEqual(first, other)).toBe(false);
     const [a] = conversation('e', [{ reply: first }]);
     if (a === undefined) throw new Error('no call');
-    const b = fakeCall({ id: 'e-1', episodeId: 'e', callIndex: 1, messages: [SYS, ASK, other, toolResult('call_0_calc', '4')], tools: a.tools, reply: say('4') });
+    const b = fakeCall({
+      id: 'e-1',
+      episodeId: 'e',
+      callIndex: 1,
+      messages: [SYS, ASK, other, toolResult('call_0_calc', '4')],
+      tools: a.tools,
+      reply: say('4'),
+    });
     const { samples, stats } = mergeTimelines([a, b], { mode: 'linear', level: 'text' });
     expect(samples).toHaveLength(2);
     expect(stats.breaks).toEqual([{ episodeId: 'e', timelineId: 'e-1', cause: 'rewritten_history' }]);
@@ -83,7 +103,14 @@ describe('linear merging at text level', () => {
     const [a] = conversation('e', [{ reply: say(null, ['calc', '{"a": 1, "b": [2, 3]}']) }]);
     if (a === undefined) throw new Error('no call');
     const echoed = say('', ['calc', '{"b":[2,3],"a":1.0}']);
-    const b = fakeCall({ id: 'e-1', episodeId: 'e', callIndex: 1, messages: [SYS, ASK, echoed, toolResult('call_0_calc', '4')], tools: a.tools, reply: say('4') });
+    const b = fakeCall({
+      id: 'e-1',
+      episodeId: 'e',
+      callIndex: 1,
+      messages: [SYS, ASK, echoed, toolResult('call_0_calc', '4')],
+      tools: a.tools,
+      reply: say('4'),
+    });
     expect(mergeTimelines([a, b], { mode: 'linear', level: 'text' }).samples).toHaveLength(1);
     // At token level the re-serialized arguments render differently.
     expect(mergeTimelines([a, b], { mode: 'linear', level: 'token' }).stats.breaks[0]?.cause).toBe('token_drift');
@@ -96,7 +123,9 @@ describe('linear merging at text level', () => {
       { reply: say('ok') },
     ]);
     const [, l, c] = calls as [Timeline, Timeline, Timeline];
-    expect(l.outputIds).not.toEqual(assistantBody({ role: 'assistant', content: l.output.content }).slice(0, l.outputIds.length));
+    expect(l.outputIds).not.toEqual(
+      assistantBody({ role: 'assistant', content: l.output.content }).slice(0, l.outputIds.length),
+    );
     const s = linear(mergeTimelines(calls, { mode: 'linear', level: 'text' }).samples[0]);
     const span = spanOf(s, l.id);
     expect(s.tokenIds.slice(span.end, span.end + 2)).toEqual([IM_END, NL]);
@@ -104,7 +133,10 @@ describe('linear merging at text level', () => {
   });
 
   it('drops the unknown closing of a lone truncated, drifted turn (no trailer)', () => {
-    const calls = conversation('e', [{ reply: say('then the answer is in here'), finishReason: 'length', keepTokens: 6, driftSeed: 2 }, { reply: say('ok') }]);
+    const calls = conversation('e', [
+      { reply: say('then the answer is in here'), finishReason: 'length', keepTokens: 6, driftSeed: 2 },
+      { reply: say('ok') },
+    ]);
     const [l] = calls as [Timeline];
     const s = linear(mergeTimelines(calls, { mode: 'linear', level: 'text' }).samples[0]);
     const span = spanOf(s, l.id);
@@ -113,7 +145,11 @@ describe('linear merging at text level', () => {
   });
 
   it('keeps the closing after a stop token the template does not render', () => {
-    const calls = conversation('e', [{ reply: say('the answer') }, { reply: say('then 46'), stopToken: 4 }, { reply: say('ok') }]);
+    const calls = conversation('e', [
+      { reply: say('the answer') },
+      { reply: say('then 46'), stopToken: 4 },
+      { reply: say('ok') },
+    ]);
     const [, b] = calls as [Timeline, Timeline];
     const s = linear(mergeTimelines(calls, { mode: 'linear', level: 'text' }).samples[0]);
     const span = spanOf(s, b.id);
@@ -130,12 +166,29 @@ describe('linear merging at text level', () => {
 });
 
 describe('chain breaks', () => {
-  const causes = (calls: Timeline[], level: 'token' | 'text' = 'token'): string[] => mergeTimelines(calls, { mode: 'linear', level }).stats.breaks.map((b) => b.cause);
+  const causes = (calls: Timeline[], level: 'token' | 'text' = 'token'): string[] =>
+    mergeTimelines(calls, { mode: 'linear', level }).stats.breaks.map((b) => b.cause);
 
   it('reports another agent, in its own conversation or continuing this one', () => {
     const [a] = conversation('e', [{ reply: say('plan') }]) as [Timeline];
-    const own = fakeCall({ id: 'e-1', episodeId: 'e', callIndex: 1, agent: 'coder', messages: [SYS, user('code it')], tools: a.tools, reply: say('done') });
-    const cont = fakeCall({ id: 'e-1', episodeId: 'e', callIndex: 1, agent: 'coder', messages: historyAfter(a, user('go')), tools: a.tools, reply: say('done') });
+    const own = fakeCall({
+      id: 'e-1',
+      episodeId: 'e',
+      callIndex: 1,
+      agent: 'coder',
+      messages: [SYS, user('code it')],
+      tools: a.tools,
+      reply: say('done'),
+    });
+    const cont = fakeCall({
+      id: 'e-1',
+      episodeId: 'e',
+      callIndex: 1,
+      agent: 'coder',
+      messages: historyAfter(a, user('go')),
+      tools: a.tools,
+      reply: say('done'),
+    });
     for (const level of ['token', 'text'] as const) {
       expect(causes([a, own], level)).toEqual(['different_agent']);
       expect(causes([a, cont], level)).toEqual(['different_agent']);
@@ -144,7 +197,14 @@ describe('chain breaks', () => {
 
   it('reports a change of tools', () => {
     const [a] = conversation('e', [{ reply: say('plan') }]) as [Timeline];
-    const b = fakeCall({ id: 'e-1', episodeId: 'e', callIndex: 1, messages: historyAfter(a, user('go')), tools: TOOLS_B, reply: say('done') });
+    const b = fakeCall({
+      id: 'e-1',
+      episodeId: 'e',
+      callIndex: 1,
+      messages: historyAfter(a, user('go')),
+      tools: TOOLS_B,
+      reply: say('done'),
+    });
     expect(causes([a, b], 'token')).toEqual(['different_tools']);
     expect(causes([a, b], 'text')).toEqual(['different_tools']);
   });
@@ -162,8 +222,22 @@ describe('chain breaks', () => {
 
   it('extends the longest matching chain, not just the latest one', () => {
     const [a, b] = conversation('e', [{ reply: say('one') }, { reply: say('two') }]) as [Timeline, Timeline];
-    const side = fakeCall({ id: 'e-2', episodeId: 'e', callIndex: 2, messages: [SYS, user('side')], tools: a.tools, reply: say('x') });
-    const c = fakeCall({ id: 'e-3', episodeId: 'e', callIndex: 3, messages: historyAfter(b, user('more')), tools: a.tools, reply: say('y') });
+    const side = fakeCall({
+      id: 'e-2',
+      episodeId: 'e',
+      callIndex: 2,
+      messages: [SYS, user('side')],
+      tools: a.tools,
+      reply: say('x'),
+    });
+    const c = fakeCall({
+      id: 'e-3',
+      episodeId: 'e',
+      callIndex: 3,
+      messages: historyAfter(b, user('more')),
+      tools: a.tools,
+      reply: say('y'),
+    });
     const { samples } = mergeTimelines([a, b, side, c], { mode: 'linear', level: 'token' });
     expect(samples.map((s) => s.absorbedTimelineIds)).toEqual([['e-0', 'e-1', 'e-3'], ['e-2']]);
   });
@@ -171,10 +245,20 @@ describe('chain breaks', () => {
 
 describe('mode none and metadata', () => {
   it('gives one sample per call with the task id, episodes sorted by id', () => {
-    const calls = [...conversation('e2', [{ reply: say('a') }]), ...conversation('e1', [{ reply: say('b') }, { reply: say('c') }])];
+    const calls = [
+      ...conversation('e2', [{ reply: say('a') }]),
+      ...conversation('e1', [{ reply: say('b') }, { reply: say('c') }]),
+    ];
     const { samples, episodes } = mergeTimelines(calls, { mode: 'none', level: 'token', taskIds: { e1: 'task-1' } });
-    expect(samples.map((s) => [s.absorbedTimelineIds, s.taskId])).toEqual([[['e1-0'], 'task-1'], [['e1-1'], 'task-1'], [['e2-0'], undefined]]);
-    expect(episodes.map((e) => [e.episodeId, e.callsIn, e.samplesOut])).toEqual([['e1', 2, 2], ['e2', 1, 1]]);
+    expect(samples.map((s) => [s.absorbedTimelineIds, s.taskId])).toEqual([
+      [['e1-0'], 'task-1'],
+      [['e1-1'], 'task-1'],
+      [['e2-0'], undefined],
+    ]);
+    expect(episodes.map((e) => [e.episodeId, e.callsIn, e.samplesOut])).toEqual([
+      ['e1', 2, 2],
+      ['e2', 1, 1],
+    ]);
   });
 
   it('merges nothing from an empty input', () => {

@@ -42,7 +42,11 @@ export function groupByEpisode(timelines: readonly Timeline[]): [string, Timelin
   return sorted;
 }
 
-function mergeEpisode(calls: readonly Timeline[], options: MergeOptions, taskId: string | undefined): { samples: MergedSample[]; breaks: ChainBreak[] } {
+function mergeEpisode(
+  calls: readonly Timeline[],
+  options: MergeOptions,
+  taskId: string | undefined,
+): { samples: MergedSample[]; breaks: ChainBreak[] } {
   if (options.mode === 'none') return { samples: calls.map((t) => buildTokenSample([t], taskId)), breaks: [] };
   const { chains, breaks } = buildChains(calls, options.level);
   const build = options.level === 'token' ? buildTokenSample : buildTextSample;

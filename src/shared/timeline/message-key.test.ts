@@ -5,7 +5,9 @@ import { argumentsKey, canonicalJson, messageKey, messagesEqual, toolsKey } from
 import { TOOLS_A } from './testing/episodes';
 
 const call = (name: string, args: string, id = 'c1'): ChatMessage => ({
-  role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name, arguments: args } }],
+  role: 'assistant',
+  content: '',
+  tool_calls: [{ id, type: 'function', function: { name, arguments: args } }],
 });
 
 describe('messageKey', () => {
@@ -16,7 +18,9 @@ describe('messageKey', () => {
   });
 
   it('compares arguments as parsed JSON when both parse, else as raw text', () => {
-    expect(messagesEqual(call('calc', '{"a":1,"b":[1,{"c":2}]}'), call('calc', ' {"b":[1,{"c":2.0}], "a":1} '))).toBe(true);
+    expect(messagesEqual(call('calc', '{"a":1,"b":[1,{"c":2}]}'), call('calc', ' {"b":[1,{"c":2.0}], "a":1} '))).toBe(
+      true,
+    );
     expect(messagesEqual(call('calc', '{"a":1'), call('calc', '{"a":1'))).toBe(true);
     expect(messagesEqual(call('calc', '{"a":1'), call('calc', '{"a": 1'))).toBe(false);
     expect(argumentsKey('not json')).not.toBe(argumentsKey('"not json"'));
@@ -24,7 +28,9 @@ describe('messageKey', () => {
 
   it('ignores minted tool-call ids, null vs empty content and empty tool lists', () => {
     expect(messagesEqual(call('calc', '{}', 'a'), call('calc', '{}', 'b'))).toBe(true);
-    expect(messagesEqual({ role: 'assistant', content: null }, { role: 'assistant', content: '', tool_calls: [] })).toBe(true);
+    expect(
+      messagesEqual({ role: 'assistant', content: null }, { role: 'assistant', content: '', tool_calls: [] }),
+    ).toBe(true);
   });
 
   it('compares role, content, tool_call_id and name', () => {
@@ -40,7 +46,9 @@ describe('messageKey', () => {
 
 describe('canonicalJson and toolsKey', () => {
   it('sorts keys at every level', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { f: 1, e: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"e":2,"f":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { f: 1, e: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,{"e":2,"f":1}]},"b":1}',
+    );
   });
 
   it('treats no tools and an empty list alike, and any change as different', () => {

@@ -36,7 +36,13 @@ export function argumentsKey(args: string): string {
  */
 export function messageKey(message: ChatMessage): string {
   const calls = (message.tool_calls ?? []).map((c) => [c.function.name, argumentsKey(c.function.arguments)]);
-  return JSON.stringify([message.role, message.content ?? '', calls, message.tool_call_id ?? null, message.name ?? null]);
+  return JSON.stringify([
+    message.role,
+    message.content ?? '',
+    calls,
+    message.tool_call_id ?? null,
+    message.name ?? null,
+  ]);
 }
 
 export function messagesEqual(a: ChatMessage, b: ChatMessage): boolean {

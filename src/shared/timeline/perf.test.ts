@@ -13,12 +13,20 @@ function longEpisode(turns: number, toolOutputChars: number): Timeline[] {
   let history: ChatMessage[] = [SYS, ASK];
   for (let k = 0; k < turns; k++) {
     const call = fakeCall({
-      id: `t${k}`, episodeId: 'long', callIndex: k, messages: history, tools: TOOLS_A,
+      id: `t${k}`,
+      episodeId: 'long',
+      callIndex: k,
+      messages: history,
+      tools: TOOLS_A,
       reply: say(`then calc ${k}`, ['calc', JSON.stringify({ expression: `${k}+${k}` })]),
       driftSeed: k % 10 === 9 ? k : undefined, // some drifted turns: token level breaks there
     });
     calls.push(call);
-    history = [...history, call.output, toolResult('call_0_calc', `${k}: ${'the answer is here '.repeat(toolOutputChars / 19)}`)];
+    history = [
+      ...history,
+      call.output,
+      toolResult('call_0_calc', `${k}: ${'the answer is here '.repeat(toolOutputChars / 19)}`),
+    ];
   }
   return calls;
 }

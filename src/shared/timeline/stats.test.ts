@@ -8,8 +8,16 @@ import { user } from '../chat';
 
 describe('merge statistics', () => {
   const calls = [
-    ...conversation('e1', [{ reply: say('one') }, { reply: say('two') }, { reply: say('x'), messages: [SYS, user('again')] }]),
-    ...conversation('e2', [{ reply: say('three') }, { reply: say('the answer then'), driftSeed: 1 }, { reply: say('five') }]),
+    ...conversation('e1', [
+      { reply: say('one') },
+      { reply: say('two') },
+      { reply: say('x'), messages: [SYS, user('again')] },
+    ]),
+    ...conversation('e2', [
+      { reply: say('three') },
+      { reply: say('the answer then'), driftSeed: 1 },
+      { reply: say('five') },
+    ]),
   ];
 
   it('reports per-episode numbers and sums them per step', () => {

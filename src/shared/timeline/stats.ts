@@ -1,9 +1,21 @@
 // Merge statistics: calls in, samples out, tokens before/after/trained, compression ratio and the
 // chain breaks by cause — per episode, and summed over a step with `sumStats`.
-import { BREAK_CAUSES, type BreakCause, type ChainBreak, type MergedSample, type MergeStats, type Timeline } from './types';
+import {
+  BREAK_CAUSES,
+  type BreakCause,
+  type ChainBreak,
+  type MergedSample,
+  type MergeStats,
+  type Timeline,
+} from './types';
 
 function countBreaks(breaks: readonly ChainBreak[]): Record<BreakCause, number> {
-  const counts: Record<BreakCause, number> = { token_drift: 0, rewritten_history: 0, different_agent: 0, different_tools: 0 };
+  const counts: Record<BreakCause, number> = {
+    token_drift: 0,
+    rewritten_history: 0,
+    different_agent: 0,
+    different_tools: 0,
+  };
   for (const b of breaks) counts[b.cause] += 1;
   return counts;
 }
@@ -12,8 +24,16 @@ const ratio = (before: number, after: number): number => (after > 0 ? before / a
 
 export function emptyStats(): MergeStats {
   return {
-    episodes: 0, callsIn: 0, samplesOut: 0, tokensBefore: 0, tokensAfter: 0, tokensTrained: 0, tokensGenerated: 0,
-    compressionRatio: 1, breaks: [], breakCounts: countBreaks([]),
+    episodes: 0,
+    callsIn: 0,
+    samplesOut: 0,
+    tokensBefore: 0,
+    tokensAfter: 0,
+    tokensTrained: 0,
+    tokensGenerated: 0,
+    compressionRatio: 1,
+    breaks: [],
+    breakCounts: countBreaks([]),
   };
 }
 
@@ -37,8 +57,16 @@ export function computeStats(
     for (const m of s.lossMask) tokensTrained += m;
   }
   return {
-    episodes, callsIn: calls.length, samplesOut: samples.length, tokensBefore, tokensAfter, tokensTrained, tokensGenerated,
-    compressionRatio: ratio(tokensBefore, tokensAfter), breaks: [...breaks], breakCounts: countBreaks(breaks),
+    episodes,
+    callsIn: calls.length,
+    samplesOut: samples.length,
+    tokensBefore,
+    tokensAfter,
+    tokensTrained,
+    tokensGenerated,
+    compressionRatio: ratio(tokensBefore, tokensAfter),
+    breaks: [...breaks],
+    breakCounts: countBreaks(breaks),
   };
 }
 

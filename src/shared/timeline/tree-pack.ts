@@ -86,8 +86,13 @@ export class TreePacker {
   private sameForLoss(node: PackNode, source: number, logprob: number): boolean {
     const a = this.sources[node.sources[0] ?? -1];
     const b = this.sources[source];
-    return a !== undefined && b !== undefined && node.logprob === logprob
-      && a.episodeId === b.episodeId && a.weightVersion === b.weightVersion;
+    return (
+      a !== undefined &&
+      b !== undefined &&
+      node.logprob === logprob &&
+      a.episodeId === b.episodeId &&
+      a.weightVersion === b.weightVersion
+    );
   }
 
   private child(parent: PackNode, token: number, sources: readonly number[], logprob: number): PackNode {
@@ -146,7 +151,11 @@ export class TreePacker {
         if (child !== undefined) stack.push({ node: child, parent: index, depth: depth + 1 });
       }
     }
-    const info = this.roots.get(root) ?? { episodeIds: new Set<string>(), absorbed: new Set<string>(), taskIds: new Set<string | undefined>() };
+    const info = this.roots.get(root) ?? {
+      episodeIds: new Set<string>(),
+      absorbed: new Set<string>(),
+      taskIds: new Set<string | undefined>(),
+    };
     const episodeIds = [...info.episodeIds];
     const taskIds = [...info.taskIds];
     const taskId = taskIds.length === 1 ? taskIds[0] : undefined;

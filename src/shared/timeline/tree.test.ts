@@ -77,10 +77,21 @@ describe('tree packing within an episode', () => {
 
 describe('packGroup across the rollouts of a task group', () => {
   const rollouts = Array.from({ length: 8 }, (_, i) =>
-    fakeCall({ id: `r${i}`, episodeId: `ep${i}`, callIndex: 0, messages: [SYS, user(`a long shared task prompt ${'x'.repeat(200)}`)], reply: say(`guess ${i}`) }));
+    fakeCall({
+      id: `r${i}`,
+      episodeId: `ep${i}`,
+      callIndex: 0,
+      messages: [SYS, user(`a long shared task prompt ${'x'.repeat(200)}`)],
+      reply: say(`guess ${i}`),
+    }),
+  );
 
   it('shares the prompt once and keeps every rollout exact', () => {
-    const lin = mergeTimelines(rollouts, { mode: 'linear', level: 'token', taskIds: Object.fromEntries(rollouts.map((r) => [r.episodeId, 'task'])) });
+    const lin = mergeTimelines(rollouts, {
+      mode: 'linear',
+      level: 'token',
+      taskIds: Object.fromEntries(rollouts.map((r) => [r.episodeId, 'task'])),
+    });
     const packed = packGroup(lin.samples);
     expect(packed).toHaveLength(1);
     const t = tree(packed[0]);
@@ -104,7 +115,9 @@ describe('packGroup across the rollouts of a task group', () => {
   });
 
   it('re-packs tree samples without changing them', () => {
-    const calls = [...conversation('e', [{ reply: say('one') }, { reply: say('two'), messages: [SYS, user('other')] }])];
+    const calls = [
+      ...conversation('e', [{ reply: say('one') }, { reply: say('two'), messages: [SYS, user('other')] }]),
+    ];
     const once = mergeTimelines(calls, { mode: 'tree', level: 'token' }).samples;
     expect(packGroup(once)).toEqual(once);
   });
@@ -122,16 +135,27 @@ describe('tree helpers', () => {
     const ancestors = treeAttentionAncestors(parents);
     expect(ancestors[3]).toEqual([0, 1, 3]);
     expect(ancestors[5]).toEqual([0, 4, 5]);
-    parents.forEach((_, i) => parents.forEach((__, j) => {
-      expect(j <= i && i < (ends[j] ?? 0)).toBe(ancestors[i]?.includes(j));
-    }));
+    parents.forEach((_, i) =>
+      parents.forEach((__, j) => {
+        expect(j <= i && i < (ends[j] ?? 0)).toBe(ancestors[i]?.includes(j));
+      }),
+    );
   });
 
   it('the schema rejects bad layouts, positions, weights and masks', () => {
     const good: TreeSample = {
-      kind: 'tree', episodeIds: ['e'], tokenIds: [5, 6, 7, 8, 9, 10], parents, positions: [0, 1, 2, 2, 1, 2],
-      lossMask: [0, 0, 1, 1, 0, 1], rolloutLogprobs: [0, 0, -1, -2, 0, -3], weights: [0, 0, 1, 1, 0, 1],
-      spans: [{ timelineId: 'a', episodeId: 'e', weightVersion: 0, start: 2, end: 4 }, { timelineId: 'b', episodeId: 'e', weightVersion: 0, start: 5, end: 6 }],
+      kind: 'tree',
+      episodeIds: ['e'],
+      tokenIds: [5, 6, 7, 8, 9, 10],
+      parents,
+      positions: [0, 1, 2, 2, 1, 2],
+      lossMask: [0, 0, 1, 1, 0, 1],
+      rolloutLogprobs: [0, 0, -1, -2, 0, -3],
+      weights: [0, 0, 1, 1, 0, 1],
+      spans: [
+        { timelineId: 'a', episodeId: 'e', weightVersion: 0, start: 2, end: 4 },
+        { timelineId: 'b', episodeId: 'e', weightVersion: 0, start: 5, end: 6 },
+      ],
       absorbedTimelineIds: ['a', 'b'],
     };
     expect(TreeSampleSchema.safeParse(good).success).toBe(true);
@@ -145,16 +169,28 @@ describe('tree helpers', () => {
 
   it('unpacks a linear sample to itself', () => {
     const [a, b] = conversation('e', [{ reply: say('one') }, { reply: say('two') }]) as [Timeline, Timeline];
-    const [s] = mergeTimelines([a, { ...b, messages: historyAfter(a, user('next 0')) }], { mode: 'linear', level: 'token' }).samples;
+    const [s] = mergeTimelines([a, { ...b, messages: historyAfter(a, user('next 0')) }], {
+      mode: 'linear',
+      level: 'token',
+    }).samples;
     if (s === undefined) throw new Error('no sample');
-    expect(unpackTree(s)).toEqual([{ tokenIds: s.tokenIds, lossMask: s.lossMask, rolloutLogprobs: s.rolloutLogprobs, positions: s.tokenIds.map((_, i) => i), indices: s.tokenIds.map((_, i) => i) }]);
+    expect(unpackTree(s)).toEqual([
+      {
+        tokenIds: s.tokenIds,
+        lossMask: s.lossMask,
+        rolloutLogprobs: s.rolloutLogprobs,
+        positions: s.tokenIds.map((_, i) => i),
+        indices: s.tokenIds.map((_, i) => i),
+      },
+    ]);
   });
 });
 
 describe('weights and advantages for the engine', () => {
   it('gives per-token advantages by the episode of each trained token', () => {
     const rollouts = ['x', 'y'].map((episodeId, i) =>
-      fakeCall({ id: `${episodeId}-c`, episodeId, callIndex: 0, messages: [SYS, ASK], reply: say(`guess ${i}`) }));
+      fakeCall({ id: `${episodeId}-c`, episodeId, callIndex: 0, messages: [SYS, ASK], reply: say(`guess ${i}`) }),
+    );
     const [t] = packGroup(mergeTimelines(rollouts, { mode: 'linear', level: 'token' }).samples);
     if (t === undefined) throw new Error('no sample');
     const advantages = tokenAdvantages(t, { x: 1.5, y: -0.5 });

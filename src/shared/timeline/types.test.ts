@@ -1,6 +1,12 @@
 // Tests of the timeline and sample schemas: defaults, span coverage and sample consistency.
 import { describe, expect, it } from 'vitest';
-import { LinearSampleSchema, MergedSampleSchema, MergeOptionsSchema, TimelineSchema, type TimelineInput } from './types';
+import {
+  LinearSampleSchema,
+  MergedSampleSchema,
+  MergeOptionsSchema,
+  TimelineSchema,
+  type TimelineInput,
+} from './types';
 import { conversation, say } from './testing/scenes';
 import { mergeTimelines } from './merge';
 
@@ -21,7 +27,9 @@ describe('TimelineSchema', () => {
     const spans = call.promptSpans;
     expect(TimelineSchema.safeParse({ ...call, promptSpans: spans.slice(0, -1) }).success).toBe(false);
     expect(TimelineSchema.safeParse({ ...call, promptSpans: spans.slice(1) }).success).toBe(false);
-    expect(TimelineSchema.safeParse({ ...call, promptSpans: [...spans.slice(0, 1), ...spans.slice(2)] }).success).toBe(false);
+    expect(TimelineSchema.safeParse({ ...call, promptSpans: [...spans.slice(0, 1), ...spans.slice(2)] }).success).toBe(
+      false,
+    );
     expect(TimelineSchema.safeParse({ ...call, outputLogprobs: [] }).success).toBe(false);
     expect(TimelineSchema.safeParse({ ...call, output: { role: 'user', content: 'x' } }).success).toBe(false);
     expect(TimelineSchema.safeParse({ ...call, promptIds: [] }).success).toBe(false);
@@ -40,7 +48,9 @@ describe('sample schemas', () => {
     const lossMask = sample.lossMask.map((m, i) => (i === 1 ? 1 : m));
     expect(LinearSampleSchema.safeParse({ ...sample, lossMask }).success).toBe(false);
     expect(LinearSampleSchema.safeParse({ ...sample, spans: [] }).success).toBe(false);
-    expect(LinearSampleSchema.safeParse({ ...sample, rolloutLogprobs: sample.rolloutLogprobs.slice(1) }).success).toBe(false);
+    expect(LinearSampleSchema.safeParse({ ...sample, rolloutLogprobs: sample.rolloutLogprobs.slice(1) }).success).toBe(
+      false,
+    );
   });
 
   it('defaults the merge options', () => {

@@ -2,7 +2,11 @@
 // tree layout (DFS pre-order, depth positions) and span/mask/weight agreement. Each returns the
 // list of problems found (empty when valid), so schemas can report them as issues.
 
-interface SpanLike { readonly messageIndex: number; readonly start: number; readonly end: number }
+interface SpanLike {
+  readonly messageIndex: number;
+  readonly start: number;
+  readonly end: number;
+}
 interface TimelineLike {
   readonly messages: readonly unknown[];
   readonly promptIds: readonly number[];
@@ -11,7 +15,10 @@ interface TimelineLike {
   readonly outputLogprobs: readonly number[];
   readonly output: { readonly role: string };
 }
-interface RunLike { readonly start: number; readonly end: number }
+interface RunLike {
+  readonly start: number;
+  readonly end: number;
+}
 interface SampleLike {
   readonly tokenIds: readonly number[];
   readonly lossMask: readonly number[];
@@ -26,15 +33,19 @@ interface TreeLike extends SampleLike {
 
 export function checkTimeline(t: TimelineLike): string[] {
   const problems: string[] = [];
-  if (t.outputLogprobs.length !== t.outputIds.length) problems.push('outputLogprobs must have one logprob per output token');
+  if (t.outputLogprobs.length !== t.outputIds.length)
+    problems.push('outputLogprobs must have one logprob per output token');
   if (t.output.role !== 'assistant') problems.push('output must be an assistant message');
   let cursor = 0;
   const seen = new Set<number>();
   t.promptSpans.forEach((span, i) => {
-    if (span.start !== cursor || span.end < span.start) problems.push(`promptSpans[${i}] must start where the previous span ends`);
+    if (span.start !== cursor || span.end < span.start)
+      problems.push(`promptSpans[${i}] must start where the previous span ends`);
     cursor = span.end;
-    if (span.messageIndex >= t.messages.length) problems.push(`promptSpans[${i}] names message ${span.messageIndex}, beyond the messages`);
-    if (span.messageIndex === -2 && i !== t.promptSpans.length - 1) problems.push('the generation-prompt span must be the last span');
+    if (span.messageIndex >= t.messages.length)
+      problems.push(`promptSpans[${i}] names message ${span.messageIndex}, beyond the messages`);
+    if (span.messageIndex === -2 && i !== t.promptSpans.length - 1)
+      problems.push('the generation-prompt span must be the last span');
     if (span.messageIndex >= 0) {
       if (seen.has(span.messageIndex)) problems.push(`message ${span.messageIndex} has two spans`);
       seen.add(span.messageIndex);
@@ -77,7 +88,8 @@ function checkCommon(s: SampleLike, problems: string[]): number[] | null {
 export function checkLinearSample(s: SampleLike): string[] {
   const problems: string[] = [];
   const cover = checkCommon(s, problems);
-  if (cover !== null && cover.some((c, i) => c !== s.lossMask[i])) problems.push('spans must cover exactly the masked tokens, once each');
+  if (cover !== null && cover.some((c, i) => c !== s.lossMask[i]))
+    problems.push('spans must cover exactly the masked tokens, once each');
   return problems;
 }
 
@@ -109,7 +121,8 @@ export function checkTreeSample(s: TreeLike): string[] {
   }
   if (cover !== null) {
     if (cover.some((c, i) => c !== s.weights[i])) problems.push('weights must count the spans covering each token');
-    if (s.weights.some((w, i) => (w > 0 ? 1 : 0) !== s.lossMask[i])) problems.push('lossMask must be 1 exactly where weights > 0');
+    if (s.weights.some((w, i) => (w > 0 ? 1 : 0) !== s.lossMask[i]))
+      problems.push('lossMask must be 1 exactly where weights > 0');
   }
   return problems;
 }

@@ -7,7 +7,8 @@ import OpenAI from 'openai';
 import { loadJsonl, runTaskClient } from 'agentjet-workbench/sdk';
 import { parseTask, reward, SYSTEM_PROMPT, type Task } from './reward';
 
-const split = (name: 'train' | 'eval'): Task[] => loadJsonl(fileURLToPath(new URL(`./data/${name}.jsonl`, import.meta.url)), parseTask);
+const split = (name: 'train' | 'eval'): Task[] =>
+  loadJsonl(fileURLToPath(new URL(`./data/${name}.jsonl`, import.meta.url)), parseTask);
 
 await runTaskClient<Task>({
   train: split('train'),
@@ -16,10 +17,21 @@ await runTaskClient<Task>({
     const openai = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 });
     const question = `What is the sum of the digits of ${task.number}?`;
     const res = await openai.chat.completions.create(
-      { model, messages: [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: question }], max_tokens: 48 },
+      {
+        model,
+        messages: [
+          { role: 'system', content: SYSTEM_PROMPT },
+          { role: 'user', content: question },
+        ],
+        max_tokens: 48,
+      },
       { signal },
     );
     const answer = res.choices[0]?.message.content ?? '';
-    return reward(task, [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: question }, { role: 'assistant', content: answer }]);
+    return reward(task, [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: question },
+      { role: 'assistant', content: answer },
+    ]);
   },
 });

@@ -3,7 +3,11 @@
 // what `agentjet task check` runs to confirm the reward scores a right and a wrong answer as meant.
 import { z } from 'zod';
 
-export const TaskSchema = z.object({ id: z.string().min(1), number: z.number().int().nonnegative(), answer: z.number().int() });
+export const TaskSchema = z.object({
+  id: z.string().min(1),
+  number: z.number().int().nonnegative(),
+  answer: z.number().int(),
+});
 export type Task = z.infer<typeof TaskSchema>;
 
 /** Parses one dataset row (throws with the reason when it does not fit). */
@@ -33,7 +37,28 @@ export function reward(task: Task, messages: readonly Message[]): Score {
 
 /** Transcripts with the reward they must get (checked by `agentjet task check`). */
 export const rewardExamples: { task: Task; messages: Message[]; reward: number }[] = [
-  { task: { id: 'ex-1', number: 123, answer: 6 }, messages: [{ role: 'user', content: '123' }, { role: 'assistant', content: '1+2+3 = 6\n#### 6' }], reward: 1 },
-  { task: { id: 'ex-2', number: 123, answer: 6 }, messages: [{ role: 'user', content: '123' }, { role: 'assistant', content: '#### 7' }], reward: 0 },
-  { task: { id: 'ex-3', number: 45, answer: 9 }, messages: [{ role: 'user', content: '45' }, { role: 'assistant', content: 'nine' }], reward: 0 },
+  {
+    task: { id: 'ex-1', number: 123, answer: 6 },
+    messages: [
+      { role: 'user', content: '123' },
+      { role: 'assistant', content: '1+2+3 = 6\n#### 6' },
+    ],
+    reward: 1,
+  },
+  {
+    task: { id: 'ex-2', number: 123, answer: 6 },
+    messages: [
+      { role: 'user', content: '123' },
+      { role: 'assistant', content: '#### 7' },
+    ],
+    reward: 0,
+  },
+  {
+    task: { id: 'ex-3', number: 45, answer: 9 },
+    messages: [
+      { role: 'user', content: '45' },
+      { role: 'assistant', content: 'nine' },
+    ],
+    reward: 0,
+  },
 ];

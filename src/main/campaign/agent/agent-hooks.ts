@@ -6,7 +6,12 @@ import type { RunnerHooks } from '../campaign-runner';
 import type { LlmClient } from '../../llm/llm-client';
 import { ResearchAgent } from './research-agent';
 
-export function createAgentHooks(spec: AgentSpec, store: CampaignStore, log: (line: string) => void, llm?: LlmClient): RunnerHooks & { agent: ResearchAgent } {
+export function createAgentHooks(
+  spec: AgentSpec,
+  store: CampaignStore,
+  log: (line: string) => void,
+  llm?: LlmClient,
+): RunnerHooks & { agent: ResearchAgent } {
   const agent = new ResearchAgent({ spec, store, log, ...(llm ? { llm } : {}) });
   let started = false;
   return {
@@ -19,7 +24,10 @@ export function createAgentHooks(spec: AgentSpec, store: CampaignStore, log: (li
     async afterTrial(control, trial) {
       if (!started) agent.restore(control);
       started = true;
-      await agent.turn(control, `trial ${trial.number} ended (${trial.state}${trial.value !== null ? `, objective ${trial.value}` : ''})`);
+      await agent.turn(
+        control,
+        `trial ${trial.number} ended (${trial.state}${trial.value !== null ? `, objective ${trial.value}` : ''})`,
+      );
     },
     async onCommand(control, command) {
       agent.command(control, command);

@@ -38,7 +38,14 @@ export class ResearchAgent {
     this.now = d.now ?? Date.now;
     this.startedAt = this.now();
     this.llm = d.llm ?? new LlmClient({ endpoint: d.spec.endpoint, apiKey: d.spec.apiKey, model: d.spec.model });
-    this.state = { status: 'active', mode: d.spec.mode, model: d.spec.model, tokensUsed: 0, trialsProposed: 0, note: null };
+    this.state = {
+      status: 'active',
+      mode: d.spec.mode,
+      model: d.spec.model,
+      tokensUsed: 0,
+      trialsProposed: 0,
+      note: null,
+    };
   }
 
   get status(): AgentState {
@@ -48,7 +55,15 @@ export class ResearchAgent {
   /** Restores what an earlier session of the campaign used (limits hold across resumes). */
   restore(c: CampaignControl): void {
     const prior = this.d.store.extras(c.campaignId).agent;
-    if (prior) this.state = { ...prior, mode: prior.mode, status: prior.status === 'limit_reached' || prior.status === 'handed_back' || prior.status === 'paused' ? prior.status : 'active' };
+    if (prior)
+      this.state = {
+        ...prior,
+        mode: prior.mode,
+        status:
+          prior.status === 'limit_reached' || prior.status === 'handed_back' || prior.status === 'paused'
+            ? prior.status
+            : 'active',
+      };
     this.save(c);
   }
 
@@ -77,7 +92,13 @@ export class ResearchAgent {
 
   private stopForLimit(c: CampaignControl, reason: string): void {
     this.state = { ...this.state, status: 'limit_reached', note: reason };
-    this.decide(c, { kind: 'limit', status: 'done', rationale: `agent stopped: ${reason}; the optimiser goes on alone`, payload: {}, trial: null });
+    this.decide(c, {
+      kind: 'limit',
+      status: 'done',
+      rationale: `agent stopped: ${reason}; the optimiser goes on alone`,
+      payload: {},
+      trial: null,
+    });
     this.save(c);
   }
 
@@ -85,14 +106,24 @@ export class ResearchAgent {
     if (this.state.status !== 'active') return;
     const limit = this.limitReached();
     if (limit) return this.stopForLimit(c, limit);
-    const messages: LlmMessage[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: this.briefing(c, why) }];
+    const messages: LlmMessage[] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: this.briefing(c, why) },
+    ];
     for (let calls = 0; calls < this.d.spec.maxToolCalls;) {
       const reply = await this.llm.chat(messages, AGENT_TOOLS);
       this.state = { ...this.state, tokensUsed: this.state.tokensUsed + reply.tokens };
       this.save(c);
       messages.push(reply.message);
       if (reply.calls.length === 0) {
-        if (reply.content?.trim()) this.decide(c, { kind: 'note', status: 'done', rationale: reply.content.trim().slice(0, 4000), payload: {}, trial: null });
+        if (reply.content?.trim())
+          this.decide(c, {
+            kind: 'note',
+            status: 'done',
+            rationale: reply.content.trim().slice(0, 4000),
+            payload: {},
+            trial: null,
+          });
         return;
       }
       let finished = false;
@@ -106,12 +137,21 @@ export class ResearchAgent {
       if (after) return this.stopForLimit(c, after);
       if (finished || this.state.status !== 'active') return;
     }
-    this.decide(c, { kind: 'note', status: 'done', rationale: `turn cut off after ${this.d.spec.maxToolCalls} tool calls`, payload: {}, trial: null });
+    this.decide(c, {
+      kind: 'note',
+      status: 'done',
+      rationale: `turn cut off after ${this.d.spec.maxToolCalls} tool calls`,
+      payload: {},
+      trial: null,
+    });
   }
 
   private briefing(c: CampaignControl, why: string): string {
     const counts = countStates(c.trials());
-    const recent = this.d.store.decisions(c.campaignId).slice(-10).map((d) => `${d.kind} (${d.status}): ${d.rationale}`);
+    const recent = this.d.store
+      .decisions(c.campaignId)
+      .slice(-10)
+      .map((d) => `${d.kind} (${d.status}): ${d.rationale}`);
     return [
       `Campaign ${c.spec.name}: ${c.spec.question || '(no question given)'}`,
       `Now: ${why}. Trials: ${counts.trials} of ${c.spec.budget.trials} (${counts.completed} completed, ${counts.pruned} pruned, ${counts.failed} failed, ${counts.running} running).`,
@@ -122,37 +162,76 @@ export class ResearchAgent {
 
   private async execute(c: CampaignControl, call: ToolCallRequest): Promise<unknown> {
     if (!call.parsed.ok) {
-      this.decide(c, { kind: 'error', status: 'refused', rationale: `${call.name}: ${call.parsed.error}`, payload: { arguments: call.raw.slice(0, 2000) }, trial: null });
+      this.decide(c, {
+        kind: 'error',
+        status: 'refused',
+        rationale: `${call.name}: ${call.parsed.error}`,
+        payload: { arguments: call.raw.slice(0, 2000) },
+        trial: null,
+      });
       return { error: call.parsed.error };
     }
     const a = call.parsed.value;
     switch (call.name) {
       case 'list_trials':
-        return { trials: c.trials().filter((t) => t.state !== 'interrupted').map(brief) };
+        return {
+          trials: c
+            .trials()
+            .filter((t) => t.state !== 'interrupted')
+            .map(brief),
+        };
       case 'get_curve': {
         const { trial } = toolArgs.get_curve.parse(a);
         const t = c.trials().find((x) => x.number === trial);
         if (!t) return { error: `no trial ${trial}` };
         const steps = this.d.store.curves(c.campaignId)[String(trial)] ?? [];
         const stride = Math.max(1, Math.ceil(steps.length / 50));
-        return { trial, points: t.points.map((p) => ({ index: p.index, step: p.step, minutes: +(p.elapsedS / 60).toFixed(2), value: metricOf(p, c.spec.objective.metric) })), trainReward: steps.filter((_, i) => i % stride === 0).map((p) => [p.step, +p.rewardMean.toFixed(4)]) };
+        return {
+          trial,
+          points: t.points.map((p) => ({
+            index: p.index,
+            step: p.step,
+            minutes: +(p.elapsedS / 60).toFixed(2),
+            value: metricOf(p, c.spec.objective.metric),
+          })),
+          trainReward: steps.filter((_, i) => i % stride === 0).map((p) => [p.step, +p.rewardMean.toFixed(4)]),
+        };
       }
       case 'search_space': {
         const counts = countStates(c.trials());
-        return { space: describeSpace(c.spec.search), objective: c.spec.objective, trialsLeft: c.spec.budget.trials - counts.trials, minutesPerTrial: c.spec.budget.minutesPerTrial, seeds: c.spec.seeds, proposalsLeft: this.d.spec.maxTrials - this.state.trialsProposed };
+        return {
+          space: describeSpace(c.spec.search),
+          objective: c.spec.objective,
+          trialsLeft: c.spec.budget.trials - counts.trials,
+          minutesPerTrial: c.spec.budget.minutesPerTrial,
+          seeds: c.spec.seeds,
+          proposalsLeft: this.d.spec.maxTrials - this.state.trialsProposed,
+        };
       }
       case 'propose_trials':
         return this.propose(c, toolArgs.propose_trials.parse(a).trials);
       case 'stop_trial': {
         const { trial, rationale } = toolArgs.stop_trial.parse(a);
         const ok = c.stopTrial(trial, `stopped by the research agent: ${rationale}`);
-        this.decide(c, { kind: 'stop_trial', status: ok ? 'done' : 'refused', rationale, payload: ok ? {} : { error: 'not running' }, trial });
+        this.decide(c, {
+          kind: 'stop_trial',
+          status: ok ? 'done' : 'refused',
+          rationale,
+          payload: ok ? {} : { error: 'not running' },
+          trial,
+        });
         return ok ? { stopped: trial } : { error: `trial ${trial} is not running` };
       }
       case 'write_analysis': {
         const { text } = toolArgs.write_analysis.parse(a);
         this.d.store.setAnalysis(c.campaignId, text);
-        this.decide(c, { kind: 'analysis', status: 'done', rationale: text.slice(0, 300), payload: { length: text.length }, trial: null });
+        this.decide(c, {
+          kind: 'analysis',
+          status: 'done',
+          rationale: text.slice(0, 300),
+          payload: { length: text.length },
+          trial: null,
+        });
         return { written: text.length };
       }
       case 'finish_turn': {
@@ -165,23 +244,45 @@ export class ResearchAgent {
     }
   }
 
-  private async propose(c: CampaignControl, trials: { params: Record<string, string | number | boolean>; rationale: string }[]): Promise<unknown> {
+  private async propose(
+    c: CampaignControl,
+    trials: { params: Record<string, string | number | boolean>; rationale: string }[],
+  ): Promise<unknown> {
     const results = [];
     for (const t of trials) {
       const errors = checkParams(c.spec.search, t.params);
-      if (this.state.trialsProposed >= this.d.spec.maxTrials) errors.push(`the agent's proposal limit (${this.d.spec.maxTrials}) is reached`);
+      if (this.state.trialsProposed >= this.d.spec.maxTrials)
+        errors.push(`the agent's proposal limit (${this.d.spec.maxTrials}) is reached`);
       if (errors.length > 0) {
-        this.decide(c, { kind: 'propose', status: 'refused', rationale: t.rationale, payload: { params: t.params, errors }, trial: null });
+        this.decide(c, {
+          kind: 'propose',
+          status: 'refused',
+          rationale: t.rationale,
+          payload: { params: t.params, errors },
+          trial: null,
+        });
         results.push({ params: t.params, refused: errors });
         continue;
       }
       this.state = { ...this.state, trialsProposed: this.state.trialsProposed + 1 };
       if (this.state.mode === 'ask') {
-        const id = this.decide(c, { kind: 'propose', status: 'pending', rationale: t.rationale, payload: { params: t.params }, trial: null });
+        const id = this.decide(c, {
+          kind: 'propose',
+          status: 'pending',
+          rationale: t.rationale,
+          payload: { params: t.params },
+          trial: null,
+        });
         results.push({ params: t.params, waitingForApproval: id });
       } else {
         await c.enqueue(t.params as Params, 'agent', t.rationale);
-        this.decide(c, { kind: 'propose', status: 'enqueued', rationale: t.rationale, payload: { params: t.params }, trial: null });
+        this.decide(c, {
+          kind: 'propose',
+          status: 'enqueued',
+          rationale: t.rationale,
+          payload: { params: t.params },
+          trial: null,
+        });
         results.push({ params: t.params, queued: true });
       }
     }
@@ -197,7 +298,8 @@ export class ResearchAgent {
       if (typeof params !== 'object' || params === null) continue;
       const p = params as Record<string, string | number | boolean>;
       if (checkParams(c.spec.search, p).length > 0) continue;
-      if (this.d.store.setDecisionStatus(c.campaignId, d.id, 'enqueued', ['approved'])) await c.enqueue(p, 'agent', d.rationale);
+      if (this.d.store.setDecisionStatus(c.campaignId, d.id, 'enqueued', ['approved']))
+        await c.enqueue(p, 'agent', d.rationale);
     }
   }
 
@@ -207,15 +309,31 @@ export class ResearchAgent {
     const was = this.state;
     if (cmd.action === 'pause' && was.status === 'active') this.state = { ...was, status: 'paused' };
     else if (cmd.action === 'resume' && was.status === 'paused') this.state = { ...was, status: 'active' };
-    else if (cmd.action === 'hand_back') this.state = { ...was, status: 'handed_back', note: 'control handed back to the optimiser' };
+    else if (cmd.action === 'hand_back')
+      this.state = { ...was, status: 'handed_back', note: 'control handed back to the optimiser' };
     else if (cmd.action === 'ask' || cmd.action === 'auto') this.state = { ...was, mode: cmd.action };
     if (this.state !== was) {
-      this.decide(c, { kind: 'control', status: 'done', rationale: `researcher: ${cmd.action}`, payload: { status: this.state.status, mode: this.state.mode }, trial: null });
+      this.decide(c, {
+        kind: 'control',
+        status: 'done',
+        rationale: `researcher: ${cmd.action}`,
+        payload: { status: this.state.status, mode: this.state.mode },
+        trial: null,
+      });
       this.save(c);
     }
   }
 }
 
 function brief(t: TrialRow): Record<string, unknown> {
-  return { number: t.number, state: t.state, params: t.params, seed: t.seed, source: t.source, objective: t.value, steps: t.steps, note: t.note?.slice(0, 300) ?? null };
+  return {
+    number: t.number,
+    state: t.state,
+    params: t.params,
+    seed: t.seed,
+    source: t.source,
+    objective: t.value,
+    steps: t.steps,
+    note: t.note?.slice(0, 300) ?? null,
+  };
 }

@@ -14,11 +14,22 @@ export interface ScriptedReply {
 
 export type Responder = ScriptedReply | ((request: FakeChatRequest) => ScriptedReply);
 
-const RequestSchema = z.object({
-  model: z.string(),
-  messages: z.array(z.object({ role: z.string(), content: z.unknown().optional(), tool_calls: z.array(z.unknown()).optional(), tool_call_id: z.string().optional() }).loose()),
-  tools: z.array(z.unknown()).optional(),
-}).loose();
+const RequestSchema = z
+  .object({
+    model: z.string(),
+    messages: z.array(
+      z
+        .object({
+          role: z.string(),
+          content: z.unknown().optional(),
+          tool_calls: z.array(z.unknown()).optional(),
+          tool_call_id: z.string().optional(),
+        })
+        .loose(),
+    ),
+    tools: z.array(z.unknown()).optional(),
+  })
+  .loose();
 export type FakeChatRequest = z.infer<typeof RequestSchema>;
 
 async function body(req: IncomingMessage): Promise<string> {
@@ -36,23 +47,49 @@ export class FakeChatServer {
     this.server = createServer((req, res) => {
       void body(req).then((text) => {
         if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-          res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+          res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { message: 'not found' } }));
           return;
         }
         const request = RequestSchema.parse(JSON.parse(text));
         this.requests.push(request);
         const step = this.script[this.next++];
         if (!step) {
-          res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `the fake's script has no reply ${this.next}` } }));
+          res
+            .writeHead(500, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { message: `the fake's script has no reply ${this.next}` } }));
           return;
         }
         const reply = typeof step === 'function' ? step(request) : step;
-        const calls = (reply.toolCalls ?? []).map((c, i) => ({ id: `call_${this.next}_${i}`, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-          id: `fake-${this.next}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: request.model,
-          choices: [{ index: 0, finish_reason: calls.length ? 'tool_calls' : 'stop', message: { role: 'assistant', content: reply.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) } }],
-          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: reply.totalTokens ?? 100 },
+        const calls = (reply.toolCalls ?? []).map((c, i) => ({
+          id: `call_${this.next}_${i}`,
+          type: 'function',
+          function: {
+            name: c.name,
+            arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+          },
         }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: `fake-${this.next}`,
+            object: 'chat.completion',
+            created: Math.floor(Date.now() / 1000),
+            model: request.model,
+            choices: [
+              {
+                index: 0,
+                finish_reason: calls.length ? 'tool_calls' : 'stop',
+                message: {
+                  role: 'assistant',
+                  content: reply.content ?? null,
+                  ...(calls.length ? { tool_calls: calls } : {}),
+                },
+              },
+            ],
+            usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: reply.totalTokens ?? 100 },
+          }),
+        );
       });
     });
   }

@@ -1,6 +1,11 @@
 // Encoding and decoding of WebSocket bridge frames (browser side). Every inbound frame is parsed
 // with the contract's `BridgeReplySchema`; anything else becomes a `bad` frame with a reason.
-import { BridgeReplySchema, type BridgeRequest, type WireError, type WorkbenchMethod } from '../../../shared/workbench-api';
+import {
+  BridgeReplySchema,
+  type BridgeRequest,
+  type WireError,
+  type WorkbenchMethod,
+} from '../../../shared/workbench-api';
 
 export type InboundFrame =
   | { kind: 'result'; id: number; result: unknown }
@@ -21,7 +26,14 @@ export function decodeFrame(text: string): InboundFrame {
     return { kind: 'bad', reason: 'bridge sent a frame that is not JSON' };
   }
   const parsed = BridgeReplySchema.safeParse(raw);
-  if (!parsed.success) return { kind: 'bad', reason: `bridge sent an unexpected frame: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(frame)'}: ${i.message}`).join('; ').slice(0, 300)}` };
+  if (!parsed.success)
+    return {
+      kind: 'bad',
+      reason: `bridge sent an unexpected frame: ${parsed.error.issues
+        .map((i) => `${i.path.join('.') || '(frame)'}: ${i.message}`)
+        .join('; ')
+        .slice(0, 300)}`,
+    };
   const f = parsed.data;
   if (f.type === 'result') return { kind: 'result', id: f.id, result: f.result };
   if (f.type === 'error') return { kind: 'error', id: f.id, error: f.error };

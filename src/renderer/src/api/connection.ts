@@ -33,8 +33,17 @@ export function openWorkbenchConnection(onProblem: (message: string) => void): C
   const token = resolveBridgeToken(window.location.hash, window.sessionStorage, (rest) => {
     window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}${rest}`);
   });
-  if (!token) return { ok: false, message: 'No bridge token: open the full URL that `agentjet ui` printed (it ends in #token=…).' };
-  const transport = new WsTransport({ url: bridgeUrl(window.location, token), openSocket: openBrowserSocket, clock: browserClock, onProblem });
+  if (!token)
+    return {
+      ok: false,
+      message: 'No bridge token: open the full URL that `agentjet ui` printed (it ends in #token=…).',
+    };
+  const transport = new WsTransport({
+    url: bridgeUrl(window.location, token),
+    openSocket: openBrowserSocket,
+    clock: browserClock,
+    onProblem,
+  });
   transport.start();
   return {
     ok: true,

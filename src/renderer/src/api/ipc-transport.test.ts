@@ -20,15 +20,22 @@ class FakeIpc {
 describe('IPC transport', () => {
   it('unwraps ok replies and throws the carried error otherwise', () => {
     expect(unwrapIpcReply('session', { ok: true, result: null })).toBeNull();
-    expect(() => unwrapIpcReply('connectLocal', { ok: false, error: { code: 'model_missing', message: 'no model at /x' } })).toThrow(new WorkbenchError('model_missing', 'no model at /x'));
+    expect(() =>
+      unwrapIpcReply('connectLocal', { ok: false, error: { code: 'model_missing', message: 'no model at /x' } }),
+    ).toThrow(new WorkbenchError('model_missing', 'no model at /x'));
     expect(() => unwrapIpcReply('session', { weird: true })).toThrow(/session: malformed reply/);
   });
   it('passes method and params through and subscribes to events', async () => {
-    const ipc = new FakeIpc((m) => (m === 'runs' ? { ok: true, result: { runs: [] } } : { ok: false, error: { code: 'x', message: 'nope' } }));
+    const ipc = new FakeIpc((m) =>
+      m === 'runs' ? { ok: true, result: { runs: [] } } : { ok: false, error: { code: 'x', message: 'nope' } },
+    );
     const t = createIpcTransport(ipc);
     await expect(t.call('runs', {})).resolves.toEqual({ runs: [] });
     await expect(t.call('session', {})).rejects.toThrow('nope');
-    expect(ipc.calls).toEqual([['runs', {}], ['session', {}]]);
+    expect(ipc.calls).toEqual([
+      ['runs', {}],
+      ['session', {}],
+    ]);
     const got: unknown[] = [];
     const off = t.subscribe((e) => got.push(e));
     for (const l of ipc.listeners) l({ type: 'session', session: null });

@@ -1,6 +1,11 @@
 // The Electron transport: the preload's raw `workbenchIpc` behind the WorkbenchTransport shape.
 // Each invoke reply is an `IpcReplySchema` value: ok → its result, otherwise a WorkbenchError.
-import { IpcReplySchema, WorkbenchError, type WorkbenchMethod, type WorkbenchTransport } from '../../../shared/workbench-api';
+import {
+  IpcReplySchema,
+  WorkbenchError,
+  type WorkbenchMethod,
+  type WorkbenchTransport,
+} from '../../../shared/workbench-api';
 
 export interface RawIpc {
   invoke(method: WorkbenchMethod, params: unknown): Promise<unknown>;

@@ -52,7 +52,9 @@ describe('resolveBridgeToken', () => {
 
 describe('bridgeUrl', () => {
   it('uses ws for http and wss for https, encoding the token', () => {
-    expect(bridgeUrl({ protocol: 'http:', host: '127.0.0.1:5173' }, 'a b')).toBe('ws://127.0.0.1:5173/bridge?token=a%20b');
+    expect(bridgeUrl({ protocol: 'http:', host: '127.0.0.1:5173' }, 'a b')).toBe(
+      'ws://127.0.0.1:5173/bridge?token=a%20b',
+    );
     expect(bridgeUrl({ protocol: 'https:', host: 'x.org' }, 't')).toBe('wss://x.org/bridge?token=t');
   });
 });

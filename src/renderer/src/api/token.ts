@@ -21,7 +21,11 @@ export interface TokenStorage {
 export const TOKEN_STORAGE_KEY = 'agentjet.bridgeToken';
 
 /** Picks the token from the hash (saving it) or from storage; `stripHash` receives the hash to keep. */
-export function resolveBridgeToken(hash: string, storage: TokenStorage, stripHash: (rest: string) => void): string | null {
+export function resolveBridgeToken(
+  hash: string,
+  storage: TokenStorage,
+  stripHash: (rest: string) => void,
+): string | null {
   const { token, rest } = parseTokenFromHash(hash);
   if (token) {
     storage.setItem(TOKEN_STORAGE_KEY, token);

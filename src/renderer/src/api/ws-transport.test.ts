@@ -103,7 +103,11 @@ describe('WsTransport', () => {
     const { t, sock } = setup();
     sock().h.open();
     const p = t.call('connectRemote', { url: 'http://bad', adminToken: 'x' });
-    sock().reply({ type: 'error', id: sock().lastCall().id, error: { code: 'unreachable', message: 'cannot reach http://bad: ECONNREFUSED' } });
+    sock().reply({
+      type: 'error',
+      id: sock().lastCall().id,
+      error: { code: 'unreachable', message: 'cannot reach http://bad: ECONNREFUSED' },
+    });
     const err = await p.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkbenchError);
     expect(err).toMatchObject({ code: 'unreachable', message: 'cannot reach http://bad: ECONNREFUSED' });
@@ -178,7 +182,10 @@ describe('WsTransport', () => {
   it('fails a queued call after the queue timeout while disconnected', async () => {
     const { t, clock } = setup(500);
     let done = false;
-    const settled = t.call('session', {}).catch((e: unknown) => e).finally(() => (done = true));
+    const settled = t
+      .call('session', {})
+      .catch((e: unknown) => e)
+      .finally(() => (done = true));
     clock.advance(499);
     await flush();
     expect(done).toBe(false);

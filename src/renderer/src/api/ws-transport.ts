@@ -75,7 +75,8 @@ export class WsTransport implements WorkbenchTransport {
   }
 
   call(method: WorkbenchMethod, params: unknown): Promise<unknown> {
-    if (this.disposed) return Promise.reject(new WorkbenchError('closed', `${method}: the workbench connection is closed`));
+    if (this.disposed)
+      return Promise.reject(new WorkbenchError('closed', `${method}: the workbench connection is closed`));
     if (this._status === 'open' && this.socket) return this.send(this.socket, method, params);
     return new Promise((resolve, reject) => {
       const entry: Queued = { method, params, resolve, reject, timer: null };
@@ -116,7 +117,10 @@ export class WsTransport implements WorkbenchTransport {
     try {
       socket.send(encodeCall(id, method, params));
     } catch (err) {
-      this.pending.reject(id, { code: 'send_failed', message: `${method}: could not send (${err instanceof Error ? err.message : String(err)})` });
+      this.pending.reject(id, {
+        code: 'send_failed',
+        message: `${method}: could not send (${err instanceof Error ? err.message : String(err)})`,
+      });
     }
     return promise;
   }
@@ -152,7 +156,8 @@ export class WsTransport implements WorkbenchTransport {
     if (f.kind === 'result') {
       if (!this.pending.resolve(f.id, f.result)) this.opts.onProblem?.(`bridge replied to unknown call ${f.id}`);
     } else if (f.kind === 'error') {
-      if (f.id === null || !this.pending.reject(f.id, f.error)) this.opts.onProblem?.(`bridge error: ${f.error.message}`);
+      if (f.id === null || !this.pending.reject(f.id, f.error))
+        this.opts.onProblem?.(`bridge error: ${f.error.message}`);
     } else if (f.kind === 'event') {
       for (const l of [...this.eventListeners]) l(f.event);
     } else {
@@ -163,10 +168,15 @@ export class WsTransport implements WorkbenchTransport {
   private handleClose(code: number, reason: string): void {
     this.socket = null;
     const why = reason ? ` (${reason})` : code && code !== 1006 && code !== 1005 ? ` (code ${code})` : '';
-    this.pending.failAll('disconnected', `the connection to the workbench was lost before the reply came${why}; reconnecting`);
+    this.pending.failAll(
+      'disconnected',
+      `the connection to the workbench was lost before the reply came${why}; reconnecting`,
+    );
     if (this.disposed) return;
     this.setStatus('reconnecting');
-    const delay = Math.round(backoffDelay(this.attempt++, this.opts.backoff ?? RECONNECT_BACKOFF, this.opts.clock.random()));
+    const delay = Math.round(
+      backoffDelay(this.attempt++, this.opts.backoff ?? RECONNECT_BACKOFF, this.opts.clock.random()),
+    );
     this.reconnectTimer = this.opts.clock.setTimeout(() => {
       this.reconnectTimer = null;
       if (!this.disposed) this.connect();

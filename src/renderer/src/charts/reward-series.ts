@@ -18,7 +18,12 @@ export function rewardBins(points: readonly RewardPoint[], size: number): Reward
   for (let i = 0; i < points.length; i += n) {
     const bin = points.slice(i, i + n);
     const mean = (f: (p: RewardPoint) => number): number => bin.reduce((s, p) => s + f(p), 0) / bin.length;
-    out.push({ episode: i + bin.length, rmScore: mean((p) => p.rmScore), verifiable: mean((p) => p.verifiable), episodes: bin.length });
+    out.push({
+      episode: i + bin.length,
+      rmScore: mean((p) => p.rmScore),
+      verifiable: mean((p) => p.verifiable),
+      episodes: bin.length,
+    });
   }
   return out;
 }
@@ -39,11 +44,12 @@ export interface Separation {
 export function separation(points: readonly RewardPoint[]): Separation {
   const good = points.filter((p) => p.verifiable > 0).map((p) => p.rmScore);
   const bad = points.filter((p) => p.verifiable <= 0).map((p) => p.rmScore);
-  const agreement = points.length === 0 ? null : points.filter((p) => (p.rmScore > 0) === (p.verifiable > 0)).length / points.length;
+  const agreement =
+    points.length === 0 ? null : points.filter((p) => p.rmScore > 0 === p.verifiable > 0).length / points.length;
   if (good.length === 0 || bad.length === 0) return { auc: null, agreement, good: good.length, bad: bad.length };
   const all = [...good.map((s) => ({ s, g: true })), ...bad.map((s) => ({ s, g: false }))].sort((a, b) => a.s - b.s);
   let rankSumGood = 0;
-  for (let i = 0; i < all.length; ) {
+  for (let i = 0; i < all.length;) {
     let j = i;
     while (j < all.length && all[j]!.s === all[i]!.s) j++;
     const rank = (i + 1 + j) / 2; // average rank of a run of ties

@@ -91,7 +91,8 @@ export function evalRows(evals: readonly EvalPoint[], minEpisodes = 8): EvalRow[
     const episodes = pool.reduce((n, e) => n + e.episodes, 0);
     const scored = pool.filter((e) => finite(e.successRate) !== null);
     const scoredEpisodes = scored.reduce((n, e) => n + e.episodes, 0);
-    const success = scoredEpisodes > 0 ? scored.reduce((n, e) => n + (e.successRate ?? 0) * e.episodes, 0) / scoredEpisodes : null;
+    const success =
+      scoredEpisodes > 0 ? scored.reduce((n, e) => n + (e.successRate ?? 0) * e.episodes, 0) / scoredEpisodes : null;
     const reward = episodes > 0 ? pool.reduce((n, e) => n + e.rewardMean * e.episodes, 0) / episodes : last.rewardMean;
     rows.push({ weightVersion: last.weightVersion, success, reward, episodes });
     pool = [];
@@ -115,21 +116,32 @@ export function mergeRows(steps: readonly StepPoint[]): MergeRow[] {
 }
 
 export function stepTimeRows(steps: readonly StepPoint[]): StepTimeRow[] {
-  return downsample(steps).map((p) => ({ step: p.step, rollout: Math.max(0, p.rolloutS), update: Math.max(0, p.updateS) }));
+  return downsample(steps).map((p) => ({
+    step: p.step,
+    rollout: Math.max(0, p.rolloutS),
+    update: Math.max(0, p.updateS),
+  }));
 }
 
 /** One vertical line per code-version change, at the step it took over; several on one step keep the latest. */
 export function markerLines(markers: readonly CodeMarker[]): MarkerLine[] {
   const byStep = new Map<number, CodeMarker>();
   for (const m of [...markers].sort((a, b) => a.time - b.time)) byStep.set(m.step, m);
-  return [...byStep.values()].sort((a, b) => a.step - b.step).map((m) => ({ step: m.step, label: shortVersion(m.codeVersion), codeVersion: m.codeVersion }));
+  return [...byStep.values()]
+    .sort((a, b) => a.step - b.step)
+    .map((m) => ({ step: m.step, label: shortVersion(m.codeVersion), codeVersion: m.codeVersion }));
 }
 
 export function batchFill(progress: BatchProgress | null): BatchFill | null {
   if (!progress) return null;
   const target = Math.max(0, progress.target);
   const fraction = target > 0 ? Math.min(1, Math.max(0, progress.current / target)) : progress.ready ? 1 : 0;
-  return { fraction, label: `${progress.current}/${target} ${progress.unit}`, detail: progress.detail, ready: progress.ready };
+  return {
+    fraction,
+    label: `${progress.current}/${target} ${progress.unit}`,
+    detail: progress.detail,
+    ready: progress.ready,
+  };
 }
 
 export interface CompareRow {

@@ -3,13 +3,42 @@ import type { StepPoint } from '../../../shared/workbench-api';
 import { servingRows } from './serving';
 
 const point = (step: number, serving?: StepPoint['serving']): StepPoint => ({
-  step, weightVersion: step, time: step, episodes: 1, rewardMean: 0, rewardMin: 0, rewardMax: 0, successRate: null, samples: 1, tokensBefore: 0, tokensAfter: 0,
-  compressionRatio: 1, samplesPerEpisode: 1, rolloutS: 0, updateS: 0, loss: null, entropy: null, approxKl: null, breakCounts: {}, ...(serving ? { serving } : {}),
+  step,
+  weightVersion: step,
+  time: step,
+  episodes: 1,
+  rewardMean: 0,
+  rewardMin: 0,
+  rewardMax: 0,
+  successRate: null,
+  samples: 1,
+  tokensBefore: 0,
+  tokensAfter: 0,
+  compressionRatio: 1,
+  samplesPerEpisode: 1,
+  rolloutS: 0,
+  updateS: 0,
+  loss: null,
+  entropy: null,
+  approxKl: null,
+  breakCounts: {},
+  ...(serving ? { serving } : {}),
 });
 
 describe('servingRows', () => {
   it('charts the steps that carry prefix-cache figures', () => {
-    const s = { promptTokens: 1000, prefilledTokens: 200, reusedTokens: 800, hitRate: 0.8, cacheBytes: 1, evictions: 0, meanBatch: 12, generatedTokens: 300 };
-    expect(servingRows([point(1), point(2, s)])).toEqual([{ step: 2, promptTokens: 1000, prefilledTokens: 200, reusedTokens: 800, hitRate: 0.8, meanBatch: 12 }]);
+    const s = {
+      promptTokens: 1000,
+      prefilledTokens: 200,
+      reusedTokens: 800,
+      hitRate: 0.8,
+      cacheBytes: 1,
+      evictions: 0,
+      meanBatch: 12,
+      generatedTokens: 300,
+    };
+    expect(servingRows([point(1), point(2, s)])).toEqual([
+      { step: 2, promptTokens: 1000, prefilledTokens: 200, reusedTokens: 800, hitRate: 0.8, meanBatch: 12 },
+    ]);
   });
 });

@@ -18,7 +18,14 @@ export function servingRows(steps: readonly StepPoint[]): ServingRow[] {
   for (const p of steps) {
     const s = p.serving;
     if (!s) continue;
-    rows.push({ step: p.step, promptTokens: s.promptTokens, prefilledTokens: s.prefilledTokens, reusedTokens: s.reusedTokens, hitRate: s.hitRate, meanBatch: s.meanBatch });
+    rows.push({
+      step: p.step,
+      promptTokens: s.promptTokens,
+      prefilledTokens: s.prefilledTokens,
+      reusedTokens: s.reusedTokens,
+      hitRate: s.hitRate,
+      meanBatch: s.meanBatch,
+    });
   }
   return downsample(rows);
 }

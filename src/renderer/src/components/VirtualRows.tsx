@@ -16,7 +16,17 @@ export interface VirtualRowsProps<T> {
   className?: string;
 }
 
-export function VirtualRows<T>({ items, rowHeight, columns, header, renderRow, rowKey, testId, empty, className }: VirtualRowsProps<T>) {
+export function VirtualRows<T>({
+  items,
+  rowHeight,
+  columns,
+  header,
+  renderRow,
+  rowKey,
+  testId,
+  empty,
+  className,
+}: VirtualRowsProps<T>) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -26,7 +36,13 @@ export function VirtualRows<T>({ items, rowHeight, columns, header, renderRow, r
     getItemKey: (i) => rowKey(items[i]!),
   });
   return (
-    <div className={`vtable ${className ?? ''}`} data-testid={testId} role="table" data-rows={items.length} style={{ ['--cols' as string]: columns }}>
+    <div
+      className={`vtable ${className ?? ''}`}
+      data-testid={testId}
+      role="table"
+      data-rows={items.length}
+      style={{ ['--cols' as string]: columns }}
+    >
       <div className="vtable-head" role="row">
         {header}
       </div>
@@ -34,7 +50,11 @@ export function VirtualRows<T>({ items, rowHeight, columns, header, renderRow, r
         {items.length === 0 && empty ? <div className="vtable-empty">{empty}</div> : null}
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((v) => (
-            <div key={v.key} className="vtable-row-slot" style={{ height: rowHeight, transform: `translateY(${v.start}px)` }}>
+            <div
+              key={v.key}
+              className="vtable-row-slot"
+              style={{ height: rowHeight, transform: `translateY(${v.start}px)` }}
+            >
               {renderRow(items[v.index]!, v.index)}
             </div>
           ))}

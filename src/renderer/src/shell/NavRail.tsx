@@ -4,7 +4,15 @@ import { Icon } from '../components/Icon';
 import { PANELS, type PanelId } from './panels';
 import { applyTheme, readTheme, type Theme } from './theme';
 
-export function NavRail({ active, onSelect, badges }: { active: PanelId; onSelect: (p: PanelId) => void; badges: Partial<Record<PanelId, string>> }) {
+export function NavRail({
+  active,
+  onSelect,
+  badges,
+}: {
+  active: PanelId;
+  onSelect: (p: PanelId) => void;
+  badges: Partial<Record<PanelId, string>>;
+}) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (!(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
@@ -21,7 +29,9 @@ export function NavRail({ active, onSelect, badges }: { active: PanelId; onSelec
   useEffect(() => applyTheme(theme, document.documentElement, window.localStorage), [theme]);
   return (
     <nav className="rail" aria-label="Panels">
-      <div className="rail-logo" title="AgentJet Workbench">AJ</div>
+      <div className="rail-logo" title="AgentJet Workbench">
+        AJ
+      </div>
       {PANELS.map((p) => (
         <button
           key={p.id}
@@ -38,7 +48,13 @@ export function NavRail({ active, onSelect, badges }: { active: PanelId; onSelec
         </button>
       ))}
       <span className="rail-spacer" />
-      <button type="button" className="rail-btn rail-theme" data-testid="theme-toggle" title={`Switch to the ${theme === 'dark' ? 'light' : 'dark'} theme`} onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}>
+      <button
+        type="button"
+        className="rail-btn rail-theme"
+        data-testid="theme-toggle"
+        title={`Switch to the ${theme === 'dark' ? 'light' : 'dark'} theme`}
+        onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}
+      >
         <span aria-hidden="true">{theme === 'dark' ? '☾' : '☀'}</span>
         <span className="rail-label">Theme</span>
       </button>

@@ -44,7 +44,12 @@ function ActivityItem({ text, fraction }: { text: string | null; fraction: numbe
 }
 
 /** The right side: a stored run being viewed (with the way back), the session's worker, its problem. */
-function SessionTail({ session, viewedRunId, live, onBackToLive }: Pick<StatusBarProps, 'session' | 'viewedRunId' | 'live' | 'onBackToLive'>) {
+function SessionTail({
+  session,
+  viewedRunId,
+  live,
+  onBackToLive,
+}: Pick<StatusBarProps, 'session' | 'viewedRunId' | 'live' | 'onBackToLive'>) {
   return (
     <>
       {viewedRunId && !live ? (
@@ -64,7 +69,12 @@ function SessionTail({ session, viewedRunId, live, onBackToLive }: Pick<StatusBa
         </span>
       ) : null}
       {session?.error ? (
-        <span className="sb-item sb-error" title={session.error.message} data-testid="session-error" data-code={session.error.code}>
+        <span
+          className="sb-item sb-error"
+          title={session.error.message}
+          data-testid="session-error"
+          data-code={session.error.code}
+        >
           ⚠ {session.error.message}
         </span>
       ) : null}
@@ -79,7 +89,11 @@ export function StatusBar({ connection, session, pendingActivity, viewedRunId, l
       <span className="sb-title">AgentJet Workbench</span>
       {connection !== 'open' ? (
         <span className={`sb-conn sb-conn-${connection}`} data-testid="connection-status" role="status">
-          {connection === 'reconnecting' ? 'reconnecting…' : connection === 'connecting' ? 'connecting…' : 'connection closed'}
+          {connection === 'reconnecting'
+            ? 'reconnecting…'
+            : connection === 'connecting'
+              ? 'connecting…'
+              : 'connection closed'}
         </span>
       ) : null}
       <span className="sb-item">
@@ -107,7 +121,10 @@ export function StatusBar({ connection, session, pendingActivity, viewedRunId, l
           <span className="mono">{session.poolEpisodes}</span>
         </span>
       ) : null}
-      <ActivityItem text={session?.activity ? activityText(session.activity) : pendingActivity} fraction={session?.activity?.fraction ?? null} />
+      <ActivityItem
+        text={session?.activity ? activityText(session.activity) : pendingActivity}
+        fraction={session?.activity?.fraction ?? null}
+      />
       <span className="sb-spacer" />
       <SessionTail session={session} viewedRunId={viewedRunId} live={live} onBackToLive={onBackToLive} />
     </header>

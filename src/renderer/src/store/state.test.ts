@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { clientRow, episodeRow, evalPoint, marker, session, stepPoint } from '../test-fixtures';
-import { appendCapped, applyEvent, applyMetrics, initialState, isLive, latestEpisode, LIMITS, openRun, upsertSorted, type WorkbenchState } from './state';
+import {
+  appendCapped,
+  applyEvent,
+  applyMetrics,
+  initialState,
+  isLive,
+  latestEpisode,
+  LIMITS,
+  openRun,
+  upsertSorted,
+  type WorkbenchState,
+} from './state';
 
 const live = (runId: string): WorkbenchState => applyEvent(initialState, { type: 'session', session: session(runId) });
 
@@ -14,8 +25,14 @@ describe('list helpers', () => {
     expect(upsertSorted([1, 3, 5], 4, id, 10)).toEqual([1, 3, 4, 5]);
     expect(upsertSorted([1, 3, 5], 0, id, 10)).toEqual([0, 1, 3, 5]);
     expect(upsertSorted([1, 3, 5], 6, id, 3)).toEqual([3, 5, 6]);
-    const objs = [{ k: 1, v: 'a' }, { k: 2, v: 'b' }];
-    expect(upsertSorted(objs, { k: 1, v: 'z' }, (o) => o.k, 10)).toEqual([{ k: 1, v: 'z' }, { k: 2, v: 'b' }]);
+    const objs = [
+      { k: 1, v: 'a' },
+      { k: 2, v: 'b' },
+    ];
+    expect(upsertSorted(objs, { k: 1, v: 'z' }, (o) => o.k, 10)).toEqual([
+      { k: 1, v: 'z' },
+      { k: 2, v: 'b' },
+    ]);
   });
 });
 
@@ -81,7 +98,11 @@ describe('metric events', () => {
   });
   it('code markers are added once and clear compile errors', () => {
     let s = live('r1');
-    s = applyEvent(s, { type: 'compile_failed', runId: 'r1', errors: [{ path: 'reward.ts', line: 1, column: 1, message: 'x' }] });
+    s = applyEvent(s, {
+      type: 'compile_failed',
+      runId: 'r1',
+      errors: [{ path: 'reward.ts', line: 1, column: 1, message: 'x' }],
+    });
     expect(s.compileErrors).toHaveLength(1);
     s = applyEvent(s, { type: 'code', runId: 'r1', marker: marker('v2', 3) });
     s = applyEvent(s, { type: 'code', runId: 'r1', marker: marker('v2', 3) });
@@ -91,7 +112,12 @@ describe('metric events', () => {
   it('stored metrics merge with live points that arrived first', () => {
     let s = live('r1');
     s = applyEvent(s, { type: 'step', runId: 'r1', point: stepPoint(5, { rewardMean: 9 }) });
-    s = applyMetrics(s, { runId: 'r1', steps: [stepPoint(3), stepPoint(4), stepPoint(5)], evals: [evalPoint(1)], markers: [marker('a', 0)] });
+    s = applyMetrics(s, {
+      runId: 'r1',
+      steps: [stepPoint(3), stepPoint(4), stepPoint(5)],
+      evals: [evalPoint(1)],
+      markers: [marker('a', 0)],
+    });
     expect(s.steps.map((p) => p.step)).toEqual([3, 4, 5]);
     expect(s.steps[2]?.rewardMean).toBe(9);
     expect(s.evals).toHaveLength(1);
@@ -117,7 +143,11 @@ describe('episodes, clients, logs', () => {
   it('replaces the client table and caps logs', () => {
     let s = applyEvent(live('r1'), { type: 'clients', clients: [clientRow('a'), clientRow('b')] });
     expect(s.clients.map((c) => c.clientId)).toEqual(['a', 'b']);
-    for (let i = 0; i < LIMITS.logs + 5; i++) s = applyEvent(s, { type: 'log', line: { t: i, source: { kind: 'client', clientId: 'a' }, stream: 'stdout', line: `l${i}` } });
+    for (let i = 0; i < LIMITS.logs + 5; i++)
+      s = applyEvent(s, {
+        type: 'log',
+        line: { t: i, source: { kind: 'client', clientId: 'a' }, stream: 'stdout', line: `l${i}` },
+      });
     expect(s.logs).toHaveLength(LIMITS.logs);
     expect(s.logs.at(-1)?.line).toBe(`l${LIMITS.logs + 4}`);
   });

@@ -90,7 +90,8 @@ function emptyRunView(state: WorkbenchState, runId: string | null, followLive: b
 export function applySession(state: WorkbenchState, session: Session | null): WorkbenchState {
   if (!session) return { ...state, session: null, clients: [], compileErrors: [] };
   const compileErrors = state.session?.runId === session.runId ? state.compileErrors : [];
-  if (state.followLive && state.runId !== session.runId) return { ...emptyRunView(state, session.runId, true), session, compileErrors };
+  if (state.followLive && state.runId !== session.runId)
+    return { ...emptyRunView(state, session.runId, true), session, compileErrors };
   return { ...state, session, compileErrors };
 }
 
@@ -132,7 +133,8 @@ export function applyEvent(state: WorkbenchState, event: WorkbenchEvent): Workbe
       // A new version took over: the live code compiles now.
       const cleared = event.runId === state.session?.runId ? { ...state, compileErrors: [] } : state;
       if (event.runId !== state.runId) return cleared;
-      if (state.markers.some((m) => m.codeVersion === event.marker.codeVersion && m.time === event.marker.time)) return cleared;
+      if (state.markers.some((m) => m.codeVersion === event.marker.codeVersion && m.time === event.marker.time))
+        return cleared;
       return { ...cleared, markers: upsertSorted(state.markers, event.marker, markerKey, LIMITS.markers) };
     }
     case 'compile_failed':

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createWorkbenchClient, WorkbenchError, type WorkbenchMethod, type WorkbenchTransport } from '../../../shared/workbench-api';
+import {
+  createWorkbenchClient,
+  WorkbenchError,
+  type WorkbenchMethod,
+  type WorkbenchTransport,
+} from '../../../shared/workbench-api';
 import type { ConnectionStatus } from '../api/ws-transport';
 import { clientRow, session, stepPoint } from '../test-fixtures';
 import { openRun } from './state';
@@ -34,7 +39,11 @@ const settle = () => new Promise((r) => setTimeout(r, 5));
 /** Events reach the store at once unless a test passes its own scheduler. */
 const immediately = (flush: () => void): void => flush();
 
-function harness(answers: ConstructorParameters<typeof FakeTransport>[0], initial: ConnectionStatus = 'open', schedule: (flush: () => void) => void = immediately) {
+function harness(
+  answers: ConstructorParameters<typeof FakeTransport>[0],
+  initial: ConnectionStatus = 'open',
+  schedule: (flush: () => void) => void = immediately,
+) {
   const t = new FakeTransport(answers);
   const api = createWorkbenchClient(t);
   const store = createAppStore();
@@ -59,8 +68,14 @@ function harness(answers: ConstructorParameters<typeof FakeTransport>[0], initia
   return { t, store, errors, dispose, setStatus };
 }
 
-const runIdOf = (p: unknown): string => (typeof p === 'object' && p !== null && 'runId' in p && typeof p.runId === 'string' ? p.runId : '');
-const metricsOf = (runId: string, steps: number[]) => ({ runId, steps: steps.map((n) => stepPoint(n)), evals: [], markers: [] });
+const runIdOf = (p: unknown): string =>
+  typeof p === 'object' && p !== null && 'runId' in p && typeof p.runId === 'string' ? p.runId : '';
+const metricsOf = (runId: string, steps: number[]) => ({
+  runId,
+  steps: steps.map((n) => stepPoint(n)),
+  evals: [],
+  markers: [],
+});
 
 describe('startSync', () => {
   it('loads the session, its clients and its stored metrics when the transport is open', async () => {
@@ -80,7 +95,11 @@ describe('startSync', () => {
   });
 
   it('applies pushed events and drops malformed ones', async () => {
-    const h = harness({ session: () => session('r1'), clients: () => ({ clients: [] }), metrics: () => metricsOf('r1', []) });
+    const h = harness({
+      session: () => session('r1'),
+      clients: () => ({ clients: [] }),
+      metrics: () => metricsOf('r1', []),
+    });
     await settle();
     h.t.push({ type: 'step', runId: 'r1', point: stepPoint(7) });
     h.t.push({ type: 'step', runId: 'r1', point: { step: 'x' } });
@@ -93,7 +112,11 @@ describe('startSync', () => {
 
   it('coalesces pushed events into one store update, in arrival order; a resync applies what is queued first', async () => {
     const pending: (() => void)[] = [];
-    const h = harness({ session: () => session('r1'), clients: () => ({ clients: [] }), metrics: () => metricsOf('r1', []) }, 'open', (f) => pending.push(f));
+    const h = harness(
+      { session: () => session('r1'), clients: () => ({ clients: [] }), metrics: () => metricsOf('r1', []) },
+      'open',
+      (f) => pending.push(f),
+    );
     await settle();
     let updates = 0;
     const off = h.store.subscribe(() => updates++);
@@ -116,7 +139,14 @@ describe('startSync', () => {
   });
 
   it('loads a reopened run and resyncs after a reconnect', async () => {
-    const h = harness({ session: () => session('r1'), clients: () => ({ clients: [] }), metrics: (p) => metricsOf(runIdOf(p), runIdOf(p) === 'old' ? [1, 2, 3] : [1]) }, 'connecting');
+    const h = harness(
+      {
+        session: () => session('r1'),
+        clients: () => ({ clients: [] }),
+        metrics: (p) => metricsOf(runIdOf(p), runIdOf(p) === 'old' ? [1, 2, 3] : [1]),
+      },
+      'connecting',
+    );
     await settle();
     expect(h.t.calls).toEqual([]);
     h.setStatus('open');
@@ -136,7 +166,11 @@ describe('startSync', () => {
   });
 
   it('reports a failed load as an error instead of throwing', async () => {
-    const h = harness({ session: () => session('r1'), clients: () => ({ clients: [] }), metrics: () => ({ bad: true }) });
+    const h = harness({
+      session: () => session('r1'),
+      clients: () => ({ clients: [] }),
+      metrics: () => ({ bad: true }),
+    });
     await settle();
     expect(h.errors).toHaveLength(1);
     expect(h.errors[0]).toMatch(/Could not load the run's metrics: metrics: unexpected result/);

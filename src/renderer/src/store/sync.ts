@@ -27,7 +27,14 @@ export const EVENT_FLUSH_MS = 33;
 
 const defaultSchedule = (flush: () => void): void => void setTimeout(flush, EVENT_FLUSH_MS);
 
-export function startSync({ api, store, status, onStatus, reportError, schedule = defaultSchedule }: SyncDeps): () => void {
+export function startSync({
+  api,
+  store,
+  status,
+  onStatus,
+  reportError,
+  schedule = defaultSchedule,
+}: SyncDeps): () => void {
   let disposed = false;
   let queued: WorkbenchEvent[] = [];
   let scheduled = false;

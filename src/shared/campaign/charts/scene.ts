@@ -5,11 +5,29 @@
 export type Paint = { color: string; opacity?: number };
 
 export type SceneItem =
-  | { kind: 'line'; points: [number, number][]; stroke: string; width?: number; dash?: string; opacity?: number; title?: string }
+  | {
+      kind: 'line';
+      points: [number, number][];
+      stroke: string;
+      width?: number;
+      dash?: string;
+      opacity?: number;
+      title?: string;
+    }
   | { kind: 'circle'; x: number; y: number; r: number; fill: string; stroke?: string; opacity?: number; title?: string }
   | { kind: 'cross'; x: number; y: number; r: number; stroke: string; title?: string }
   | { kind: 'rect'; x: number; y: number; w: number; h: number; fill: string; opacity?: number; title?: string }
-  | { kind: 'text'; x: number; y: number; text: string; anchor?: 'start' | 'middle' | 'end'; size?: number; fill?: string; rotate?: number; weight?: 'bold' };
+  | {
+      kind: 'text';
+      x: number;
+      y: number;
+      text: string;
+      anchor?: 'start' | 'middle' | 'end';
+      size?: number;
+      fill?: string;
+      rotate?: number;
+      weight?: 'bold';
+    };
 
 export interface Scene {
   width: number;
@@ -43,7 +61,8 @@ export function rampColor(t: number): string {
   return `hsl(${Math.round(220 - c * 190)} 70% ${Math.round(45 + c * 5)}%)`;
 }
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const n = (x: number): string => (Math.round(x * 10) / 10).toString();
 
 function itemSvg(it: SceneItem): string {

@@ -42,10 +42,16 @@ export const stepArb: fc.Arbitrary<StepPlan> = fc.record({
 });
 
 export const episodePlanArb = (maxSteps = 12): fc.Arbitrary<EpisodePlan> =>
-  fc.record({ agents: fc.integer({ min: 1, max: 3 }), steps: fc.array(stepArb, { minLength: 1, maxLength: maxSteps }) });
+  fc.record({
+    agents: fc.integer({ min: 1, max: 3 }),
+    steps: fc.array(stepArb, { minLength: 1, maxLength: maxSteps }),
+  });
 
 const WORDS = ['the', 'answer', 'is', 'then', 'calc', 'red', 'in', 'on', 'at', 'sum', '12', '34', 'ok', 'here'];
-const tool = (name: string): Tool => ({ type: 'function', function: { name, description: `${name} tool`, parameters: { type: 'object' } } });
+const tool = (name: string): Tool => ({
+  type: 'function',
+  function: { name, description: `${name} tool`, parameters: { type: 'object' } },
+});
 export const TOOLS_A: Tool[] = [tool('calc')];
 export const TOOLS_B: Tool[] = [tool('calc'), tool('search')];
 
@@ -76,7 +82,9 @@ function applyAction(a: AgentState, step: StepPlan): void {
 }
 
 function reply(step: StepPlan, k: number): ChatMessage {
-  const words = Array.from({ length: step.words }, (_, i) => WORDS[(step.seed + i * 5) % WORDS.length] ?? 'ok').join(' ');
+  const words = Array.from({ length: step.words }, (_, i) => WORDS[(step.seed + i * 5) % WORDS.length] ?? 'ok').join(
+    ' ',
+  );
   if (step.toolCalls === 0 || step.truncated) return { role: 'assistant', content: words };
   const tool_calls = Array.from({ length: step.toolCalls }, (_, j) => ({
     id: `call_${k}_${j}`,
@@ -116,10 +124,21 @@ export function simulateEpisode(plan: EpisodePlan, episodeId: string): Timeline[
     });
     // A greedy retry samples exactly what the retried call did (same tokens, same logprobs).
     const previous = a.lastCall;
-    const greedy = step.action === 'retry' && step.seed % 2 === 0 && previous !== null && previous.weightVersion === sampled.weightVersion;
-    const call: Timeline = greedy && previous !== null
-      ? { ...sampled, outputIds: previous.outputIds, outputLogprobs: previous.outputLogprobs, output: previous.output, finishReason: previous.finishReason }
-      : sampled;
+    const greedy =
+      step.action === 'retry' &&
+      step.seed % 2 === 0 &&
+      previous !== null &&
+      previous.weightVersion === sampled.weightVersion;
+    const call: Timeline =
+      greedy && previous !== null
+        ? {
+            ...sampled,
+            outputIds: previous.outputIds,
+            outputLogprobs: previous.outputLogprobs,
+            output: previous.output,
+            finishReason: previous.finishReason,
+          }
+        : sampled;
     calls.push(call);
     a.lastCall = call;
     a.lastRequest = request;
@@ -133,4 +152,6 @@ export function simulateEpisode(plan: EpisodePlan, episodeId: string): Timeline[
 
 /** Several episodes at once (ids e0, e1, …). */
 export const episodesArb = (maxEpisodes = 3, maxSteps = 12): fc.Arbitrary<Timeline[]> =>
-  fc.array(episodePlanArb(maxSteps), { minLength: 1, maxLength: maxEpisodes }).map((plans) => plans.flatMap((p, i) => simulateEpisode(p, `e${i}`)));
+  fc
+    .array(episodePlanArb(maxSteps), { minLength: 1, maxLength: maxEpisodes })
+    .map((plans) => plans.flatMap((p, i) => simulateEpisode(p, `e${i}`)));

@@ -14,14 +14,40 @@ export const TOOL_CALL_CLOSE = 21;
 const ROLE_TOKEN: Record<string, number> = { system: 10, user: 11, assistant: 12, tool: 13 };
 const CHAR_BASE = 100;
 const MERGE_BASE = 70_000;
-const MERGES = ['th', 'he', 'in', 'er', 'an', 're', 'on', 'at', 'en', 'nd', '12', '34', '":', '{"', 'ca', 'lc', 'ex', 'es'];
-const SPECIAL: Record<number, string> = { [IM_START]: '<|im_start|>', [IM_END]: '<|im_end|>', [NL]: '\n', [ENDOFTEXT]: '<|endoftext|>', [TOOL_CALL_OPEN]: '<tool_call>', [TOOL_CALL_CLOSE]: '</tool_call>' };
+const MERGES = [
+  'th',
+  'he',
+  'in',
+  'er',
+  'an',
+  're',
+  'on',
+  'at',
+  'en',
+  'nd',
+  '12',
+  '34',
+  '":',
+  '{"',
+  'ca',
+  'lc',
+  'ex',
+  'es',
+];
+const SPECIAL: Record<number, string> = {
+  [IM_START]: '<|im_start|>',
+  [IM_END]: '<|im_end|>',
+  [NL]: '\n',
+  [ENDOFTEXT]: '<|endoftext|>',
+  [TOOL_CALL_OPEN]: '<tool_call>',
+  [TOOL_CALL_CLOSE]: '</tool_call>',
+};
 
 /** Encodes text, merging a mergeable pair when `merge(k)` says so for the k-th opportunity. */
 export function encodeWith(text: string, merge: (k: number) => boolean): number[] {
   const ids: number[] = [];
   let k = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const pair = MERGES.indexOf(text.slice(i, i + 2));
     if (i + 1 < text.length && pair >= 0 && merge(k++)) {
       ids.push(MERGE_BASE + pair);
@@ -38,10 +64,21 @@ export function encodeWith(text: string, merge: (k: number) => boolean): number[
 export const encode = (text: string): number[] => encodeWith(text, () => true);
 
 /** A deterministic "random" segmentation (drift) of the same text. */
-export const encodeDrifted = (text: string, seed: number): number[] => encodeWith(text, (k) => ((seed + k * 7) % 3) !== 0);
+export const encodeDrifted = (text: string, seed: number): number[] =>
+  encodeWith(text, (k) => (seed + k * 7) % 3 !== 0);
 
 export function decode(ids: readonly number[]): string {
-  return ids.map((id) => SPECIAL[id] ?? (id >= MERGE_BASE ? (MERGES[id - MERGE_BASE] ?? '?') : id >= CHAR_BASE ? String.fromCharCode(id - CHAR_BASE) : `<${id}>`)).join('');
+  return ids
+    .map(
+      (id) =>
+        SPECIAL[id] ??
+        (id >= MERGE_BASE
+          ? (MERGES[id - MERGE_BASE] ?? '?')
+          : id >= CHAR_BASE
+            ? String.fromCharCode(id - CHAR_BASE)
+            : `<${id}>`),
+    )
+    .join('');
 }
 
 function toolCallText(args: string, name: string): string {
@@ -57,14 +94,18 @@ function toolCallText(args: string, name: string): string {
 /** The tokens of an assistant turn's body (content, then tool calls), segmented by `enc`. */
 export function assistantBody(message: ChatMessage, enc: (text: string) => number[] = encode): number[] {
   const ids = enc(message.content ?? '');
-  for (const call of message.tool_calls ?? []) ids.push(TOOL_CALL_OPEN, ...enc(toolCallText(call.function.arguments, call.function.name)), TOOL_CALL_CLOSE);
+  for (const call of message.tool_calls ?? [])
+    ids.push(TOOL_CALL_OPEN, ...enc(toolCallText(call.function.arguments, call.function.name)), TOOL_CALL_CLOSE);
   return ids;
 }
 
 const toolsText = (tools: readonly Tool[]): string => `# Tools\n${JSON.stringify(tools)}`;
 
 /** Renders messages (+ tools) with the generation prompt, like the engine's `render`. */
-export function render(messages: readonly ChatMessage[], tools: readonly Tool[] | null): { ids: number[]; spans: PromptSpan[] } {
+export function render(
+  messages: readonly ChatMessage[],
+  tools: readonly Tool[] | null,
+): { ids: number[]; spans: PromptSpan[] } {
   const ids: number[] = [];
   const spans: PromptSpan[] = [];
   const add = (messageIndex: number, role: string, tokens: number[]): void => {
@@ -72,7 +113,8 @@ export function render(messages: readonly ChatMessage[], tools: readonly Tool[] 
     ids.push(...tokens);
   };
   const toolBlock = tools !== null && tools.length > 0 ? toolsText(tools) : null;
-  if (toolBlock !== null && messages[0]?.role !== 'system') add(-1, 'system', [IM_START, ROLE_TOKEN.system ?? 0, NL, ...encode(toolBlock), IM_END, NL]);
+  if (toolBlock !== null && messages[0]?.role !== 'system')
+    add(-1, 'system', [IM_START, ROLE_TOKEN.system ?? 0, NL, ...encode(toolBlock), IM_END, NL]);
   messages.forEach((m, i) => {
     let body: number[];
     if (m.role === 'assistant') body = assistantBody(m);

@@ -8,7 +8,8 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const same = (a: readonly number[], b: readonly number[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Root-first indices of the path ending at `index` (linear: 0..index). */
 export function pathTo(sample: MergedSample, index: number): number[] {
@@ -19,7 +20,9 @@ export function pathTo(sample: MergedSample, index: number): number[] {
 }
 
 /** Each call's generated runs, in token order, with their sample. */
-export function runsByCall(samples: readonly MergedSample[]): Map<string, { sample: MergedSample; span: GeneratedSpan }[]> {
+export function runsByCall(
+  samples: readonly MergedSample[],
+): Map<string, { sample: MergedSample; span: GeneratedSpan }[]> {
   const runs = new Map<string, { sample: MergedSample; span: GeneratedSpan }[]>();
   for (const sample of samples) {
     for (const span of sample.spans) {
@@ -51,7 +54,8 @@ export function checkTrainedOnce(calls: readonly Timeline[], samples: readonly M
     const owner = mine[0]?.sample;
     for (const { sample, span } of mine) {
       if (sample !== owner) fail(`call ${t.id} is trained in two samples`);
-      if (span.weightVersion !== t.weightVersion || span.episodeId !== t.episodeId) fail(`call ${t.id}: wrong span attribution`);
+      if (span.weightVersion !== t.weightVersion || span.episodeId !== t.episodeId)
+        fail(`call ${t.id}: wrong span attribution`);
       ids.push(...sample.tokenIds.slice(span.start, span.end));
       logprobs.push(...sample.rolloutLogprobs.slice(span.start, span.end));
     }
@@ -73,7 +77,8 @@ export function checkTokenContext(calls: readonly Timeline[], samples: readonly 
     if (last === undefined) continue;
     const path = pathTo(last.sample, last.span.end - 1);
     const tokens = path.map((i) => last.sample.tokenIds[i] ?? -1);
-    if (!same(tokens, [...t.promptIds, ...t.outputIds])) fail(`call ${t.id}: context in the sample differs from its own sequence`);
+    if (!same(tokens, [...t.promptIds, ...t.outputIds]))
+      fail(`call ${t.id}: context in the sample differs from its own sequence`);
     const masked = path.slice(t.promptIds.length).every((i) => last.sample.lossMask[i] === 1);
     if (!masked) fail(`call ${t.id}: an output token on its path is not trained`);
   }
@@ -82,6 +87,7 @@ export function checkTokenContext(calls: readonly Timeline[], samples: readonly 
 /** The trained tokens of a set of samples, counted with weights (Σ weights for trees). */
 export function trainedOccurrences(samples: readonly MergedSample[]): number {
   let total = 0;
-  for (const s of samples) total += s.kind === 'tree' ? s.weights.reduce((a, b) => a + b, 0) : s.lossMask.reduce<number>((a, b) => a + b, 0);
+  for (const s of samples)
+    total += s.kind === 'tree' ? s.weights.reduce((a, b) => a + b, 0) : s.lossMask.reduce<number>((a, b) => a + b, 0);
   return total;
 }

@@ -12,7 +12,11 @@ export const say = (content: string | null, ...calls: [string, string][]): ChatM
   return {
     role: 'assistant',
     content,
-    tool_calls: calls.map(([name, args], j) => ({ id: `call_${j}_${name}`, type: 'function', function: { name, arguments: args } })),
+    tool_calls: calls.map(([name, args], j) => ({
+      id: `call_${j}_${name}`,
+      type: 'function',
+      function: { name, arguments: args },
+    })),
   };
 };
 
@@ -28,10 +32,18 @@ export function conversation(episodeId: string, steps: Step[], start: ChatMessag
     const messages = step.messages ?? history;
     const call = fakeCall({ tools: TOOLS_A, ...step, messages, id: `${episodeId}-${k}`, episodeId, callIndex: k });
     const calls = call.output.tool_calls ?? [];
-    history = [...messages, call.output, ...(calls.length > 0 ? calls.map((c) => toolResult(c.id, `= ${k}`)) : [user(`next ${k}`)])];
+    history = [
+      ...messages,
+      call.output,
+      ...(calls.length > 0 ? calls.map((c) => toolResult(c.id, `= ${k}`)) : [user(`next ${k}`)]),
+    ];
     return call;
   });
 }
 
 /** The history a call's successor would send: its messages, its output, then `after`. */
-export const historyAfter = (t: Timeline, ...after: ChatMessage[]): ChatMessage[] => [...t.messages, t.output, ...after];
+export const historyAfter = (t: Timeline, ...after: ChatMessage[]): ChatMessage[] => [
+  ...t.messages,
+  t.output,
+  ...after,
+];

@@ -8,16 +8,61 @@ function Item({ it }: { it: SceneItem }) {
   const title = 'title' in it && it.title ? <title>{it.title}</title> : null;
   switch (it.kind) {
     case 'line':
-      return <polyline points={pts(it.points)} style={{ fill: 'none', stroke: it.stroke, strokeWidth: it.width ?? 1.5, strokeDasharray: it.dash, opacity: it.opacity }}>{title}</polyline>;
+      return (
+        <polyline
+          points={pts(it.points)}
+          style={{
+            fill: 'none',
+            stroke: it.stroke,
+            strokeWidth: it.width ?? 1.5,
+            strokeDasharray: it.dash,
+            opacity: it.opacity,
+          }}
+        >
+          {title}
+        </polyline>
+      );
     case 'circle':
-      return <circle cx={it.x} cy={it.y} r={it.r} style={{ fill: it.fill, stroke: it.stroke, strokeWidth: it.stroke ? 1.5 : 0, opacity: it.opacity }}>{title}</circle>;
+      return (
+        <circle
+          cx={it.x}
+          cy={it.y}
+          r={it.r}
+          style={{ fill: it.fill, stroke: it.stroke, strokeWidth: it.stroke ? 1.5 : 0, opacity: it.opacity }}
+        >
+          {title}
+        </circle>
+      );
     case 'cross':
-      return <path d={`M${it.x - it.r} ${it.y - it.r}L${it.x + it.r} ${it.y + it.r}M${it.x - it.r} ${it.y + it.r}L${it.x + it.r} ${it.y - it.r}`} style={{ fill: 'none', stroke: it.stroke, strokeWidth: 2 }}>{title}</path>;
+      return (
+        <path
+          d={`M${it.x - it.r} ${it.y - it.r}L${it.x + it.r} ${it.y + it.r}M${it.x - it.r} ${it.y + it.r}L${it.x + it.r} ${it.y - it.r}`}
+          style={{ fill: 'none', stroke: it.stroke, strokeWidth: 2 }}
+        >
+          {title}
+        </path>
+      );
     case 'rect':
-      return <rect x={it.x} y={it.y} width={Math.max(0, it.w)} height={Math.max(0, it.h)} style={{ fill: it.fill, opacity: it.opacity }}>{title}</rect>;
+      return (
+        <rect
+          x={it.x}
+          y={it.y}
+          width={Math.max(0, it.w)}
+          height={Math.max(0, it.h)}
+          style={{ fill: it.fill, opacity: it.opacity }}
+        >
+          {title}
+        </rect>
+      );
     case 'text':
       return (
-        <text x={it.x} y={it.y} textAnchor={it.anchor ?? 'start'} transform={it.rotate ? `rotate(${it.rotate} ${it.x} ${it.y})` : undefined} style={{ fill: it.fill ?? 'var(--fg-dim)', fontSize: it.size ?? 11, fontWeight: it.weight }}>
+        <text
+          x={it.x}
+          y={it.y}
+          textAnchor={it.anchor ?? 'start'}
+          transform={it.rotate ? `rotate(${it.rotate} ${it.x} ${it.y})` : undefined}
+          style={{ fill: it.fill ?? 'var(--fg-dim)', fontSize: it.size ?? 11, fontWeight: it.weight }}
+        >
           {it.text}
         </text>
       );
@@ -26,8 +71,18 @@ function Item({ it }: { it: SceneItem }) {
 
 export function SceneSvg({ scene, testId }: { scene: Scene; testId: string }) {
   return (
-    <svg viewBox={`0 0 ${scene.width} ${scene.height}`} width="100%" style={{ maxWidth: scene.width }} role="img" aria-label={scene.title} data-testid={testId} data-marks={scene.marks}>
-      {scene.items.map((it, i) => <Item key={i} it={it} />)}
+    <svg
+      viewBox={`0 0 ${scene.width} ${scene.height}`}
+      width="100%"
+      style={{ maxWidth: scene.width }}
+      role="img"
+      aria-label={scene.title}
+      data-testid={testId}
+      data-marks={scene.marks}
+    >
+      {scene.items.map((it, i) => (
+        <Item key={i} it={it} />
+      ))}
     </svg>
   );
 }

@@ -1,7 +1,13 @@
 // Pure helpers of the Campaigns panel: the spec of a campaign as the charts need it, the charts
 // to draw for a detail, and display text for trials.
 import type { CampaignDetail } from '../../../../shared/campaign/api';
-import { evalCurvesChart, importanceChart, paramScatterChart, parallelChart, stepCurvesChart } from '../../../../shared/campaign/charts/charts';
+import {
+  evalCurvesChart,
+  importanceChart,
+  paramScatterChart,
+  parallelChart,
+  stepCurvesChart,
+} from '../../../../shared/campaign/charts/charts';
 import type { Scene } from '../../../../shared/campaign/charts/scene';
 import { CampaignSpecSchema, type CampaignSpec } from '../../../../shared/campaign/spec';
 import { bestConfiguration, type TrialRow } from '../../../../shared/campaign/trials';
@@ -26,7 +32,8 @@ export function campaignCharts(detail: CampaignDetail, spec: CampaignSpec): Char
     { id: 'step-curves', scene: stepCurvesChart(trials, detail.curves, best), wide: true },
     { id: 'parallel', scene: parallelChart(trials, spec.search, spec.objective), wide: true },
   ];
-  for (const [name, p] of Object.entries(spec.search)) out.push({ id: `scatter-${name}`, scene: paramScatterChart(trials, name, p, spec.objective), wide: false });
+  for (const [name, p] of Object.entries(spec.search))
+    out.push({ id: `scatter-${name}`, scene: paramScatterChart(trials, name, p, spec.objective), wide: false });
   if (detail.importance) out.push({ id: 'importance', scene: importanceChart(detail.importance), wide: false });
   return out;
 }

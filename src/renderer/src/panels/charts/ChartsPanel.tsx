@@ -30,7 +30,8 @@ function RunHeader({ runId, live, last }: { runId: string | null; live: boolean;
       <span className="muted">
         {runId ? (
           <>
-            run <span className="mono">{runId}</span> {live ? <span className="pill pill-live">live</span> : <span className="pill">stored</span>}
+            run <span className="mono">{runId}</span>{' '}
+            {live ? <span className="pill pill-live">live</span> : <span className="pill">stored</span>}
           </>
         ) : (
           'no run'
@@ -49,7 +50,14 @@ function RunHeader({ runId, live, last }: { runId: string | null; live: boolean;
 }
 
 export function ChartsPanel({ active, runId, live, session, steps, evals, markers, loaded }: ChartsPanelProps) {
-  const emptyText = steps.length === 0 ? (runId ? (loaded || live ? 'Waiting for the first training step…' : 'Loading…') : 'Connect or open a run to see its charts.') : null;
+  const emptyText =
+    steps.length === 0
+      ? runId
+        ? loaded || live
+          ? 'Waiting for the first training step…'
+          : 'Loading…'
+        : 'Connect or open a run to see its charts.'
+      : null;
   const step = { steps, markers, active, emptyText };
   return (
     <div className="charts">

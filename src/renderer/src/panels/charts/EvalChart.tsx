@@ -17,14 +17,30 @@ export const EvalChart = memo(function EvalChart({ evals, active }: { evals: rea
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={rows} margin={MARGIN}>
               {GRID}
-              <XAxis dataKey="weightVersion" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} {...AXIS} />
+              <XAxis
+                dataKey="weightVersion"
+                type="number"
+                domain={['dataMin', 'dataMax']}
+                allowDecimals={false}
+                {...AXIS}
+              />
               <YAxis {...AXIS} width={44} domain={[0, 1]} tickFormatter={(v: number) => percent(v)} />
               <Tooltip
                 {...TOOLTIP}
-                labelFormatter={(v) => `up to weights v${String(v)} · ${rows.find((r) => r.weightVersion === Number(v))?.episodes ?? '?'} episodes`}
+                labelFormatter={(v) =>
+                  `up to weights v${String(v)} · ${rows.find((r) => r.weightVersion === Number(v))?.episodes ?? '?'} episodes`
+                }
                 formatter={(v) => percent(Number(v))}
               />
-              <Line dataKey="success" name="eval success" stroke="var(--ok)" strokeWidth={1.6} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+              <Line
+                dataKey="success"
+                name="eval success"
+                stroke="var(--ok)"
+                strokeWidth={1.6}
+                dot={{ r: 2 }}
+                connectNulls
+                isAnimationActive={false}
+              />
             </LineChart>
           </ResponsiveContainer>
         )

@@ -11,12 +11,25 @@ import { percent } from '../../format';
 
 const AXIS = { stroke: 'var(--fg-dim)', fontSize: 11, tickLine: false } as const;
 
-export function RewardModelChart({ api, runId, active, refreshKey }: { api: WorkbenchApi; runId: string; active: boolean; refreshKey: string | number }) {
+export function RewardModelChart({
+  api,
+  runId,
+  active,
+  refreshKey,
+}: {
+  api: WorkbenchApi;
+  runId: string;
+  active: boolean;
+  refreshKey: string | number;
+}) {
   const [points, setPoints] = useState<RewardPoint[]>([]);
   useEffect(() => {
     if (!active) return;
     let live = true;
-    api.rewardComparison({ runId, limit: 5000 }).then((r) => live && setPoints(r.points), () => undefined);
+    api.rewardComparison({ runId, limit: 5000 }).then(
+      (r) => live && setPoints(r.points),
+      () => undefined,
+    );
     return () => {
       live = false;
     };
@@ -29,24 +42,60 @@ export function RewardModelChart({ api, runId, active, refreshKey }: { api: Work
       <div className="chart-head">
         <span className="chart-title">Reward model score vs verifiable reward</span>
         <span className="muted">
-          {points.length} episodes · AUC {sep.auc === null ? '—' : sep.auc.toFixed(3)} · agreement {percent(sep.agreement)} ({sep.good} good / {sep.bad} bad)
+          {points.length} episodes · AUC {sep.auc === null ? '—' : sep.auc.toFixed(3)} · agreement{' '}
+          {percent(sep.agreement)} ({sep.good} good / {sep.bad} bad)
         </span>
       </div>
       <div className="chart-body">
         {points.length === 0 ? (
-          <div className="chart-empty">No episode reported both rm_score and verifiable_reward yet (deploy a reward model into reward code that reports them, e.g. calculator-rm).</div>
+          <div className="chart-empty">
+            No episode reported both rm_score and verifiable_reward yet (deploy a reward model into reward code that
+            reports them, e.g. calculator-rm).
+          </div>
         ) : (
           active && (
             <ResponsiveContainer width="100%" height="100%">
               <ComposedChart data={rows} margin={{ top: 14, right: 8, bottom: 0, left: 0 }}>
                 <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
-                <XAxis dataKey="episode" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} {...AXIS} />
+                <XAxis
+                  dataKey="episode"
+                  type="number"
+                  domain={['dataMin', 'dataMax']}
+                  allowDecimals={false}
+                  {...AXIS}
+                />
                 <YAxis yAxisId="rm" {...AXIS} width={44} tickFormatter={(v: number) => fmt(v, 2)} />
-                <YAxis yAxisId="v" orientation="right" domain={[0, 1]} {...AXIS} width={36} tickFormatter={(v: number) => fmt(v, 2)} />
-                <Tooltip contentStyle={{ background: 'var(--bg-2)', border: '1px solid var(--border)', fontSize: 12 }} isAnimationActive={false} formatter={(v) => fmt(Number(v))} labelFormatter={(v) => `up to episode ${String(v)}`} />
+                <YAxis
+                  yAxisId="v"
+                  orientation="right"
+                  domain={[0, 1]}
+                  {...AXIS}
+                  width={36}
+                  tickFormatter={(v: number) => fmt(v, 2)}
+                />
+                <Tooltip
+                  contentStyle={{ background: 'var(--bg-2)', border: '1px solid var(--border)', fontSize: 12 }}
+                  isAnimationActive={false}
+                  formatter={(v) => fmt(Number(v))}
+                  labelFormatter={(v) => `up to episode ${String(v)}`}
+                />
                 <Legend wrapperStyle={{ fontSize: 11 }} />
-                <Line yAxisId="rm" dataKey="rmScore" name="reward-model score (mean)" stroke="var(--violet)" dot={false} isAnimationActive={false} />
-                <Line yAxisId="v" dataKey="verifiable" name="verifiable reward (mean)" stroke="var(--ok)" dot={false} isAnimationActive={false} />
+                <Line
+                  yAxisId="rm"
+                  dataKey="rmScore"
+                  name="reward-model score (mean)"
+                  stroke="var(--violet)"
+                  dot={false}
+                  isAnimationActive={false}
+                />
+                <Line
+                  yAxisId="v"
+                  dataKey="verifiable"
+                  name="verifiable reward (mean)"
+                  stroke="var(--ok)"
+                  dot={false}
+                  isAnimationActive={false}
+                />
               </ComposedChart>
             </ResponsiveContainer>
           )

@@ -6,11 +6,40 @@ import type { MarkerLine } from '../../charts/series';
 
 export const AXIS = { stroke: 'var(--fg-dim)', fontSize: 11, tickLine: false } as const;
 export const GRID = <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />;
-export const TOOLTIP = { contentStyle: { background: 'var(--bg-2)', border: '1px solid var(--border)', fontSize: 12 }, labelStyle: { color: 'var(--fg-dim)' }, isAnimationActive: false } as const;
-export const STEP_AXIS = <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} padding={{ left: 12, right: 12 }} {...AXIS} />;
+export const TOOLTIP = {
+  contentStyle: { background: 'var(--bg-2)', border: '1px solid var(--border)', fontSize: 12 },
+  labelStyle: { color: 'var(--fg-dim)' },
+  isAnimationActive: false,
+} as const;
+export const STEP_AXIS = (
+  <XAxis
+    dataKey="step"
+    type="number"
+    domain={['dataMin', 'dataMax']}
+    allowDecimals={false}
+    padding={{ left: 12, right: 12 }}
+    {...AXIS}
+  />
+);
 export const MARGIN = { top: 14, right: 16, bottom: 0, left: 0 };
 
-export function ChartCard({ title, testId, points, markers, extra, children, span }: { title: string; testId: string; points: number; markers?: number; extra?: ReactNode; children: ReactNode; span: 2 | 3 | 6 }) {
+export function ChartCard({
+  title,
+  testId,
+  points,
+  markers,
+  extra,
+  children,
+  span,
+}: {
+  title: string;
+  testId: string;
+  points: number;
+  markers?: number;
+  extra?: ReactNode;
+  children: ReactNode;
+  span: 2 | 3 | 6;
+}) {
   return (
     <div className={`card chart-card span-${span}`} data-testid={testId} data-points={points} data-markers={markers}>
       <div className="chart-head">
@@ -28,7 +57,13 @@ export function Empty({ text }: { text: string }) {
 
 export function markerRefs(lines: readonly MarkerLine[]) {
   return lines.map((m) => (
-    <ReferenceLine key={`${m.step}-${m.codeVersion}`} x={m.step} stroke="var(--marker)" strokeDasharray="3 3" label={{ value: m.label, position: 'insideTopRight', fill: 'var(--marker)', fontSize: 10 }} />
+    <ReferenceLine
+      key={`${m.step}-${m.codeVersion}`}
+      x={m.step}
+      stroke="var(--marker)"
+      strokeDasharray="3 3"
+      label={{ value: m.label, position: 'insideTopRight', fill: 'var(--marker)', fontSize: 10 }}
+    />
   ));
 }
 

@@ -23,7 +23,15 @@ export interface ClientRowViewProps {
 
 export function ClientRowView({ client: c, now, selected, busy, onSelect, onAction }: ClientRowViewProps) {
   return (
-    <div className={`vtable-row${selected ? ' selected' : ''}`} role="row" data-testid="client-row" data-client-id={c.clientId} data-code-version={c.codeVersion ?? ''} data-status={c.status} onClick={onSelect}>
+    <div
+      className={`vtable-row${selected ? ' selected' : ''}`}
+      role="row"
+      data-testid="client-row"
+      data-client-id={c.clientId}
+      data-code-version={c.codeVersion ?? ''}
+      data-status={c.status}
+      onClick={onSelect}
+    >
       <span className="mono ellipsis" title={c.pid !== null ? `${c.clientId} (pid ${c.pid})` : c.clientId}>
         {c.clientId}
       </span>

@@ -2,7 +2,15 @@
 // worker) with status, code version, episode counts, restarts and last activity; restart/stop for
 // local ones; the log of a selected client (or of the worker).
 import { useCallback, useMemo, useState } from 'react';
-import { clientSource, sameSource, WORKER_SOURCE, type ClientRow, type LogLine, type LogSource, type WorkbenchApi } from '../../../../shared/workbench-api';
+import {
+  clientSource,
+  sameSource,
+  WORKER_SOURCE,
+  type ClientRow,
+  type LogLine,
+  type LogSource,
+  type WorkbenchApi,
+} from '../../../../shared/workbench-api';
 import { useNow } from '../../components/hooks';
 import { VirtualRows } from '../../components/VirtualRows';
 import { errorMessage } from '../../store/toasts';
@@ -22,21 +30,27 @@ export interface ClientsPanelProps {
 const COLUMNS = 'minmax(160px, 1.6fr) 64px 96px 96px 64px 64px 64px 56px 64px 96px 150px';
 
 /** Runs one client action at a time per client; failures are reported, the busy set shown. */
-function useClientActions(api: WorkbenchApi, reportError: (message: string) => void): { busy: ReadonlySet<string>; act: (clientId: string, action: ClientAction) => void } {
+function useClientActions(
+  api: WorkbenchApi,
+  reportError: (message: string) => void,
+): { busy: ReadonlySet<string>; act: (clientId: string, action: ClientAction) => void } {
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
   const act = useCallback(
     (clientId: string, action: ClientAction): void => {
       setBusy((b) => new Set(b).add(clientId));
-      api.clientAction({ clientId, action }).then(
-        () => undefined,
-        (err: unknown) => reportError(`${action} ${clientId}: ${errorMessage(err)}`),
-      ).finally(() =>
-        setBusy((b) => {
-          const n = new Set(b);
-          n.delete(clientId);
-          return n;
-        }),
-      );
+      api
+        .clientAction({ clientId, action })
+        .then(
+          () => undefined,
+          (err: unknown) => reportError(`${action} ${clientId}: ${errorMessage(err)}`),
+        )
+        .finally(() =>
+          setBusy((b) => {
+            const n = new Set(b);
+            n.delete(clientId);
+            return n;
+          }),
+        );
     },
     [api, reportError],
   );
@@ -71,10 +85,16 @@ export function ClientsPanel({ api, active, connected, clients, liveLogs, report
       <div className="panel-head">
         <h2>Clients</h2>
         <span className="muted">
-          {clients.length} client{clients.length === 1 ? '' : 's'} · {localCount} local · {clients.length - localCount} remote
+          {clients.length} client{clients.length === 1 ? '' : 's'} · {localCount} local · {clients.length - localCount}{' '}
+          remote
         </span>
         <span className="sb-spacer" />
-        <button type="button" className={`btn btn-small${isSelected(WORKER_SOURCE) ? ' active' : ''}`} onClick={() => setSelected(WORKER_SOURCE)} disabled={!connected}>
+        <button
+          type="button"
+          className={`btn btn-small${isSelected(WORKER_SOURCE) ? ' active' : ''}`}
+          onClick={() => setSelected(WORKER_SOURCE)}
+          disabled={!connected}
+        >
           Worker log
         </button>
       </div>
@@ -87,10 +107,19 @@ export function ClientsPanel({ api, active, connected, clients, liveLogs, report
         empty={connected ? 'No clients yet.' : 'Not connected.'}
         header={HEADER}
         renderRow={(c) => (
-          <ClientRowView client={c} now={now} selected={isSelected(clientSource(c.clientId))} busy={busy.has(c.clientId)} onSelect={() => setSelected(clientSource(c.clientId))} onAction={(a) => act(c.clientId, a)} />
+          <ClientRowView
+            client={c}
+            now={now}
+            selected={isSelected(clientSource(c.clientId))}
+            busy={busy.has(c.clientId)}
+            onSelect={() => setSelected(clientSource(c.clientId))}
+            onAction={(a) => act(c.clientId, a)}
+          />
         )}
       />
-      {selected ? <LogView api={api} source={selected} active={active} liveLogs={liveLogs} onClose={() => setSelected(null)} /> : null}
+      {selected ? (
+        <LogView api={api} source={selected} active={active} liveLogs={liveLogs} onClose={() => setSelected(null)} />
+      ) : null}
     </div>
   );
 }

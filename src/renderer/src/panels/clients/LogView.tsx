@@ -27,12 +27,29 @@ function useFetchedLogs(api: WorkbenchApi, source: LogSource): { fetched: LogLin
   return { fetched, error };
 }
 
-export function LogView({ api, source, active, liveLogs, onClose }: { api: WorkbenchApi; source: LogSource; active: boolean; liveLogs: readonly LogLine[]; onClose: () => void }) {
+export function LogView({
+  api,
+  source,
+  active,
+  liveLogs,
+  onClose,
+}: {
+  api: WorkbenchApi;
+  source: LogSource;
+  active: boolean;
+  liveLogs: readonly LogLine[];
+  onClose: () => void;
+}) {
   const { fetched, error } = useFetchedLogs(api, source);
   const [follow, setFollow] = useState(true);
   const lines = useMemo(() => clientLogLines(fetched, liveLogs, source), [fetched, liveLogs, source]);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const v = useVirtualizer({ count: lines.length, getScrollElement: () => scrollRef.current, estimateSize: () => 18, overscan: 20 });
+  const v = useVirtualizer({
+    count: lines.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 18,
+    overscan: 20,
+  });
   useEffect(() => {
     if (follow && active && lines.length > 0) v.scrollToIndex(lines.length - 1, { align: 'end' });
   }, [follow, active, lines.length, v]);
@@ -61,7 +78,11 @@ export function LogView({ api, source, active, liveLogs, onClose }: { api: Workb
           {v.getVirtualItems().map((it) => {
             const l = lines[it.index]!;
             return (
-              <div key={it.key} className={`log-line log-${l.stream}`} style={{ transform: `translateY(${it.start}px)` }}>
+              <div
+                key={it.key}
+                className={`log-line log-${l.stream}`}
+                style={{ transform: `translateY(${it.start}px)` }}
+              >
                 <span className="log-t">{clockTime(l.t)}</span>
                 {l.line}
               </div>

@@ -40,8 +40,18 @@ export function ConnectPanel({ api, store, session, online }: ConnectPanelProps)
         </div>
       ) : null}
       <div className="connect-forms">
-        <LocalWorkerForm examples={examples} disabled={busy !== null} onInvalid={setError} onSubmit={(p) => run('Starting local worker…', () => api.connectLocal(p))} />
-        <RemoteWorkerForm examples={examples} disabled={busy !== null} onInvalid={setError} onSubmit={(p) => run('Connecting to remote worker…', () => api.connectRemote(p))} />
+        <LocalWorkerForm
+          examples={examples}
+          disabled={busy !== null}
+          onInvalid={setError}
+          onSubmit={(p) => run('Starting local worker…', () => api.connectLocal(p))}
+        />
+        <RemoteWorkerForm
+          examples={examples}
+          disabled={busy !== null}
+          onInvalid={setError}
+          onSubmit={(p) => run('Connecting to remote worker…', () => api.connectRemote(p))}
+        />
       </div>
     </div>
   );

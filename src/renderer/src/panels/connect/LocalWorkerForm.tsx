@@ -17,7 +17,9 @@ export function LocalWorkerForm({ examples, disabled, onSubmit, onInvalid }: Loc
   const set = (name: string, value: string): void => setForm((f) => ({ ...f, [name]: value }));
   // The first listed example replaces a default that is not among them.
   useEffect(() => {
-    setForm((f) => (examples.length > 0 && !examples.some((e) => e.name === f.example) ? { ...f, example: examples[0]!.name } : f));
+    setForm((f) =>
+      examples.length > 0 && !examples.some((e) => e.name === f.example) ? { ...f, example: examples[0]!.name } : f,
+    );
   }, [examples]);
   const submit = (e: FormEvent): void => {
     e.preventDefault();
@@ -31,10 +33,22 @@ export function LocalWorkerForm({ examples, disabled, onSubmit, onInvalid }: Loc
       <h3>Local worker</h3>
       <label>
         <span>Model</span>
-        <input data-testid="connect-model" value={form.model} onChange={(e) => set('model', e.target.value)} placeholder="builtin or /path/to/hf-model" spellCheck={false} />
+        <input
+          data-testid="connect-model"
+          value={form.model}
+          onChange={(e) => set('model', e.target.value)}
+          placeholder="builtin or /path/to/hf-model"
+          spellCheck={false}
+        />
         <small>“builtin” is the embedded tiny model (trains on CPU); or a local Hugging Face folder.</small>
       </label>
-      <SelectField label="Example" testId="connect-example" value={form.example} onChange={(v) => set('example', v)} hint={selected?.description ?? ''}>
+      <SelectField
+        label="Example"
+        testId="connect-example"
+        value={form.example}
+        onChange={(v) => set('example', v)}
+        hint={selected?.description ?? ''}
+      >
         {examples.length === 0 ? <option value={form.example}>{form.example}</option> : null}
         {examples.map((x) => (
           <option key={x.name} value={x.name}>
@@ -44,7 +58,14 @@ export function LocalWorkerForm({ examples, disabled, onSubmit, onInvalid }: Loc
       </SelectField>
       <label>
         <span>Clients</span>
-        <input data-testid="connect-clients" type="number" min={0} max={64} value={form.clients} onChange={(e) => set('clients', e.target.value)} />
+        <input
+          data-testid="connect-clients"
+          type="number"
+          min={0}
+          max={64}
+          value={form.clients}
+          onChange={(e) => set('clients', e.target.value)}
+        />
       </label>
       <details className="advanced">
         <summary>Advanced training settings</summary>

@@ -26,14 +26,35 @@ export function RemoteWorkerForm({ examples, disabled, onSubmit, onInvalid }: Re
       <h3>Remote worker</h3>
       <label>
         <span>Worker URL</span>
-        <input data-testid="connect-remote-url" value={form.url} onChange={(e) => set({ url: e.target.value })} placeholder="http://gpu-box:8400" spellCheck={false} />
+        <input
+          data-testid="connect-remote-url"
+          value={form.url}
+          onChange={(e) => set({ url: e.target.value })}
+          placeholder="http://gpu-box:8400"
+          spellCheck={false}
+        />
       </label>
-      <SecretField label="Admin token" testId="connect-remote-token" value={form.adminToken} onChange={(v) => set({ adminToken: v })} />
+      <SecretField
+        label="Admin token"
+        testId="connect-remote-token"
+        value={form.adminToken}
+        onChange={(v) => set({ adminToken: v })}
+      />
       <details className="advanced">
         <summary>Run local clients against it (optional)</summary>
         <div className="form-grid">
-          <SecretField label="Join token" testId="connect-remote-join-token" value={form.joinToken} onChange={(v) => set({ joinToken: v })} />
-          <SelectField label="Example" testId="connect-remote-example" value={form.example} onChange={(v) => set({ example: v })}>
+          <SecretField
+            label="Join token"
+            testId="connect-remote-join-token"
+            value={form.joinToken}
+            onChange={(v) => set({ joinToken: v })}
+          />
+          <SelectField
+            label="Example"
+            testId="connect-remote-example"
+            value={form.example}
+            onChange={(v) => set({ example: v })}
+          >
             <option value="">none</option>
             {examples.map((x) => (
               <option key={x.name} value={x.name}>
@@ -41,7 +62,12 @@ export function RemoteWorkerForm({ examples, disabled, onSubmit, onInvalid }: Re
               </option>
             ))}
           </SelectField>
-          <NumField label="Clients" testId="connect-remote-clients" value={form.clients} onChange={(v) => set({ clients: v })} />
+          <NumField
+            label="Clients"
+            testId="connect-remote-clients"
+            value={form.clients}
+            onChange={(v) => set({ clients: v })}
+          />
         </div>
       </details>
       <div className="form-actions">

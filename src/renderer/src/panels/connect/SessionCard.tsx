@@ -2,7 +2,15 @@
 import type { Session } from '../../../../shared/workbench-api';
 import { Field } from './fields';
 
-export function SessionCard({ session, disabled, onDisconnect }: { session: Session; disabled: boolean; onDisconnect: () => void }) {
+export function SessionCard({
+  session,
+  disabled,
+  onDisconnect,
+}: {
+  session: Session;
+  disabled: boolean;
+  onDisconnect: () => void;
+}) {
   return (
     <div className="card session-card">
       <div className="session-grid">
@@ -15,7 +23,13 @@ export function SessionCard({ session, disabled, onDisconnect }: { session: Sess
         <Field label="Strategy" value={session.strategy ?? '—'} />
         <Field label="Step" value={String(session.step)} mono />
       </div>
-      <button type="button" className="btn btn-danger" data-testid="disconnect" onClick={onDisconnect} disabled={disabled}>
+      <button
+        type="button"
+        className="btn btn-danger"
+        data-testid="disconnect"
+        onClick={onDisconnect}
+        disabled={disabled}
+      >
         Disconnect
       </button>
     </div>

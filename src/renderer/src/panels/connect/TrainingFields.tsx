@@ -3,12 +3,26 @@
 import type { FormField } from '../../../../shared/options/index';
 import { NumField, SelectField } from './fields';
 
-export function TrainingFields({ fields, values, onChange }: { fields: readonly FormField[]; values: Readonly<Record<string, string>>; onChange: (name: string, value: string) => void }) {
+export function TrainingFields({
+  fields,
+  values,
+  onChange,
+}: {
+  fields: readonly FormField[];
+  values: Readonly<Record<string, string>>;
+  onChange: (name: string, value: string) => void;
+}) {
   return (
     <div className="form-grid">
       {fields.map((f) =>
         f.kind === 'enum' ? (
-          <SelectField key={f.name} label={f.label} testId={f.testId} value={values[f.name] ?? ''} onChange={(v) => onChange(f.name, v)}>
+          <SelectField
+            key={f.name}
+            label={f.label}
+            testId={f.testId}
+            value={values[f.name] ?? ''}
+            onChange={(v) => onChange(f.name, v)}
+          >
             <option value="">worker default</option>
             {f.choices.map((c) => (
               <option key={c.value} value={c.value}>
@@ -17,7 +31,15 @@ export function TrainingFields({ fields, values, onChange }: { fields: readonly 
             ))}
           </SelectField>
         ) : (
-          <NumField key={f.name} label={f.label} testId={f.testId} value={values[f.name] ?? ''} onChange={(v) => onChange(f.name, v)} step={f.kind === 'number' ? 'any' : undefined} placeholder={f.defaultText} />
+          <NumField
+            key={f.name}
+            label={f.label}
+            testId={f.testId}
+            value={values[f.name] ?? ''}
+            onChange={(v) => onChange(f.name, v)}
+            step={f.kind === 'number' ? 'any' : undefined}
+            placeholder={f.defaultText}
+          />
         ),
       )}
     </div>

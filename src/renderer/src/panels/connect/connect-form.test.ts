@@ -3,19 +3,63 @@ import { buildLocalParams, buildRemoteParams, DEFAULT_LOCAL, DEFAULT_REMOTE } fr
 
 describe('buildLocalParams', () => {
   it('defaults give builtin + calculator-agent + 2 clients, no advanced fields', () => {
-    expect(buildLocalParams(DEFAULT_LOCAL)).toEqual({ ok: true, params: { model: 'builtin', example: 'calculator-agent', clients: 2 } });
+    expect(buildLocalParams(DEFAULT_LOCAL)).toEqual({
+      ok: true,
+      params: { model: 'builtin', example: 'calculator-agent', clients: 2 },
+    });
   });
   it('passes advanced settings as numbers', () => {
-    const r = buildLocalParams({ ...DEFAULT_LOCAL, strategy: 'C2', batch: '8', groupSize: '4', lr: '1e-5', maxTokens: '256' });
-    expect(r).toEqual({ ok: true, params: { model: 'builtin', example: 'calculator-agent', clients: 2, strategy: 'C2', batch: 8, groupSize: 4, lr: 1e-5, maxTokens: 256 } });
+    const r = buildLocalParams({
+      ...DEFAULT_LOCAL,
+      strategy: 'C2',
+      batch: '8',
+      groupSize: '4',
+      lr: '1e-5',
+      maxTokens: '256',
+    });
+    expect(r).toEqual({
+      ok: true,
+      params: {
+        model: 'builtin',
+        example: 'calculator-agent',
+        clients: 2,
+        strategy: 'C2',
+        batch: 8,
+        groupSize: 4,
+        lr: 1e-5,
+        maxTokens: 256,
+      },
+    });
   });
   it('passes the training setup (mode, LoRA, engine ranks) and names contradictions', () => {
     const r = buildLocalParams({ ...DEFAULT_LOCAL, loraR: '16', loraTargets: 'q_proj, v_proj', engineProcs: '2' });
-    expect(r).toEqual({ ok: true, params: { model: 'builtin', example: 'calculator-agent', clients: 2, loraR: 16, loraTargets: 'q_proj,v_proj', engineProcs: 2 } });
-    expect(buildLocalParams({ ...DEFAULT_LOCAL, trainMode: 'full' })).toMatchObject({ ok: true, params: { trainMode: 'full' } });
-    expect(buildLocalParams({ ...DEFAULT_LOCAL, loraAlpha: '8' })).toEqual({ ok: false, error: expect.stringMatching(/^LoRA rank: /) });
-    expect(buildLocalParams({ ...DEFAULT_LOCAL, trainMode: 'full', loraR: '8' })).toEqual({ ok: false, error: expect.stringMatching(/^Training mode: /) });
-    expect(buildLocalParams({ ...DEFAULT_LOCAL, engineProcs: '0' })).toEqual({ ok: false, error: expect.stringMatching(/^Engine ranks: /) });
+    expect(r).toEqual({
+      ok: true,
+      params: {
+        model: 'builtin',
+        example: 'calculator-agent',
+        clients: 2,
+        loraR: 16,
+        loraTargets: 'q_proj,v_proj',
+        engineProcs: 2,
+      },
+    });
+    expect(buildLocalParams({ ...DEFAULT_LOCAL, trainMode: 'full' })).toMatchObject({
+      ok: true,
+      params: { trainMode: 'full' },
+    });
+    expect(buildLocalParams({ ...DEFAULT_LOCAL, loraAlpha: '8' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^LoRA rank: /),
+    });
+    expect(buildLocalParams({ ...DEFAULT_LOCAL, trainMode: 'full', loraR: '8' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^Training mode: /),
+    });
+    expect(buildLocalParams({ ...DEFAULT_LOCAL, engineProcs: '0' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^Engine ranks: /),
+    });
   });
   it('names the bad field', () => {
     const r = buildLocalParams({ ...DEFAULT_LOCAL, clients: 'two' });
@@ -35,11 +79,19 @@ describe('buildLocalParams', () => {
 describe('buildRemoteParams', () => {
   it('requires URL and admin token with a clear message', () => {
     expect(buildRemoteParams(DEFAULT_REMOTE)).toEqual({ ok: false, error: expect.stringMatching(/^Worker URL/) });
-    expect(buildRemoteParams({ ...DEFAULT_REMOTE, url: 'http://x:1' })).toEqual({ ok: false, error: expect.stringMatching(/^Admin token/) });
+    expect(buildRemoteParams({ ...DEFAULT_REMOTE, url: 'http://x:1' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^Admin token/),
+    });
   });
   it('builds url + token, with optional join token/example/clients', () => {
-    expect(buildRemoteParams({ ...DEFAULT_REMOTE, url: ' http://x:1 ', adminToken: 'a' })).toEqual({ ok: true, params: { url: 'http://x:1', adminToken: 'a', clients: 0 } });
-    expect(buildRemoteParams({ url: 'http://x:1', adminToken: 'a', joinToken: 'j', example: 'guess-number', clients: '3' })).toEqual({
+    expect(buildRemoteParams({ ...DEFAULT_REMOTE, url: ' http://x:1 ', adminToken: 'a' })).toEqual({
+      ok: true,
+      params: { url: 'http://x:1', adminToken: 'a', clients: 0 },
+    });
+    expect(
+      buildRemoteParams({ url: 'http://x:1', adminToken: 'a', joinToken: 'j', example: 'guess-number', clients: '3' }),
+    ).toEqual({
       ok: true,
       params: { url: 'http://x:1', adminToken: 'a', joinToken: 'j', example: 'guess-number', clients: 3 },
     });

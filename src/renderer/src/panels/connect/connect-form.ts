@@ -2,7 +2,12 @@
 // one readable error naming the field. The training fields are the declared options with a form
 // label (src/shared/options/declarations.ts). Pure, so every branch is tested.
 import { formFields, TRAINING_OPTIONS, WORKER_OPTIONS, type FormField } from '../../../../shared/options/index';
-import { LocalConnectSchema, RemoteConnectSchema, type LocalConnect, type RemoteConnect } from '../../../../shared/workbench-api';
+import {
+  LocalConnectSchema,
+  RemoteConnectSchema,
+  type LocalConnect,
+  type RemoteConnect,
+} from '../../../../shared/workbench-api';
 
 /** The advanced settings of the local form (training, then engine: mode, LoRA, ranks), in declaration order. */
 export const TRAINING_FIELDS: readonly FormField[] = [...formFields(TRAINING_OPTIONS), ...formFields(WORKER_OPTIONS)];
@@ -18,7 +23,12 @@ export interface RemoteForm {
   clients: string;
 }
 
-export const DEFAULT_LOCAL: LocalForm = { model: 'builtin', example: 'calculator-agent', clients: '2', ...Object.fromEntries(TRAINING_FIELDS.map((f) => [f.name, ''])) };
+export const DEFAULT_LOCAL: LocalForm = {
+  model: 'builtin',
+  example: 'calculator-agent',
+  clients: '2',
+  ...Object.fromEntries(TRAINING_FIELDS.map((f) => [f.name, ''])),
+};
 export const DEFAULT_REMOTE: RemoteForm = { url: '', adminToken: '', joinToken: '', example: '', clients: '0' };
 
 export type Built<T> = { ok: true; params: T } | { ok: false; error: string };
@@ -60,25 +70,44 @@ export function buildLocalParams(f: LocalForm): Built<LocalConnect> {
     model: text(f.model) ?? 'builtin',
     example: text(f.example),
     clients: num(f.clients),
-    ...Object.fromEntries(TRAINING_FIELDS.map((t) => [t.name, t.kind === 'int' || t.kind === 'number' ? num(f[t.name] ?? '') : text(f[t.name] ?? '')?.replace(/\s*,\s*/g, ',')])),
+    ...Object.fromEntries(
+      TRAINING_FIELDS.map((t) => [
+        t.name,
+        t.kind === 'int' || t.kind === 'number'
+          ? num(f[t.name] ?? '')
+          : text(f[t.name] ?? '')?.replace(/\s*,\s*/g, ','),
+      ]),
+    ),
   });
   const parsed = LocalConnectSchema.strict().safeParse(raw);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
   const d = parsed.data;
-  if ((d.loraAlpha !== undefined || d.loraTargets !== undefined) && d.loraR === undefined) return { ok: false, error: 'LoRA rank: required with LoRA alpha or targets' };
-  if (d.trainMode === 'full' && d.loraR !== undefined) return { ok: false, error: 'Training mode: "full" contradicts the LoRA settings' };
+  if ((d.loraAlpha !== undefined || d.loraTargets !== undefined) && d.loraR === undefined)
+    return { ok: false, error: 'LoRA rank: required with LoRA alpha or targets' };
+  if (d.trainMode === 'full' && d.loraR !== undefined)
+    return { ok: false, error: 'Training mode: "full" contradicts the LoRA settings' };
   return { ok: true, params: d };
 }
 
 export function buildRemoteParams(f: RemoteForm): Built<RemoteConnect> {
   const url = text(f.url);
   if (!url) return { ok: false, error: 'Worker URL: enter the worker address, e.g. http://gpu-box:8400' };
-  if (!text(f.adminToken)) return { ok: false, error: 'Admin token: required (the worker prints it, or see <run-dir>/tokens.json)' };
-  const raw = clean({ url, adminToken: text(f.adminToken), joinToken: text(f.joinToken), example: text(f.example), clients: num(f.clients) });
+  if (!text(f.adminToken))
+    return { ok: false, error: 'Admin token: required (the worker prints it, or see <run-dir>/tokens.json)' };
+  const raw = clean({
+    url,
+    adminToken: text(f.adminToken),
+    joinToken: text(f.joinToken),
+    example: text(f.example),
+    clients: num(f.clients),
+  });
   const parsed = RemoteConnectSchema.strict().safeParse(raw);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
   if ((parsed.data.clients ?? 0) > 0 && (!parsed.data.joinToken || !parsed.data.example)) {
-    return { ok: false, error: 'Clients: running local clients against a remote worker needs a join token and an example' };
+    return {
+      ok: false,
+      error: 'Clients: running local clients against a remote worker needs a join token and an example',
+    };
   }
   return { ok: true, params: parsed.data };
 }

@@ -12,16 +12,51 @@ export function Field({ label, value, mono }: { label: string; value: string; mo
   );
 }
 
-export function NumField({ label, testId, value, onChange, step, placeholder = 'default' }: { label: string; testId: string; value: string; onChange: (v: string) => void; step?: string; placeholder?: string }) {
+export function NumField({
+  label,
+  testId,
+  value,
+  onChange,
+  step,
+  placeholder = 'default',
+}: {
+  label: string;
+  testId: string;
+  value: string;
+  onChange: (v: string) => void;
+  step?: string;
+  placeholder?: string;
+}) {
   return (
     <label>
       <span>{label}</span>
-      <input data-testid={testId} type="number" step={step} value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} />
+      <input
+        data-testid={testId}
+        type="number"
+        step={step}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={placeholder}
+      />
     </label>
   );
 }
 
-export function SelectField({ label, testId, value, onChange, children, hint }: { label: string; testId: string; value: string; onChange: (v: string) => void; children: ReactNode; hint?: string }) {
+export function SelectField({
+  label,
+  testId,
+  value,
+  onChange,
+  children,
+  hint,
+}: {
+  label: string;
+  testId: string;
+  value: string;
+  onChange: (v: string) => void;
+  children: ReactNode;
+  hint?: string;
+}) {
   return (
     <label>
       <span>{label}</span>
@@ -33,11 +68,27 @@ export function SelectField({ label, testId, value, onChange, children, hint }: 
   );
 }
 
-export function SecretField({ label, testId, value, onChange }: { label: string; testId: string; value: string; onChange: (v: string) => void }) {
+export function SecretField({
+  label,
+  testId,
+  value,
+  onChange,
+}: {
+  label: string;
+  testId: string;
+  value: string;
+  onChange: (v: string) => void;
+}) {
   return (
     <label>
       <span>{label}</span>
-      <input data-testid={testId} type="password" value={value} onChange={(e) => onChange(e.target.value)} autoComplete="off" />
+      <input
+        data-testid={testId}
+        type="password"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        autoComplete="off"
+      />
     </label>
   );
 }

@@ -38,11 +38,13 @@ export function useConnectAction(store: AppStore): ConnectAction {
     (label: string, fn: () => Promise<Session | null>): void => {
       setPending(store, label);
       setError(null);
-      fn().then(
-        // A session the user just started takes over the view, even from a reopened run.
-        (s) => store.setState((st) => (s ? openRun(applySession(st, s), s.runId) : applySession(st, s))),
-        (err: unknown) => setError(errorMessage(err)),
-      ).finally(() => setPending(store, null));
+      fn()
+        .then(
+          // A session the user just started takes over the view, even from a reopened run.
+          (s) => store.setState((st) => (s ? openRun(applySession(st, s), s.runId) : applySession(st, s))),
+          (err: unknown) => setError(errorMessage(err)),
+        )
+        .finally(() => setPending(store, null));
     },
     [store],
   );

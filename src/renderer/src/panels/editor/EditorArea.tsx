@@ -7,7 +7,8 @@ import { versionLabel, type DiffState } from './EditorTabs';
 import { MonacoHost } from './MonacoHost';
 import type { monaco } from './monaco-setup';
 
-const fileOf = (m: monaco.editor.ITextModel): WorkspaceFile | undefined => codeWorkspace.list().find((x) => x.model === m);
+const fileOf = (m: monaco.editor.ITextModel): WorkspaceFile | undefined =>
+  codeWorkspace.list().find((x) => x.model === m);
 
 export interface EditorAreaProps {
   file: WorkspaceFile | null;
@@ -21,7 +22,10 @@ export function EditorArea({ file, diff, onSave, onEditor }: EditorAreaProps) {
   const sides = useMemo(
     () =>
       diff && pair
-        ? { original: { label: shortVersion(diff.from), content: pair.original ?? '' }, modified: { label: versionLabel(diff.to), content: pair.modified ?? '' } }
+        ? {
+            original: { label: shortVersion(diff.from), content: pair.original ?? '' },
+            modified: { label: versionLabel(diff.to), content: pair.modified ?? '' },
+          }
         : null,
     [diff, pair],
   );

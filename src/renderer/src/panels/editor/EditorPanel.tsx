@@ -13,7 +13,14 @@ import { EditorToolbar } from './EditorToolbar';
 import { FileList } from './FileList';
 import type { monaco } from './monaco-setup';
 import { useDiff } from './use-diff';
-import { useClientFiles, useCodeVersions, useCompileErrors, useJump, useSave, useWorkspaceRevision } from './use-editor';
+import {
+  useClientFiles,
+  useCodeVersions,
+  useCompileErrors,
+  useJump,
+  useSave,
+  useWorkspaceRevision,
+} from './use-editor';
 import { VersionsPanel } from './VersionsPanel';
 import './editor.css';
 
@@ -28,7 +35,9 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
   const runId = session?.runId ?? null;
   // A connect is finished only when its activity (starting the worker, compiling, starting the
   // clients) has cleared: the client files exist from then on.
-  const connecting = session !== null && (session.state === 'connecting' || (session.activity !== null && session.activity.phase !== 'stopping'));
+  const connecting =
+    session !== null &&
+    (session.state === 'connecting' || (session.activity !== null && session.activity.phase !== 'stopping'));
   const revision = useWorkspaceRevision();
   const files = useClientFiles(api, runId, connecting);
   const versions = useCodeVersions(api, runId, markers);
@@ -47,11 +56,15 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
   const tabs = [...editable.map((f) => f.path), ...readOnlyTabs.filter((p) => !editable.some((f) => f.path === p))];
   const openFile = (path: string): void => {
     diff.setDiff(null);
-    const extra = editable.some((f) => f.path === path) || readOnlyTabs.includes(path) ? readOnlyTabs : [...readOnlyTabs, path];
+    const extra =
+      editable.some((f) => f.path === path) || readOnlyTabs.includes(path) ? readOnlyTabs : [...readOnlyTabs, path];
     codeWorkspace.setView({ active: path, readOnlyTabs: extra });
   };
   const closeTab = (path: string): void =>
-    codeWorkspace.setView({ active: active === path ? (files.entry ?? editable[0]?.path ?? null) : active, readOnlyTabs: readOnlyTabs.filter((p) => p !== path) });
+    codeWorkspace.setView({
+      active: active === path ? (files.entry ?? editable[0]?.path ?? null) : active,
+      readOnlyTabs: readOnlyTabs.filter((p) => p !== path),
+    });
   const jumpTo = (e: LocatedError): void => {
     if (e.file === null) return;
     openFile(e.file);
@@ -64,30 +77,72 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
     }
   };
 
-  if (!session) return <div className="ed-panel ed-placeholder">Connect to a worker to edit the run's client code.</div>;
+  if (!session)
+    return <div className="ed-panel ed-placeholder">Connect to a worker to edit the run's client code.</div>;
   return (
     <div className="ed-panel" onKeyDown={onKeyDown}>
       <EditorToolbar
-        codeVersion={codeVersion} saving={saver.saving} canSave={files.load.kind === 'ready'} dirtyCount={editable.filter((f) => codeWorkspace.isDirty(f.path)).length}
-        note={saver.note} versionsShown={showVersions} versionCount={versions.versions.length} onSave={() => void saver.save()} onToggleVersions={() => setShowVersions((v) => !v)}
+        codeVersion={codeVersion}
+        saving={saver.saving}
+        canSave={files.load.kind === 'ready'}
+        dirtyCount={editable.filter((f) => codeWorkspace.isDirty(f.path)).length}
+        note={saver.note}
+        versionsShown={showVersions}
+        versionCount={versions.versions.length}
+        onSave={() => void saver.save()}
+        onToggleVersions={() => setShowVersions((v) => !v)}
       />
       {files.load.kind === 'error' && (
         <div className="ed-inline-error" role="alert">
-          Could not load the client files: {files.load.message} <button type="button" className="ed-link" onClick={files.reload}>retry</button>
+          Could not load the client files: {files.load.message}{' '}
+          <button type="button" className="ed-link" onClick={files.reload}>
+            retry
+          </button>
         </div>
       )}
       <div className="ed-body">
-        <FileList editable={editable} readOnly={all.filter((f) => !f.editable)} shown={diff.diff ? null : active} entry={files.entry} loading={files.load.kind === 'loading'} isDirty={(p) => codeWorkspace.isDirty(p)} onOpen={openFile} />
+        <FileList
+          editable={editable}
+          readOnly={all.filter((f) => !f.editable)}
+          shown={diff.diff ? null : active}
+          entry={files.entry}
+          loading={files.load.kind === 'loading'}
+          isDirty={(p) => codeWorkspace.isDirty(p)}
+          onOpen={openFile}
+        />
         <section className="ed-main">
-          <EditorTabs tabs={tabs} active={active} diff={diff.diff} isEditable={(p) => codeWorkspace.get(p)?.editable ?? false} isDirty={(p) => codeWorkspace.isDirty(p)} onOpen={openFile} onClose={closeTab} onCloseDiff={() => diff.setDiff(null)} />
-          {diff.diff && <DiffBar diff={diff.diff} onPath={(path) => diff.diff && diff.setDiff({ ...diff.diff, path })} />}
-          <EditorArea file={active ? codeWorkspace.get(active) : null} diff={diff.diff} onSave={() => void saver.save()} onEditor={(e) => void (editor.current = e)} />
+          <EditorTabs
+            tabs={tabs}
+            active={active}
+            diff={diff.diff}
+            isEditable={(p) => codeWorkspace.get(p)?.editable ?? false}
+            isDirty={(p) => codeWorkspace.isDirty(p)}
+            onOpen={openFile}
+            onClose={closeTab}
+            onCloseDiff={() => diff.setDiff(null)}
+          />
+          {diff.diff && (
+            <DiffBar diff={diff.diff} onPath={(path) => diff.diff && diff.setDiff({ ...diff.diff, path })} />
+          )}
+          <EditorArea
+            file={active ? codeWorkspace.get(active) : null}
+            diff={diff.diff}
+            onSave={() => void saver.save()}
+            onEditor={(e) => void (editor.current = e)}
+          />
           <CompileErrors errors={compile.errors} onJump={jumpTo} onDismiss={compile.dismiss} />
         </section>
         {showVersions && (
           <VersionsPanel
-            versions={versions.versions} running={codeVersion} error={versions.error} from={diff.from} to={diff.to}
-            onFrom={diff.setFrom} onTo={diff.setTo} onDiff={() => void diff.open()} onRefresh={versions.reload}
+            versions={versions.versions}
+            running={codeVersion}
+            error={versions.error}
+            from={diff.from}
+            to={diff.to}
+            onFrom={diff.setFrom}
+            onTo={diff.setTo}
+            onDiff={() => void diff.open()}
+            onRefresh={versions.reload}
           />
         )}
       </div>

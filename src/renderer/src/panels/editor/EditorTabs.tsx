@@ -30,12 +30,38 @@ export function EditorTabs(p: EditorTabsProps) {
         const editable = p.isEditable(path);
         const on = path === p.active && !p.diff;
         return (
-          <div key={path} role="tab" aria-selected={on} className={`ed-tab${on ? ' active' : ''}${editable ? '' : ' readonly'}`} data-testid={fileTabTestId(path)} title={path} onClick={() => p.onOpen(path)}>
-            {!editable && <span className="ed-lock" aria-label="read-only">🔒</span>}
-            <span>{baseName(path)}</span>
-            {p.isDirty(path) && <span className="ed-dirty" aria-label="unsaved changes">●</span>}
+          <div
+            key={path}
+            role="tab"
+            aria-selected={on}
+            className={`ed-tab${on ? ' active' : ''}${editable ? '' : ' readonly'}`}
+            data-testid={fileTabTestId(path)}
+            title={path}
+            onClick={() => p.onOpen(path)}
+          >
             {!editable && (
-              <button type="button" className="ed-close" aria-label={`close ${path}`} onClick={(e) => { e.stopPropagation(); p.onClose(path); }}>×</button>
+              <span className="ed-lock" aria-label="read-only">
+                🔒
+              </span>
+            )}
+            <span>{baseName(path)}</span>
+            {p.isDirty(path) && (
+              <span className="ed-dirty" aria-label="unsaved changes">
+                ●
+              </span>
+            )}
+            {!editable && (
+              <button
+                type="button"
+                className="ed-close"
+                aria-label={`close ${path}`}
+                onClick={(e) => {
+                  e.stopPropagation();
+                  p.onClose(path);
+                }}
+              >
+                ×
+              </button>
             )}
           </div>
         );
@@ -43,7 +69,9 @@ export function EditorTabs(p: EditorTabsProps) {
       {p.diff && (
         <div className="ed-tab active diff" role="tab" aria-selected>
           diff {shortVersion(p.diff.from)} → {versionLabel(p.diff.to)}
-          <button type="button" className="ed-close" aria-label="close diff" onClick={p.onCloseDiff}>×</button>
+          <button type="button" className="ed-close" aria-label="close diff" onClick={p.onCloseDiff}>
+            ×
+          </button>
         </div>
       )}
     </div>
@@ -57,11 +85,19 @@ export function DiffBar({ diff, onPath }: { diff: DiffState; onPath: (path: stri
         {diff.pairs.map((pair) => (
           <option key={pair.path} value={pair.path}>
             {pair.path}
-            {pair.original === null ? ' (added)' : pair.modified === null ? ' (removed)' : pair.original === pair.modified ? '' : ' (changed)'}
+            {pair.original === null
+              ? ' (added)'
+              : pair.modified === null
+                ? ' (removed)'
+                : pair.original === pair.modified
+                  ? ''
+                  : ' (changed)'}
           </option>
         ))}
       </select>
-      <span className="ed-muted">left: {shortVersion(diff.from)} · right: {versionLabel(diff.to)}</span>
+      <span className="ed-muted">
+        left: {shortVersion(diff.from)} · right: {versionLabel(diff.to)}
+      </span>
     </div>
   );
 }

@@ -19,13 +19,28 @@ export function EditorToolbar(p: EditorToolbarProps) {
   return (
     <div className="ed-toolbar">
       <span className="ed-label">running</span>
-      <code className="ed-hash" data-testid="editor-code-version" title={p.codeVersion ?? 'not compiled yet'}>{shortVersion(p.codeVersion)}</code>
-      <button type="button" className="ed-primary" data-testid="editor-save" onClick={p.onSave} disabled={p.saving || !p.canSave} title="Compile and hot-swap the clients (Ctrl/Cmd+S)">
+      <code className="ed-hash" data-testid="editor-code-version" title={p.codeVersion ?? 'not compiled yet'}>
+        {shortVersion(p.codeVersion)}
+      </code>
+      <button
+        type="button"
+        className="ed-primary"
+        data-testid="editor-save"
+        onClick={p.onSave}
+        disabled={p.saving || !p.canSave}
+        title="Compile and hot-swap the clients (Ctrl/Cmd+S)"
+      >
         {p.saving ? 'Saving…' : p.dirtyCount > 0 ? `Save & restart (${p.dirtyCount})` : 'Save & restart'}
       </button>
-      {p.note && <span className={`ed-note ${p.note.tone}`} role={p.note.tone === 'error' ? 'alert' : 'status'}>{p.note.text}</span>}
+      {p.note && (
+        <span className={`ed-note ${p.note.tone}`} role={p.note.tone === 'error' ? 'alert' : 'status'}>
+          {p.note.text}
+        </span>
+      )}
       <span className="ed-spacer" />
-      <button type="button" className={`ed-toggle${p.versionsShown ? ' on' : ''}`} onClick={p.onToggleVersions}>Versions ({p.versionCount})</button>
+      <button type="button" className={`ed-toggle${p.versionsShown ? ' on' : ''}`} onClick={p.onToggleVersions}>
+        Versions ({p.versionCount})
+      </button>
     </div>
   );
 }

@@ -25,9 +25,15 @@ export function VersionsPanel(props: VersionsPanelProps) {
     <aside className="ed-versions-pane">
       <div className="ed-pane-title">
         <span>Versions</span>
-        <button type="button" className="ed-link" onClick={props.onRefresh} title="Reload the version list">reload</button>
+        <button type="button" className="ed-link" onClick={props.onRefresh} title="Reload the version list">
+          reload
+        </button>
       </div>
-      {props.error && <div className="ed-inline-error" role="alert">{props.error}</div>}
+      {props.error && (
+        <div className="ed-inline-error" role="alert">
+          {props.error}
+        </div>
+      )}
       <ul className="ed-versions" data-testid="editor-versions">
         {newestFirst.map((v) => (
           <li
@@ -58,7 +64,9 @@ export function VersionsPanel(props: VersionsPanelProps) {
             ))}
           </select>
         </label>
-        <button type="button" disabled={from === null || from === to} onClick={props.onDiff}>Show diff</button>
+        <button type="button" disabled={from === null || from === to} onClick={props.onDiff}>
+          Show diff
+        </button>
       </div>
     </aside>
   );

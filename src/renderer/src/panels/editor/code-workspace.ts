@@ -39,7 +39,12 @@ export class CodeWorkspace {
   }
 
   setView(next: EditorTabs): void {
-    if (next.active === this.tabs.active && next.readOnlyTabs.length === this.tabs.readOnlyTabs.length && next.readOnlyTabs.every((t, i) => t === this.tabs.readOnlyTabs[i])) return;
+    if (
+      next.active === this.tabs.active &&
+      next.readOnlyTabs.length === this.tabs.readOnlyTabs.length &&
+      next.readOnlyTabs.every((t, i) => t === this.tabs.readOnlyTabs[i])
+    )
+      return;
     this.tabs = next;
     this.emit();
   }
@@ -62,7 +67,10 @@ export class CodeWorkspace {
     }
     for (const file of code.files) {
       const existing = this.files.get(file.path);
-      const next = reconcileFile(existing ? { base: existing.base, current: existing.model.getValue() } : undefined, file.content);
+      const next = reconcileFile(
+        existing ? { base: existing.base, current: existing.model.getValue() } : undefined,
+        file.content,
+      );
       if (existing) {
         if (existing.model.getValue() !== next.current) existing.model.setValue(next.current);
         this.files.set(file.path, { editable: file.editable, base: next.base, model: existing.model });
@@ -70,7 +78,10 @@ export class CodeWorkspace {
         const uri = monaco.Uri.parse(fileUri(file.path));
         monaco.editor.getModel(uri)?.dispose();
         const model = monaco.editor.createModel(next.current, languageOf(file.path), uri);
-        this.modelSubscriptions.set(file.path, model.onDidChangeContent(() => this.emit()));
+        this.modelSubscriptions.set(
+          file.path,
+          model.onDidChangeContent(() => this.emit()),
+        );
         this.files.set(file.path, { editable: file.editable, base: next.base, model });
       }
     }
@@ -129,7 +140,8 @@ export class CodeWorkspace {
       list.push({ ...range, message: e.message, severity: monaco.MarkerSeverity.Error, source: 'esbuild' });
       byFile.set(e.file, list);
     }
-    for (const [path, markers] of byFile) monaco.editor.setModelMarkers(this.files.get(path)!.model, MARKER_OWNER, markers);
+    for (const [path, markers] of byFile)
+      monaco.editor.setModelMarkers(this.files.get(path)!.model, MARKER_OWNER, markers);
   }
 
   clearErrors(): void {

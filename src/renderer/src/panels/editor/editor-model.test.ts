@@ -19,7 +19,9 @@ import {
 
 describe('file ids', () => {
   it('builds tab test ids and file URIs from workspace paths', () => {
-    expect(fileTabTestId('resources/examples/calculator-agent/reward.ts')).toBe('editor-file-resources_examples_calculator-agent_reward.ts');
+    expect(fileTabTestId('resources/examples/calculator-agent/reward.ts')).toBe(
+      'editor-file-resources_examples_calculator-agent_reward.ts',
+    );
     expect(fileUri('./src/sdk/index.ts')).toBe('file:///src/sdk/index.ts');
     expect(fileUri('/src/sdk/index.ts')).toBe('file:///src/sdk/index.ts');
   });
@@ -64,7 +66,12 @@ describe('filesToSave', () => {
     const clean = files.map((f) => ({ ...f, current: f.base }));
     expect(filesToSave(clean, 'client.ts')).toEqual([{ path: 'client.ts', content: 'c' }]);
     expect(filesToSave(clean, 'sdk/index.ts')).toEqual([{ path: 'reward.ts', content: 'r' }]);
-    expect(filesToSave(clean.filter((f) => !f.editable), null)).toEqual([]);
+    expect(
+      filesToSave(
+        clean.filter((f) => !f.editable),
+        null,
+      ),
+    ).toEqual([]);
   });
   it('never sends more files than the API takes', () => {
     const many = Array.from({ length: 60 }, (_, i) => ({ path: `f${i}.ts`, editable: true, base: '', current: 'x' }));
@@ -77,14 +84,22 @@ describe('imports and ambient stubs', () => {
     "import OpenAI from 'openai';",
     "import { fileURLToPath } from 'node:url';",
     "import type { ChatMessage } from '../../../src/shared/chat';",
-    "import { a,\n  b } from \"zod\";",
+    'import { a,\n  b } from "zod";',
     "export { x } from './x';",
     "import './side-effect';",
     "const m = await import('dyn-pkg');",
-    "// import nothing from here",
+    '// import nothing from here',
   ].join('\n');
   it('finds static, type, multi-line, re-export, side-effect and dynamic imports in order', () => {
-    expect(importSpecifiers(source)).toEqual(['openai', 'node:url', '../../../src/shared/chat', 'zod', './x', './side-effect', 'dyn-pkg']);
+    expect(importSpecifiers(source)).toEqual([
+      'openai',
+      'node:url',
+      '../../../src/shared/chat',
+      'zod',
+      './x',
+      './side-effect',
+      'dyn-pkg',
+    ]);
   });
   it('tells packages from files', () => {
     expect(isBareSpecifier('openai')).toBe(true);
@@ -97,30 +112,56 @@ describe('imports and ambient stubs', () => {
   it('declares every bare module once, sorted, plus Node globals', () => {
     const decl = ambientDeclarations([{ content: source }, { content: "import OpenAI from 'openai';" }]);
     const modules = decl.split('\n').filter((l) => l.startsWith('declare module'));
-    expect(modules).toEqual(['declare module "dyn-pkg";', 'declare module "node:url";', 'declare module "openai";', 'declare module "zod";']);
+    expect(modules).toEqual([
+      'declare module "dyn-pkg";',
+      'declare module "node:url";',
+      'declare module "openai";',
+      'declare module "zod";',
+    ]);
     expect(decl).toContain('declare const process');
   });
 });
 
 describe('compile errors', () => {
-  const paths = ['resources/examples/calculator-agent/reward.ts', 'resources/examples/calculator-agent/client-openai.ts', 'reward.ts'];
+  const paths = [
+    'resources/examples/calculator-agent/reward.ts',
+    'resources/examples/calculator-agent/client-openai.ts',
+    'reward.ts',
+  ];
   it('resolves exact, absolute and client-relative paths', () => {
-    expect(resolveErrorPath('resources/examples/calculator-agent/reward.ts', paths)).toBe('resources/examples/calculator-agent/reward.ts');
-    expect(resolveErrorPath('/work/main/resources/examples/calculator-agent/client-openai.ts', paths)).toBe('resources/examples/calculator-agent/client-openai.ts');
-    expect(resolveErrorPath('/tmp/x/resources/examples/calculator-agent/reward.ts', paths)).toBe('resources/examples/calculator-agent/reward.ts');
-    expect(resolveErrorPath('calculator-agent/client-openai.ts', paths)).toBe('resources/examples/calculator-agent/client-openai.ts');
+    expect(resolveErrorPath('resources/examples/calculator-agent/reward.ts', paths)).toBe(
+      'resources/examples/calculator-agent/reward.ts',
+    );
+    expect(resolveErrorPath('/work/main/resources/examples/calculator-agent/client-openai.ts', paths)).toBe(
+      'resources/examples/calculator-agent/client-openai.ts',
+    );
+    expect(resolveErrorPath('/tmp/x/resources/examples/calculator-agent/reward.ts', paths)).toBe(
+      'resources/examples/calculator-agent/reward.ts',
+    );
+    expect(resolveErrorPath('calculator-agent/client-openai.ts', paths)).toBe(
+      'resources/examples/calculator-agent/client-openai.ts',
+    );
     expect(resolveErrorPath('elsewhere.ts', paths)).toBeNull();
   });
   it('maps 1-based locations to a range to the end of the line, and no location to line 1', () => {
     const err = { path: 'reward.ts', line: 3, column: 5, message: 'x' };
     expect(errorRange(err, 20)).toEqual({ startLineNumber: 3, startColumn: 5, endLineNumber: 3, endColumn: 21 });
-    expect(errorRange({ ...err, line: 0, column: 0 }, 0)).toEqual({ startLineNumber: 1, startColumn: 1, endLineNumber: 1, endColumn: 2 });
+    expect(errorRange({ ...err, line: 0, column: 0 }, 0)).toEqual({
+      startLineNumber: 1,
+      startColumn: 1,
+      endLineNumber: 1,
+      endColumn: 2,
+    });
     expect(errorLocation(err)).toBe('reward.ts:3:5');
     expect(errorLocation({ ...err, line: 0 })).toBe('reward.ts');
   });
   it('summarises save results', () => {
-    expect(saveSummary({ ok: true, codeVersion: 'v2', previousCodeVersion: 'v1', compileMs: 41.6, swapMs: 120.2 })).toBe('clients restarted in 120 ms (compiled in 42 ms)');
-    expect(saveSummary({ ok: false, errors: [{ path: 'a', line: 1, column: 1, message: 'm' }] })).toBe('1 compile error; running clients untouched');
+    expect(
+      saveSummary({ ok: true, codeVersion: 'v2', previousCodeVersion: 'v1', compileMs: 41.6, swapMs: 120.2 }),
+    ).toBe('clients restarted in 120 ms (compiled in 42 ms)');
+    expect(saveSummary({ ok: false, errors: [{ path: 'a', line: 1, column: 1, message: 'm' }] })).toBe(
+      '1 compile error; running clients untouched',
+    );
   });
 });
 

@@ -35,7 +35,10 @@ export function baseName(path: string): string {
  * what the user sees. Reloading never throws away unsaved edits: a clean file takes the server's
  * content; a dirty one keeps the user's text and moves its base to the server's.
  */
-export function reconcileFile(state: { base: string; current: string } | undefined, serverContent: string): { base: string; current: string } {
+export function reconcileFile(
+  state: { base: string; current: string } | undefined,
+  serverContent: string,
+): { base: string; current: string } {
   if (!state || state.current === state.base) return { base: serverContent, current: serverContent };
   return { base: serverContent, current: state.current };
 }
@@ -49,10 +52,20 @@ export function isDirty(state: { base: string; current: string }): boolean {
  * alone (or the first editable one) — a plain restart with the current code. Read-only files are
  * never sent, and never more than `max` (the API's limit).
  */
-export function filesToSave(files: readonly { path: string; editable: boolean; base: string; current: string }[], entry: string | null, max = 50): CodeFile[] {
+export function filesToSave(
+  files: readonly { path: string; editable: boolean; base: string; current: string }[],
+  entry: string | null,
+  max = 50,
+): CodeFile[] {
   const editable = files.filter((f) => f.editable);
   const edited = editable.filter((f) => f.current !== f.base);
-  const chosen = edited.length > 0 ? edited : editable.filter((f) => f.path === entry).concat(editable).slice(0, 1);
+  const chosen =
+    edited.length > 0
+      ? edited
+      : editable
+          .filter((f) => f.path === entry)
+          .concat(editable)
+          .slice(0, 1);
   return chosen.slice(0, max).map((f) => ({ path: f.path, content: f.current }));
 }
 
@@ -128,7 +141,10 @@ export function resolveErrorPath(errorPath: string, paths: readonly string[]): s
 }
 
 /** A 1-based Monaco range for an error (line/column 0 means "no location": the file's first line). */
-export function errorRange(error: CompileError, lineLength: number): { startLineNumber: number; startColumn: number; endLineNumber: number; endColumn: number } {
+export function errorRange(
+  error: CompileError,
+  lineLength: number,
+): { startLineNumber: number; startColumn: number; endLineNumber: number; endColumn: number } {
   const line = Math.max(1, error.line);
   const column = Math.max(1, error.column);
   const endColumn = Math.max(column + 1, lineLength + 1);
@@ -142,7 +158,8 @@ export function errorLocation(error: CompileError): string {
 
 /** The status line after a save. */
 export function saveSummary(result: SaveResult): string {
-  if (!result.ok) return `${result.errors.length} compile error${result.errors.length === 1 ? '' : 's'}; running clients untouched`;
+  if (!result.ok)
+    return `${result.errors.length} compile error${result.errors.length === 1 ? '' : 's'}; running clients untouched`;
   return `clients restarted in ${Math.round(result.swapMs)} ms (compiled in ${Math.round(result.compileMs)} ms)`;
 }
 
@@ -179,9 +196,16 @@ export function pairDiffFiles(from: readonly CodeFile[], to: readonly CodeFile[]
   const used = new Set<string>();
   const pairs: DiffPair[] = [];
   for (const f of from) {
-    const match = resolveErrorPath(f.path, toPaths.filter((p) => !used.has(p)));
+    const match = resolveErrorPath(
+      f.path,
+      toPaths.filter((p) => !used.has(p)),
+    );
     if (match !== null) used.add(match);
-    pairs.push({ path: f.path, original: f.content, modified: match === null ? null : to.find((t) => t.path === match)!.content });
+    pairs.push({
+      path: f.path,
+      original: f.content,
+      modified: match === null ? null : to.find((t) => t.path === match)!.content,
+    });
   }
   for (const t of to) if (!used.has(t.path)) pairs.push({ path: t.path, original: null, modified: t.content });
   const changed = (p: DiffPair): number => (p.original === p.modified ? 1 : 0);

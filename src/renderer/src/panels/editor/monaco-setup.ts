@@ -48,14 +48,22 @@ monaco.editor.defineTheme('agentjet-dark', {
   rules: [],
   colors: { 'editor.background': '#14161a', 'editorGutter.background': '#14161a' },
 });
-monaco.editor.defineTheme('agentjet-light', { base: 'vs', inherit: true, rules: [], colors: { 'editor.background': '#ffffff' } });
+monaco.editor.defineTheme('agentjet-light', {
+  base: 'vs',
+  inherit: true,
+  rules: [],
+  colors: { 'editor.background': '#ffffff' },
+});
 
 /** The Monaco theme that matches the shell's (a `theme-light` class on <html> means light). */
 export function editorTheme(): string {
   return document.documentElement.classList.contains('theme-light') ? 'agentjet-light' : 'agentjet-dark';
 }
 // Monaco's theme is global: follow the shell's theme switch.
-new MutationObserver(() => monaco.editor.setTheme(editorTheme())).observe(document.documentElement, { attributes: true, attributeFilter: ['class'] });
+new MutationObserver(() => monaco.editor.setTheme(editorTheme())).observe(document.documentElement, {
+  attributes: true,
+  attributeFilter: ['class'],
+});
 
 /**
  * TypeScript colouring without the language service, for read-only views (the diff editor): their
@@ -64,7 +72,10 @@ new MutationObserver(() => monaco.editor.setTheme(editorTheme())).observe(docume
 export const TYPESCRIPT_VIEW_LANGUAGE = 'typescript-view';
 monaco.languages.register({ id: TYPESCRIPT_VIEW_LANGUAGE });
 const grammar = import('monaco-editor/languages/definitions/typescript/typescript');
-monaco.languages.setMonarchTokensProvider(TYPESCRIPT_VIEW_LANGUAGE, grammar.then((g) => g.language));
+monaco.languages.setMonarchTokensProvider(
+  TYPESCRIPT_VIEW_LANGUAGE,
+  grammar.then((g) => g.language),
+);
 void grammar.then((g) => monaco.languages.setLanguageConfiguration(TYPESCRIPT_VIEW_LANGUAGE, g.conf));
 
 /** The language of a read-only view of a file (no language service behind TypeScript/JavaScript). */

@@ -18,7 +18,10 @@ export function useDiff(api: WorkbenchApi, runId: string | null, onError: (messa
       const fromFiles = (await api.codeVersionFiles({ runId, codeVersion: from })).files;
       const toFiles =
         to === EDITOR_BUFFERS
-          ? codeWorkspace.snapshot().filter((f) => f.editable).map((f) => ({ path: f.path, content: f.current }))
+          ? codeWorkspace
+              .snapshot()
+              .filter((f) => f.editable)
+              .map((f) => ({ path: f.path, content: f.current }))
           : (await api.codeVersionFiles({ runId, codeVersion: to })).files;
       const pairs = pairDiffFiles(fromFiles, toFiles);
       setDiff({ from, to, pairs, path: pairs[0]?.path ?? '' });

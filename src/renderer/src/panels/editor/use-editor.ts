@@ -17,15 +17,23 @@ export const message = (err: unknown): string => (err instanceof Error ? err.mes
 /** Re-renders on every edit, reload or tab change of the workspace; returns a change counter. */
 export function useWorkspaceRevision(): number {
   const revision = useRef(0);
-  const subscribe = useCallback((onChange: () => void) => codeWorkspace.subscribe(() => {
-    revision.current += 1;
-    onChange();
-  }), []);
+  const subscribe = useCallback(
+    (onChange: () => void) =>
+      codeWorkspace.subscribe(() => {
+        revision.current += 1;
+        onChange();
+      }),
+    [],
+  );
   return useSyncExternalStore(subscribe, () => revision.current);
 }
 
 /** Loads the run's files into the workspace (keeping unsaved edits) when the run changes or its connect settles. */
-export function useClientFiles(api: WorkbenchApi, runId: string | null, connecting: boolean): { load: Load; entry: string | null; loadedVersion: string | null; reload: () => void } {
+export function useClientFiles(
+  api: WorkbenchApi,
+  runId: string | null,
+  connecting: boolean,
+): { load: Load; entry: string | null; loadedVersion: string | null; reload: () => void } {
   const [load, setLoad] = useState<Load>({ kind: 'idle' });
   const [entry, setEntry] = useState<string | null>(null);
   const [loadedVersion, setLoadedVersion] = useState<string | null>(null);
@@ -42,8 +50,12 @@ export function useClientFiles(api: WorkbenchApi, runId: string | null, connecti
         if (!live) return;
         codeWorkspace.load(code);
         const { active, readOnlyTabs } = codeWorkspace.view;
-        const first = code.files.find((f) => f.path === code.entry)?.path ?? code.files.find((f) => f.editable)?.path ?? null;
-        codeWorkspace.setView({ active: active && codeWorkspace.get(active) ? active : first, readOnlyTabs: readOnlyTabs.filter((t) => codeWorkspace.get(t) !== null) });
+        const first =
+          code.files.find((f) => f.path === code.entry)?.path ?? code.files.find((f) => f.editable)?.path ?? null;
+        codeWorkspace.setView({
+          active: active && codeWorkspace.get(active) ? active : first,
+          readOnlyTabs: readOnlyTabs.filter((t) => codeWorkspace.get(t) !== null),
+        });
         setEntry(code.entry);
         setLoadedVersion(code.codeVersion);
         setLoad({ kind: 'ready' });
@@ -93,10 +105,13 @@ export function useCodeVersions(api: WorkbenchApi, runId: string | null, markers
   );
   const liveVersion = (announced?.runId === runId ? announced?.codeVersion : null) ?? lastMarker?.codeVersion ?? null;
   /** This window's save made `codeVersion` the running one. */
-  const noteRunning = useCallback((codeVersion: string) => {
-    if (runId) setAnnounced({ runId, codeVersion });
-    reload();
-  }, [runId, reload]);
+  const noteRunning = useCallback(
+    (codeVersion: string) => {
+      if (runId) setAnnounced({ runId, codeVersion });
+      reload();
+    },
+    [runId, reload],
+  );
   return { versions, error, setError, reload, liveVersion, noteRunning };
 }
 
@@ -111,7 +126,13 @@ export function useCompileErrors(store: AppStore, revision: number): { errors: L
 }
 
 /** Save & restart: compiles and hot-swaps; compile errors go to the store, the outcome to a note. */
-export function useSave(api: WorkbenchApi, store: AppStore, entry: string | null, ready: boolean, onSaved: (codeVersion: string) => void) {
+export function useSave(
+  api: WorkbenchApi,
+  store: AppStore,
+  entry: string | null,
+  ready: boolean,
+  onSaved: (codeVersion: string) => void,
+) {
   const [saving, setSaving] = useState(false);
   const [note, setNote] = useState<Note>(null);
   const save = useCallback(async () => {

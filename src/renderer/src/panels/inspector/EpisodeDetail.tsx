@@ -8,7 +8,10 @@ import { formatClock, formatDuration, formatReward, formatSuccess } from './epis
 import { TokenStrip } from './TokenStrip';
 import { logprobColor, outputStart, stripStats } from './tokens';
 
-type Hover = { kind: 'call'; timelineId: string; sampleIndex: number | null } | { kind: 'sample'; index: number; timelineIds: string[] } | null;
+type Hover =
+  | { kind: 'call'; timelineId: string; sampleIndex: number | null }
+  | { kind: 'sample'; index: number; timelineIds: string[] }
+  | null;
 
 export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
   const { episode, calls, samples, stats, trained } = props.detail;
@@ -16,8 +19,12 @@ export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
   const [showWhitespace, setShowWhitespace] = useState(true);
   const [showPrompts, setShowPrompts] = useState(false);
   const breaks = stats ? Object.entries(stats.breakCounts).filter(([, n]) => n > 0) : [];
-  const callLit = (c: CallView): boolean => (hover?.kind === 'call' && hover.timelineId === c.timelineId) || (hover?.kind === 'sample' && hover.timelineIds.includes(c.timelineId));
-  const sampleLit = (s: SampleView): boolean => (hover?.kind === 'sample' && hover.index === s.index) || (hover?.kind === 'call' && (hover.sampleIndex === s.index || s.timelineIds.includes(hover.timelineId)));
+  const callLit = (c: CallView): boolean =>
+    (hover?.kind === 'call' && hover.timelineId === c.timelineId) ||
+    (hover?.kind === 'sample' && hover.timelineIds.includes(c.timelineId));
+  const sampleLit = (s: SampleView): boolean =>
+    (hover?.kind === 'sample' && hover.index === s.index) ||
+    (hover?.kind === 'call' && (hover.sampleIndex === s.index || s.timelineIds.includes(hover.timelineId)));
 
   return (
     <div className="in-detail" data-testid="episode-detail" data-episode-id={episode.episodeId}>
@@ -32,38 +39,78 @@ export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
           <Fact label="reward" value={formatReward(episode.reward)} />
           <Fact label="success" value={formatSuccess(episode.success)} />
           <Fact label="client" value={episode.clientId} />
-          <Fact label="code" value={episode.codeVersion ? episode.codeVersion.slice(0, 8) : '—'} title={episode.codeVersion ?? undefined} />
+          <Fact
+            label="code"
+            value={episode.codeVersion ? episode.codeVersion.slice(0, 8) : '—'}
+            title={episode.codeVersion ?? undefined}
+          />
           <Fact label="calls" value={String(episode.calls)} />
           <Fact label="started" value={formatClock(episode.createdAt)} />
           <Fact label="took" value={formatDuration(episode.createdAt, episode.finishedAt)} />
-          {stats && <Fact label="tokens" value={`${stats.tokensBefore.toLocaleString()} → ${stats.tokensAfter.toLocaleString()}`} title="Σ prompt+output over calls → Σ sample lengths" />}
+          {stats && (
+            <Fact
+              label="tokens"
+              value={`${stats.tokensBefore.toLocaleString()} → ${stats.tokensAfter.toLocaleString()}`}
+              title="Σ prompt+output over calls → Σ sample lengths"
+            />
+          )}
           {stats && <Fact label="compression" value={`${stats.compressionRatio.toFixed(2)}×`} />}
           {stats && <Fact label="samples" value={String(samples.length)} />}
-          {breaks.length > 0 && <Fact label="chain breaks" value={breaks.map(([c, n]) => `${n} ${c.replaceAll('_', ' ')}`).join(', ')} />}
+          {breaks.length > 0 && (
+            <Fact label="chain breaks" value={breaks.map(([c, n]) => `${n} ${c.replaceAll('_', ' ')}`).join(', ')} />
+          )}
         </dl>
         <div className="in-view-options">
-          <label><input type="checkbox" checked={showWhitespace} onChange={(e) => setShowWhitespace(e.target.checked)} /> whitespace</label>
-          <label><input type="checkbox" checked={showPrompts} onChange={(e) => setShowPrompts(e.target.checked)} /> full prompts in calls</label>
+          <label>
+            <input type="checkbox" checked={showWhitespace} onChange={(e) => setShowWhitespace(e.target.checked)} />{' '}
+            whitespace
+          </label>
+          <label>
+            <input type="checkbox" checked={showPrompts} onChange={(e) => setShowPrompts(e.target.checked)} /> full
+            prompts in calls
+          </label>
           <span className="in-legend">
-            <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(0) ?? undefined }}>trained, p≈1</span>
-            <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(-5) ?? undefined }}>trained, p≈0</span>
+            <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(0) ?? undefined }}>
+              trained, p≈1
+            </span>
+            <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(-5) ?? undefined }}>
+              trained, p≈0
+            </span>
             <span className="in-legend-item ctx">context</span>
           </span>
         </div>
       </header>
-      {!episode.hasTimelines && <p className="in-note">The timelines of this episode are not stored yet (it is still running, or the worker has not sent them).</p>}
+      {!episode.hasTimelines && (
+        <p className="in-note">
+          The timelines of this episode are not stored yet (it is still running, or the worker has not sent them).
+        </p>
+      )}
       <div className="in-columns">
         <section className="in-column">
           <h3>Calls ({calls.length})</h3>
           {calls.map((c) => (
-            <CallBlock key={c.timelineId} call={c} lit={callLit(c)} showWhitespace={showWhitespace} showPrompt={showPrompts} onHover={setHover} />
+            <CallBlock
+              key={c.timelineId}
+              call={c}
+              lit={callLit(c)}
+              showWhitespace={showWhitespace}
+              showPrompt={showPrompts}
+              onHover={setHover}
+            />
           ))}
         </section>
         <section className="in-column">
           <h3>Merged samples ({samples.length})</h3>
           <Provenance trained={trained} hasSamples={samples.length > 0} />
           {samples.map((s) => (
-            <SampleBlock key={s.index} sample={s} calls={calls} lit={sampleLit(s)} showWhitespace={showWhitespace} onHover={setHover} />
+            <SampleBlock
+              key={s.index}
+              sample={s}
+              calls={calls}
+              lit={sampleLit(s)}
+              showWhitespace={showWhitespace}
+              onHover={setHover}
+            />
           ))}
           {samples.length === 0 && <p className="in-note">No merged samples.</p>}
         </section>
@@ -78,7 +125,8 @@ function Provenance({ trained, hasSamples }: { trained: EpisodeDetail['trained']
     const adv = `${trained.advantage >= 0 ? '+' : ''}${trained.advantage.toFixed(3)}`;
     return (
       <p className="in-note" data-testid="samples-provenance" data-trained-step={trained.step}>
-        {hasSamples ? 'Trained' : 'Not trained (no signal)'} at step {trained.step} → w{trained.weightVersion} · {trained.algo} advantage {adv} · merge {trained.merge}/{trained.level}
+        {hasSamples ? 'Trained' : 'Not trained (no signal)'} at step {trained.step} → w{trained.weightVersion} ·{' '}
+        {trained.algo} advantage {adv} · merge {trained.merge}/{trained.level}
       </p>
     );
   }
@@ -99,7 +147,13 @@ function Fact(props: { label: string; value: string; title?: string | undefined 
   );
 }
 
-const CallBlock = memo(function CallBlock(props: { call: CallView; lit: boolean; showWhitespace: boolean; showPrompt: boolean; onHover: (h: Hover) => void }) {
+const CallBlock = memo(function CallBlock(props: {
+  call: CallView;
+  lit: boolean;
+  showWhitespace: boolean;
+  showPrompt: boolean;
+  onHover: (h: Hover) => void;
+}) {
   const { call } = props;
   const st = stripStats(call.tokens);
   return (
@@ -111,7 +165,12 @@ const CallBlock = memo(function CallBlock(props: { call: CallView; lit: boolean;
       onMouseLeave={() => props.onHover(null)}
     >
       {call.breakCause && (
-        <div className="in-break" data-testid="break-cause" data-cause={call.breakCause} title={breakCauseDetail(call.breakCause)}>
+        <div
+          className="in-break"
+          data-testid="break-cause"
+          data-cause={call.breakCause}
+          title={breakCauseDetail(call.breakCause)}
+        >
           <strong>chain split: {breakCauseLabel(call.breakCause)}</strong> — {breakCauseDetail(call.breakCause)}
         </div>
       )}
@@ -119,18 +178,33 @@ const CallBlock = memo(function CallBlock(props: { call: CallView; lit: boolean;
         <span>call #{call.callIndex}</span>
         <span className="in-chip">{call.agent}</span>
         <span className="in-muted">w{call.weightVersion}</span>
-        <span className="in-muted">{call.promptTokens} prompt + {call.tokens.length - call.promptTokens} out</span>
+        <span className="in-muted">
+          {call.promptTokens} prompt + {call.tokens.length - call.promptTokens} out
+        </span>
         <span className="in-muted">finish: {call.finishReason}</span>
         {st.meanLogprob !== null && <span className="in-muted">mean logprob {st.meanLogprob.toFixed(3)}</span>}
         <span className="in-spacer" />
-        <span className={call.sampleIndex === null ? 'in-muted' : 'in-link-sample'}>{call.sampleIndex === null ? 'not trained' : `→ sample #${call.sampleIndex}`}</span>
+        <span className={call.sampleIndex === null ? 'in-muted' : 'in-link-sample'}>
+          {call.sampleIndex === null ? 'not trained' : `→ sample #${call.sampleIndex}`}
+        </span>
       </div>
-      <TokenStrip key={props.showPrompt ? 'full' : 'tail'} tokens={call.tokens} from={props.showPrompt ? 0 : outputStart(call.tokens, 48)} showWhitespace={props.showWhitespace} />
+      <TokenStrip
+        key={props.showPrompt ? 'full' : 'tail'}
+        tokens={call.tokens}
+        from={props.showPrompt ? 0 : outputStart(call.tokens, 48)}
+        showWhitespace={props.showWhitespace}
+      />
     </article>
   );
 });
 
-const SampleBlock = memo(function SampleBlock(props: { sample: SampleView; calls: CallView[]; lit: boolean; showWhitespace: boolean; onHover: (h: Hover) => void }) {
+const SampleBlock = memo(function SampleBlock(props: {
+  sample: SampleView;
+  calls: CallView[];
+  lit: boolean;
+  showWhitespace: boolean;
+  onHover: (h: Hover) => void;
+}) {
   const { sample } = props;
   const st = stripStats(sample.tokens);
   const absorbed = props.calls.filter((c) => sample.timelineIds.includes(c.timelineId)).map((c) => `#${c.callIndex}`);
@@ -145,9 +219,13 @@ const SampleBlock = memo(function SampleBlock(props: { sample: SampleView; calls
       <div className="in-block-head">
         <span>sample #{sample.index}</span>
         <span className="in-chip">{sample.kind}</span>
-        <span className="in-muted">{st.total} tokens · {st.trained} trained in {st.trainedRuns} span{st.trainedRuns === 1 ? '' : 's'}</span>
+        <span className="in-muted">
+          {st.total} tokens · {st.trained} trained in {st.trainedRuns} span{st.trainedRuns === 1 ? '' : 's'}
+        </span>
         <span className="in-spacer" />
-        <span className="in-muted">absorbs calls {absorbed.length > 0 ? absorbed.join(', ') : sample.timelineIds.length}</span>
+        <span className="in-muted">
+          absorbs calls {absorbed.length > 0 ? absorbed.join(', ') : sample.timelineIds.length}
+        </span>
       </div>
       <TokenStrip tokens={sample.tokens} showWhitespace={props.showWhitespace} />
     </article>

@@ -40,21 +40,50 @@ export function EpisodeList(props: EpisodeListProps) {
   return (
     <div className="in-list-wrap">
       <div className="in-list-meta">
-        <span>{state.total.toLocaleString()} episode{state.total === 1 ? '' : 's'}</span>
+        <span>
+          {state.total.toLocaleString()} episode{state.total === 1 ? '' : 's'}
+        </span>
         {loading && <span className="in-muted">loading…</span>}
-        {error && <span className="in-error" role="alert">{error}</span>}
+        {error && (
+          <span className="in-error" role="alert">
+            {error}
+          </span>
+        )}
       </div>
       <EpisodeListHeader />
-      <div className="in-list" data-testid="episode-list" ref={scroller} tabIndex={0} onKeyDown={onKeyDown} role="grid" aria-rowcount={state.total}>
+      <div
+        className="in-list"
+        data-testid="episode-list"
+        ref={scroller}
+        tabIndex={0}
+        onKeyDown={onKeyDown}
+        role="grid"
+        aria-rowcount={state.total}
+      >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((item) => {
             const row = state.rows.get(item.index);
             const style = { transform: `translateY(${item.start}px)`, height: ROW_HEIGHT };
-            if (!row) return <div key={`p${item.index}`} className="in-row placeholder" style={style}><span className="in-muted">…</span></div>;
-            return <EpisodeRowView key={row.episodeId} row={row} selected={row.episodeId === selectedId} style={style} onSelect={onSelect} />;
+            if (!row)
+              return (
+                <div key={`p${item.index}`} className="in-row placeholder" style={style}>
+                  <span className="in-muted">…</span>
+                </div>
+              );
+            return (
+              <EpisodeRowView
+                key={row.episodeId}
+                row={row}
+                selected={row.episodeId === selectedId}
+                style={style}
+                onSelect={onSelect}
+              />
+            );
           })}
         </div>
-        {state.total === 0 && !loading && !error && <div className="in-empty">No episodes{Object.keys(filter).length > 0 ? ' match the filter' : ' yet'}.</div>}
+        {state.total === 0 && !loading && !error && (
+          <div className="in-empty">No episodes{Object.keys(filter).length > 0 ? ' match the filter' : ' yet'}.</div>
+        )}
       </div>
     </div>
   );

@@ -20,7 +20,17 @@ export function EpisodeListHeader() {
   );
 }
 
-export function EpisodeRowView({ row, selected, style, onSelect }: { row: EpisodeRow; selected: boolean; style: CSSProperties; onSelect: (row: EpisodeRow) => void }) {
+export function EpisodeRowView({
+  row,
+  selected,
+  style,
+  onSelect,
+}: {
+  row: EpisodeRow;
+  selected: boolean;
+  style: CSSProperties;
+  onSelect: (row: EpisodeRow) => void;
+}) {
   return (
     <div
       className={`in-row${selected ? ' selected' : ''}${row.kind === 'eval' ? ' eval' : ''}`}
@@ -37,7 +47,9 @@ export function EpisodeRowView({ row, selected, style, onSelect }: { row: Episod
       <span className={`num${row.reward !== null && row.reward > 0 ? ' pos' : ''}`}>{formatReward(row.reward)}</span>
       <span className={row.success ? 'ok' : row.success === false ? 'bad' : ''}>{formatSuccess(row.success)}</span>
       <span className="ellipsis">{row.clientId}</span>
-      <code className="ellipsis" title={row.codeVersion ?? undefined}>{row.codeVersion ? row.codeVersion.slice(0, 8) : '—'}</code>
+      <code className="ellipsis" title={row.codeVersion ?? undefined}>
+        {row.codeVersion ? row.codeVersion.slice(0, 8) : '—'}
+      </code>
       <span className="num">{row.calls}</span>
       <span className={`in-status ${row.status}`}>{row.kind === 'eval' ? `${row.status} · eval` : row.status}</span>
       <span className="num in-muted">{formatDuration(row.createdAt, row.finishedAt)}</span>

@@ -12,9 +12,19 @@ import './inspector.css';
 const FILTER_DEBOUNCE_MS = 250;
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-type DetailState = { kind: 'none' } | { kind: 'loading'; episodeId: string } | { kind: 'ready'; detail: EpisodeDetail } | { kind: 'error'; episodeId: string; message: string };
+type DetailState =
+  | { kind: 'none' }
+  | { kind: 'loading'; episodeId: string }
+  | { kind: 'ready'; detail: EpisodeDetail }
+  | { kind: 'error'; episodeId: string; message: string };
 
-export function InspectorPanel(props: { api: WorkbenchApi; active: boolean; runId: string | null; live: boolean; lastEpisode: EpisodeRow | null }) {
+export function InspectorPanel(props: {
+  api: WorkbenchApi;
+  active: boolean;
+  runId: string | null;
+  live: boolean;
+  lastEpisode: EpisodeRow | null;
+}) {
   const { api, active, runId, live, lastEpisode } = props;
   const [form, setForm] = useState<FilterForm>(EMPTY_FILTER_FORM);
   const [applied, setApplied] = useState<FilterForm>(EMPTY_FILTER_FORM);
@@ -35,7 +45,9 @@ export function InspectorPanel(props: { api: WorkbenchApi; active: boolean; runI
     setDetail({ kind: 'none' });
   }, [runId]);
 
-  const liveTick = lastEpisode ? `${lastEpisode.episodeId}|${lastEpisode.status}|${lastEpisode.finishedAt ?? ''}|${String(lastEpisode.hasTimelines)}` : null;
+  const liveTick = lastEpisode
+    ? `${lastEpisode.episodeId}|${lastEpisode.status}|${lastEpisode.finishedAt ?? ''}|${String(lastEpisode.hasTimelines)}`
+    : null;
   // The selected episode changed on the worker (ended, timelines stored): reload its detail.
   const selectedUpdated = lastEpisode !== null && lastEpisode.episodeId === selectedId ? liveTick : null;
   useEffect(() => {
@@ -45,7 +57,9 @@ export function InspectorPanel(props: { api: WorkbenchApi; active: boolean; runI
   useEffect(() => {
     if (!runId || selectedId === null) return;
     let current = true;
-    setDetail((d) => (d.kind === 'ready' && d.detail.episode.episodeId === selectedId ? d : { kind: 'loading', episodeId: selectedId }));
+    setDetail((d) =>
+      d.kind === 'ready' && d.detail.episode.episodeId === selectedId ? d : { kind: 'loading', episodeId: selectedId },
+    );
     api.episodeDetail({ runId, episodeId: selectedId }).then(
       (result) => current && setDetail({ kind: 'ready', detail: result }),
       (err: unknown) => current && setDetail({ kind: 'error', episodeId: selectedId, message: message(err) }),
@@ -71,17 +85,37 @@ export function InspectorPanel(props: { api: WorkbenchApi; active: boolean; runI
   return (
     <div className="in-panel">
       <div className="in-left">
-        <EpisodeFilters form={form} order={order} errors={errors} onForm={setForm} onOrder={setOrder} onClear={() => setForm(EMPTY_FILTER_FORM)} />
+        <EpisodeFilters
+          form={form}
+          order={order}
+          errors={errors}
+          onForm={setForm}
+          onOrder={setOrder}
+          onClear={() => setForm(EMPTY_FILTER_FORM)}
+        />
         {/* A hidden list does not follow the live run; shown again, it refreshes at once. */}
-        <EpisodeList api={api} runId={runId} filter={filter} order={order} live={live && active} liveTick={liveTick} selectedId={selectedId} onSelect={onSelect} />
+        <EpisodeList
+          api={api}
+          runId={runId}
+          filter={filter}
+          order={order}
+          live={live && active}
+          liveTick={liveTick}
+          selectedId={selectedId}
+          onSelect={onSelect}
+        />
       </div>
       <div className="in-right">
-        {detail.kind === 'none' && <div className="in-placeholder">Select an episode to see its calls and merged samples.</div>}
+        {detail.kind === 'none' && (
+          <div className="in-placeholder">Select an episode to see its calls and merged samples.</div>
+        )}
         {detail.kind === 'loading' && <div className="in-placeholder">Loading episode {detail.episodeId}…</div>}
         {detail.kind === 'error' && (
           <div className="in-placeholder in-error" role="alert">
             Could not load episode {detail.episodeId}: {detail.message}{' '}
-            <button type="button" onClick={() => setDetailTick((t) => t + 1)}>retry</button>
+            <button type="button" onClick={() => setDetailTick((t) => t + 1)}>
+              retry
+            </button>
           </div>
         )}
         {detail.kind === 'ready' && <LabelBar api={api} runId={runId} episode={detail.detail.episode} />}

@@ -15,10 +15,14 @@ function useSiblings(api: WorkbenchApi, runId: string, episode: EpisodeRow): Epi
     let live = true;
     setSiblings([]);
     if (episode.taskId === null) return;
-    api.episodes({ runId, filter: { task: episode.taskId, status: 'ended' }, offset: 0, limit: 100, order: 'newest' }).then(
-      (p) => live && setSiblings(p.rows.filter((r) => r.taskId === episode.taskId && r.episodeId !== id && r.hasTimelines)),
-      () => undefined,
-    );
+    api
+      .episodes({ runId, filter: { task: episode.taskId, status: 'ended' }, offset: 0, limit: 100, order: 'newest' })
+      .then(
+        (p) =>
+          live &&
+          setSiblings(p.rows.filter((r) => r.taskId === episode.taskId && r.episodeId !== id && r.hasTimelines)),
+        () => undefined,
+      );
     return () => {
       live = false;
     };
@@ -31,8 +35,17 @@ function LabelChips({ labels, id }: { labels: readonly Label[]; id: string }) {
   return (
     <span className="in-label-list" data-testid="label-list">
       {labels.map((l) => (
-        <span key={l.id} className={`in-chip in-label ${l.kind === 'prefer' ? (l.episodeId === id ? 'good' : 'bad') : l.kind}`} title={`${l.author} · ${l.source} · code ${l.codeVersion?.slice(0, 8) ?? '—'}`}>
-          {l.kind === 'prefer' ? (l.episodeId === id ? `≻ ${l.otherEpisodeId?.slice(0, 10)}` : `≺ ${l.episodeId.slice(0, 10)}`) : l.kind} · {l.author} · {relativeTime(now, l.createdAt)}
+        <span
+          key={l.id}
+          className={`in-chip in-label ${l.kind === 'prefer' ? (l.episodeId === id ? 'good' : 'bad') : l.kind}`}
+          title={`${l.author} · ${l.source} · code ${l.codeVersion?.slice(0, 8) ?? '—'}`}
+        >
+          {l.kind === 'prefer'
+            ? l.episodeId === id
+              ? `≻ ${l.otherEpisodeId?.slice(0, 10)}`
+              : `≺ ${l.episodeId.slice(0, 10)}`
+            : l.kind}{' '}
+          · {l.author} · {relativeTime(now, l.createdAt)}
         </span>
       ))}
     </span>
@@ -51,11 +64,14 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
 
   useEffect(() => {
     let live = true;
-    api.labels({ runId, episodeId: id }).then((r) => {
-      if (!live) return;
-      setLabels(r.labels);
-      setAuthor(r.author);
-    }, (err: unknown) => live && setError(errorMessage(err)));
+    api.labels({ runId, episodeId: id }).then(
+      (r) => {
+        if (!live) return;
+        setLabels(r.labels);
+        setAuthor(r.author);
+      },
+      (err: unknown) => live && setError(errorMessage(err)),
+    );
     return () => {
       live = false;
     };
@@ -63,10 +79,16 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
 
   useEffect(() => setOther(''), [id]);
 
-  const put = useCallback((label: NewLabel) => {
-    setError(null);
-    api.putLabel({ runId, label }).then(() => setTick((t) => t + 1), (err: unknown) => setError(errorMessage(err)));
-  }, [api, runId]);
+  const put = useCallback(
+    (label: NewLabel) => {
+      setError(null);
+      api.putLabel({ runId, label }).then(
+        () => setTick((t) => t + 1),
+        (err: unknown) => setError(errorMessage(err)),
+      );
+    },
+    [api, runId],
+  );
 
   const clear = useCallback(async () => {
     setError(null);
@@ -97,18 +119,58 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
   return (
     <div className="in-labels" ref={ref} data-testid="label-bar">
       <span className="in-muted">labels</span>
-      <button type="button" data-testid="label-good" title="Label good (G)" onClick={() => put({ kind: 'good', episodeId: id })}>👍 good <kbd>G</kbd></button>
-      <button type="button" data-testid="label-bad" title="Label bad (B)" onClick={() => put({ kind: 'bad', episodeId: id })}>👎 bad <kbd>B</kbd></button>
-      <button type="button" title={`Remove ${author ?? 'your'}'s labels of this episode (X)`} onClick={() => void clear()}>clear <kbd>X</kbd></button>
-      <select value={other} onChange={(e) => setOther(e.target.value)} aria-label="another episode of this task" disabled={siblings.length === 0}>
-        <option value="">{siblings.length === 0 ? 'no other episode of this task' : `prefer over… (${siblings.length} of this task)`}</option>
+      <button
+        type="button"
+        data-testid="label-good"
+        title="Label good (G)"
+        onClick={() => put({ kind: 'good', episodeId: id })}
+      >
+        👍 good <kbd>G</kbd>
+      </button>
+      <button
+        type="button"
+        data-testid="label-bad"
+        title="Label bad (B)"
+        onClick={() => put({ kind: 'bad', episodeId: id })}
+      >
+        👎 bad <kbd>B</kbd>
+      </button>
+      <button
+        type="button"
+        title={`Remove ${author ?? 'your'}'s labels of this episode (X)`}
+        onClick={() => void clear()}
+      >
+        clear <kbd>X</kbd>
+      </button>
+      <select
+        value={other}
+        onChange={(e) => setOther(e.target.value)}
+        aria-label="another episode of this task"
+        disabled={siblings.length === 0}
+      >
+        <option value="">
+          {siblings.length === 0 ? 'no other episode of this task' : `prefer over… (${siblings.length} of this task)`}
+        </option>
         {siblings.map((s) => (
-          <option key={s.episodeId} value={s.episodeId}>{s.episodeId.slice(0, 14)} · reward {s.reward ?? '—'}</option>
+          <option key={s.episodeId} value={s.episodeId}>
+            {s.episodeId.slice(0, 14)} · reward {s.reward ?? '—'}
+          </option>
         ))}
       </select>
-      <button type="button" disabled={other === ''} data-testid="label-prefer" onClick={() => put({ kind: 'prefer', episodeId: id, otherEpisodeId: other })}>prefer this</button>
+      <button
+        type="button"
+        disabled={other === ''}
+        data-testid="label-prefer"
+        onClick={() => put({ kind: 'prefer', episodeId: id, otherEpisodeId: other })}
+      >
+        prefer this
+      </button>
       <LabelChips labels={labels} id={id} />
-      {error && <span className="in-error" role="alert">{error}</span>}
+      {error && (
+        <span className="in-error" role="alert">
+          {error}
+        </span>
+      )}
     </div>
   );
 }

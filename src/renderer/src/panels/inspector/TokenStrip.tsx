@@ -7,13 +7,25 @@ import { chunkRanges, displayToken, logprobColor, tokenDescription, tokenTitle, 
 const CHUNK = 256;
 export const STRIP_CAP = 1500;
 
-const TokenChunk = memo(function TokenChunk(props: { tokens: readonly TokenView[]; start: number; end: number; showWhitespace: boolean }) {
+const TokenChunk = memo(function TokenChunk(props: {
+  tokens: readonly TokenView[];
+  start: number;
+  end: number;
+  showWhitespace: boolean;
+}) {
   const spans = [];
   for (let i = props.start; i < props.end; i++) {
     const t = props.tokens[i]!;
     const background = t.mask === 1 ? logprobColor(t.logprob) : null;
     spans.push(
-      <span key={i} className={t.mask === 1 ? 'tok tr' : 'tok ctx'} data-i={i} data-mask={t.mask} title={tokenTitle(t)} style={background ? { backgroundColor: background } : undefined}>
+      <span
+        key={i}
+        className={t.mask === 1 ? 'tok tr' : 'tok ctx'}
+        data-i={i}
+        data-mask={t.mask}
+        title={tokenTitle(t)}
+        style={background ? { backgroundColor: background } : undefined}
+      >
         {displayToken(t.text, props.showWhitespace)}
       </span>,
     );
@@ -52,7 +64,13 @@ export function TokenStrip(props: TokenStripProps) {
         </button>
       )}
       {chunkRanges(count, CHUNK).map(([a, b]) => (
-        <TokenChunk key={`${start + a}-${props.showWhitespace}`} tokens={props.tokens} start={start + a} end={start + b} showWhitespace={props.showWhitespace} />
+        <TokenChunk
+          key={`${start + a}-${props.showWhitespace}`}
+          tokens={props.tokens}
+          start={start + a}
+          end={start + b}
+          showWhitespace={props.showWhitespace}
+        />
       ))}
       {end < props.tokens.length && (
         <span className="in-more-row">
@@ -64,7 +82,11 @@ export function TokenStrip(props: TokenStripProps) {
           </button>
         </span>
       )}
-      {hoveredToken && <div className="in-readout">#{hovered} {tokenDescription(hoveredToken)}</div>}
+      {hoveredToken && (
+        <div className="in-readout">
+          #{hovered} {tokenDescription(hoveredToken)}
+        </div>
+      )}
     </div>
   );
 }

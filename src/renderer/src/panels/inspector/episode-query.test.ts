@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodeRow } from '../../../../shared/workbench-api';
-import { EMPTY_FILTER_FORM, filterFromForm, formatDuration, formatReward, formatSuccess, pagesForRange, pagesPresent, pruneRows, queryKey, scrollCompensation, shiftRows, storePage } from './episode-query';
+import {
+  EMPTY_FILTER_FORM,
+  filterFromForm,
+  formatDuration,
+  formatReward,
+  formatSuccess,
+  pagesForRange,
+  pagesPresent,
+  pruneRows,
+  queryKey,
+  scrollCompensation,
+  shiftRows,
+  storePage,
+} from './episode-query';
 
 const row = (episodeId: string): EpisodeRow => ({
   episodeId,
@@ -20,20 +33,36 @@ const row = (episodeId: string): EpisodeRow => ({
 describe('filterFromForm', () => {
   it('leaves out empty fields and trims text', () => {
     expect(filterFromForm(EMPTY_FILTER_FORM)).toEqual({ filter: {}, errors: [] });
-    expect(filterFromForm({ ...EMPTY_FILTER_FORM, task: '  add ', clientId: 'c1', codeVersion: 'ab12', kind: 'eval', status: 'ended' })).toEqual({
+    expect(
+      filterFromForm({
+        ...EMPTY_FILTER_FORM,
+        task: '  add ',
+        clientId: 'c1',
+        codeVersion: 'ab12',
+        kind: 'eval',
+        status: 'ended',
+      }),
+    ).toEqual({
       filter: { task: 'add', clientId: 'c1', codeVersion: 'ab12', kind: 'eval', status: 'ended' },
       errors: [],
     });
   });
   it('parses reward bounds and reports bad ones without sending them', () => {
-    expect(filterFromForm({ ...EMPTY_FILTER_FORM, minReward: '0.5', maxReward: '1' }).filter).toEqual({ minReward: 0.5, maxReward: 1 });
+    expect(filterFromForm({ ...EMPTY_FILTER_FORM, minReward: '0.5', maxReward: '1' }).filter).toEqual({
+      minReward: 0.5,
+      maxReward: 1,
+    });
     const bad = filterFromForm({ ...EMPTY_FILTER_FORM, minReward: 'abc', maxReward: '2' });
     expect(bad.filter).toEqual({ maxReward: 2 });
     expect(bad.errors).toEqual(['min reward must be a number, got “abc”']);
-    expect(filterFromForm({ ...EMPTY_FILTER_FORM, minReward: '3', maxReward: '2' }).errors).toEqual(['min reward is above max reward']);
+    expect(filterFromForm({ ...EMPTY_FILTER_FORM, minReward: '3', maxReward: '2' }).errors).toEqual([
+      'min reward is above max reward',
+    ]);
   });
   it('keys queries independently of field order', () => {
-    expect(queryKey('r', { task: 'a', clientId: 'b' }, 'newest')).toBe(queryKey('r', { clientId: 'b', task: 'a' }, 'newest'));
+    expect(queryKey('r', { task: 'a', clientId: 'b' }, 'newest')).toBe(
+      queryKey('r', { clientId: 'b', task: 'a' }, 'newest'),
+    );
     expect(queryKey('r', { task: 'a' }, 'newest')).not.toBe(queryKey('r', { task: 'a' }, 'oldest'));
   });
 });
@@ -54,11 +83,19 @@ describe('paging', () => {
   it('shifts cached rows down when episodes arrive on top, dropping those past the end', () => {
     const rows = storePage(new Map(), 0, [row('a'), row('b'), row('c')]);
     const shifted = shiftRows(rows, 2, 4);
-    expect([...shifted].map(([i, r]) => [i, r.episodeId])).toEqual([[2, 'a'], [3, 'b']]);
+    expect([...shifted].map(([i, r]) => [i, r.episodeId])).toEqual([
+      [2, 'a'],
+      [3, 'b'],
+    ]);
   });
   it('bounds the row cache around the page just loaded and reports which pages remain', () => {
     let rows = new Map<number, EpisodeRow>();
-    for (let p = 0; p < 10; p++) rows = storePage(rows, p * 10, Array.from({ length: 10 }, (_, i) => row(`e${p * 10 + i}`)));
+    for (let p = 0; p < 10; p++)
+      rows = storePage(
+        rows,
+        p * 10,
+        Array.from({ length: 10 }, (_, i) => row(`e${p * 10 + i}`)),
+      );
     expect(pruneRows(rows, 50, 200).size).toBe(100);
     const pruned = pruneRows(rows, 80, 40);
     expect([...pruned.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => 60 + i));

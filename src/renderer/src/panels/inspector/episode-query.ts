@@ -24,7 +24,15 @@ export interface FilterForm {
   status: '' | EpisodeStatus;
 }
 
-export const EMPTY_FILTER_FORM: FilterForm = { task: '', clientId: '', codeVersion: '', minReward: '', maxReward: '', kind: '', status: '' };
+export const EMPTY_FILTER_FORM: FilterForm = {
+  task: '',
+  clientId: '',
+  codeVersion: '',
+  minReward: '',
+  maxReward: '',
+  kind: '',
+  status: '',
+};
 
 /** The API filter of a form; a reward bound that is not a number is an error (and left out). */
 export function filterFromForm(form: FilterForm): { filter: EpisodeFilter; errors: string[] } {
@@ -54,7 +62,8 @@ export function filterFromForm(form: FilterForm): { filter: EpisodeFilter; error
   if (minReward !== undefined) filter.minReward = minReward;
   const maxReward = bound(form.maxReward, 'max reward');
   if (maxReward !== undefined) filter.maxReward = maxReward;
-  if (minReward !== undefined && maxReward !== undefined && minReward > maxReward) errors.push('min reward is above max reward');
+  if (minReward !== undefined && maxReward !== undefined && minReward > maxReward)
+    errors.push('min reward is above max reward');
   if (form.kind !== '') filter.kind = form.kind;
   if (form.status !== '') filter.status = form.status;
   return { filter, errors };
@@ -77,7 +86,11 @@ export function pagesForRange(start: number, end: number, pageSize: number, tota
 }
 
 /** Rows cached by absolute index, with `page` stored at `offset`. */
-export function storePage(rows: ReadonlyMap<number, EpisodeRow>, offset: number, page: readonly EpisodeRow[]): Map<number, EpisodeRow> {
+export function storePage(
+  rows: ReadonlyMap<number, EpisodeRow>,
+  offset: number,
+  page: readonly EpisodeRow[],
+): Map<number, EpisodeRow> {
   const next = new Map(rows);
   page.forEach((row, i) => next.set(offset + i, row));
   return next;
@@ -96,7 +109,11 @@ export function pruneRows(rows: ReadonlyMap<number, EpisodeRow>, center: number,
 }
 
 /** The pages of a row cache that are fully present (a page is fetched whole, so its first row suffices). */
-export function pagesPresent(rows: ReadonlyMap<number, EpisodeRow>, pages: Iterable<number>, pageSize: number): Set<number> {
+export function pagesPresent(
+  rows: ReadonlyMap<number, EpisodeRow>,
+  pages: Iterable<number>,
+  pageSize: number,
+): Set<number> {
   const kept = new Set<number>();
   for (const p of pages) if (rows.has(p * pageSize)) kept.add(p);
   return kept;
@@ -106,7 +123,11 @@ export function pagesPresent(rows: ReadonlyMap<number, EpisodeRow>, pages: Itera
  * When `added` new episodes arrived on top of a newest-first list, every cached row moves down by
  * that many places; rows pushed past the total are dropped.
  */
-export function shiftRows(rows: ReadonlyMap<number, EpisodeRow>, added: number, total: number): Map<number, EpisodeRow> {
+export function shiftRows(
+  rows: ReadonlyMap<number, EpisodeRow>,
+  added: number,
+  total: number,
+): Map<number, EpisodeRow> {
   const next = new Map<number, EpisodeRow>();
   for (const [i, row] of rows) if (i + added >= 0 && i + added < total) next.set(i + added, row);
   return next;

@@ -1,8 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { TokenView } from '../../../../shared/workbench-api';
-import { chunkRanges, displayToken, logprobColor, outputStart, probability, stripStats, tokenDescription, tokenTitle, visibleTokenCount } from './tokens';
+import {
+  chunkRanges,
+  displayToken,
+  logprobColor,
+  outputStart,
+  probability,
+  stripStats,
+  tokenDescription,
+  tokenTitle,
+  visibleTokenCount,
+} from './tokens';
 
-const tok = (mask: 0 | 1, logprob: number | null = null, text = 'x', id = 1): TokenView => ({ id, text, mask, logprob });
+const tok = (mask: 0 | 1, logprob: number | null = null, text = 'x', id = 1): TokenView => ({
+  id,
+  text,
+  mask,
+  logprob,
+});
 
 describe('displayToken', () => {
   it('makes spaces, tabs and newlines visible, keeping a real line break after ↵', () => {
@@ -48,7 +63,11 @@ describe('strip stats and chunks', () => {
     expect(stripStats([]).meanLogprob).toBeNull();
   });
   it('covers a strip with chunks of at most the size', () => {
-    expect(chunkRanges(5, 2)).toEqual([[0, 2], [2, 4], [4, 5]]);
+    expect(chunkRanges(5, 2)).toEqual([
+      [0, 2],
+      [2, 4],
+      [4, 5],
+    ]);
     expect(chunkRanges(0, 2)).toEqual([]);
     expect(() => chunkRanges(3, 0)).toThrow(/positive/);
   });

@@ -2,7 +2,13 @@
 // statistics and the chunks a long strip renders in. No DOM here; unit-tested in node.
 import type { TokenView } from '../../../../shared/workbench-api';
 
-const CONTROL_PICTURES: Record<string, string> = { '\r': '␍', '\u0000': '␀', '\u000b': '␋', '\u000c': '␌', '\u001b': '␛' };
+const CONTROL_PICTURES: Record<string, string> = {
+  '\r': '␍',
+  '\u0000': '␀',
+  '\u000b': '␋',
+  '\u000c': '␌',
+  '\u001b': '␛',
+};
 
 /**
  * A token's text as the strip shows it. With `showWhitespace`, spaces become `·`, tabs `→`, and a
@@ -55,7 +61,8 @@ export function tokenTitle(token: TokenView): string {
 /** The longer description of a token, for the strip's hover readout. */
 export function tokenDescription(token: TokenView): string {
   const kind = token.mask === 1 ? 'trained' : 'context';
-  const lp = token.logprob === null ? '' : ` · logprob ${token.logprob.toFixed(4)} · p ${probability(token.logprob).toFixed(3)}`;
+  const lp =
+    token.logprob === null ? '' : ` · logprob ${token.logprob.toFixed(4)} · p ${probability(token.logprob).toFixed(3)}`;
   return `${kind} · id ${token.id} · ${JSON.stringify(token.text)}${lp}`;
 }
 
@@ -86,7 +93,13 @@ export function stripStats(tokens: readonly TokenView[]): StripStats {
     }
     prev = t.mask;
   }
-  return { total: tokens.length, trained, context: tokens.length - trained, meanLogprob: withLogprob ? sum / withLogprob : null, trainedRuns: runs };
+  return {
+    total: tokens.length,
+    trained,
+    context: tokens.length - trained,
+    meanLogprob: withLogprob ? sum / withLogprob : null,
+    trainedRuns: runs,
+  };
 }
 
 /** Half-open `[start, end)` ranges of at most `size` tokens covering `[0, count)`, for chunked rendering. */

@@ -4,7 +4,16 @@
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import type { EpisodeFilter, EpisodeRow, WorkbenchApi } from '../../../../shared/workbench-api';
-import { pagesForRange, pagesPresent, pruneRows, queryKey, scrollCompensation, shiftRows, storePage, type EpisodeOrder } from './episode-query';
+import {
+  pagesForRange,
+  pagesPresent,
+  pruneRows,
+  queryKey,
+  scrollCompensation,
+  shiftRows,
+  storePage,
+  type EpisodeOrder,
+} from './episode-query';
 
 export const ROW_HEIGHT = 24;
 const PAGE_SIZE = 200;
@@ -69,7 +78,8 @@ export function useEpisodePages({ api, runId, filter, order, live, liveTick }: P
           setState((s) => {
             if (s.key !== key) return s;
             const rows = pruneRows(storePage(s.rows, result.offset, result.rows), result.offset, MAX_CACHED_ROWS);
-            if (rows.size < s.rows.size + result.rows.length) pages.current = pagesPresent(rows, pages.current, PAGE_SIZE);
+            if (rows.size < s.rows.size + result.rows.length)
+              pages.current = pagesPresent(rows, pages.current, PAGE_SIZE);
             return { key, total: result.total, rows };
           });
         },
@@ -93,7 +103,12 @@ export function useEpisodePages({ api, runId, filter, order, live, liveTick }: P
     fetchPage(0);
   }, [key, fetchPage]);
 
-  const virtualizer = useVirtualizer({ count: state.key === key ? state.total : 0, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 30 });
+  const virtualizer = useVirtualizer({
+    count: state.key === key ? state.total : 0,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 30,
+  });
   const items = virtualizer.getVirtualItems();
   const firstIndex = items[0]?.index ?? 0;
   const lastIndex = items.at(-1)?.index ?? -1;
@@ -142,7 +157,12 @@ function useLiveRefresh(r: LiveRefresh): void {
             r.generation.current += 1;
             r.pages.current = new Set([0]);
           }
-          const base = order === 'newest' ? shiftRows(before.rows, added, result.total) : shifted ? new Map<number, EpisodeRow>() : before.rows;
+          const base =
+            order === 'newest'
+              ? shiftRows(before.rows, added, result.total)
+              : shifted
+                ? new Map<number, EpisodeRow>()
+                : before.rows;
           r.setState({ key, total: result.total, rows: storePage(base, 0, result.rows) });
           const el = r.scroller.current;
           const comp = el ? scrollCompensation(order, el.scrollTop, added, ROW_HEIGHT) : 0;

@@ -2,7 +2,13 @@
 // calls), for judging episodes side by side in the label queue.
 import type { ChatMessage } from '../../../../shared/chat';
 
-export function ConversationView({ messages, skipSystem = true }: { messages: readonly ChatMessage[]; skipSystem?: boolean }) {
+export function ConversationView({
+  messages,
+  skipSystem = true,
+}: {
+  messages: readonly ChatMessage[];
+  skipSystem?: boolean;
+}) {
   const shown = skipSystem ? messages.filter((m) => m.role !== 'system') : messages;
   return (
     <div className="rw-conv" data-testid="conversation">

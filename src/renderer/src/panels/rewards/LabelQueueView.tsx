@@ -13,15 +13,18 @@ type Mode = 'auto' | 'points' | 'pairs';
 
 /** The label an action gives the item (null: the action does not apply to it, or it is a skip). */
 export function labelFor(item: QueueItem, action: LabelAction): NewLabel | null {
-  if (item.kind === 'point' && (action === 'good' || action === 'bad')) return { kind: action, episodeId: item.episodeId };
+  if (item.kind === 'point' && (action === 'good' || action === 'bad'))
+    return { kind: action, episodeId: item.episodeId };
   if (item.kind === 'pair' && (action === 'prefer-left' || action === 'prefer-right')) {
-    const [win, lose] = action === 'prefer-left' ? [item.episodeId, item.otherEpisodeId] : [item.otherEpisodeId, item.episodeId];
+    const [win, lose] =
+      action === 'prefer-left' ? [item.episodeId, item.otherEpisodeId] : [item.otherEpisodeId, item.episodeId];
     return { kind: 'prefer', episodeId: win, otherEpisodeId: lose };
   }
   return null;
 }
 
-const episodesOf = (item: QueueItem): string[] => (item.kind === 'pair' ? [item.episodeId, item.otherEpisodeId] : [item.episodeId]);
+const episodesOf = (item: QueueItem): string[] =>
+  item.kind === 'pair' ? [item.episodeId, item.otherEpisodeId] : [item.episodeId];
 
 /** The queue of proposals in `mode`, the one shown, and moving on (past the last one: a fresh queue). */
 function useQueue(api: WorkbenchApi, runId: string, mode: Mode) {
@@ -57,7 +60,17 @@ function useQueue(api: WorkbenchApi, runId: string, mode: Mode) {
     if (index + 1 < items.length) setIndex(index + 1);
     else setReload((r) => r + 1);
   }, [index, items.length]);
-  return { items, meta, index, item: items[index] ?? null, error, setError, loading, advance, refresh: () => setReload((r) => r + 1) };
+  return {
+    items,
+    meta,
+    index,
+    item: items[index] ?? null,
+    error,
+    setError,
+    loading,
+    advance,
+    refresh: () => setReload((r) => r + 1),
+  };
 }
 
 /** The conversations of the item's episodes (null where one could not be loaded). */
@@ -67,7 +80,9 @@ function useConversations(api: WorkbenchApi, runId: string, item: QueueItem | nu
     let live = true;
     setConvs([]);
     if (!item) return;
-    Promise.all(episodesOf(item).map((episodeId) => api.episodeConversation({ runId, episodeId }).catch(() => null))).then((c) => live && setConvs(c));
+    Promise.all(
+      episodesOf(item).map((episodeId) => api.episodeConversation({ runId, episodeId }).catch(() => null)),
+    ).then((c) => live && setConvs(c));
     return () => {
       live = false;
     };
@@ -80,7 +95,13 @@ function useLabelKeys(ref: RefObject<HTMLDivElement | null>, act: (a: LabelActio
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (!ref.current || ref.current.offsetParent === null) return;
-      const action = labelAction({ key: e.key, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, target: e.target instanceof HTMLElement ? e.target : null });
+      const action = labelAction({
+        key: e.key,
+        ctrlKey: e.ctrlKey,
+        metaKey: e.metaKey,
+        altKey: e.altKey,
+        target: e.target instanceof HTMLElement ? e.target : null,
+      });
       if (!action || action === 'clear') return;
       e.preventDefault();
       act(action);
@@ -99,8 +120,12 @@ function QueueSides({ item, convs }: { item: QueueItem; convs: readonly (Convers
             {item.kind === 'pair' ? <strong>{side === 0 ? '1' : '2'}</strong> : null}
             <code title={id}>{id.slice(0, 22)}</code>
             <span className="muted">{item.taskId ?? ''}</span>
-            {item.kind === 'pair' && item.scores ? <span className="muted">score {item.scores[side]!.toFixed(2)}</span> : null}
-            {item.kind === 'point' && item.score !== null ? <span className="muted">score {item.score.toFixed(2)}</span> : null}
+            {item.kind === 'pair' && item.scores ? (
+              <span className="muted">score {item.scores[side]!.toFixed(2)}</span>
+            ) : null}
+            {item.kind === 'point' && item.score !== null ? (
+              <span className="muted">score {item.score.toFixed(2)}</span>
+            ) : null}
           </div>
           {convs[side] ? <ConversationView messages={convs[side]!.messages} /> : <div className="muted">loading…</div>}
         </div>
@@ -114,56 +139,103 @@ function QueueActions({ item, act }: { item: QueueItem; act: (a: LabelAction) =>
     <div className="rw-actions">
       {item.kind === 'pair' ? (
         <>
-          <button type="button" data-testid="prefer-left" onClick={() => act('prefer-left')}>1 is better</button>
-          <button type="button" data-testid="prefer-right" onClick={() => act('prefer-right')}>2 is better</button>
+          <button type="button" data-testid="prefer-left" onClick={() => act('prefer-left')}>
+            1 is better
+          </button>
+          <button type="button" data-testid="prefer-right" onClick={() => act('prefer-right')}>
+            2 is better
+          </button>
         </>
       ) : (
         <>
-          <button type="button" data-testid="queue-good" onClick={() => act('good')}>good (G)</button>
-          <button type="button" data-testid="queue-bad" onClick={() => act('bad')}>bad (B)</button>
+          <button type="button" data-testid="queue-good" onClick={() => act('good')}>
+            good (G)
+          </button>
+          <button type="button" data-testid="queue-bad" onClick={() => act('bad')}>
+            bad (B)
+          </button>
         </>
       )}
-      <button type="button" onClick={() => act('skip')}>skip (S)</button>
+      <button type="button" onClick={() => act('skip')}>
+        skip (S)
+      </button>
     </div>
   );
 }
 
-export function LabelQueueView({ api, runId, onLabelled }: { api: WorkbenchApi; runId: string; onLabelled: () => void }) {
+export function LabelQueueView({
+  api,
+  runId,
+  onLabelled,
+}: {
+  api: WorkbenchApi;
+  runId: string;
+  onLabelled: () => void;
+}) {
   const [mode, setMode] = useState<Mode>('auto');
   const q = useQueue(api, runId, mode);
   const { item, advance, setError } = q;
   const convs = useConversations(api, runId, item);
   const ref = useRef<HTMLDivElement>(null);
-  const act = useCallback((action: LabelAction) => {
-    if (!item) return;
-    if (action === 'skip') return advance();
-    const label = labelFor(item, action);
-    if (!label) return;
-    api.putLabel({ runId, label }).then(() => {
-      onLabelled();
-      advance();
-    }, (err: unknown) => setError(errorMessage(err)));
-  }, [api, runId, item, advance, onLabelled, setError]);
+  const act = useCallback(
+    (action: LabelAction) => {
+      if (!item) return;
+      if (action === 'skip') return advance();
+      const label = labelFor(item, action);
+      if (!label) return;
+      api.putLabel({ runId, label }).then(
+        () => {
+          onLabelled();
+          advance();
+        },
+        (err: unknown) => setError(errorMessage(err)),
+      );
+    },
+    [api, runId, item, advance, onLabelled, setError],
+  );
   useLabelKeys(ref, act);
 
   return (
     <div className="card rw-queue" ref={ref} data-testid="label-queue" data-items={q.items.length}>
       <div className="rw-head">
         <span className="chart-title">Label queue</span>
-        <select value={mode} onChange={(e) => setMode(e.target.value === 'pairs' ? 'pairs' : e.target.value === 'points' ? 'points' : 'auto')} aria-label="queue mode">
+        <select
+          value={mode}
+          onChange={(e) =>
+            setMode(e.target.value === 'pairs' ? 'pairs' : e.target.value === 'points' ? 'points' : 'auto')
+          }
+          aria-label="queue mode"
+        >
           <option value="auto">auto</option>
           <option value="pairs">pairs of a task</option>
           <option value="points">single episodes</option>
         </select>
         <span className="muted">
-          {q.meta ? `${q.meta.rewardModel === null ? 'no reward model yet: newest first' : `ranked by reward model v${q.meta.rewardModel}`} · ${q.meta.candidates} candidates` : ''}
+          {q.meta
+            ? `${q.meta.rewardModel === null ? 'no reward model yet: newest first' : `ranked by reward model v${q.meta.rewardModel}`} · ${q.meta.candidates} candidates`
+            : ''}
           {item ? ` · ${q.index + 1}/${q.items.length} · uncertainty ${item.uncertainty.toFixed(2)}` : ''}
         </span>
-        <button type="button" onClick={q.refresh}>refresh</button>
+        <button type="button" onClick={q.refresh}>
+          refresh
+        </button>
       </div>
-      <div className="muted rw-keys">{LABEL_KEY_HELP.filter(([, what]) => !what.startsWith('clear')).map(([k, what]) => `${k} ${what}`).join(' · ')}</div>
-      {q.error && <div className="error" role="alert">{q.error}</div>}
-      {!item && !q.loading && <div className="chart-empty">Nothing to label: every recent ended episode {mode === 'pairs' ? 'pair ' : ''}has a label, or none has stored calls yet.</div>}
+      <div className="muted rw-keys">
+        {LABEL_KEY_HELP.filter(([, what]) => !what.startsWith('clear'))
+          .map(([k, what]) => `${k} ${what}`)
+          .join(' · ')}
+      </div>
+      {q.error && (
+        <div className="error" role="alert">
+          {q.error}
+        </div>
+      )}
+      {!item && !q.loading && (
+        <div className="chart-empty">
+          Nothing to label: every recent ended episode {mode === 'pairs' ? 'pair ' : ''}has a label, or none has stored
+          calls yet.
+        </div>
+      )}
       {item && <QueueSides item={item} convs={convs} />}
       {item && <QueueActions item={item} act={act} />}
     </div>

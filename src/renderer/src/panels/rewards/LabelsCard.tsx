@@ -14,7 +14,17 @@ function download(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function LabelsCard({ api, runId, refreshKey, onChanged }: { api: WorkbenchApi; runId: string; refreshKey: string; onChanged: () => void }) {
+export function LabelsCard({
+  api,
+  runId,
+  refreshKey,
+  onChanged,
+}: {
+  api: WorkbenchApi;
+  runId: string;
+  refreshKey: string;
+  onChanged: () => void;
+}) {
   const [summary, setSummary] = useState<LabelSummary | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [withConvs, setWithConvs] = useState(false);
@@ -38,13 +48,16 @@ export function LabelsCard({ api, runId, refreshKey, onChanged }: { api: Workben
     const file = e.target.files?.[0];
     e.target.value = '';
     if (!file) return;
-    void file.text().then((jsonl) => api.importLabels({ runId, jsonl })).then(
-      (r) => {
-        setNote(`imported ${r.imported} labels from ${file.name} (${r.replaced} replaced earlier ones)`);
-        onChanged();
-      },
-      (err: unknown) => setNote(`import failed: ${errorMessage(err)}`),
-    );
+    void file
+      .text()
+      .then((jsonl) => api.importLabels({ runId, jsonl }))
+      .then(
+        (r) => {
+          setNote(`imported ${r.imported} labels from ${file.name} (${r.replaced} replaced earlier ones)`);
+          onChanged();
+        },
+        (err: unknown) => setNote(`import failed: ${errorMessage(err)}`),
+      );
   };
 
   const onExport = (): void => {
@@ -59,22 +72,54 @@ export function LabelsCard({ api, runId, refreshKey, onChanged }: { api: Workben
 
   return (
     <div className="card rw-labels" data-testid="labels-card">
-      <div className="rw-head"><span className="chart-title">Labels</span></div>
+      <div className="rw-head">
+        <span className="chart-title">Labels</span>
+      </div>
       {summary ? (
-        <div className="rw-counts" data-testid="label-counts" data-good={summary.good} data-bad={summary.bad} data-pairs={summary.pairs}>
-          <span><b className="mono">{summary.good}</b> good</span>
-          <span><b className="mono">{summary.bad}</b> bad</span>
-          <span><b className="mono">{summary.pairs}</b> preferences</span>
-          <span><b className="mono">{summary.labelledEpisodes}</b> episodes</span>
-          <span className="muted">{summary.authors.length ? `by ${summary.authors.join(', ')}` : 'no labels yet: label in the inspector or the queue'}</span>
+        <div
+          className="rw-counts"
+          data-testid="label-counts"
+          data-good={summary.good}
+          data-bad={summary.bad}
+          data-pairs={summary.pairs}
+        >
+          <span>
+            <b className="mono">{summary.good}</b> good
+          </span>
+          <span>
+            <b className="mono">{summary.bad}</b> bad
+          </span>
+          <span>
+            <b className="mono">{summary.pairs}</b> preferences
+          </span>
+          <span>
+            <b className="mono">{summary.labelledEpisodes}</b> episodes
+          </span>
+          <span className="muted">
+            {summary.authors.length
+              ? `by ${summary.authors.join(', ')}`
+              : 'no labels yet: label in the inspector or the queue'}
+          </span>
         </div>
       ) : null}
       <div className="rw-row">
-        <label className="rw-file">import JSONL <input type="file" accept=".jsonl,.json,.ndjson,text/plain" onChange={onFile} data-testid="labels-import" /></label>
-        <button type="button" onClick={onExport} data-testid="labels-export">export JSONL</button>
-        <label className="muted"><input type="checkbox" checked={withConvs} onChange={(e) => setWithConvs(e.target.checked)} /> with conversations</label>
+        <label className="rw-file">
+          import JSONL{' '}
+          <input type="file" accept=".jsonl,.json,.ndjson,text/plain" onChange={onFile} data-testid="labels-import" />
+        </label>
+        <button type="button" onClick={onExport} data-testid="labels-export">
+          export JSONL
+        </button>
+        <label className="muted">
+          <input type="checkbox" checked={withConvs} onChange={(e) => setWithConvs(e.target.checked)} /> with
+          conversations
+        </label>
       </div>
-      {note && <div className="muted" role="status">{note}</div>}
+      {note && (
+        <div className="muted" role="status">
+          {note}
+        </div>
+      )}
     </div>
   );
 }

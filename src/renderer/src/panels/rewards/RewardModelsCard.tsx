@@ -9,33 +9,75 @@ import { errorMessage } from '../../store/toasts';
 
 type Loss = 'pairwise' | 'pointwise' | 'both';
 
-function ModelsTable({ models, live, onDeploy }: { models: readonly RewardModelRow[]; live: boolean; onDeploy: (version: number) => void }) {
+function ModelsTable({
+  models,
+  live,
+  onDeploy,
+}: {
+  models: readonly RewardModelRow[];
+  live: boolean;
+  onDeploy: (version: number) => void;
+}) {
   return (
     <table className="rw-table">
-        <thead><tr><th>version</th><th>trained</th><th>loss</th><th>labels</th><th>held-out acc.</th><th>|ONNX−PyTorch|</th><th>took</th><th /></tr></thead>
-        <tbody>
-          {models.map((m) => (
-            <tr key={m.version} data-testid="rm-row">
-              <td className="mono">v{m.version}</td>
-              <td>{dateTime(m.createdAt)}</td>
-              <td>{m.loss}</td>
-              <td className="mono">{m.pointLabels} + {m.pairLabels}</td>
-              <td className="mono" title={`${m.heldoutLabels} held-out labels`}>{percent(m.heldoutAccuracy)}</td>
-              <td className="mono">{m.onnxMaxAbsDiff.toExponential(1)}</td>
-              <td className="mono">{m.trainSeconds.toFixed(0)} s</td>
-              <td>
-                <button type="button" disabled={!live} title={live ? 'point the live run\'s reward code at this model and hot-swap the clients' : 'deploy into the live run'} onClick={() => onDeploy(m.version)}>
-                  {m.deployedAt ? 'redeploy' : 'deploy'}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <thead>
+        <tr>
+          <th>version</th>
+          <th>trained</th>
+          <th>loss</th>
+          <th>labels</th>
+          <th>held-out acc.</th>
+          <th>|ONNX−PyTorch|</th>
+          <th>took</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {models.map((m) => (
+          <tr key={m.version} data-testid="rm-row">
+            <td className="mono">v{m.version}</td>
+            <td>{dateTime(m.createdAt)}</td>
+            <td>{m.loss}</td>
+            <td className="mono">
+              {m.pointLabels} + {m.pairLabels}
+            </td>
+            <td className="mono" title={`${m.heldoutLabels} held-out labels`}>
+              {percent(m.heldoutAccuracy)}
+            </td>
+            <td className="mono">{m.onnxMaxAbsDiff.toExponential(1)}</td>
+            <td className="mono">{m.trainSeconds.toFixed(0)} s</td>
+            <td>
+              <button
+                type="button"
+                disabled={!live}
+                title={
+                  live
+                    ? "point the live run's reward code at this model and hot-swap the clients"
+                    : 'deploy into the live run'
+                }
+                onClick={() => onDeploy(m.version)}
+              >
+                {m.deployedAt ? 'redeploy' : 'deploy'}
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
-export function RewardModelsCard({ api, runId, live, refreshKey }: { api: WorkbenchApi; runId: string; live: boolean; refreshKey: string }) {
+export function RewardModelsCard({
+  api,
+  runId,
+  live,
+  refreshKey,
+}: {
+  api: WorkbenchApi;
+  runId: string;
+  live: boolean;
+  refreshKey: string;
+}) {
   const [models, setModels] = useState<RewardModelRow[]>([]);
   const [status, setStatus] = useState<RmTrainingStatus | null>(null);
   const [loss, setLoss] = useState<Loss>('pairwise');
@@ -48,63 +90,106 @@ export function RewardModelsCard({ api, runId, live, refreshKey }: { api: Workbe
 
   useEffect(() => {
     let on = true;
-    api.rewardModels({ runId }).then((r) => {
-      if (!on) return;
-      setModels(r.models);
-      setStatus(r.training);
-      setLoadError(null);
-    }, (err: unknown) => on && setLoadError(errorMessage(err)));
+    api.rewardModels({ runId }).then(
+      (r) => {
+        if (!on) return;
+        setModels(r.models);
+        setStatus(r.training);
+        setLoadError(null);
+      },
+      (err: unknown) => on && setLoadError(errorMessage(err)),
+    );
     return () => {
       on = false;
     };
   }, [api, runId, tick, refreshKey]);
 
-  useEffect(() => api.onEvent((e) => {
-    if (e.type !== 'reward_model' || e.runId !== runId) return;
-    setStatus(e.status);
-    if (e.status.state !== 'training') setTick((t) => t + 1);
-  }), [api, runId]);
+  useEffect(
+    () =>
+      api.onEvent((e) => {
+        if (e.type !== 'reward_model' || e.runId !== runId) return;
+        setStatus(e.status);
+        if (e.status.state !== 'training') setTick((t) => t + 1);
+      }),
+    [api, runId],
+  );
 
   const train = (): void => {
     setNote(null);
     const n = { epochs: Number(epochs), lr: Number(lr), heldout: Number(heldout) };
-    if (!(n.epochs > 0) || !(n.lr > 0) || !(n.heldout >= 0 && n.heldout < 0.9)) return setNote('epochs and learning rate must be positive, held-out share in [0, 0.9)');
-    api.trainRewardModel({ runId, loss, ...n }).then((r) => setNote(`training v${r.version}…`), (err: unknown) => setNote(errorMessage(err)));
+    if (!(n.epochs > 0) || !(n.lr > 0) || !(n.heldout >= 0 && n.heldout < 0.9))
+      return setNote('epochs and learning rate must be positive, held-out share in [0, 0.9)');
+    api.trainRewardModel({ runId, loss, ...n }).then(
+      (r) => setNote(`training v${r.version}…`),
+      (err: unknown) => setNote(errorMessage(err)),
+    );
   };
 
   const deploy = (version: number): void => {
     setNote(null);
-    api.deployRewardModel({ runId, version }).then((r) => {
-      setNote(`v${version} deployed: clients hot-swapped to code version ${r.codeVersion}`);
-      setTick((t) => t + 1);
-    }, (err: unknown) => setNote(`deploy failed: ${errorMessage(err)}`));
+    api.deployRewardModel({ runId, version }).then(
+      (r) => {
+        setNote(`v${version} deployed: clients hot-swapped to code version ${r.codeVersion}`);
+        setTick((t) => t + 1);
+      },
+      (err: unknown) => setNote(`deploy failed: ${errorMessage(err)}`),
+    );
   };
 
   const training = status?.state === 'training';
   return (
     <div className="card rw-models" data-testid="reward-models" data-models={models.length}>
-      <div className="rw-head"><span className="chart-title">Reward models</span></div>
+      <div className="rw-head">
+        <span className="chart-title">Reward models</span>
+      </div>
       <div className="rw-row">
-        <select value={loss} onChange={(e) => setLoss(e.target.value === 'pointwise' ? 'pointwise' : e.target.value === 'both' ? 'both' : 'pairwise')} aria-label="loss">
+        <select
+          value={loss}
+          onChange={(e) =>
+            setLoss(e.target.value === 'pointwise' ? 'pointwise' : e.target.value === 'both' ? 'both' : 'pairwise')
+          }
+          aria-label="loss"
+        >
           <option value="pairwise">pairwise (Bradley–Terry)</option>
           <option value="pointwise">pointwise (good/bad)</option>
           <option value="both">both</option>
         </select>
-        <label>epochs <input value={epochs} onChange={(e) => setEpochs(e.target.value)} size={3} /></label>
-        <label>lr <input value={lr} onChange={(e) => setLr(e.target.value)} size={6} /></label>
-        <label>held-out <input value={heldout} onChange={(e) => setHeldout(e.target.value)} size={4} /></label>
-        <button type="button" onClick={train} disabled={training} data-testid="rm-train">train</button>
+        <label>
+          epochs <input value={epochs} onChange={(e) => setEpochs(e.target.value)} size={3} />
+        </label>
+        <label>
+          lr <input value={lr} onChange={(e) => setLr(e.target.value)} size={6} />
+        </label>
+        <label>
+          held-out <input value={heldout} onChange={(e) => setHeldout(e.target.value)} size={4} />
+        </label>
+        <button type="button" onClick={train} disabled={training} data-testid="rm-train">
+          train
+        </button>
       </div>
       {status && (
         <div className={`rw-status ${status.state}`} data-testid="rm-status" data-state={status.state}>
-          v{status.version} {status.state}{status.fraction !== null && training ? ` ${Math.round(status.fraction * 100)}%` : ''} — {status.detail}
-          {training && <div className="meter"><span className="meter-fill" style={{ width: `${(status.fraction ?? 0) * 100}%` }} /></div>}
+          v{status.version} {status.state}
+          {status.fraction !== null && training ? ` ${Math.round(status.fraction * 100)}%` : ''} — {status.detail}
+          {training && (
+            <div className="meter">
+              <span className="meter-fill" style={{ width: `${(status.fraction ?? 0) * 100}%` }} />
+            </div>
+          )}
         </div>
       )}
       <ModelsTable models={models} live={live} onDeploy={deploy} />
       {models.length === 0 && <div className="muted">No reward model yet.</div>}
-      {note && <div className="muted" role="status">{note}</div>}
-      {loadError && <div className="muted" role="status">{loadError}</div>}
+      {note && (
+        <div className="muted" role="status">
+          {note}
+        </div>
+      )}
+      {loadError && (
+        <div className="muted" role="status">
+          {loadError}
+        </div>
+      )}
     </div>
   );
 }

@@ -26,13 +26,23 @@ export function RewardsPanel({ api, active, runId, live, refreshKey }: RewardsPa
     <div className="rewards">
       <div className="panel-head">
         <h2>Rewards</h2>
-        <span className="muted">run <span className="mono">{runId}</span> {live ? <span className="pill pill-live">live</span> : <span className="pill">stored</span>}</span>
+        <span className="muted">
+          run <span className="mono">{runId}</span>{' '}
+          {live ? <span className="pill pill-live">live</span> : <span className="pill">stored</span>}
+        </span>
       </div>
       <div className="rw-grid">
-        <div className="rw-main">{active && <LabelQueueView key={runId} api={api} runId={runId} onLabelled={onLabelled} />}</div>
+        <div className="rw-main">
+          {active && <LabelQueueView key={runId} api={api} runId={runId} onLabelled={onLabelled} />}
+        </div>
         <div className="rw-side-col">
           {/* Reloaded when shown, on the run's progress and after a label: a run being connected is not in the store yet. */}
-          <LabelsCard api={api} runId={runId} refreshKey={`${active}:${refreshKey}:${labelTick}`} onChanged={onLabelled} />
+          <LabelsCard
+            api={api}
+            runId={runId}
+            refreshKey={`${active}:${refreshKey}:${labelTick}`}
+            onChanged={onLabelled}
+          />
           <RewardModelsCard api={api} runId={runId} live={live} refreshKey={`${active}:${refreshKey}`} />
         </div>
       </div>

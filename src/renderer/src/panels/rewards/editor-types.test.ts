@@ -14,9 +14,12 @@ describe('editor declarations for the reward-model scorer', () => {
   it('declares every package the scorer imports, including the dynamically imported onnxruntime-node', () => {
     expect(files.every((f) => f.content.length > 100)).toBe(true);
     const specs = files.flatMap((f) => importSpecifiers(f.content));
-    expect(specs).toEqual(expect.arrayContaining(['onnxruntime-node', '@huggingface/jinja', '@huggingface/tokenizers', 'openai']));
+    expect(specs).toEqual(
+      expect.arrayContaining(['onnxruntime-node', '@huggingface/jinja', '@huggingface/tokenizers', 'openai']),
+    );
     const d = ambientDeclarations(files);
-    for (const pkg of ['onnxruntime-node', '@huggingface/jinja', '@huggingface/tokenizers']) expect(d).toContain(`declare module ${JSON.stringify(pkg)};`);
+    for (const pkg of ['onnxruntime-node', '@huggingface/jinja', '@huggingface/tokenizers'])
+      expect(d).toContain(`declare module ${JSON.stringify(pkg)};`);
     // The scorer's public types are the SDK's own, not a package's: the editor resolves them from its files.
     expect(scorer).toMatch(/export class RewardModel/);
     expect(client).toContain("from '../../../src/sdk/index'");
