@@ -1,8 +1,9 @@
 // ESLint flat config: strict TypeScript everywhere, and import rules that keep the layers apart
 // (DESIGN §3, STYLE habit 1): shared imports nothing platform-specific; gpu-worker imports only
 // src/shared, and inside it worker.ts → server → swarm → rollout/trainer → engine, never back;
-// src/node is the Node layer main and the CLI share; main never imports the CLI (the CLI may start
-// the workbench: `agentjet ui`); the renderer is browser code; the preload only bridges.
+// src/node is the Node backend (services, store, bridge, campaigns, tasks, client runner) that both the
+// Electron shell (src/main, the only importer of electron) and the CLI run: shared ← node ← {main, cli},
+// with no per-file exemptions; the renderer is browser code; the preload only bridges.
 // (Flat config replaces, not merges, a rule's options per file: each block lists all its patterns.)
 import js from '@eslint/js';
 import globals from 'globals';
@@ -125,10 +126,13 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            restrict(['electron', 'react', 'react-dom'], 'src/node is plain Node code shared by main and the CLI.'),
             restrict(
-              ['**/main/**', '**/cli/**', '**/renderer/**', '**/preload/**', '**/gpu-worker/**'],
-              'src/node sits below main and the CLI: it imports only src/shared, the SDK and the examples.',
+              ['electron', 'react', 'react-dom'],
+              'src/node is plain Node code shared by the Electron shell and the CLI.',
+            ),
+            restrict(
+              ['**/main/**', '**/cli/**', '**/renderer/**', '**/preload/**'],
+              'src/node sits below the Electron shell (src/main) and the CLI: it imports src/shared, the SDK, the examples and the worker (gpu-worker) as a library.',
             ),
           ],
         },
@@ -137,18 +141,6 @@ export default tseslint.config(
   },
   {
     files: ['src/main/**/*.ts'],
-    // Campaigns and task checks run training outside the workbench session: the optimiser uses the
-    // engine's Python, a task check's smoke episodes an embedded worker, and trials the CLI's client
-    // starter; reward models train in the engine's Python on its resources. Those files may import
-    // them (everything else in src/main goes through src/node).
-    ignores: [
-      'src/main/**/*.test.ts',
-      'src/main/campaign/optuna-client.ts',
-      'src/main/campaign/task-ref.ts',
-      'src/main/task/task-check.ts',
-      'src/main/services/reward-model-service.ts',
-      'src/main/services/reward-model-trainer.ts',
-    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -156,7 +148,7 @@ export default tseslint.config(
           patterns: [
             restrict(
               ['**/cli/**', '**/renderer/**', '**/gpu-worker/**'],
-              'src/main never imports the CLI (the CLI starts the workbench, not the other way round), the renderer or the worker; share Node code through src/node.',
+              'src/main is the thin Electron shell: window, preload wiring and IPC over the backend in src/node.',
             ),
           ],
         },

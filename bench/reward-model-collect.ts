@@ -7,10 +7,10 @@ import OpenAI from 'openai';
 import { loadTasks } from '../resources/examples/index';
 import { calculatorEnv } from '../resources/examples/calculator-agent/env';
 import { openaiPolicy } from '../resources/examples/openai-policy';
-import { EpisodeFetcher, type FetchedEpisode } from '../src/main/services/episode-fetcher';
-import { LabelsService } from '../src/main/services/labels-service';
-import { WorkerHttp } from '../src/main/services/worker-http';
-import type { Store } from '../src/main/store/types';
+import { EpisodeFetcher, type FetchedEpisode } from '../src/node/services/episode-fetcher';
+import { LabelsService } from '../src/node/services/labels-service';
+import { WorkerHttp } from '../src/node/services/worker-http';
+import type { Store } from '../src/node/store/types';
 import { SwarmClient } from '../src/sdk/index';
 import { runEpisode } from '../src/shared/episode';
 

@@ -3,7 +3,7 @@
 // (PyTorch scores from the engine's `score` command; token ids compared too), and throughput —
 // conversations/s one at a time (batch 1) and in batches of 16.
 import { join } from 'node:path';
-import { scoreWithPython } from '../src/main/services/reward-model-trainer';
+import { scoreWithPython } from '../src/node/services/reward-model-trainer';
 import { RewardModel } from '../src/sdk/index';
 import type { Conversation } from '../src/shared/reward-model';
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { mergeTimelines, type Timeline } from '../src/shared/timeline/index';
 import { conversation, say } from '../src/shared/timeline/testing/scenes';
 import type { EpisodeFilter } from '../src/shared/workbench-api';
-import { openStore } from '../src/main/store/store';
-import type { EpisodeOrder, Store } from '../src/main/store/types';
+import { openStore } from '../src/node/store/store';
+import type { EpisodeOrder, Store } from '../src/node/store/types';
 import { argValue, round } from './engine';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;

@@ -5,7 +5,7 @@ import { fmtNum } from '../shared/campaign/charts/scales';
 import { metricOf } from '../shared/campaign/objective';
 import type { CampaignSpec } from '../shared/campaign/spec';
 import { bestConfiguration, type TrialRow } from '../shared/campaign/trials';
-import type { RunnerEvent } from '../main/campaign/campaign-runner';
+import type { RunnerEvent } from '../node/campaign/campaign-runner';
 
 const pct = (v: number | null): string => (v === null ? '-' : `${(v * 100).toFixed(1)}%`);
 const mins = (s: number): string => `${(s / 60).toFixed(1)} min`;

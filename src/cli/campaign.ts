@@ -6,10 +6,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { CampaignSpecSchema } from '../shared/campaign/spec';
-import { createAgentHooks } from '../main/campaign/agent/agent-hooks';
-import { defaultDataDir, loadCampaignFile } from '../main/campaign/campaign-files';
-import { CampaignRunner, type CampaignResult } from '../main/campaign/campaign-runner';
-import { CampaignStore } from '../main/campaign/campaign-store';
+import { createAgentHooks } from '../node/campaign/agent/agent-hooks';
+import { defaultDataDir, loadCampaignFile } from '../node/campaign/campaign-files';
+import { CampaignRunner, type CampaignResult } from '../node/campaign/campaign-runner';
+import { CampaignStore } from '../node/campaign/campaign-store';
 import { campaignsTable, formatRunnerEvent, formatStepProgress, trialsTable } from './campaign-report';
 import { parseFlags } from './flags';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../main/store/store';
-import { episodeInput, newRun } from '../main/store/test-support';
+import { openStore } from '../node/store/store';
+import { episodeInput, newRun } from '../node/store/test-support';
 import { runLabels, runRewardModel } from './rewards';
 
 const dir = mkdtempSync(join(tmpdir(), 'aj-cli-rw-'));

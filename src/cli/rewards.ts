@@ -4,9 +4,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { LabelsService } from '../main/services/labels-service';
-import { RewardModelService } from '../main/services/reward-model-service';
-import { openStore } from '../main/store/store';
+import { LabelsService } from '../node/services/labels-service';
+import { RewardModelService } from '../node/services/reward-model-service';
+import { openStore } from '../node/store/store';
 import { workbenchMethods, type WorkbenchEvent } from '../shared/workbench-api';
 import { parseFlags } from './flags';
 import { resolveDataDir } from './ui';

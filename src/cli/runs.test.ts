@@ -2,8 +2,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../main/store/store';
-import { newRun, stepPoint } from '../main/store/test-support';
+import { openStore } from '../node/store/store';
+import { newRun, stepPoint } from '../node/store/test-support';
 import { tempDir } from '../../gpu-worker/src/testing/workers';
 import { runRuns } from './runs';
 

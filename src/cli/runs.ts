@@ -4,8 +4,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { exportRun, EXPORT_FORMATS } from '../main/services/run-export';
-import { openStore } from '../main/store/store';
+import { exportRun, EXPORT_FORMATS } from '../node/services/run-export';
+import { openStore } from '../node/store/store';
 import { ExportFormatSchema } from '../shared/workbench-api';
 import { parseFlags } from './flags';
 import { resolveDataDir } from './ui';

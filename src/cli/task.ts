@@ -3,9 +3,9 @@
 // stdout — every failure with file:line or the failing episode's transcript — progress on stderr).
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { draftTask } from '../main/task/task-draft';
-import { checkTask } from '../main/task/task-check';
-import { defaultDataDir } from '../main/campaign/campaign-files';
+import { draftTask } from '../node/task/task-draft';
+import { checkTask } from '../node/task/task-check';
+import { defaultDataDir } from '../node/campaign/campaign-files';
 import type { TaskVerdict } from '../shared/task-draft';
 import { parseFlags } from './flags';
 

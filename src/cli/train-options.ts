@@ -2,12 +2,11 @@
 // src/shared/options/declarations.ts, with the worker's defaults unless a preset below says
 // otherwise), and its help text.
 import { z } from 'zod';
+import { CLIENT_KINDS } from '../node/train-clients';
 import { flagShape, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS } from '../shared/options/index';
 
 const num = z.coerce.number();
 
-export const CLIENT_KINDS = ['openai', 'vercel', 'fetch', 'python', 'langchain', 'agents'] as const;
-export type ClientKind = (typeof CLIENT_KINDS)[number];
 
 /** The training and worker options `agentjet train` passes to its worker. */
 export const TRAIN_TRAINING_KEYS = ['strategy', 'batch', 'groupSize', 'lr', 'defaultMaxTokens'] as const;

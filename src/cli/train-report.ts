@@ -2,7 +2,7 @@
 // batch progress line, eval lines, and the summary tables at the end; per-task figures side by side.
 import type { BatchProgress, StepMetrics } from '../shared/swarm-protocol';
 import type { EvalSummary } from '../node/eval';
-import { formatTasks, taskCells, taskHeaders, type TaskBreakdown, type TaskKey } from './train-tasks';
+import { formatTasks, taskCells, taskHeaders, type TaskBreakdown, type TaskKey } from '../node/train-tasks';
 
 export interface StepRow {
   step: number;

@@ -2,7 +2,7 @@
 // side-by-side step segment and summary cells, and the example → tasks map.
 import { describe, expect, it } from 'vitest';
 import { formatStep, summaryTable, type StepRow } from './train-report';
-import { exampleTasks, formatTasks, taskCells, TaskTally, taskOf } from './train-tasks';
+import { exampleTasks, formatTasks, taskCells, TaskTally, taskOf } from '../node/train-tasks';
 
 describe('per-task figures', () => {
   it('maps task ids to tasks by prefix', () => {

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { startWorker } from '../../gpu-worker/src/worker';
 import type { SwarmEvent } from '../shared/swarm-events';
 import type { StepMetrics } from '../shared/swarm-protocol';
-import { startClients, type ClientsHandle } from './train-clients';
+import { EXAMPLES_DIR, startClients, type ClientsHandle } from '../node/train-clients';
 import { runEval } from '../node/eval';
 import { subscribeEvents, type EventsSubscription } from './train-events';
 import type { TrainOptions } from './train-options';
@@ -31,10 +31,9 @@ import {
   type TaskBreakdown,
   type TaskKey,
   type TrainExample,
-} from './train-tasks';
+} from '../node/train-tasks';
 import { configFromFlags } from './worker';
 
-export const EXAMPLES_DIR = resolve(import.meta.dirname, '../../resources/examples');
 
 export function parseExample(name: string | undefined): TrainExample {
   const found = TRAIN_EXAMPLES.find((n) => n === name);

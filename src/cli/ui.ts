@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { startUiSession, type LocalDefaults, type WorkbenchTuning } from '../main/bridge';
+import { startUiSession, type LocalDefaults, type WorkbenchTuning } from '../node/bridge';
 import {
   flagShape,
   formFields,
@@ -126,7 +126,7 @@ function openInBrowser(url: string, out: (line: string) => void): void {
 export async function runUi(o: UiOptions): Promise<void> {
   const out = (line: string): void => console.log(line);
   // Loaded here, not at the top: the other commands need none of the workbench services.
-  const { createWorkbench } = await import('../main/workbench');
+  const { createWorkbench } = await import('../node/workbench');
   const starting = startUiSession({
     host: o.host,
     port: o.port,

@@ -9,9 +9,9 @@ import {
   type WorkbenchBackend,
   type WorkbenchEvent,
 } from '../shared/workbench-api';
-import { BRIDGE_CSP } from './bridge/static-files';
-import { withTransport } from './bridge/backend-overrides';
-import { createWorkbench } from './workbench';
+import { BRIDGE_CSP } from '../node/bridge/static-files';
+import { withTransport } from '../node/bridge/backend-overrides';
+import { createWorkbench } from '../node/workbench';
 
 let mainWindow: BrowserWindow | null = null;
 

@@ -5,7 +5,7 @@
 import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scoreWithPython, type PythonScore } from '../main/services/reward-model-trainer';
+import { scoreWithPython, type PythonScore } from '../node/services/reward-model-trainer';
 import type { ChatMessage } from '../shared/chat';
 import { RewardModel } from './reward-model';
 import { trainFixtureModel, type LabelledConversation } from './testing/reward-model-fixture';

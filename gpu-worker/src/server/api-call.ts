@@ -8,7 +8,7 @@ import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 import { prepareRequest, type PreparedRequest } from '../swarm/chat-request';
 import type { CompletionHooks, CompletionOutcome, CompletionService } from '../swarm/completions';
 import type { Episode } from '../swarm/episodes';
-import { SwarmError, unauthorized } from '../swarm/errors';
+import { SwarmError, unauthorized } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf } from './auth';

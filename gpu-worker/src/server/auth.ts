@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { bearerToken, keyRefusal, type KeyCheck, type Role, type TokenMatcher } from '../swarm/keys';
-import { forbidden, SwarmError, unauthorized } from '../swarm/errors';
+import { forbidden, SwarmError, unauthorized } from '../errors';
 import { sendError } from './http';
 
 export type Caller = { kind: 'token'; role: Role } | { kind: 'key'; key: string };

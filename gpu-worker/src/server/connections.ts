@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { ErrorTypes } from '../../../src/shared/swarm-protocol';
-import { SwarmError } from '../swarm/errors';
+import { SwarmError } from '../errors';
 
 export interface ConnectionLimits {
   /** The request line and headers must arrive within this (slowloris). */

@@ -6,7 +6,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HelloMessage } from '../../../src/shared/swarm-events';
-import { notFound, SwarmError, unauthorized } from '../swarm/errors';
+import { notFound, SwarmError, unauthorized } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { requireRole } from './auth';

@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ErrorTypes } from '../../../src/shared/swarm-protocol';
-import { badRequest, SwarmError } from '../swarm/errors';
+import { badRequest, SwarmError } from '../errors';
 import { redactJoinToken } from './agentjet-path';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

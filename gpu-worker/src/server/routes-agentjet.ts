@@ -20,7 +20,7 @@ import {
 } from '../../../src/shared/agentjet/protocol';
 import { mapAgentJetConfig } from '../../../src/shared/agentjet/train-config';
 import { IdSchema } from '../../../src/shared/swarm-protocol';
-import { badRequest, notFound, SwarmError } from '../swarm/errors';
+import { badRequest, notFound, SwarmError } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { AGENTJET_PREFIX, redactJoinToken } from './agentjet-path';

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { EpisodeStatusSchema, TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
 import { summarize } from '../swarm/episodes';
-import { conflict } from '../swarm/errors';
+import { conflict } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import { resetRun, ResetRequestSchema, type ResetDeps } from '../swarm/run-reset';
 import type { Swarm } from '../swarm/swarm';

@@ -6,7 +6,7 @@ import { ChatCompletionRequestSchema, IdSchema } from '../../../src/shared/swarm
 import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 import { prepareRequest } from '../swarm/chat-request';
 import type { CompletionOutcome, CompletionService } from '../swarm/completions';
-import { asSwarmError, badRequest, SwarmError, unauthorized } from '../swarm/errors';
+import { asSwarmError, badRequest, SwarmError, unauthorized } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf } from './auth';

@@ -12,7 +12,7 @@ import {
   type ResponseMeta,
 } from '../../../src/shared/responses/translate';
 import { blocksOfMessage } from '../../../src/shared/stream-blocks';
-import { badRequest } from '../swarm/errors';
+import { badRequest } from '../errors';
 import { ResponseStore } from '../swarm/response-store';
 import type { Swarm } from '../swarm/swarm';
 import { completeJson, completeStreamed, episodeOfRequest, prepareCall, type ApiRouteDeps } from './api-call';

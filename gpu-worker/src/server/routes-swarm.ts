@@ -12,7 +12,7 @@ import {
   RegisterClientRequestSchema,
   type Health,
 } from '../../../src/shared/swarm-protocol';
-import { notFound, unauthorized, upgradeRequired } from '../swarm/errors';
+import { notFound, unauthorized, upgradeRequired } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf, requireRole } from './auth';

@@ -10,7 +10,7 @@ import type {
   ToolChoice,
   TrainingConfig,
 } from '../../../src/shared/swarm-protocol';
-import { badRequest } from './errors';
+import { badRequest } from '../errors';
 
 export interface PreparedRequest {
   messages: ChatMessage[];

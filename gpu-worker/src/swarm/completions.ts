@@ -8,7 +8,7 @@ import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 import { GenerationCancelledError } from '../engine/generator';
 import { CallRefusedError, recordCall, type RecordDeps, type RecordedCall } from '../rollout/record-call';
 import type { PreparedRequest } from './chat-request';
-import { badRequest, clientClosed } from './errors';
+import { badRequest, clientClosed } from '../errors';
 import type { Episode } from './episodes';
 
 export interface CompletionHooks {

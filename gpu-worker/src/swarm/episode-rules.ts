@@ -2,7 +2,7 @@
 // worker state (with a retry hint), which episode a key names or why not, and whether an episode
 // still takes calls, an end or an abort. Each answer is the client's error (HTTP status + code).
 import type { WorkerState } from '../../../src/shared/swarm-protocol';
-import { conflict, unavailable, type SwarmError } from './errors';
+import { conflict, unavailable, type SwarmError } from '../errors';
 import type { Episode } from './episodes';
 import { keyRefusal, verifyEpisodeKey } from './keys';
 

@@ -2,7 +2,7 @@
 // check. Every comparison is constant-time over HMAC digests of equal length; no function here
 // logs or returns a presented credential. The secret comes in as an argument.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { unauthorized, type SwarmError } from './errors';
+import { unauthorized, type SwarmError } from '../errors';
 
 /** Episode keys look like `ajk1.<episodeId>.<base64url signature>`. */
 export const EPISODE_KEY_VERSION = 'ajk1';

@@ -14,7 +14,7 @@
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { TimelineSchema, type Timeline } from '../../../src/shared/timeline/index';
-import { unavailable, type SwarmError } from './errors';
+import { unavailable, type SwarmError } from '../errors';
 import { nodeJournalFs, tempPathFor, type JournalFile, type JournalFs } from './journal-fs';
 
 export const PoolEntrySchema = z.object({

@@ -12,7 +12,7 @@ import { TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
 import { WorkerConfigSchema } from '../worker-config';
 import type { LoadParams, EngineInfo } from '../../../src/shared/engine-protocol';
 import { DurableCounters } from './durable-counters';
-import { conflict, unavailable } from './errors';
+import { conflict, unavailable } from '../errors';
 import { DurablePool } from './pool';
 import { emptyCounters, loadOrCreateSecret, runFiles, writeFileAtomic } from './run-dir';
 import type { Swarm } from './swarm';

@@ -11,7 +11,7 @@ import { conversation, say } from '../../../src/shared/timeline/testing/scenes';
 import { FakeEngine } from '../testing/fake-engine';
 import { tempDir } from '../testing/workers';
 import { ClientRegistry } from './clients';
-import { unavailable } from './errors';
+import { unavailable } from '../errors';
 import { EventBus } from './event-bus';
 import { DurablePool } from './pool';
 import { runFiles } from './run-dir';

@@ -22,7 +22,7 @@ import type { EngineCaller } from '../engine/engine-caller';
 import type { BuiltSamples } from '../trainer/train-samples';
 import { trainOnEpisodes, type TrainSettings } from '../trainer/train-step';
 import { Checkpoints, type CheckpointInfo } from './checkpoints';
-import { SwarmError } from './errors';
+import { SwarmError } from '../errors';
 import type { EventSink } from './event-bus';
 import { oldestWeightVersion, type PoolEntry, type RemoveReason } from './pool';
 import type { RunFiles, SavedState } from './run-dir';

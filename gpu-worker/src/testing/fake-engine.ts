@@ -18,7 +18,7 @@ import type {
 import { RemoteError } from '../../../src/shared/result';
 import { formatToolCalls } from '../../../src/shared/tool-calls';
 import { cancelledError, EngineExitedError, type CallOptions } from '../engine/engine-process';
-import type { EngineFactory, EngineHandle } from '../swarm/engine-host';
+import type { EngineFactory, EngineHandle } from '../engine/engine-host';
 
 const IM_START = 1;
 const IM_END = 2;

@@ -8,7 +8,7 @@ import { calculatorEnv, loadTasks } from '../../../resources/examples/index';
 import { calcTranscript } from '../../../resources/examples/calculator-agent/transcripts';
 import { createPrng } from '../../shared/prng';
 import { episodeConversation, type Conversation, type DatasetLine } from '../../shared/reward-model';
-import { trainRewardModel, type RmTrained } from '../../main/services/reward-model-trainer';
+import { trainRewardModel, type RmTrained } from '../../node/services/reward-model-trainer';
 
 export const BUILTIN_MODEL = resolve(import.meta.dirname, '../../../resources/models/agentjet-tiny');
 

@@ -12,7 +12,7 @@ import { withLocalDefaults, withTransport, type LocalDefaults } from './backend-
 import { startBridgeServer, type BridgeServer } from './bridge-server';
 import { ensureWebBuild } from './web-build';
 
-/** What `createWorkbench` (src/main/workbench.ts) returns, as the bridge uses it. */
+/** What `createWorkbench` (src/node/workbench.ts) returns, as the bridge uses it. */
 export interface WorkbenchHandle {
   backend: WorkbenchBackend;
   onEvent(listener: (e: WorkbenchEvent) => void): () => void;

@@ -2,8 +2,8 @@
 // the start and after every `every` training steps (one eval at a time; a step that comes while one
 // runs is caught up by the next), reusing `agentjet train`'s eval player. The worker turns the
 // eval episodes into `eval_result` events, which the WorkerService charts.
-import { runEval } from '../../node/eval';
-import type { TaskKey } from '../../node/tasks';
+import { runEval } from '../eval';
+import type { TaskKey } from '../tasks';
 
 export interface EvalLoopOptions {
   url: string;

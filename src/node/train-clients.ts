@@ -3,9 +3,14 @@
 // processes; both get the AGENTJET_* environment and restarts with backoff. Every client log
 // line (the runner's notes included) goes to one sink.
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { ClientRunner, formatCompileMessage } from '../node/runner/index';
-import type { ClientKind } from './train-options';
+import { dirname, join, resolve } from 'node:path';
+import { ClientRunner, formatCompileMessage } from './runner/index';
+
+/** The calculator example's client kinds: one per agent framework (TypeScript ones, and Python). */
+export const CLIENT_KINDS = ['openai', 'vercel', 'fetch', 'python', 'langchain', 'agents'] as const;
+export type ClientKind = (typeof CLIENT_KINDS)[number];
+/** The bundled example tasks (clients, rewards, datasets). */
+export const EXAMPLES_DIR = resolve(import.meta.dirname, '../../resources/examples');
 
 export interface ClientsHandle {
   /** The running client processes (a client between a crash and its restart is left out). */

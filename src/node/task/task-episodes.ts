@@ -9,7 +9,7 @@ import type { ChatMessage } from '../../shared/chat';
 import { ChatMessageSchema } from '../../shared/chat';
 import { EpisodeSummarySchema, type EpisodeSummary } from '../../shared/swarm-protocol';
 import { adminCall } from '../campaign/worker-api';
-import { ClientRunner, formatCompileMessage, type CompileMessage } from '../../node/runner/index';
+import { ClientRunner, formatCompileMessage, type CompileMessage } from '../runner/index';
 
 export interface TaskWorker {
   url: string;

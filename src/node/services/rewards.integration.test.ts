@@ -1,6 +1,6 @@
 // The learned-rewards services on a real store: label episodes (inspector path), export and import the
 // labels (all or nothing), the label queue without a reward model, the chart's data, and refusals.
-// Training, deploying and the queue ranked by a trained model: src/main/rewards-workbench.test.ts.
+// Training, deploying and the queue ranked by a trained model: src/node/rewards-workbench.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RM_SCORE_METRIC, VERIFIABLE_REWARD_METRIC } from '../../shared/reward-model';
 import { fakeCall } from '../../shared/timeline/testing/fake-chat';

@@ -3,7 +3,7 @@
 // worker knows (other machines, the eval player) are listed as remote. Pure.
 import type { ClientInfo } from '../../shared/swarm-protocol';
 import type { ClientRow } from '../../shared/workbench-api';
-import type { ClientStatus } from '../../node/runner/index';
+import type { ClientStatus } from '../runner/index';
 
 const LOCAL_STATUS: Record<ClientStatus['state'], ClientRow['status']> = {
   starting: 'starting',

@@ -4,10 +4,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileClient } from '../node/runner/index';
-import { EXAMPLES_DIR } from './train';
-import { clientEntry } from './train-clients';
-import { CLIENT_KINDS } from './train-options';
+import { compileClient } from './runner/index';
+import { CLIENT_KINDS, clientEntry, EXAMPLES_DIR } from './train-clients';
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'aj-examples-'));
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import type { CampaignStepPoint } from '../../shared/campaign/api';
 import { objectiveOf, type TrialPoint } from '../../shared/campaign/objective';
 import type { CampaignSpec, TrialSetup } from '../../shared/campaign/spec';
 import type { SwarmEvent } from '../../shared/swarm-events';
-import { EventFeed } from '../../node/event-feed';
+import { EventFeed } from '../event-feed';
 import type { Slot, TrialWorker } from './slots';
 import { playEval, startTrialClients, type RunningClients, type TaskRef } from './task-ref';
 

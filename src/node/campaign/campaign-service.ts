@@ -8,7 +8,7 @@ import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeSeconds } from '../../shared/campaign/report';
 import { WorkbenchError, type WorkbenchParsedParams as P, type WorkbenchResult as R } from '../../shared/workbench-api';
-import { PARENT_WATCHDOG } from '../../node/runner/client-process';
+import { PARENT_WATCHDOG } from '../runner/client-process';
 import { nodeCommand } from '../services/worker-process';
 import { campaignPaths, CampaignFileError, loadCampaignFile } from './campaign-files';
 import { CampaignStore } from './campaign-store';

@@ -10,10 +10,10 @@ import type {
   LoadParams,
 } from '../../../src/shared/engine-protocol';
 import { backoffDelay } from '../../../src/shared/backoff';
-import { EngineExitedError, EngineProcess, type CallOptions } from '../engine/engine-process';
-import type { EngineCaller } from '../engine/engine-caller';
+import { EngineExitedError, EngineProcess, type CallOptions } from './engine-process';
+import type { EngineCaller } from './engine-caller';
 import { RemoteError } from '../../../src/shared/result';
-import { unavailable } from './errors';
+import { unavailable } from '../errors';
 
 export interface EngineHandle extends EngineCaller {
   call<M extends EngineMethod>(method: M, params: EngineParams[M], opts?: CallOptions): Promise<EngineResult<M>>;

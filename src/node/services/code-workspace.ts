@@ -7,7 +7,7 @@ import { constants, existsSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WorkbenchError } from '../../shared/workbench-api';
-import type { ClientCode } from '../../node/runner/index';
+import type { ClientCode } from '../runner/index';
 
 export interface WorkspaceSpec {
   /** Paths are shown relative to it (the repository root for the bundled examples). */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWorker, type Worker } from '../../../gpu-worker/src/worker';
 import { CHECKS, type CheckName, type TaskFailure, type TaskVerdict } from '../../shared/task-draft';
-import { compileClient } from '../../node/runner/index';
+import { compileClient } from '../runner/index';
 import { episodeTranscript, playTaskEpisodes, taskNodePaths, type TaskWorker } from './task-episodes';
 import { placeInText, probeTask } from './task-probe';
 import { ensureTaskTsconfig } from './task-tsconfig';

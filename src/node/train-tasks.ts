@@ -1,9 +1,9 @@
 // Per-task figures for `agentjet train`: a queue of ended train episodes from which each step takes
 // its episode count, oldest first, and their formatting (which tasks an example trains on and how a
 // task id names its task are in src/node/tasks.ts, which the workbench's eval uses too).
-import { taskOf, type TaskKey } from '../node/tasks';
+import { taskOf, type TaskKey } from './tasks';
 
-export { exampleTasks, TASK_KEYS, taskOf, TRAIN_EXAMPLES, type TaskKey, type TrainExample } from '../node/tasks';
+export { exampleTasks, TASK_KEYS, taskOf, TRAIN_EXAMPLES, type TaskKey, type TrainExample } from './tasks';
 
 export interface TaskFigures {
   episodes: number;

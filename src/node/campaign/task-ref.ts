@@ -4,11 +4,11 @@
 // evaluation point, src/sdk/task.ts).
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { runEval } from '../../node/eval';
-import { startClients } from '../../cli/train-clients';
-import { exampleTasks, TRAIN_EXAMPLES, type TaskKey, type TrainExample } from '../../cli/train-tasks';
+import { runEval } from '../eval';
+import { startClients } from '../train-clients';
+import { exampleTasks, TRAIN_EXAMPLES, type TaskKey, type TrainExample } from '../train-tasks';
 import type { TrialSetup } from '../../shared/campaign/spec';
-import { ClientRunner } from '../../node/runner/index';
+import { ClientRunner } from '../runner/index';
 import { evalFigures, playTaskEpisodes, taskNodePaths } from '../task/task-episodes';
 
 export type TaskRef =

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { SwarmEvent } from '../../shared/swarm-events';
 import type { ClientRow, CodeFile, CodeFiles, CompileError, LogLine, SaveResult } from '../../shared/workbench-api';
 import { clientSource, WorkbenchError } from '../../shared/workbench-api';
-import { ClientRunner, type CompileMessage, type SourceFile } from '../../node/runner/index';
+import { ClientRunner, type CompileMessage, type SourceFile } from '../runner/index';
 import { mergeClientRows } from './client-rows';
 import { ClientTracker } from './client-tracker';
 import type { CodeWorkspace } from './code-workspace';

@@ -1,6 +1,6 @@
 // The eval loop's scheduling, with a FakePlay instead of real eval episodes.
 import { describe, expect, it } from 'vitest';
-import type { EvalSummary } from '../../node/eval';
+import type { EvalSummary } from '../eval';
 import { EvalLoop } from './eval-loop';
 
 describe('EvalLoop', () => {

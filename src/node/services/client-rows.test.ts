@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClientInfo } from '../../shared/swarm-protocol';
-import type { ClientStatus } from '../../node/runner/index';
+import type { ClientStatus } from '../runner/index';
 import { mergeClientRows } from './client-rows';
 
 const local = (clientId: string, state: ClientStatus['state'], lastLogAt: number | null): ClientStatus => ({

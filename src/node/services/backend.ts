@@ -213,7 +213,7 @@ export class Backend implements WorkbenchBackend {
     return { dir, files: exportRun(this.o.store, p.runId, dir, p.formats ?? EXPORT_FORMATS) };
   }
 
-  // Campaigns and vibe training (src/main/campaign, src/main/task).
+  // Campaigns and vibe training (src/node/campaign, src/node/task).
   campaigns = (): Promise<R<'campaigns'>> => this.campaignService.campaigns();
   campaign = (p: P<'campaign'>): Promise<R<'campaign'>> => this.campaignService.campaign(p);
   campaignStart = (p: P<'campaignStart'>): Promise<R<'campaignStart'>> => this.campaignService.campaignStart(p);

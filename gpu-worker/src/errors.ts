@@ -1,7 +1,7 @@
 // Errors the swarm services raise for a client: each carries its HTTP status and the wire error
 // `{type, code, message}` (plus a retry hint for 503s), so routes never invent their own shapes.
-import { SwarmError } from '../../../src/shared/swarm-error';
-import { ErrorTypes } from '../../../src/shared/swarm-protocol';
+import { SwarmError } from '../../src/shared/swarm-error';
+import { ErrorTypes } from '../../src/shared/swarm-protocol';
 
 export { SwarmError };
 

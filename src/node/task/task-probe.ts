@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import type { TaskFailure } from '../../shared/task-draft';
-import { compileClient } from '../../node/runner/index';
+import { compileClient } from '../runner/index';
 
 const PROBE = `
 import * as task from './reward';

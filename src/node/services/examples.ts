@@ -2,7 +2,7 @@
 // holding client.ts and optionally reward.ts) becomes a code workspace.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { TaskKey } from '../../node/tasks';
+import type { TaskKey } from '../tasks';
 import type { ExampleInfo } from '../../shared/workbench-api';
 import { WorkbenchError } from '../../shared/workbench-api';
 import type { WorkspaceSpec } from './code-workspace';

@@ -11,7 +11,7 @@ import type { SwarmEvent } from '../../shared/swarm-events';
 import type { Status } from '../../shared/swarm-protocol';
 import { WorkbenchError, WORKER_SOURCE, type LogLine } from '../../shared/workbench-api';
 import { EpisodeFetcher, type FetchedEpisode, type FetchedSamples } from './episode-fetcher';
-import { EventFeed } from '../../node/event-feed';
+import { EventFeed } from '../event-feed';
 import { EventFolder, type FoldOutput } from './event-folding';
 import type { RunContext, SessionState } from './run-context';
 import { WorkerHttp } from './worker-http';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { WorkerFileSchema } from '../../shared/swarm-protocol';
-import { PARENT_WATCHDOG } from '../../node/runner/client-process';
+import { PARENT_WATCHDOG } from '../runner/client-process';
 
 export interface WorkerProcessOptions {
   /** Path of `bin/agentjet.mjs`. */
