@@ -7,7 +7,6 @@ import { flagShape, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS } from '../share
 
 const num = z.coerce.number();
 
-
 /** The training and worker options `agentjet train` passes to its worker. */
 export const TRAIN_TRAINING_KEYS = ['strategy', 'batch', 'groupSize', 'lr', 'defaultMaxTokens'] as const;
 export const TRAIN_WORKER_KEYS = ['threads', 'seed', 'port'] as const;

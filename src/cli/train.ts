@@ -34,7 +34,6 @@ import {
 } from '../node/train-tasks';
 import { configFromFlags } from './worker';
 
-
 export function parseExample(name: string | undefined): TrainExample {
   const found = TRAIN_EXAMPLES.find((n) => n === name);
   if (!found) throw new Error(`name an example: ${TRAIN_EXAMPLES.join(', ')}`);
