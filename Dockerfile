@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The AgentJet swarm worker for a CUDA GPU box (not built or run in this repository's CI — it has
-# no Docker and no GPU; see README "Running the worker as a service").
+# no Docker and no GPU; see docs/worker.md, "Running the worker as a service").
 #
 #   docker build -t agentjet-worker .
 #   docker run --gpus all -p 8321:8321 -v agentjet-runs:/var/lib/agentjet \

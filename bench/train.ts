@@ -71,7 +71,7 @@ export const TRAIN_BENCH_DEFAULTS: Record<string, string> = {
   threads: '1',
   seed: '1',
 };
-/** The frameworks of a run without --frameworks (the README's figures); langchain and agents join on request. */
+/** The frameworks of a run without --frameworks (the figures in bench/RESULTS.md); langchain and agents join on request. */
 const DEFAULT_FRAMEWORKS: readonly ClientKind[] = ['openai', 'vercel', 'fetch', 'python'];
 /** With the default --lr, the learning rate decays linearly to this over the run (see --lr-end). */
 const DEFAULT_LR_END = 1e-4;

@@ -1,4 +1,4 @@
-// The README's main job, `npm run workbench` = `agentjet ui --connect-local`: the worker and the
+// The main job, `npm run workbench` = `agentjet ui --connect-local`: the worker and the
 // clients start without any click, the page shows the live session, and Ctrl-C (SIGINT) stops the
 // worker too (its port stops answering).
 import { mkdtempSync, rmSync } from 'node:fs';

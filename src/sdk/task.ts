@@ -1,4 +1,4 @@
-// A task folder's client loop (what `agentjet task new` writes clients against, README "Tasks"):
+// A task folder's client loop (what `agentjet task new` writes clients against, docs/campaigns.md, "Tasks"):
 // a dataset with train and eval splits and a `play(task, ctx)` that runs one episode with the
 // OpenAI credentials it is given and returns the reward. The environment chooses the mode:
 // training (the default) plays random train tasks forever, each as a group of

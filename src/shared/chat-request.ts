@@ -8,7 +8,7 @@ import { IdSchema, TextSchema } from './wire-text';
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Size limits of one inference request (README, "Request limits"): above them the server answers
+ * Size limits of one inference request (docs/serving.md, "Request limits"): above them the server answers
  * 400 `invalid_request` at once, before any engine work, so no request can hold the engine long.
  */
 export const REQUEST_LIMITS = {

@@ -135,7 +135,7 @@ export const rewardsMethods = {
       .strict(),
     result: z.object({ rewardModel: z.number().int().nullable(), candidates: Count, items: z.array(QueueItemSchema) }),
   },
-  /** Imports labels from JSONL text (see README: one label per line); all or nothing. Larger files: `agentjet labels import`. */
+  /** Imports labels from JSONL text (docs/learned-rewards.md: one label per line); all or nothing. Larger files: `agentjet labels import`. */
   importLabels: {
     params: z.object({ runId: Id, jsonl: z.string().max(3_500_000) }).strict(),
     result: z.object({ imported: Count, replaced: Count }),

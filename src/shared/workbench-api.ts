@@ -106,7 +106,7 @@ export const workbenchMethods = {
     params: z.object({ runId: Id, formats: z.array(ExportFormatSchema).min(1).max(3).optional() }).strict(),
     result: z.object({ dir: z.string(), files: z.array(z.string()) }),
   },
-  /** Campaigns in the data folder's store (README "Campaigns"), newest first. */
+  /** Campaigns in the data folder's store (docs/campaigns.md), newest first. */
   campaigns: { params: None, result: z.object({ campaigns: z.array(CampaignSummarySchema) }) },
   campaign: { params: z.object({ campaignId: Id }).strict(), result: CampaignDetailSchema },
   /** Starts (or resumes) the campaign in a campaign file as an `agentjet campaign run` process. */

@@ -94,7 +94,7 @@ def decoder_shape(
     return ModelShape(params, hidden, layers, heads, kv_heads, hd, intermediate, vocab, linears)
 
 
-# The shapes the GPU benchmark and the README table use (from the models' config.json).
+# The shapes the GPU benchmark and bench/RESULTS.md's support table use (from the models' config.json).
 QWEN25_1_5B = decoder_shape(1536, 28, 12, 2, 8960, 151936, tied=True)
 QWEN25_7B = decoder_shape(3584, 28, 28, 4, 18944, 152064, tied=False)
 

@@ -1,4 +1,4 @@
-// The campaign file (YAML or JSON; README "Campaigns"): the question, a base run, a search space,
+// The campaign file (YAML or JSON; docs/campaigns.md): the question, a base run, a search space,
 // an objective, a budget, seeds per configuration, where trials run, and the optional research
 // agent. `parseCampaign` validates everything a trial would otherwise only find out about later
 // (unknown settings, values no worker accepts, a grid without values) and names each problem.

@@ -4,7 +4,7 @@
 // `agentjet demo` and `agentjet ui`, the workbench's connect form, `<run-dir>/config.json` and the
 // `--config` file. To add an option: add one entry below (TRAINING_OPTIONS when an admin may change
 // it at run time through PATCH /swarm/v1/config, WORKER_OPTIONS when it is fixed at start), read it
-// from the config where it acts, and add its row to the README's option table.
+// from the config where it acts, and run `npm run docs` (docs/reference/options.md is generated from here).
 import { z } from 'zod';
 import { TrainModeSchema } from '../engine-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../timeline/types';

@@ -156,7 +156,8 @@ export function fromFlags<T extends OptionTable>(
   return out;
 }
 
-function formatDefault(v: unknown): string {
+/** An option value as help texts and the reference show it (small numbers in exponent form: 1e-4). */
+export function formatDefault(v: unknown): string {
   return typeof v === 'number' && v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential() : String(v);
 }
 
