@@ -29,7 +29,10 @@ describe('agentjet labels / reward-model', () => {
     await runLabels('export', ['--run', 'r1', '--data-dir', dir, '--file', join(dir, 'out.jsonl')], (l) => out.push(l));
     expect(out).toEqual([
       'imported 2 labels into r1 (0 replaced earlier ones)',
-      'r1: 1 good, 0 bad, 1 preferences on 2 episodes by ana, bo',
+      'r1: 1 good, 0 bad, 1 preferences on 2 episodes',
+      'authors (2):',
+      '  ana',
+      '  bo',
       `wrote 2 labels to ${join(dir, 'out.jsonl')}`,
     ]);
     expect(
@@ -40,6 +43,30 @@ describe('agentjet labels / reward-model', () => {
     ).toEqual(['good', 'prefer']);
     await runRewardModel('list', ['--run', 'r1', '--data-dir', dir], (l) => out.push(l));
     expect(out.at(-1)).toBe('r1 has no reward model');
+  });
+
+  it('lists an author with a line break quoted on its own line, and refuses a bad createdAt with nothing imported', async () => {
+    const store = openStore(join(dir, 'workbench.sqlite'));
+    store.createRun(newRun('r2'));
+    store.putEpisode('r2', episodeInput('e1', { taskId: 't' }));
+    store.close();
+    const file = join(dir, 'in2.jsonl');
+    writeFileSync(file, '{"episodeId":"e1","label":"good","author":"eve\\nr2: 99 good"}\n');
+    const out: string[] = [];
+    await runLabels('import', ['--run', 'r2', '--file', file, '--data-dir', dir], (l) => out.push(l));
+    await runLabels('list', ['--run', 'r2', '--data-dir', dir], (l) => out.push(l));
+    expect(out.slice(1)).toEqual([
+      'r2: 1 good, 0 bad, 0 preferences on 1 episodes',
+      'authors (1):',
+      '  "eve\\nr2: 99 good"',
+    ]);
+    writeFileSync(file, '{"episodeId":"e1","label":"bad"}\n{"episodeId":"e1","label":"bad","createdAt":1e300}\n');
+    await expect(runLabels('import', ['--run', 'r2', '--file', file, '--data-dir', dir])).rejects.toThrow(
+      'line 2: createdAt: milliseconds since 1970 between 2000-01-01 and 2200-01-01',
+    );
+    out.length = 0;
+    await runLabels('list', ['--run', 'r2', '--data-dir', dir], (l) => out.push(l));
+    expect(out[0]).toBe('r2: 1 good, 0 bad, 0 preferences on 1 episodes');
   });
 
   it('refuses bad usage with the help text', async () => {

@@ -16,7 +16,7 @@ export const rewardsHelp = `  agentjet labels import --run R --file F [--data-di
   agentjet labels export --run R [--file F] [--conversations true] [--data-dir D]
                            a run's labels as JSONL (stdout without --file)
   agentjet labels list --run R [--data-dir D]
-                           counts by kind and author
+                           counts by kind, then the authors one per line
   agentjet reward-model train --run R [--loss pairwise|pointwise|both] [--epochs E] [--lr LR]
                            [--heldout F] [--max-minutes M] [--max-length L] [--data-dir D]
                            train a reward model on the run's labels (a new version in its run folder)
@@ -34,6 +34,11 @@ function withStore<T>(
   const store = openStore(join(dir, 'workbench.sqlite'));
   return fn({ store, dir }).finally(() => store.close());
 }
+
+/** A stored name on one terminal line: quoted (JSON) when it holds control characters or edge spaces. */
+const printable = (s: string): string =>
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f]|^\s|\s$/.test(s) ? JSON.stringify(s) : s;
 
 function parse<T>(schema: z.ZodType<T>, flags: string[]): T {
   const parsed = schema.safeParse(parseFlags(flags));
@@ -72,9 +77,9 @@ export async function runLabels(
     const o = parse(Common.strict(), flags);
     await withStore(o.dataDir, async ({ store }) => {
       const s = store.labelSummary(o.run);
-      out(
-        `${o.run}: ${s.good} good, ${s.bad} bad, ${s.pairs} preferences on ${s.labelledEpisodes} episodes${s.authors.length ? ` by ${s.authors.join(', ')}` : ''}`,
-      );
+      out(`${o.run}: ${s.good} good, ${s.bad} bad, ${s.pairs} preferences on ${s.labelledEpisodes} episodes`);
+      if (s.authors.length > 0) out(`authors (${s.authors.length}):`);
+      for (const a of s.authors) out(`  ${printable(a)}`);
     });
   } else throw new Error(`agentjet labels: import, export or list\n\n${rewardsHelp}`);
 }

@@ -1,6 +1,7 @@
 // `agentjet runs list|export` on a real SQLite store in a temp data dir.
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../node/store/store';
 import { newRun, stepPoint } from '../node/store/test-support';
@@ -37,5 +38,27 @@ describe('agentjet runs', () => {
     expect(() => runRuns(['export', '--data-dir', data])).toThrow(/needs a run id/);
     expect(() => runRuns(['export', 'nope', '--data-dir', data])).toThrow(/nope/);
     expect(() => runRuns(['list', '--data-dir', join(data, 'missing')])).toThrow(/no workbench database/);
+  });
+
+  it('never exports outside <data>/exports, whatever run id the store holds', () => {
+    const root = tempDir('aj-runs-escape-');
+    dir = root;
+    const data = join(root, 'a', 'b', 'data');
+    mkdirSync(data, { recursive: true });
+    const store = openStore(join(data, 'workbench.sqlite'));
+    expect(() => store.createRun(newRun('../../escape-run'))).toThrow(/run id "..\/..\/escape-run" is not allowed/);
+    store.close();
+    // A database written by an older version (or by hand) may still hold such an id.
+    const db = new Database(join(data, 'workbench.sqlite'));
+    db.prepare(
+      `INSERT INTO runs (run_id, name, mode, worker_url, model, example, config, created_at) VALUES (?, 'x', 'local', '', 'builtin', NULL, 'null', 1)`,
+    ).run('../../escape-run');
+    db.close();
+    expect(() => runRuns(['export', '../../escape-run', '--data-dir', data])).toThrow(
+      /run id "..\/..\/escape-run" is not allowed/,
+    );
+    expect(readdirSync(join(root, 'a'))).toEqual(['b']);
+    expect(readdirSync(join(root, 'a', 'b'))).toEqual(['data']);
+    expect(existsSync(join(data, 'exports'))).toBe(false);
   });
 });

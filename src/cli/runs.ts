@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { runPath } from '../node/run-paths';
 import { exportRun, EXPORT_FORMATS } from '../node/services/run-export';
 import { openStore } from '../node/store/store';
 import { ExportFormatSchema } from '../shared/workbench-api';
@@ -63,7 +64,7 @@ export function runRuns(argv: readonly string[], out: (line: string) => void = c
   const o = parsed.data;
   const store = openRunsStore(o.dataDir);
   try {
-    const dir = o.out ? resolve(o.out) : join(resolveDataDir(o.dataDir), 'exports', runId);
+    const dir = o.out ? resolve(o.out) : runPath(join(resolveDataDir(o.dataDir), 'exports'), runId);
     const files = exportRun(store, runId, dir, o.formats ?? EXPORT_FORMATS);
     for (const f of files) out(f);
     out(`exported ${runId}: ${files.length} files in ${dir}`);

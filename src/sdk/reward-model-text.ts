@@ -2,11 +2,12 @@
 // (@huggingface/jinja) and tokenized with its tokenizer.json (@huggingface/tokenizers) — the maintained
 // libraries, giving the same token ids as the Python tokenizer the model was trained with (checked in
 // reward-model.integration.test.ts). Tool-call arguments are rendered as the JSON text the model wrote;
-// no generation prompt; a conversation longer than `maxLength` keeps its last `maxLength` tokens.
-import { Template } from '@huggingface/jinja';
+// no generation prompt; a conversation longer than `maxLength` keeps its last `maxLength` tokens. The
+// template comes from the model folder, so its rendering is bounded (bounded-template.ts).
 import { Tokenizer } from '@huggingface/tokenizers';
 import { z } from 'zod';
 import type { Conversation } from '../shared/reward-model';
+import { BoundedTemplate } from './bounded-template';
 
 const TokenText = z.union([z.string(), z.object({ content: z.string() }).transform((t) => t.content)]);
 const TokenizerConfigSchema = z.looseObject({
@@ -19,8 +20,10 @@ const TokenizerConfigSchema = z.looseObject({
 
 export class ConversationEncoder {
   private readonly tokenizer: Tokenizer;
-  private readonly template: Template;
+  private readonly template: BoundedTemplate;
   private readonly specials: Record<string, string>;
+  /** Token ids run from 0 to vocabSize − 1 (added tokens included). */
+  readonly vocabSize: number;
 
   /**
    * @param tokenizerJson the parsed tokenizer.json
@@ -40,7 +43,10 @@ export class ConversationEncoder {
         'the reward model has no chat template (chat_template.jinja or tokenizer_config.json chat_template)',
       );
     this.tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
-    this.template = new Template(template);
+    let max = -1;
+    for (const id of this.tokenizer.get_vocab(true).values()) if (id > max) max = id;
+    this.vocabSize = max + 1;
+    this.template = new BoundedTemplate(template);
     this.specials = Object.fromEntries(
       (['bos_token', 'eos_token', 'pad_token', 'unk_token'] as const).flatMap((k) =>
         typeof config[k] === 'string' ? [[k, config[k]]] : [],

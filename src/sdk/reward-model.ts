@@ -51,6 +51,17 @@ export class RewardModel {
 
   static async load(folder: string, o: RewardModelOptions = {}): Promise<RewardModel> {
     const files = await readRewardModelFolder(resolve(folder), o.sha256);
+    const encoder = new ConversationEncoder(
+      files.tokenizerJson,
+      files.tokenizerConfig,
+      files.chatTemplate,
+      files.manifest.maxLength,
+    );
+    const pad = files.manifest.padTokenId;
+    if (pad >= encoder.vocabSize)
+      throw new Error(
+        `${files.folder}: padTokenId ${pad} is not a token of the tokenizer (its vocabulary has ${encoder.vocabSize} tokens)`,
+      );
     const ort = await import('onnxruntime-node');
     const threads = o.threads ?? 1;
     const session = await ort.InferenceSession.create(files.onnx, {
@@ -67,12 +78,6 @@ export class RewardModel {
         );
     if (!session.outputNames.includes(output))
       throw new Error(`${files.folder}: the ONNX graph has no output ${output}`);
-    const encoder = new ConversationEncoder(
-      files.tokenizerJson,
-      files.tokenizerConfig,
-      files.chatTemplate,
-      files.manifest.maxLength,
-    );
     return new RewardModel(files.folder, files.manifest, files.sha256, encoder, ort, session, o.maxBatch ?? 16);
   }
 
@@ -104,7 +109,13 @@ export class RewardModel {
   /** One conversation's score; concurrent calls are batched together. */
   score(c: Conversation): Promise<number> {
     if (this.disposed) return Promise.reject(new Error('the reward model is disposed'));
-    return this.batcher.submit(this.encode(c));
+    let ids: number[];
+    try {
+      ids = this.encode(c);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err))); // e.g. the template's render budget
+    }
+    return this.batcher.submit(ids);
   }
 
   /** An episode's score: its messages through the last assistant turn (see episodeConversation). */

@@ -13,6 +13,17 @@ export const RM_SCORE_METRIC = 'rm_score';
 export const VERIFIABLE_REWARD_METRIC = 'verifiable_reward';
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex digest');
+/**
+ * A file of a reward-model folder, named as the engine names them: a plain file name (no folder part,
+ * not `.` or `..`, no NUL), so a manifest cannot point outside its folder. (The SDK also refuses a
+ * symbolic link that leads out of it.)
+ */
+export const ModelFileNameSchema = z
+  .string()
+  .refine(
+    (s) => /^(?!\.\.?$)[^/\\]{1,255}$/.test(s) && !s.includes('\u0000'),
+    'a file name inside the folder (no "/", "\\", ".." or absolute path)',
+  );
 const Accuracy = z.object({
   pairAccuracy: z.number().nullable(),
   pointAccuracy: z.number().nullable(),
@@ -31,14 +42,18 @@ export const RewardModelManifestSchema = z.object({
   padTokenId: z.number().int().nonnegative(),
   truncation: z.literal('left'),
   onnx: z.object({
-    file: z.string(),
+    file: ModelFileNameSchema,
     inputs: z.tuple([z.literal('input_ids'), z.literal('attention_mask')]),
     output: z.string(),
     maxAbsDiff: z.number(),
     exportSeconds: z.number(),
     exporter: z.string().optional(),
   }),
-  tokenizer: z.object({ tokenizer: z.string(), config: z.string(), chatTemplate: z.string() }),
+  tokenizer: z.object({
+    tokenizer: ModelFileNameSchema,
+    config: ModelFileNameSchema,
+    chatTemplate: ModelFileNameSchema,
+  }),
   training: z
     .object({
       conversations: z.number().int(),
@@ -51,7 +66,7 @@ export const RewardModelManifestSchema = z.object({
   metrics: z.object({ heldoutAccuracy: z.number().nullable(), heldout: Accuracy, train: Accuracy }),
   scoreStats: z.object({ mean: z.number(), std: z.number() }),
   /** Every file of the folder (but the manifest) with its SHA-256. */
-  files: z.record(z.string(), Sha256),
+  files: z.record(ModelFileNameSchema, Sha256),
 });
 export type RewardModelManifest = z.infer<typeof RewardModelManifestSchema>;
 

@@ -6,7 +6,8 @@ metadata file, and loading reshards, so a checkpoint saved by N ranks restores i
 tested). State dicts come from `torch.distributed.checkpoint.state_dict` (parameter names as keys;
 only trainable parameters, so a LoRA checkpoint holds the adapter alone). All ranks write into one
 temporary folder beside the target (one filesystem: the ranks run on one machine), rank 0 adds
-`engine.json`, fsyncs everything and renames the folder into place. RNG states are saved per rank
+`engine.json`, makes the checkpoint private (folders 0700, files 0600: it lies in the worker's run folder,
+which is private), fsyncs everything and renames the folder into place. RNG states are saved per rank
 (`rng-<rank>.pt`); a rank restoring a checkpoint saved by fewer ranks takes rank 0's.
 Checkpoints of the earlier single-file format (`agentjet-engine-checkpoint/1`) still restore.
 """
@@ -85,14 +86,18 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _fsync_tree(root: Path) -> int:
+def _private_fsynced_tree(root: Path) -> int:
+    """Folders 0700 and files 0600 (whatever the umask made them), everything fsynced; the total bytes."""
     total = 0
     for file in sorted(p for p in root.rglob("*") if p.is_file()):
+        file.chmod(0o600)
         with open(file, "rb") as f:
             os.fsync(f.fileno())
         total += file.stat().st_size
     for folder in sorted((p for p in root.rglob("*") if p.is_dir()), reverse=True):
+        folder.chmod(0o700)
         _fsync_dir(folder)
+    root.chmod(0o700)
     return total
 
 
@@ -125,8 +130,8 @@ def save(
     dst, folder = Path(path).resolve(), Path(tmp)
     stepped = bool(optimizer.state)
     if group.leader:
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        folder.mkdir(parents=True)
+        dst.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.mkdir(parents=True, mode=0o700)
     group.barrier()
     try:
         with warnings.catch_warnings():
@@ -140,8 +145,7 @@ def save(
             json.dumps({"format": FORMAT, "ranks": group.world_size, "optimizer": stepped, **meta}, indent=2),
             encoding="utf-8",
         )
-        total = _fsync_tree(folder)
-        folder.chmod(0o755)
+        total = _private_fsynced_tree(folder)
         replace_dir(folder, dst)
         _fsync_dir(dst.parent)
         return total

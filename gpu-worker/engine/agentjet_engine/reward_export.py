@@ -133,6 +133,11 @@ def verify_folder(folder: Path) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
         raise ValueError(f"{folder}: not a reward-model folder (format {manifest.get('format')!r})")
     for name, digest in manifest["files"].items():
+        # Plain file names of the folder itself (what write_folder lists): nothing outside it is read.
+        if not isinstance(name, str) or name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+            raise ValueError(f"{folder}/{MANIFEST}: {name!r} is not a file name inside the folder")
+        if (folder / name).is_symlink() and not (folder / name).resolve().is_relative_to(folder.resolve()):
+            raise ValueError(f"{folder}/{MANIFEST}: {name!r} leads outside the folder (a symbolic link)")
         if sha256_file(folder / name) != digest:
             raise ValueError(f"{folder}/{name}: its SHA-256 differs from the manifest's")
     return manifest

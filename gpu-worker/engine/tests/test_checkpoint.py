@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,20 @@ def test_save_replaces_an_existing_checkpoint(engine: Engine, corpus: list, tmp_
     assert engine.save({"path": path})["weightVersion"] == 1
     assert engine.restore({"path": path})["weightVersion"] == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt"]
+
+
+def test_checkpoints_are_private(engine: Engine, tmp_path: Path) -> None:
+    """The run folder is private (README): a checkpoint's folders are 0700 and its files 0600, whatever the umask."""
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "checkpoints" / "step-000001"
+        engine.save({"path": str(path)})
+    finally:
+        os.umask(old)
+    entries = [path.parent, path, *path.rglob("*")]
+    assert any(p.is_file() for p in entries) and any(p.is_dir() for p in path.rglob("*"))
+    for p in entries:
+        assert stat.S_IMODE(p.stat().st_mode) == (0o700 if p.is_dir() else 0o600), p
 
 
 def test_restore_errors(make_engine: Callable[..., Engine], tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import onnxruntime as ort
 import pytest
 import torch
 from agentjet_engine.reward_data import DatasetError, heldout_groups, read_dataset, split, training_pairs
-from agentjet_engine.reward_export import MANIFEST, folder_hash, onnx_scores, verify_folder
+from agentjet_engine.reward_export import MANIFEST, folder_hash, onnx_scores, sha256_file, verify_folder
 from agentjet_engine.reward_train import load_reward_model
 from corpus import CALC_TOOL
 
@@ -191,6 +191,20 @@ def test_folder_manifest_and_onnx_parity(trained: tuple[Path, list[dict[str, Any
     (copy / "tokenizer_config.json").write_text("{}")
     with pytest.raises(ValueError, match="SHA-256"):
         verify_folder(copy)
+
+
+@pytest.mark.parametrize("name", ["../x/model.onnx", "/etc/hostname", "..", "link.onnx"])
+def test_verify_folder_reads_nothing_outside_the_folder(tmp_path: Path, name: str) -> None:
+    folder = tmp_path / "rm"
+    folder.mkdir()
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "model.onnx").write_bytes(b"elsewhere")
+    (folder / "link.onnx").symlink_to(tmp_path / "x" / "model.onnx")
+    target = {"link.onnx": tmp_path / "x" / "model.onnx", "..": tmp_path}.get(name, folder / name)
+    digest = sha256_file(target) if target.is_file() else "0" * 64
+    (folder / MANIFEST).write_text(json.dumps({"format": "agentjet-reward-model/1", "files": {name: digest}}))
+    with pytest.raises(ValueError, match="not a file name inside the folder|leads outside the folder"):
+        verify_folder(folder)
 
 
 def test_score_command_prints_ids_and_both_scores(trained: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:

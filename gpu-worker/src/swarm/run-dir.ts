@@ -69,7 +69,7 @@ function fsyncDir(dir: string): void {
 
 /** Writes `data` to `path` so that a crash leaves either the old or the new content. */
 export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o600): void {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     const fd = openSync(tmp, 'w', mode);

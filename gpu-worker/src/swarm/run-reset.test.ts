@@ -1,8 +1,9 @@
 // POST /swarm/v1/control/reset against a real worker (the Python engine with the built-in model):
 // a trained run is checkpointed and left intact, the engine is back at its initial weights (a
 // greedy call's recorded logprobs equal the ones before training), the new run folder starts at
-// step 0 with the given settings, old episode keys are refused, and training goes on in it.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+// step 0 with the given settings, old episode keys are refused, and training goes on in it. Both run
+// folders stay private: folders 0700, files 0600, the engine's checkpoint included.
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,16 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs =
       throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 300)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Everything under `root` (itself included) that others could read: folders not 0700, files not 0600. */
+function notPrivate(root: string): string[] {
+  const paths = [root, ...readdirSync(root, { recursive: true, encoding: 'utf8' }).map((p) => join(root, p))];
+  return paths.flatMap((p) => {
+    const st = statSync(p);
+    const mode = st.mode & 0o777;
+    return mode === (st.isDirectory() ? 0o700 : 0o600) ? [] : [`${p} ${mode.toString(8)}`];
+  });
 }
 
 const status = async (url: string): Promise<Status> =>
@@ -185,6 +196,9 @@ describe('worker reset (POST /swarm/v1/control/reset)', () => {
     // Training goes on in the new run: one task of a group of 2 is one step there.
     await trainOneStep(w.url, 'g');
     expect(existsSync(join(dir, 'run-b', 'pool.jsonl'))).toBe(true);
+    expect(notPrivate(join(dir, 'run-b'))).toEqual([]);
+    expect(readdirSync(r.previous.checkpoint).length).toBeGreaterThan(0);
+    expect(notPrivate(join(dir, 'run-a'))).toEqual([]);
     // Reusing a folder that holds a run is refused.
     const again = await http<{ error: { code: string } }>(w.url, 'POST', '/swarm/v1/control/reset', {
       token: TEST_TOKENS.admin,

@@ -2,10 +2,10 @@
 // campaign trial on a remote worker needs. Claims are refused meanwhile; open episodes are aborted
 // (reason `reset`); under the training lock the old run is checkpointed (its folder keeps the
 // checkpoint, state and pool), the engine reloads the model's initial weights with a fresh
-// optimizer, and a new run folder (config, secret, pool; the same tokens) takes over with the
+// optimizer, and a new private run folder (0700, files 0600; config, secret, pool; the same tokens) takes over with the
 // startup training settings plus the given ones. Events go on in one sequence; a `state` event
 // with reason `reset` marks the boundary.
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
@@ -14,7 +14,7 @@ import type { LoadParams, EngineInfo } from '../../../src/shared/engine-protocol
 import { DurableCounters } from './durable-counters';
 import { conflict, unavailable } from '../errors';
 import { DurablePool } from './pool';
-import { emptyCounters, loadOrCreateSecret, runFiles, writeFileAtomic } from './run-dir';
+import { emptyCounters, loadOrCreateSecret, preparePrivateDir, runFiles, writeFileAtomic } from './run-dir';
 import type { Swarm } from './swarm';
 import type { GenerationGate } from './trainer';
 
@@ -97,10 +97,10 @@ export async function resetRun(deps: ResetDeps, req: z.output<typeof ResetReques
       generation.failAll(unavailable('resetting', 'the worker was reset to a new run; claim a new episode', 2));
       try {
         weightVersion = (await deps.engine.reload({ seed: config.seed })).weightVersion;
-        mkdirSync(files.dir, { recursive: true });
+        preparePrivateDir(files.dir);
         writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
         const oldFiles = runFiles(previousDir);
-        if (existsSync(oldFiles.tokens)) copyFileSync(oldFiles.tokens, files.tokens);
+        if (existsSync(oldFiles.tokens)) writeFileAtomic(files.tokens, readFileSync(oldFiles.tokens), 0o600);
         const secret = loadOrCreateSecret(files);
         const pool = await DurablePool.open(files.pool, 0, (m) => swarm.log('warn', 'pool', m));
         const counters = DurableCounters.open(files.counters, emptyCounters(), (m) => swarm.log('warn', 'counters', m));

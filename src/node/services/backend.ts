@@ -21,6 +21,7 @@ import {
   type WorkerConfigPatch,
 } from '../../shared/options/index';
 import { CampaignService } from '../campaign/campaign-service';
+import { runPath } from '../run-paths';
 import type { Store } from '../store/types';
 import { draftTask } from '../task/task-draft';
 import { ClientService } from './client-service';
@@ -209,7 +210,7 @@ export class Backend implements WorkbenchBackend {
   async exportRun(p: P<'exportRun'>): Promise<R<'exportRun'>> {
     this.flush();
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const dir = join(this.o.dataDir, 'exports', `${p.runId}-${stamp}`);
+    const dir = runPath(join(this.o.dataDir, 'exports'), p.runId, `-${stamp}`);
     return { dir, files: exportRun(this.o.store, p.runId, dir, p.formats ?? EXPORT_FORMATS) };
   }
 
@@ -314,7 +315,7 @@ export class Backend implements WorkbenchBackend {
 
   private async startLocal(p: P<'connectLocal'>): Promise<Session> {
     const runId = newRunId();
-    const runDir = join(this.o.dataDir, 'runs', runId);
+    const runDir = runPath(join(this.o.dataDir, 'runs'), runId);
     const example = resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir });
     const model = p.model === 'builtin' ? 'builtin' : resolve(p.model);
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
@@ -374,7 +375,7 @@ export class Backend implements WorkbenchBackend {
     const http = new WorkerHttp(url, p.adminToken);
     const probe = await http.probe();
     const runId = newRunId();
-    const runDir = join(this.o.dataDir, 'runs', runId);
+    const runDir = runPath(join(this.o.dataDir, 'runs'), runId);
     const example =
       p.example !== undefined
         ? resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir })

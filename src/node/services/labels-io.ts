@@ -8,11 +8,26 @@ import type { Conversation } from '../../shared/reward-model';
 import type { Label, NewLabel } from '../../shared/rewards-api';
 import { WorkbenchError } from '../../shared/workbench-api';
 
-const Id = z.string().min(1).max(300);
+/** Text stored as given: no NUL characters (they truncate text in C tools and hide the rest from a reader). */
+const Text = (min: number, max: number) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), 'contains a NUL character');
+/** Milliseconds since 1970 (what `Date.now()` gives), between 2000-01-01 and 2200-01-01. */
+export const LABEL_TIME_RANGE = [Date.UTC(2000, 0, 1), Date.UTC(2200, 0, 1)] as const;
+const Time = z
+  .number()
+  .refine(
+    (t) => t >= LABEL_TIME_RANGE[0] && t <= LABEL_TIME_RANGE[1],
+    'milliseconds since 1970 between 2000-01-01 and 2200-01-01',
+  );
+const Id = Text(1, 300);
 const Common = {
-  author: z.string().min(1).max(200).optional(),
-  createdAt: z.number().optional(),
-  source: z.string().min(1).max(100).optional(),
+  author: Text(1, 200).optional(),
+  createdAt: Time.optional(),
+  source: Text(1, 100).optional(),
 };
 const PointLine = z.looseObject({ label: z.enum(['good', 'bad']), episodeId: Id, ...Common });
 const PairLine = z.looseObject({ label: z.literal('prefer'), episodeId: Id, otherEpisodeId: Id, ...Common });

