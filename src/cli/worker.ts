@@ -95,6 +95,8 @@ export function workerConfigFromOptions(
   };
   if (model !== undefined) config.model = model === 'builtin' ? 'builtin' : resolve(cwd, model);
   if (config.tensorboardDir !== undefined) config.tensorboardDir = resolve(cwd, config.tensorboardDir);
+  if (config.tlsCert !== undefined) config.tlsCert = resolve(cwd, config.tlsCert);
+  if (config.tlsKey !== undefined) config.tlsKey = resolve(cwd, config.tlsKey);
   const lora = loraOf(config); // --lora-* contradictions are refused here, before anything starts
   if (lora) config.lora = lora;
   return { config, resume: cmd.resume !== undefined };
@@ -152,9 +154,9 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     console.log(
       `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`,
     );
-  if (worker.config.agentjetCompat)
+  if (worker.tls)
     console.log(
-      `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`,
+      `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 fingerprint ${worker.tls.fingerprint256}`,
     );
   await stopped;
 }

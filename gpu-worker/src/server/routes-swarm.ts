@@ -24,6 +24,8 @@ export interface SwarmRouteDeps {
   /** Base URL for claims; default: from the request's Host header. */
   publicUrl?: string;
   heartbeatS: number;
+  /** The served certificate's SHA-256 fingerprint (HTTPS), shown in /health. */
+  tlsFingerprint?: string;
 }
 
 const IdParams = z.object({ id: z.string().max(300) });
@@ -81,6 +83,7 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
       step: swarm.step,
       model: swarm.modelName,
       journal: { ...journal },
+      ...(deps.tlsFingerprint ? { tls: { fingerprint256: deps.tlsFingerprint } } : {}),
     };
   });
 
