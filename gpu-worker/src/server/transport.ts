@@ -97,7 +97,20 @@ export function makeSelfSigned(dir: string, names: readonly string[], openssl = 
   writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
   writeFileSync(cnf, opensslConfig(names), { mode: 0o600 });
   try {
-    const args = ['req', '-x509', '-new', '-sha256', '-days', '3650', '-key', keyFile, '-config', cnf, '-out', certFile];
+    const args = [
+      'req',
+      '-x509',
+      '-new',
+      '-sha256',
+      '-days',
+      '3650',
+      '-key',
+      keyFile,
+      '-config',
+      cnf,
+      '-out',
+      certFile,
+    ];
     execFileSync(openssl, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000 });
   } catch (err) {
     rmSync(keyFile, { force: true });

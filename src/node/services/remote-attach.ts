@@ -2,7 +2,9 @@
 // https URL — the certificate the worker presents, checked against the one trusted for this remote
 // (trust on first use, a fingerprint the user gave, a changed one refused), and the health/admin
 // probe through the pinned-certificate agent. What it returns owns the tunnel and the agent.
+import { writeFileSync } from 'node:fs';
 import type { Agent } from 'node:http';
+import { join } from 'node:path';
 import { parseFingerprint } from '../../shared/tls-fingerprint';
 import type { Health, Status } from '../../shared/swarm-protocol';
 import { WorkbenchError, type RemoteConnect, type TransportInfo } from '../../shared/workbench-api';
@@ -10,6 +12,8 @@ import { PinnedAgent, readCertificate } from '../pinned-tls';
 import { KnownCertificates, pinDecision } from './known-certificates';
 import { SshTunnel } from './ssh-tunnel';
 import { normalizeWorkerUrl, WorkerHttp } from './worker-http';
+import type { WorkerConnection } from './worker-service';
+import type { NewRun } from '../store/types';
 
 export interface SshSettings {
   /** An ssh config file (`ssh -F`); default: the user's ~/.ssh/config. */
@@ -41,12 +45,49 @@ async function pinCertificate(url: string, key: string, given: string | null, kn
     presented = await readCertificate(url);
   } catch (err) {
     const code = err instanceof Error && 'code' in err ? String(err.code) : '';
-    const why = /SSL|EPROTO/.test(code) ? 'no TLS handshake (does the worker serve plain HTTP? then use http://)' : err instanceof Error ? err.message : String(err);
+    const why = /SSL|EPROTO/.test(code)
+      ? 'no TLS handshake (does the worker serve plain HTTP? then use http://)'
+      : err instanceof Error
+        ? err.message
+        : String(err);
     throw new WorkbenchError('unreachable', `cannot reach ${url}: ${why}`);
   }
   const decision = pinDecision(key, presented.fingerprint256, known.get(key), given);
   if (!decision.ok) throw new WorkbenchError(decision.code, decision.message);
   return { decision, pem: presented.pem };
+}
+
+/** The stored run of a remote attach (the connect params without tokens). */
+export function remoteRun(
+  p: RemoteConnect,
+  r: RemoteAttachment,
+  runId: string,
+  example: string | null,
+  at: number,
+): NewRun {
+  return {
+    runId,
+    name: `remote ${r.transport.sshHost ?? new URL(r.transport.remoteUrl).host}`,
+    mode: 'remote',
+    workerUrl: r.transport.remoteUrl,
+    model: r.probe.health.model,
+    example,
+    config: { connect: { ...p, adminToken: undefined, joinToken: undefined } },
+    createdAt: at,
+  };
+}
+
+/** The WorkerService connection of an attachment; an https worker's certificate is written to runDir for local clients. */
+export function remoteConnection(p: RemoteConnect, r: RemoteAttachment, runDir: string): WorkerConnection {
+  const caFile = r.certificatePem ? join(runDir, 'worker-certificate.pem') : null;
+  if (caFile && r.certificatePem) writeFileSync(caFile, r.certificatePem, { mode: 0o600 });
+  return {
+    url: r.url,
+    adminToken: p.adminToken,
+    joinToken: p.joinToken ?? null,
+    local: null,
+    remote: { agent: r.agent, caFile, close: () => r.close() },
+  };
 }
 
 export async function attachRemote(

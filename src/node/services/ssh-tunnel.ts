@@ -27,8 +27,14 @@ export interface SshTunnelOptions {
 export function sshFailure(host: string, stderr: string, code: number | null): string {
   const text = stderr.trim();
   const known: [RegExp, string][] = [
-    [/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i, `ssh ${host}: the host key is unknown or changed; connect once with \`ssh ${host}\` in a terminal to check and accept it`],
-    [/Permission denied/i, `ssh ${host}: authentication failed (no password prompts here: give the key in your ~/.ssh/config, e.g. IdentityFile, or load it into ssh-agent)`],
+    [
+      /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i,
+      `ssh ${host}: the host key is unknown or changed; connect once with \`ssh ${host}\` in a terminal to check and accept it`,
+    ],
+    [
+      /Permission denied/i,
+      `ssh ${host}: authentication failed (no password prompts here: give the key in your ~/.ssh/config, e.g. IdentityFile, or load it into ssh-agent)`,
+    ],
     [/Could not resolve hostname/i, `ssh ${host}: host not found (is it a Host alias of your ~/.ssh/config?)`],
     [/Connection refused/i, `ssh ${host}: connection refused (is sshd running there, on the configured port?)`],
     [/timed out/i, `ssh ${host}: connection timed out`],
@@ -92,7 +98,9 @@ export class SshTunnel {
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const tunnel = new SshTunnel(child, localPort, o.host);
     const exited = new Promise<string>((resolve) => {
-      child.once('error', (err) => resolve(`ssh could not be started (${err.message}); is OpenSSH's client installed?`));
+      child.once('error', (err) =>
+        resolve(`ssh could not be started (${err.message}); is OpenSSH's client installed?`),
+      );
       child.once('exit', (code) => resolve(sshFailure(o.host, stderr, code)));
     });
     const deadline = Date.now() + (o.startTimeoutMs ?? 20_000);
@@ -103,7 +111,10 @@ export class SshTunnel {
       up = await accepts(localPort);
       if (!up && Date.now() > deadline) {
         await tunnel.close();
-        throw new WorkbenchError('ssh_failed', `ssh ${o.host}: the tunnel was not up within ${o.startTimeoutMs ?? 20_000} ms`);
+        throw new WorkbenchError(
+          'ssh_failed',
+          `ssh ${o.host}: the tunnel was not up within ${o.startTimeoutMs ?? 20_000} ms`,
+        );
       }
     }
     void exited.then((reason) => {
