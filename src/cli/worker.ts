@@ -137,6 +137,10 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   console.log(
     `agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`,
   );
+  if (worker.tls)
+    console.log(
+      `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 fingerprint ${worker.tls.fingerprint256}`,
+    );
   console.log(
     `  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ${t.merge}/${t.level} · lr ${t.lr}`,
   );
@@ -153,10 +157,6 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   if (worker.config.agentjetCompat)
     console.log(
       `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`,
-    );
-  if (worker.tls)
-    console.log(
-      `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 fingerprint ${worker.tls.fingerprint256}`,
     );
   await stopped;
 }
