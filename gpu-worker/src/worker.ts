@@ -223,7 +223,7 @@ function supervisedEngine(
   });
 }
 
-/** The resolved config written to the run folder, its secret and tokens, the saved state on resume, the model. */
+/** The resolved config written to the run folder, its secret and tokens, the saved state on resume, the model, TLS. */
 function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   const config = resolveConfig(input, opts.resume ?? false);
   const lora = loraOf(config);
@@ -236,13 +236,13 @@ function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   const saved = opts.resume ? readState(files) : null;
   const modelPath = config.model === 'builtin' ? BUILTIN_MODEL_DIR : resolve(config.model);
   const modelName = config.modelName ?? (config.model === 'builtin' ? BUILTIN_MODEL_NAME : basename(modelPath));
-  return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName };
+  const tls = prepareTransport(config, files.dir); // refuses a plain-HTTP non-loopback bind
+  return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls };
 }
 
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName } = prepareRun(input, opts);
-  const tls = prepareTransport(config, files.dir); // refuses a plain-HTTP non-loopback bind
+  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls } = prepareRun(input, opts);
 
   let swarm: Swarm | null = null;
   const servingMode = opts.servingMode ?? 'continuous';

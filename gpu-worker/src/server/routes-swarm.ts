@@ -64,6 +64,19 @@ function baseUrlOf(req: FastifyRequest, publicUrl: string | undefined): string {
   return `${req.protocol}://${host}/v1`;
 }
 
+/** `GET /health`: engine and journal state, and the served certificate's fingerprint (HTTPS). */
+function healthOf(swarm: Swarm, tlsFingerprint: string | undefined): Health {
+  const journal = swarm.journalHealth;
+  return {
+    ok: swarm.state !== 'failed' && journal.ok,
+    state: swarm.state,
+    step: swarm.step,
+    model: swarm.modelName,
+    journal: { ...journal },
+    ...(tlsFingerprint ? { tls: { fingerprint256: tlsFingerprint } } : {}),
+  };
+}
+
 export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps): void {
   const { swarm, matcher } = deps;
 
@@ -75,17 +88,7 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
       throw unauthorized('invalid_credentials', "send the join token or this episode's key");
   };
 
-  app.get('/health', async (): Promise<Health> => {
-    const journal = swarm.journalHealth;
-    return {
-      ok: swarm.state !== 'failed' && journal.ok,
-      state: swarm.state,
-      step: swarm.step,
-      model: swarm.modelName,
-      journal: { ...journal },
-      ...(deps.tlsFingerprint ? { tls: { fingerprint256: deps.tlsFingerprint } } : {}),
-    };
-  });
+  app.get('/health', async (): Promise<Health> => healthOf(swarm, deps.tlsFingerprint));
 
   app.post('/swarm/v1/clients', async (req) => {
     requireRole(req.headers, matcher, 'join');

@@ -44,7 +44,9 @@ const accepts = (port: number): Promise<boolean> =>
 /** Host key, user key (and one that is not authorized), sshd config, ssh config with known_hosts. */
 async function startSshd(): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'aj-sshd-'));
-  const keygen = (file: string): void => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file]);
+  const keygen = (file: string): void => {
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file]);
+  };
   for (const k of ['host_key', 'id_user', 'id_stranger']) keygen(join(dir, k));
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'id_user.pub')), { mode: 0o600 });
   const port = await freePort();
