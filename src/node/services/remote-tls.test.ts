@@ -4,7 +4,7 @@
 // certificate at the same address is refused with both fingerprints named, until the user gives
 // the new fingerprint; and a pinned connection never sends a request to a peer with another
 // certificate (the admin token stays home).
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -145,6 +145,42 @@ describe('attaching to an https worker', () => {
     expect(accepted.transport).toMatchObject({ fingerprint256: fp2, trustedOnFirstUse: false });
     expect(JSON.parse(readFileSync(known, 'utf8'))).toMatchObject({ workers: { [url]: { fingerprint256: fp2 } } });
   });
+
+  it("local clients of an https remote trust its certificate (the runner's AGENTJET_CA_FILE / NODE_EXTRA_CA_CERTS)", async () => {
+    const t = await httpsWorker();
+    const folder = mkdtempSync(join(tmpdir(), 'aj-wb-tls-folder-'));
+    try {
+      writeFileSync(
+        join(folder, 'client.ts'),
+        [
+          'fetch(`${process.env.AGENTJET_SERVER_URL}/health`)',
+          '  .then((r) => r.json())',
+          '  .then((h) => console.log(`trusted ${h.tls.fingerprint256} via ${process.env.AGENTJET_CA_FILE ? "ca file" : "?"}`))',
+          '  .catch((e) => console.log(`refused ${e.cause?.code ?? e.message}`));',
+          'setInterval(() => undefined, 1000);',
+          '',
+        ].join('\n'),
+      );
+      await wb.backend.connectRemote({
+        url: t.worker.url,
+        adminToken: TEST_TOKENS.admin,
+        joinToken: TEST_TOKENS.join,
+        example: folder,
+        clients: 1,
+      });
+      const want = `trusted ${t.worker.tls!.fingerprint256} via ca file`;
+      const t0 = Date.now();
+      for (;;) {
+        const { lines } = await wb.backend.logs({ source: { kind: 'client', clientId: 'wb-0' }, limit: 100 });
+        if (lines.some((l) => l.line === want)) break;
+        if (Date.now() - t0 > 20_000) throw new Error(`the client did not print "${want}": ${JSON.stringify(lines)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await wb.backend.disconnect({});
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 40_000);
 
   it('a pinned connection sends nothing to a peer with another certificate', async () => {
     const t = await httpsWorker();
