@@ -13,7 +13,7 @@ import { scriptedReply } from '../../../gpu-worker/src/testing/scripted-replies'
 import { startFakeWorker, TEST_TOKENS, type TestWorker } from '../../../gpu-worker/src/testing/workers';
 import { WorkbenchError } from '../../shared/workbench-api';
 import { createWorkbench, type Workbench } from '../workbench';
-import { sshFailure } from './ssh-tunnel';
+import { sshFailure, SshTunnel } from './ssh-tunnel';
 
 const SSHD = '/usr/sbin/sshd';
 const haveSshd = existsSync(SSHD);
@@ -199,4 +199,22 @@ describe.skipIf(!haveSshd)('attaching through an SSH tunnel (sshd on loopback)',
       await secure.stop();
     }
   }, 30_000);
+
+  it('reports a tunnel that drops while attached', async () => {
+    const lost: string[] = [];
+    const tunnel = await SshTunnel.open({
+      host: 'gpu-box',
+      targetHost: '127.0.0.1',
+      targetPort: worker.worker.port,
+      configFile: join(dir, 'ssh_config'),
+      onLost: (reason) => lost.push(reason),
+    });
+    expect(await accepts(tunnel.localPort)).toBe(true);
+    process.kill(tunnel.pid!, 'SIGKILL');
+    const t0 = Date.now();
+    while (lost.length === 0 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+    expect(lost).toHaveLength(1);
+    expect(lost[0]).toMatch(/^the SSH tunnel to gpu-box closed: ssh gpu-box exited/);
+    await tunnel.close();
+  });
 });

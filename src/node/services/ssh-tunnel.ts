@@ -123,6 +123,11 @@ export class SshTunnel {
     return tunnel;
   }
 
+  /** The ssh process id (tests). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Stops ssh (SIGTERM, SIGKILL after 2 s); resolves once it exited. */
   async close(): Promise<void> {
     this.closed = true;
