@@ -3,6 +3,10 @@
 # no Docker and no GPU; see docs/worker.md, "Running the worker as a service").
 #
 #   docker build -t agentjet-worker .
+# It serves HTTPS with a self-signed certificate made in the run folder on first start (its SHA-256
+# fingerprint is printed; clients pin it — docs/remote-workers.md); give --tls-cert/--tls-key (and
+# drop --tls self-signed from the entry point) to serve your own.
+#
 #   docker run --gpus all -p 8321:8321 -v agentjet-runs:/var/lib/agentjet \
 #     -e AGENTJET_ADMIN_TOKEN=… -e AGENTJET_JOIN_TOKEN=… --stop-timeout 180 agentjet-worker \
 #     --model /models/Qwen2.5-0.5B-Instruct --lr 1e-6
@@ -20,7 +24,7 @@ ENV DEBIAN_FRONTEND=noninteractive \
 
 # Python 3.10 with venv, tini, and Node 20 (NodeSource).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates curl gnupg python3 python3-venv python3-pip tini \
+ && apt-get install -y --no-install-recommends ca-certificates curl gnupg openssl python3 python3-venv python3-pip tini \
  && curl -fsSL https://deb.nodesource.com/setup_20.x | bash - \
  && apt-get install -y --no-install-recommends nodejs \
  && rm -rf /var/lib/apt/lists/*
@@ -44,5 +48,5 @@ USER agentjet
 ENV AGENTJET_RUN_DIR=/var/lib/agentjet/run
 VOLUME ["/var/lib/agentjet"]
 EXPOSE 8321
-ENTRYPOINT ["/usr/bin/tini", "--", "/opt/agentjet/deploy/worker-entry.sh", "--host", "0.0.0.0", "--port", "8321"]
+ENTRYPOINT ["/usr/bin/tini", "--", "/opt/agentjet/deploy/worker-entry.sh", "--host", "0.0.0.0", "--port", "8321", "--tls", "self-signed"]
 CMD []

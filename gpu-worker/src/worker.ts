@@ -15,6 +15,7 @@ import { LegacyGate } from './engine/legacy-gate';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
 import { EventsSocketServer } from './server/events-ws';
+import { prepareTransport, servingUrl, type TlsMaterial } from './server/transport';
 import { CompletionService } from './swarm/completions';
 import { EngineHost, processEngineFactory, type EngineFactory } from './engine/engine-host';
 import { unavailable } from './errors';
@@ -70,6 +71,8 @@ export interface Worker {
   readonly scheduler: GenerationGate;
 
   readonly app: FastifyInstance;
+  /** The certificate served (HTTPS and WSS), or null for plain HTTP. */
+  readonly tls: TlsMaterial | null;
   checkpoint(reason: string): Promise<CheckpointInfo>;
   /** SIGTERM: stop taking work, finish running generations (bounded), checkpoint, dispose. */
   shutdown(reason?: string): Promise<void>;
@@ -184,12 +187,6 @@ const connectionLimits = (c: WorkerConfig) => ({
   maxConnectionsPerAddress: c.maxConnectionsPerAddress,
 });
 
-/** The URL clients reach a server bound to `host:port` at (a wildcard bind answers on loopback). */
-function serverUrl(host: string, port: number): string {
-  const h = host.includes(':') ? `[${host}]` : host;
-  return `http://${h === '0.0.0.0' || h === '[::]' ? '127.0.0.1' : h}:${port}`;
-}
-
 /** The supervised engine process; until the swarm exists its logs go to `log` and restarts have nobody to tell. */
 function supervisedEngine(
   config: WorkerConfig,
@@ -226,7 +223,7 @@ function supervisedEngine(
   });
 }
 
-/** The resolved config written to the run folder, its secret and tokens, the saved state on resume, the model. */
+/** The resolved config written to the run folder, its secret and tokens, the saved state on resume, the model, TLS. */
 function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   const config = resolveConfig(input, opts.resume ?? false);
   const lora = loraOf(config);
@@ -239,12 +236,13 @@ function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   const saved = opts.resume ? readState(files) : null;
   const modelPath = config.model === 'builtin' ? BUILTIN_MODEL_DIR : resolve(config.model);
   const modelName = config.modelName ?? (config.model === 'builtin' ? BUILTIN_MODEL_NAME : basename(modelPath));
-  return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName };
+  const tls = prepareTransport(config, files.dir); // refuses a plain-HTTP non-loopback bind
+  return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls };
 }
 
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName } = prepareRun(input, opts);
+  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls } = prepareRun(input, opts);
 
   let swarm: Swarm | null = null;
   const servingMode = opts.servingMode ?? 'continuous';
@@ -316,6 +314,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     agentjetCompat: config.agentjetCompat,
     reset: { swarm: s, engine, generation: scheduler },
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    ...(tls ? { tls } : {}),
   });
   let events: EventsSocketServer | null = null;
   try {
@@ -329,13 +328,13 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     throw err;
   }
   const port = (app.server.address() as AddressInfo).port;
-  const url = serverUrl(config.host, port);
+  const url = servingUrl(config.host, port, tls !== null);
   const serving: WorkerFile = { pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() };
   writeFileAtomic(files.worker, `${JSON.stringify(serving, null, 2)}\n`);
   s.log(
     'info',
     'worker',
-    `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''})`,
+    `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''}${tls ? `; TLS certificate SHA-256 ${tls.fingerprint256}` : ''})`,
   );
   if (tensorboard) s.log('info', 'worker', `TensorBoard event file: ${tensorboard.file}`);
   s.emitState('started');
@@ -368,6 +367,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     engine,
     scheduler,
     app,
+    tls,
     checkpoint: (reason) => s.trainer.checkpoint(reason),
     shutdown: async (reason = 'shutdown') => {
       if (disposed) return disposed;

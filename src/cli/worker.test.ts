@@ -98,6 +98,19 @@ describe('agentjet worker options', () => {
     expect(WorkerOptionsSchema.safeParse(parseFlags(['--engine-devices', 'gpu0'])).success).toBe(false);
   });
 
+  it('maps the transport flags: TLS (files resolved like every path) and the insecure-bind opt-in', () => {
+    const own = parse(['--host', '0.0.0.0', '--tls-cert', 'c/cert.pem', '--tls-key', 'c/key.pem', '--run-dir', 'r']);
+    expect(workerConfigFromOptions(own, '/b').config).toMatchObject({
+      host: '0.0.0.0',
+      tlsCert: '/b/c/cert.pem',
+      tlsKey: '/b/c/key.pem',
+    });
+    const selfSigned = parse(['--tls', 'self-signed', '--insecure-http', 'false', '--run-dir', 'r']);
+    expect(workerConfigFromOptions(selfSigned, '/b').config).toMatchObject({ tls: 'self-signed', insecureHttp: false });
+    expect(workerConfigFromOptions(parse(['--insecure-http', 'true']), '/b').config.insecureHttp).toBe(true);
+    expect(WorkerOptionsSchema.safeParse(parseFlags(['--tls', 'on'])).success).toBe(false);
+  });
+
   it('resumes a run dir and refuses contradictions and unknown flags', () => {
     expect(workerConfigFromOptions(parse(['--resume', 'runs/x']), '/b')).toEqual({
       config: { runDir: '/b/runs/x', training: {} },

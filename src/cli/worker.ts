@@ -95,6 +95,8 @@ export function workerConfigFromOptions(
   };
   if (model !== undefined) config.model = model === 'builtin' ? 'builtin' : resolve(cwd, model);
   if (config.tensorboardDir !== undefined) config.tensorboardDir = resolve(cwd, config.tensorboardDir);
+  if (config.tlsCert !== undefined) config.tlsCert = resolve(cwd, config.tlsCert);
+  if (config.tlsKey !== undefined) config.tlsKey = resolve(cwd, config.tlsKey);
   const lora = loraOf(config); // --lora-* contradictions are refused here, before anything starts
   if (lora) config.lora = lora;
   return { config, resume: cmd.resume !== undefined };
@@ -135,6 +137,10 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   console.log(
     `agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`,
   );
+  if (worker.tls)
+    console.log(
+      `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 fingerprint ${worker.tls.fingerprint256}`,
+    );
   console.log(
     `  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ${t.merge}/${t.level} · lr ${t.lr}`,
   );
@@ -148,10 +154,6 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
       ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)`
       : '  tokens: from the environment / flags',
   );
-  if (worker.config.agentjetCompat)
-    console.log(
-      `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`,
-    );
   if (worker.config.agentjetCompat)
     console.log(
       `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`,

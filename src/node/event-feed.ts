@@ -1,7 +1,9 @@
 // Follows a worker's events WebSocket (admin token) for as long as it is wanted: every message
 // parsed with the shared schemas, and after a lost connection it reconnects with backoff and
-// resumes with `?since=<last seq>&boot=<boot id>`, so no event is missed or seen twice.
+// resumes with `?since=<last seq>&boot=<boot id>`, so no event is missed or seen twice. An https
+// worker's stream is WSS through the connection's pinned-certificate agent.
 // `agentjet train` and the benchmarks use it too (src/cli/train-events.ts).
+import type { Agent } from 'node:http';
 import WebSocket from 'ws';
 import { backoffDelay } from '../shared/backoff';
 import { HelloMessageSchema, SwarmEventSchema, type HelloMessage, type SwarmEvent } from '../shared/swarm-events';
@@ -19,6 +21,8 @@ export interface EventFeedOptions {
   since?: number;
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
+  /** An https worker's pinned-certificate agent (wss:// then goes through it). */
+  agent?: Agent;
 }
 
 export class EventFeed {
@@ -72,6 +76,7 @@ export class EventFeed {
     if (this.bootId) query.set('boot', this.bootId);
     const ws = new WebSocket(`${this.url.replace(/^http/, 'ws')}/swarm/v1/events?${query.toString()}`, {
       headers: { authorization: `Bearer ${this.adminToken}` },
+      ...(this.opts.agent ? { agent: this.opts.agent } : {}),
     });
     this.ws = ws;
     return new Promise((resolve, reject) => {

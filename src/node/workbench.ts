@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { WorkerConfigPatch } from '../shared/options/index';
 import type { WorkbenchBackend, WorkbenchEvent } from '../shared/workbench-api';
 import { Backend } from './services/backend';
+import type { SshSettings } from './services/remote-attach';
 import { openStore } from './store/store';
 
 export interface WorkbenchOptions {
@@ -22,6 +23,8 @@ export interface WorkbenchOptions {
   evalEvery?: number;
   /** Who the inspector's labels are by (default $AGENTJET_LABEL_AUTHOR, else the OS user). */
   labelAuthor?: string;
+  /** How remote workers are reached over SSH (tests: a temporary ssh config). */
+  ssh?: SshSettings;
 }
 
 export interface Workbench {
@@ -84,6 +87,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     ...(opts.evalEpisodes !== undefined ? { evalEpisodes: opts.evalEpisodes } : {}),
     ...(opts.evalEvery !== undefined ? { evalEvery: opts.evalEvery } : {}),
     ...(opts.labelAuthor !== undefined ? { labelAuthor: opts.labelAuthor } : {}),
+    ...(opts.ssh ? { ssh: opts.ssh } : {}),
   });
   let disposed: Promise<void> | null = null;
   return {

@@ -18,6 +18,7 @@ import {
 import { runEpisode, type EpisodeFn, type EpisodeOptions, type EpisodeOutcome, type TaskRef } from './episode';
 import { connectionError, errorFromResponse, SwarmError } from './errors';
 import { backoffMs, RETRY_DEFAULTS, sleep, type RetryOptions } from './retry';
+import { caFromEnv, fetchTrusting } from './tls';
 
 export interface SwarmClientOptions {
   /** The worker's URL, e.g. `http://127.0.0.1:8321`. */
@@ -27,8 +28,10 @@ export interface SwarmClientOptions {
   clientId?: string;
   /** The client code version every claim is tagged with (the runner sets AGENTJET_CODE_VERSION). */
   codeVersion?: string;
-  /** A fetch implementation (default: the global one). */
+  /** A fetch implementation (default: the global one, or one trusting `ca`). */
   fetch?: typeof fetch;
+  /** PEM of a CA bundle or of the worker's self-signed certificate to trust for an https worker (fromEnv: AGENTJET_CA_FILE). */
+  ca?: string | Buffer;
   retry?: RetryOptions;
   /** Longest single HTTP attempt (default 60 s). */
   requestTimeoutMs?: number;
@@ -83,13 +86,13 @@ export class SwarmClient {
     this.joinToken = o.joinToken;
     this.clientId = o.clientId ?? `sdk-${process.pid}-${randomBytes(4).toString('hex')}`;
     this.codeVersion = o.codeVersion;
-    this.fetchImpl = o.fetch ?? globalThis.fetch;
+    this.fetchImpl = o.fetch ?? (o.ca !== undefined ? fetchTrusting(o.ca) : globalThis.fetch);
     this.retry = { ...RETRY_DEFAULTS, ...o.retry };
     this.requestTimeoutMs = o.requestTimeoutMs ?? 60_000;
     this.onRetry = o.onRetry;
   }
 
-  /** A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and (optionally) AGENTJET_CLIENT_ID and AGENTJET_CODE_VERSION. */
+  /** A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and (optionally) AGENTJET_CLIENT_ID, AGENTJET_CODE_VERSION and AGENTJET_CA_FILE. */
   static fromEnv(env: NodeJS.ProcessEnv = process.env, o: Partial<SwarmClientOptions> = {}): SwarmClient {
     const url = o.url ?? env['AGENTJET_SERVER_URL'];
     const joinToken = o.joinToken ?? env['AGENTJET_JOIN_TOKEN'];
@@ -102,8 +105,10 @@ export class SwarmClient {
       );
     const clientId = o.clientId ?? env['AGENTJET_CLIENT_ID'];
     const codeVersion = o.codeVersion ?? env['AGENTJET_CODE_VERSION'];
+    const ca = o.ca ?? caFromEnv(env);
     return new SwarmClient({
       ...o,
+      ...(ca !== undefined ? { ca } : {}),
       url,
       joinToken,
       ...(clientId ? { clientId } : {}),

@@ -10,6 +10,7 @@ export {
   type AbortResponse,
 } from './client';
 export { SwarmError } from './errors';
+export { caFromEnv, fetchTrusting } from './tls';
 export {
   taskIdOf,
   type TaskRef,

@@ -13,6 +13,7 @@ import {
   WorkerStateSchema,
 } from './swarm-protocol';
 import { BreakCauseSchema } from './timeline/types';
+import { FingerprintTextSchema } from './tls-fingerprint';
 
 const Int = z.number().int();
 const Count = z.number().int().nonnegative();
@@ -47,6 +48,19 @@ export type SessionErrorCode = z.infer<typeof SessionErrorCodeSchema>;
 export const SessionErrorSchema = z.object({ code: SessionErrorCodeSchema, message: z.string() });
 export type SessionError = z.infer<typeof SessionErrorSchema>;
 
+/** How a remote worker is reached: its certificate (https) and the SSH host it is tunnelled through. */
+export const TransportInfoSchema = z.object({
+  /** The worker's URL as given (as the SSH host sees it, when tunnelled). */
+  remoteUrl: z.string(),
+  /** The SSH host the connection goes through, or null. */
+  sshHost: z.string().nullable(),
+  /** The pinned certificate's SHA-256 fingerprint (https), or null (plain HTTP). */
+  fingerprint256: z.string().nullable(),
+  /** The certificate was seen for the first time and trusted now: compare it with what the worker printed. */
+  trustedOnFirstUse: z.boolean(),
+});
+export type TransportInfo = z.infer<typeof TransportInfoSchema>;
+
 /** The current connection: a local worker the workbench launched, or a remote one it attached to. */
 export const SessionSchema = z.object({
   runId: Id,
@@ -66,6 +80,8 @@ export const SessionSchema = z.object({
   /** The last problem (worker exited, events stream lost, …) with its cause; null when healthy. */
   error: SessionErrorSchema.nullable(),
   startedAt: z.number(),
+  /** A remote worker's transport (certificate, SSH tunnel). */
+  transport: TransportInfoSchema.optional(),
 });
 export type Session = z.infer<typeof SessionSchema>;
 
@@ -91,6 +107,15 @@ export const RemoteConnectSchema = z.object({
   joinToken: z.string().min(1).max(500).optional(),
   example: z.string().min(1).optional(),
   clients: Int.min(0).max(64).default(0),
+  /** An https worker's certificate fingerprint to trust (replaces the pinned one); absent: trust on first use. */
+  fingerprint: FingerprintTextSchema.optional(),
+  /** Reach the worker through an SSH tunnel to this host (a ~/.ssh/config alias or user@host); `url` is then the worker's address there. */
+  sshHost: z
+    .string()
+    .max(255)
+    .regex(/^[A-Za-z0-9_.@%:[\]-]+$/, 'an ssh config Host alias or user@host (letters, digits, . _ - @ : [ ])')
+    .refine((h) => !h.startsWith('-'), 'may not start with -')
+    .optional(),
 });
 export type RemoteConnect = z.input<typeof RemoteConnectSchema>;
 

@@ -1,7 +1,8 @@
 // Builds the swarm server's Fastify instance: connection limits and timeouts, authentication
 // before any body is read, strict JSON parsing and errors, the inference routes (OpenAI chat
 // completions and Responses, Anthropic Messages), the swarm and control routes, and with
-// `agentjetCompat` AgentJet's client routes. The events WebSocket attaches after listen.
+// `agentjetCompat` AgentJet's client routes; HTTPS when given a certificate. The events WebSocket
+// attaches after listen.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { CompletionService } from '../swarm/completions';
 import type { TokenMatcher } from '../swarm/keys';
@@ -23,6 +24,7 @@ import { registerMessagesRoutes } from './routes-messages';
 import { registerOpenAiRoutes } from './routes-openai';
 import { registerResponsesRoutes, responseStoreFor } from './routes-responses';
 import { registerSwarmRoutes } from './routes-swarm';
+import { httpsServerFactory, type TlsMaterial } from './transport';
 
 export interface AppDeps {
   swarm: Swarm;
@@ -38,6 +40,8 @@ export interface AppDeps {
   agentjetCompat?: boolean;
   /** What POST /swarm/v1/control/reset works with (absent: resets are refused). */
   reset?: ResetDeps;
+  /** Serve HTTPS (and the events WebSocket as WSS) with this certificate; absent: plain HTTP. */
+  tls?: TlsMaterial;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -48,7 +52,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     bodyLimit: deps.bodyLimit,
     forceCloseConnections: true,
     return503OnClosing: true,
-    http: httpServerOptions(limits),
+    ...(deps.tls ? { serverFactory: httpsServerFactory(deps.tls, limits) } : { http: httpServerOptions(limits) }),
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // No socket inactivity timeout: an answered request may rightly wait long (an `end` waits for
@@ -79,6 +83,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     matcher: deps.matcher,
     heartbeatS: deps.heartbeatS,
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    ...(deps.tls ? { tlsFingerprint: deps.tls.fingerprint256 } : {}),
   });
   registerControlRoutes(app, deps);
   if (deps.agentjetCompat)

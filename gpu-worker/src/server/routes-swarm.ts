@@ -24,6 +24,8 @@ export interface SwarmRouteDeps {
   /** Base URL for claims; default: from the request's Host header. */
   publicUrl?: string;
   heartbeatS: number;
+  /** The served certificate's SHA-256 fingerprint (HTTPS), shown in /health. */
+  tlsFingerprint?: string;
 }
 
 const IdParams = z.object({ id: z.string().max(300) });
@@ -62,6 +64,19 @@ function baseUrlOf(req: FastifyRequest, publicUrl: string | undefined): string {
   return `${req.protocol}://${host}/v1`;
 }
 
+/** `GET /health`: engine and journal state, and the served certificate's fingerprint (HTTPS). */
+function healthOf(swarm: Swarm, tlsFingerprint: string | undefined): Health {
+  const journal = swarm.journalHealth;
+  return {
+    ok: swarm.state !== 'failed' && journal.ok,
+    state: swarm.state,
+    step: swarm.step,
+    model: swarm.modelName,
+    journal: { ...journal },
+    ...(tlsFingerprint ? { tls: { fingerprint256: tlsFingerprint } } : {}),
+  };
+}
+
 export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps): void {
   const { swarm, matcher } = deps;
 
@@ -73,16 +88,7 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
       throw unauthorized('invalid_credentials', "send the join token or this episode's key");
   };
 
-  app.get('/health', async (): Promise<Health> => {
-    const journal = swarm.journalHealth;
-    return {
-      ok: swarm.state !== 'failed' && journal.ok,
-      state: swarm.state,
-      step: swarm.step,
-      model: swarm.modelName,
-      journal: { ...journal },
-    };
-  });
+  app.get('/health', async (): Promise<Health> => healthOf(swarm, deps.tlsFingerprint));
 
   app.post('/swarm/v1/clients', async (req) => {
     requireRole(req.headers, matcher, 'join');

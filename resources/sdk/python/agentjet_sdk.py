@@ -4,7 +4,9 @@ Same semantics as the TypeScript SDK (src/sdk): claim / end / abort / agree_sync
 swarm worker, retrying with exponential backoff (honouring Retry-After) while the server answers 503
 or is briefly unreachable, bounded by an overall deadline; ``episode()`` claims, runs your code, ends
 with its reward or aborts when it raises or passes its deadline; ``chat()`` makes an OpenAI-compatible
-chat call with urllib, so no ``openai`` package is needed.
+chat call with urllib, so no ``openai`` package is needed. An https worker with a self-signed
+certificate (``agentjet worker --tls self-signed``) is trusted with ``ca_file=`` (or AGENTJET_CA_FILE):
+the certificate file the worker printed, or a CA bundle; it is added to the system's roots.
 
     client = SwarmClient("http://127.0.0.1:8321", join_token)
     def play(ep):
@@ -23,6 +25,7 @@ import json
 import os
 import random
 import signal
+import ssl
 import sys
 import threading
 import time
@@ -89,14 +92,31 @@ def _connection_error(exc: BaseException, what: str) -> SwarmError:
     return SwarmError(0, "connection_error", code, f"{what}: {reason}")
 
 
-def _http_json(method: str, url: str, token: str, body: Any, timeout_s: float, what: str) -> Any:
+_contexts: Dict[str, ssl.SSLContext] = {}
+
+
+def _tls_context(url: str, ca_file: Optional[str]) -> Optional[ssl.SSLContext]:
+    """For an https URL with a CA file (given, else AGENTJET_CA_FILE): the system's roots plus that file."""
+    ca_file = ca_file or os.environ.get("AGENTJET_CA_FILE") or None
+    if not url.startswith("https://") or ca_file is None:
+        return None
+    if ca_file not in _contexts:
+        ctx = ssl.create_default_context()
+        ctx.load_verify_locations(cafile=ca_file)
+        _contexts[ca_file] = ctx
+    return _contexts[ca_file]
+
+
+def _http_json(
+    method: str, url: str, token: str, body: Any, timeout_s: float, what: str, ca_file: Optional[str] = None
+) -> Any:
     data = None if body is None else json.dumps(body).encode("utf-8")
     headers = {"authorization": f"Bearer {token}", "accept": "application/json"}
     if data is not None:
         headers["content-type"] = "application/json"
     req = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=timeout_s) as res:
+        with urllib.request.urlopen(req, timeout=timeout_s, context=_tls_context(url, ca_file)) as res:
             text = res.read().decode("utf-8")
     except urllib.error.HTTPError as e:
         text = e.read().decode("utf-8", errors="replace")
@@ -233,6 +253,7 @@ class Episode:
             messages,
             tools=tools,
             timeout_s=timeout if timeout is not None else 300.0,
+            ca_file=self.client.ca_file,
             **params,
         )
 
@@ -328,6 +349,7 @@ class SwarmClient:
         max_delay_s: float = 10.0,
         request_timeout_s: float = 60.0,
         on_retry: Optional[Callable[[str, int, float, SwarmError], None]] = None,
+        ca_file: Optional[str] = None,
     ):
         if not url.startswith(("http://", "https://")):
             raise SwarmError(
@@ -344,6 +366,8 @@ class SwarmClient:
         self.max_delay_s = max_delay_s
         self.request_timeout_s = request_timeout_s
         self.on_retry = on_retry
+        #: A CA bundle or the worker's self-signed certificate (PEM) to trust for https (default AGENTJET_CA_FILE).
+        self.ca_file = ca_file
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> SwarmClient:
@@ -363,7 +387,9 @@ class SwarmClient:
         attempt = 0
         while True:
             try:
-                return _http_json(method, self.url + path, self.join_token, body, self.request_timeout_s, what)
+                return _http_json(
+                    method, self.url + path, self.join_token, body, self.request_timeout_s, what, self.ca_file
+                )
             except SwarmError as e:
                 if not e.retryable:
                     raise
@@ -501,12 +527,14 @@ def chat(
     tools: Optional[List[Dict[str, Any]]] = None,
     timeout_s: float = 300.0,
     max_retries: int = 2,
+    ca_file: Optional[str] = None,
     **params: Any,
 ) -> Dict[str, Any]:
     """POST {base_url}/chat/completions (OpenAI-compatible) and return the parsed answer.
 
     ``params`` are passed through (model, max_tokens, temperature, tool_choice, …). A 503 (the engine
     restarting) is retried up to ``max_retries`` times, as the openai SDK does; other errors raise SwarmError.
+    ``ca_file`` (default AGENTJET_CA_FILE) is trusted for an https worker.
     """
     body: Dict[str, Any] = {"messages": messages, **params}
     if tools is not None:
@@ -514,7 +542,8 @@ def chat(
     url = base_url.rstrip("/") + "/chat/completions"
     for attempt in range(max_retries + 1):
         try:
-            return _check(_http_json("POST", url, api_key, body, timeout_s, "chat"), "chat", choices=list)
+            answer = _http_json("POST", url, api_key, body, timeout_s, "chat", ca_file)
+            return _check(answer, "chat", choices=list)
         except SwarmError as e:
             if e.status != 503 or attempt == max_retries:
                 raise

@@ -14,8 +14,10 @@ import pytest
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 
-def run_worker(admin: str, join: str, args: list[str], prefix: str, start_timeout_s: float) -> Iterator[str]:
-    """Yields the serving worker's URL (for a pytest fixture: `yield from run_worker(...)`)."""
+def run_worker(
+    admin: str, join: str, args: list[str], prefix: str, start_timeout_s: float, out: list[str] | None = None
+) -> Iterator[str]:
+    """Yields the serving worker's URL (for a pytest fixture: `yield from run_worker(...)`); its start-up lines go to `out`."""
     run_dir = tempfile.mkdtemp(prefix=prefix)
     env = {**os.environ, "AGENTJET_ADMIN_TOKEN": admin, "AGENTJET_JOIN_TOKEN": join}
     cmd = [
@@ -39,12 +41,17 @@ def run_worker(admin: str, join: str, args: list[str], prefix: str, start_timeou
         if not line:
             break
         lines.append(line)
-        m = re.search(r"listening on (http://\S+)", line)
+        m = re.search(r"listening on (https?://\S+)", line)
         if m:
             url = m.group(1)
     if url is None:
         proc.kill()
         pytest.fail("worker did not start:\n" + "".join(lines[-40:]))
+    # The lines printed right after "listening on" (tokens, TLS certificate) come before any request.
+    while out is not None and (line := proc.stdout.readline()) and not line.startswith("  tokens:"):
+        lines.append(line)
+    if out is not None:
+        out.extend(lines)
     threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()  # keep draining its output
     try:
         yield url

@@ -32,7 +32,8 @@ import { listExamples, resolveExample, type ResolvedExample } from './examples';
 import { LabelsService } from './labels-service';
 import { RewardModelService } from './reward-model-service';
 import { SessionState, type RunContext } from './run-context';
-import { WorkerHttp, normalizeWorkerUrl } from './worker-http';
+import { KnownCertificates } from './known-certificates';
+import { attachRemote, remoteConnection, remoteRun, type SshSettings } from './remote-attach';
 import { launchLocalWorker, WorkerService, type Launched, type LocalWorkerSpec } from './worker-service';
 import { WriteBatcher } from './write-batcher';
 
@@ -52,6 +53,8 @@ export interface BackendOptions {
   workerStartTimeoutMs?: number;
   /** Who the inspector's labels are by (default $AGENTJET_LABEL_AUTHOR, else the OS user). */
   labelAuthor?: string;
+  /** How remote workers are reached over SSH (default: `ssh` with the user's ~/.ssh/config). */
+  ssh?: SshSettings;
 }
 
 interface Live {
@@ -79,8 +82,11 @@ export class Backend implements WorkbenchBackend {
 
   private readonly labelsService: LabelsService;
   private readonly rewardModelService: RewardModelService;
+  /** The certificates trusted per remote worker (`<data>/known-workers.json`). */
+  private readonly known: KnownCertificates;
 
   constructor(private readonly o: BackendOptions) {
+    this.known = new KnownCertificates(join(o.dataDir, 'known-workers.json'));
     this.campaignService = new CampaignService({ dataDir: o.dataDir, repoRoot: o.repoRoot, log: o.log });
     const flush = (): void => this.flush();
     this.labelsService = new LabelsService({
@@ -371,35 +377,27 @@ export class Backend implements WorkbenchBackend {
   }
 
   private async startRemote(p: P<'connectRemote'>): Promise<Session> {
-    const url = normalizeWorkerUrl(p.url);
-    const http = new WorkerHttp(url, p.adminToken);
-    const probe = await http.probe();
-    const runId = newRunId();
-    const runDir = runPath(join(this.o.dataDir, 'runs'), runId);
-    const example =
-      p.example !== undefined
-        ? resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir })
-        : null;
-    mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    const session = this.newSession(runId, 'remote', example?.label ?? null, probe.health.model);
-    this.o.store.createRun({
-      runId,
-      name: `remote ${new URL(url).host}`,
-      mode: 'remote',
-      workerUrl: url,
-      model: probe.health.model,
-      example: example?.label ?? null,
-      config: { connect: { ...p, adminToken: undefined, joinToken: undefined } },
-      createdAt: session.get().startedAt,
-    });
-    const ctx = this.context(runId, runDir, session);
-    return this.follow(
-      ctx,
-      { url, adminToken: p.adminToken, joinToken: p.joinToken ?? null, local: null },
-      [],
-      example,
-      p.joinToken ? p.clients : 0,
-    );
+    const remote = await attachRemote(p, { known: this.known, ssh: this.o.ssh ?? {} });
+    let ctx: RunContext;
+    let example: ResolvedExample | null;
+    try {
+      const runId = newRunId();
+      const runDir = runPath(join(this.o.dataDir, 'runs'), runId);
+      example =
+        p.example !== undefined
+          ? resolveExample(p.example, { examplesDir: this.o.examplesDir, repoRoot: this.o.repoRoot, runDir })
+          : null;
+      mkdirSync(runDir, { recursive: true, mode: 0o700 });
+      const session = this.newSession(runId, 'remote', example?.label ?? null, remote.probe.health.model);
+      session.patch({ transport: remote.transport });
+      remote.onLost((why) => session.fail('unreachable', why));
+      this.o.store.createRun(remoteRun(p, remote, runId, example?.label ?? null, session.get().startedAt));
+      ctx = this.context(runId, runDir, session);
+    } catch (err) {
+      await remote.close();
+      throw err;
+    }
+    return this.follow(ctx, remoteConnection(p, remote, ctx.runDir), [], example, p.joinToken ? p.clients : 0);
   }
 
   /** Connects the services of a run whose worker serves; on failure everything started is stopped. */
@@ -430,6 +428,7 @@ export class Backend implements WorkbenchBackend {
           conn.joinToken && workspace
             ? {
                 serverUrl: conn.url,
+                caFile: conn.remote?.caFile ?? null,
                 joinToken: conn.joinToken,
                 count: clientCount,
                 groupSize,

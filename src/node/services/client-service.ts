@@ -23,6 +23,8 @@ export interface ClientServiceOptions {
   /** Runs local clients when given (the join token is needed to claim episodes). */
   runner: {
     serverUrl: string;
+    /** The https worker's certificate for the clients to trust (AGENTJET_CA_FILE, NODE_EXTRA_CA_CERTS). */
+    caFile?: string | null;
     joinToken: string;
     count: number;
     groupSize: number;
@@ -62,7 +64,10 @@ export class ClientService {
             serverUrl: r.serverUrl,
             joinToken: r.joinToken,
             count: r.count,
-            env: { AGENTJET_GROUP_SIZE: String(r.groupSize) },
+            env: {
+              AGENTJET_GROUP_SIZE: String(r.groupSize),
+              ...(r.caFile ? { AGENTJET_CA_FILE: r.caFile, NODE_EXTRA_CA_CERTS: r.caFile } : {}),
+            },
             cacheDir: r.cacheDir,
             nodePaths: r.nodePaths,
             cwd: o.workspace.spec.root,

@@ -1,9 +1,13 @@
 // The workbench's HTTP client for a worker's admin endpoints: every answer parsed with the shared
 // zod schemas, and failures turned into clear, distinct WorkbenchErrors (unreachable, not an
-// AgentJet worker, token rejected, malformed URL, not found).
+// AgentJet worker, token rejected, malformed URL, not found, certificate changed). Requests go
+// through Node's http/https with the connection's agent: an https worker's pinned certificate.
+import { request as httpRequest, type Agent } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { z } from 'zod';
 import { HealthSchema, StatusSchema, type Health, type Status } from '../../shared/swarm-protocol';
 import { WorkbenchError } from '../../shared/workbench-api';
+import { CertificateMismatchError } from '../pinned-tls';
 
 /** A worker's base URL (`http(s)://host:port`, no trailing slash), or a `malformed_url` error. */
 export function normalizeWorkerUrl(raw: string): string {
@@ -22,6 +26,30 @@ export function normalizeWorkerUrl(raw: string): string {
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+interface Answer {
+  status: number;
+  text: string;
+}
+
+/** GET `url` through `agent` (an https worker's PinnedAgent): status and body, within `timeoutMs`. */
+function get(url: string, headers: Record<string, string>, timeoutMs: number, agent?: Agent): Promise<Answer> {
+  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { headers, ...(agent ? { agent } : {}), signal: AbortSignal.timeout(timeoutMs) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 function networkReason(err: unknown): string {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
   const code = cause instanceof Error && 'code' in cause ? String(cause.code) : '';
@@ -30,10 +58,12 @@ function networkReason(err: unknown): string {
   if (
     code === 'ETIMEDOUT' ||
     code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    (err instanceof Error && err.name === 'TimeoutError')
+    (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))
   )
     return 'timed out';
   if (code === 'ECONNRESET') return 'connection reset';
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO')
+    return 'no TLS handshake (does the worker serve plain HTTP? then use http://)';
   return cause instanceof Error ? cause.message : String(cause);
 }
 
@@ -42,6 +72,8 @@ export class WorkerHttp {
     readonly url: string,
     private readonly adminToken: string,
     private readonly timeoutMs = 10_000,
+    /** The https worker's pinned-certificate agent (none: plain HTTP, or the system's CAs). */
+    private readonly agent?: Agent,
   ) {}
 
   /** GET `path` with the admin token; the body parsed with `schema`. */
@@ -51,8 +83,8 @@ export class WorkerHttp {
       throw new WorkbenchError('token_rejected', `${this.url}: the admin token was rejected (HTTP ${res.status})`);
     }
     if (res.status === 404) throw new WorkbenchError('not_found', `${this.url}${path}: not found`);
-    const text = await res.text();
-    if (!res.ok)
+    const text = res.text;
+    if (res.status < 200 || res.status > 299)
       throw new WorkbenchError('worker_error', `${this.url}${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
     let raw: unknown;
     try {
@@ -75,7 +107,7 @@ export class WorkerHttp {
   /** GET /health (no auth): a `not_a_worker` error unless it answers like an AgentJet worker. */
   async health(timeoutMs = this.timeoutMs): Promise<Health> {
     const res = await this.fetch('/health', false, timeoutMs);
-    const text = await res.text();
+    const text = res.text;
     let raw: unknown = null;
     try {
       raw = JSON.parse(text);
@@ -103,13 +135,17 @@ export class WorkerHttp {
     return { health, status: await this.status() };
   }
 
-  private async fetch(path: string, auth: boolean, timeoutMs: number): Promise<Response> {
+  private async fetch(path: string, auth: boolean, timeoutMs: number): Promise<Answer> {
     try {
-      return await fetch(`${this.url}${path}`, {
-        headers: auth ? { authorization: `Bearer ${this.adminToken}` } : {},
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      return await get(
+        `${this.url}${path}`,
+        auth ? { authorization: `Bearer ${this.adminToken}` } : {},
+        timeoutMs,
+        this.agent,
+      );
     } catch (err) {
+      if (err instanceof CertificateMismatchError)
+        throw new WorkbenchError('certificate_changed', `${this.url}: ${err.message}`);
       throw new WorkbenchError('unreachable', `cannot reach ${this.url}: ${networkReason(err)}`);
     }
   }

@@ -4,6 +4,7 @@
 // write batcher, pushes them to the renderer, fetches finished episodes' timelines, and stores the
 // vocabulary once.
 import { writeFileSync } from 'node:fs';
+import type { Agent } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
@@ -95,6 +96,8 @@ export interface WorkerConnection {
     port: number;
     attach?: (sink: (l: LogLine) => void) => void;
   } | null;
+  /** A remote worker's transport: the pinned-certificate agent, and what to close when detaching (an SSH tunnel). */
+  remote?: { agent: Agent | null; caFile: string | null; close(): Promise<void> };
 }
 
 /** The session fields a status snapshot sets. */
@@ -138,7 +141,7 @@ export class WorkerService {
     private readonly ctx: RunContext,
     private conn: WorkerConnection,
   ) {
-    this.http = new WorkerHttp(conn.url, conn.adminToken);
+    this.http = new WorkerHttp(conn.url, conn.adminToken, undefined, conn.remote?.agent ?? undefined);
     this.folder = new EventFolder();
     this.fetcher = new EpisodeFetcher(
       this.http,
@@ -233,6 +236,7 @@ export class WorkerService {
     this.feed?.close();
     this.fetcher.close();
     if (opts.stopWorker && this.conn.local) await this.conn.local.proc.stop(opts.graceMs);
+    await this.conn.remote?.close();
     this.stepListeners.clear();
     this.eventListeners.clear();
     this.logsClosed = true;
@@ -242,12 +246,17 @@ export class WorkerService {
     const status = await this.http.status();
     this.firstStatus = status;
     this.ctx.session.patch({ ...sessionFromStatus(status), workerUrl: this.conn.url });
-    this.feed = await EventFeed.open(this.conn.url, this.conn.adminToken, {
-      event: (e) => this.onEvent(e),
-      connection: (problem) =>
-        problem === null ? this.ctx.session.recover('events_lost') : this.ctx.session.fail('events_lost', problem),
-      error: (m) => this.note(m, 'stderr'),
-    });
+    this.feed = await EventFeed.open(
+      this.conn.url,
+      this.conn.adminToken,
+      {
+        event: (e) => this.onEvent(e),
+        connection: (problem) =>
+          problem === null ? this.ctx.session.recover('events_lost') : this.ctx.session.fail('events_lost', problem),
+        error: (m) => this.note(m, 'stderr'),
+      },
+      this.conn.remote?.agent ? { agent: this.conn.remote.agent } : {},
+    );
     this.healthTimer = setInterval(() => void this.checkHealth(), 3000);
     this.healthTimer.unref();
     void this.fetchVocab();

@@ -53,7 +53,7 @@ export async function startWorkerProcess(args: string[] = [], timeoutMs = 60_000
       timeoutMs,
     );
     child.stdout!.on('data', () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolveUrl(m[1]!);

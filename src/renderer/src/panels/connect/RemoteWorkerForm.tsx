@@ -1,5 +1,5 @@
-// The remote worker form: URL and admin token, optionally a join token, an example and local
-// clients to run against it.
+// The remote worker form: URL and admin token, optionally an SSH host to tunnel through and the
+// certificate fingerprint of an https worker, a join token, an example and local clients to run against it.
 import { useState, type FormEvent } from 'react';
 import type { ExampleInfo, RemoteConnect } from '../../../../shared/workbench-api';
 import { buildRemoteParams, DEFAULT_REMOTE, type RemoteForm } from './connect-form';
@@ -30,10 +30,11 @@ export function RemoteWorkerForm({ examples, disabled, onSubmit, onInvalid }: Re
           data-testid="connect-remote-url"
           value={form.url}
           onChange={(e) => set({ url: e.target.value })}
-          placeholder="http://gpu-box:8400"
+          placeholder="https://gpu-box:8400"
           spellCheck={false}
         />
       </label>
+      <TransportFields form={form} set={set} />
       <SecretField
         label="Admin token"
         testId="connect-remote-token"
@@ -76,5 +77,37 @@ export function RemoteWorkerForm({ examples, disabled, onSubmit, onInvalid }: Re
         </button>
       </div>
     </form>
+  );
+}
+
+/** How the worker is reached: an SSH host to tunnel through, and the certificate to trust (https). */
+function TransportFields({ form, set }: { form: RemoteForm; set: (patch: Partial<RemoteForm>) => void }) {
+  return (
+    <>
+      <label>
+        <span>Via SSH host (optional)</span>
+        <input
+          data-testid="connect-remote-ssh-host"
+          value={form.sshHost}
+          onChange={(e) => set({ sshHost: e.target.value })}
+          placeholder="gpu-box (a Host of ~/.ssh/config)"
+          spellCheck={false}
+        />
+        <small>
+          Tunnels through ssh; the URL is then the worker's address on that host, e.g. http://127.0.0.1:8321
+        </small>
+      </label>
+      <label>
+        <span>Certificate fingerprint (https, optional)</span>
+        <input
+          data-testid="connect-remote-fingerprint"
+          value={form.fingerprint}
+          onChange={(e) => set({ fingerprint: e.target.value })}
+          placeholder="SHA-256 AB:CD:… as the worker printed it"
+          spellCheck={false}
+        />
+        <small>Empty: trusted on first use and shown after attaching; a changed certificate is refused.</small>
+      </label>
+    </>
   );
 }

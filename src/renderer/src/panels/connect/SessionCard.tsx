@@ -22,6 +22,16 @@ export function SessionCard({
         <Field label="Example" value={session.example ?? '—'} />
         <Field label="Strategy" value={session.strategy ?? '—'} />
         <Field label="Step" value={String(session.step)} mono />
+        {session.transport?.sshHost ? (
+          <Field label="Via SSH" value={`${session.transport.sshHost} → ${session.transport.remoteUrl}`} mono />
+        ) : null}
+        {session.transport?.fingerprint256 ? (
+          <Field
+            label={session.transport.trustedOnFirstUse ? 'Certificate (new: trusted on first use)' : 'Certificate'}
+            value={`SHA-256 ${session.transport.fingerprint256}`}
+            mono
+          />
+        ) : null}
       </div>
       <button
         type="button"

@@ -90,7 +90,14 @@ describe('buildRemoteParams', () => {
       params: { url: 'http://x:1', adminToken: 'a', clients: 0 },
     });
     expect(
-      buildRemoteParams({ url: 'http://x:1', adminToken: 'a', joinToken: 'j', example: 'guess-number', clients: '3' }),
+      buildRemoteParams({
+        ...DEFAULT_REMOTE,
+        url: 'http://x:1',
+        adminToken: 'a',
+        joinToken: 'j',
+        example: 'guess-number',
+        clients: '3',
+      }),
     ).toEqual({
       ok: true,
       params: { url: 'http://x:1', adminToken: 'a', joinToken: 'j', example: 'guess-number', clients: 3 },
@@ -99,5 +106,31 @@ describe('buildRemoteParams', () => {
   it('refuses local clients without a join token and example', () => {
     const r = buildRemoteParams({ ...DEFAULT_REMOTE, url: 'http://x:1', adminToken: 'a', clients: '2' });
     expect(!r.ok && r.error).toMatch(/join token and an example/);
+  });
+  it('passes an SSH host and an https certificate fingerprint, and names what is wrong with them', () => {
+    const fp = 'ab'.repeat(32);
+    expect(
+      buildRemoteParams({
+        ...DEFAULT_REMOTE,
+        url: 'https://127.0.0.1:8321',
+        adminToken: 'a',
+        sshHost: 'gpu',
+        fingerprint: fp,
+      }),
+    ).toEqual({
+      ok: true,
+      params: { url: 'https://127.0.0.1:8321', adminToken: 'a', clients: 0, sshHost: 'gpu', fingerprint: fp },
+    });
+    const bad = buildRemoteParams({ ...DEFAULT_REMOTE, url: 'https://x:1', adminToken: 'a', fingerprint: 'AB:CD' });
+    expect(!bad.ok && bad.error).toMatch(/^Certificate fingerprint: a SHA-256 fingerprint/);
+    const plain = buildRemoteParams({ ...DEFAULT_REMOTE, url: 'http://x:1', adminToken: 'a', fingerprint: fp });
+    expect(!plain.ok && plain.error).toMatch(/only an https:\/\/ worker/);
+    const dash = buildRemoteParams({
+      ...DEFAULT_REMOTE,
+      url: 'http://x:1',
+      adminToken: 'a',
+      sshHost: '-oProxyCommand=x',
+    });
+    expect(!dash.ok && dash.error).toMatch(/^SSH host:/);
   });
 });

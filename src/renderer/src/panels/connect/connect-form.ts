@@ -21,6 +21,10 @@ export interface RemoteForm {
   joinToken: string;
   example: string;
   clients: string;
+  /** SHA-256 of an https worker's certificate ('' = trust on first use). */
+  fingerprint: string;
+  /** Reach the worker through an SSH tunnel to this host ('' = directly). */
+  sshHost: string;
 }
 
 export const DEFAULT_LOCAL: LocalForm = {
@@ -29,7 +33,15 @@ export const DEFAULT_LOCAL: LocalForm = {
   clients: '2',
   ...Object.fromEntries(TRAINING_FIELDS.map((f) => [f.name, ''])),
 };
-export const DEFAULT_REMOTE: RemoteForm = { url: '', adminToken: '', joinToken: '', example: '', clients: '0' };
+export const DEFAULT_REMOTE: RemoteForm = {
+  url: '',
+  adminToken: '',
+  joinToken: '',
+  example: '',
+  clients: '0',
+  fingerprint: '',
+  sshHost: '',
+};
 
 export type Built<T> = { ok: true; params: T } | { ok: false; error: string };
 
@@ -41,6 +53,8 @@ const LABELS: Record<string, string> = {
   url: 'Worker URL',
   adminToken: 'Admin token',
   joinToken: 'Join token',
+  fingerprint: 'Certificate fingerprint',
+  sshHost: 'SSH host',
 };
 
 /** '' → undefined; otherwise a number or NaN (which the schema rejects with the field's name). */
@@ -91,7 +105,7 @@ export function buildLocalParams(f: LocalForm): Built<LocalConnect> {
 
 export function buildRemoteParams(f: RemoteForm): Built<RemoteConnect> {
   const url = text(f.url);
-  if (!url) return { ok: false, error: 'Worker URL: enter the worker address, e.g. http://gpu-box:8400' };
+  if (!url) return { ok: false, error: 'Worker URL: enter the worker address, e.g. https://gpu-box:8400' };
   if (!text(f.adminToken))
     return { ok: false, error: 'Admin token: required (the worker prints it, or see <run-dir>/tokens.json)' };
   const raw = clean({
@@ -100,6 +114,8 @@ export function buildRemoteParams(f: RemoteForm): Built<RemoteConnect> {
     joinToken: text(f.joinToken),
     example: text(f.example),
     clients: num(f.clients),
+    fingerprint: text(f.fingerprint),
+    sshHost: text(f.sshHost),
   });
   const parsed = RemoteConnectSchema.strict().safeParse(raw);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
@@ -109,5 +125,7 @@ export function buildRemoteParams(f: RemoteForm): Built<RemoteConnect> {
       error: 'Clients: running local clients against a remote worker needs a join token and an example',
     };
   }
+  if (parsed.data.fingerprint !== undefined && !/^https:/i.test(parsed.data.url))
+    return { ok: false, error: 'Certificate fingerprint: only an https:// worker has a certificate' };
   return { ok: true, params: parsed.data };
 }
