@@ -223,6 +223,7 @@ function supervisedEngine(
     onCrash: (reason) => o.swarm()?.onEngineCrash(reason),
     onRecovered: (info) => o.swarm()?.onEngineRecovered(info),
     onFailed: (reason) => o.swarm()?.onEngineFailed(reason),
+    deadlines: { scale: config.engineTimeoutScale },
   });
 }
 
