@@ -203,12 +203,7 @@ function supervisedEngine(
   },
 ): EngineHost {
   return new EngineHost({
-    factory:
-      o.factory ??
-      processEngineFactory({
-        procs: config.engineProcs,
-        ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}),
-      }),
+    factory: o.factory ?? processEngineFactory({ procs: config.engineProcs, devices: config.engineDevices }),
     load: engineLoadParams(config, o.modelPath),
     configure: servingSettings(config, o.servingMode),
     checkpoint: () => {

@@ -31,7 +31,9 @@ export type EngineFactory = (hooks: {
 
 /** The real engine: a Python process over stdio frames. */
 export const processEngineFactory =
-  (opts: { python?: string; startTimeoutMs?: number; procs?: number; devices?: string } = {}): EngineFactory =>
+  (
+    opts: { python?: string; startTimeoutMs?: number; procs?: number; devices?: string | undefined } = {},
+  ): EngineFactory =>
   (hooks) =>
     EngineProcess.start({ ...opts, onExit: hooks.onExit, onLog: hooks.onLog });
 

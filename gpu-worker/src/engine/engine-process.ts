@@ -34,7 +34,7 @@ export interface EngineProcessOptions {
   /** Engine ranks: 1 = one process; N > 1 = FSDP over N ranks started by torchrun (see `engineArgv`). */
   procs?: number;
   /** CUDA devices the ranks may use (CUDA_VISIBLE_DEVICES, e.g. "0,1"); rank r takes the r-th. */
-  devices?: string;
+  devices?: string | undefined;
   /** Deadlines of calls that name none (defaults: DEFAULT_ENGINE_DEADLINES). */
   deadlines?: Partial<EngineDeadlines>;
 }
