@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MessagesRequestSchema } from './messages/schema';
 import { checkMessagesBody, messagesToChat } from './messages/translate';
-import { checkBodyDepth, checkRequestLimits } from './request-limits';
+import { checkBodyDepth, checkChatBody, checkRequestLimits } from './request-limits';
 import { ResponsesRequestSchema } from './responses/schema';
 import { checkResponsesBody, responsesToChat } from './responses/translate';
 import { SwarmError } from './swarm-error';
@@ -115,6 +115,17 @@ describe('bounds before parsing and translating', () => {
     expect(err.message).toMatch(/^tools\[0\]\.function\.parameters\.a\.a… nests deeper than 64 levels/);
     expect(() => checkBodyDepth(`{"tools":[{"function":{"parameters":${nestText(60)}}}]}`)).not.toThrow();
     expect(refusal(() => checkBodyDepth('['.repeat(100) + ']'.repeat(100))).message).toMatch(/^\[0\]\[0\]/);
+  });
+
+  it('refuses a chat body with too many messages or tools before validating them', () => {
+    const messages = Array.from({ length: 10_000 }, () => ({ role: 'user', content: 'x' }));
+    expect(refusal(() => checkChatBody({ messages })).message).toMatch(
+      /^messages: at most 2048 messages per request; this one has 10000/,
+    );
+    expect(
+      refusal(() => checkChatBody({ messages: [], tools: Array.from({ length: 200 }, () => ({})) })).message,
+    ).toMatch(/^tools: at most 128 tools/);
+    expect(() => checkChatBody({ messages: messages.slice(0, 2048), tools: 'not an array' })).not.toThrow();
   });
 
   it('refuses a Messages body of 126,000 tool_result blocks before translating it', () => {

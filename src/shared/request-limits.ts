@@ -1,10 +1,10 @@
 // One set of request limits for every inference API (issue #19 §3): chat completions, Responses
 // and Messages all become one chat request, and `checkRequestLimits` checks REQUEST_LIMITS on it —
 // messages, characters, tools, JSON nesting — so no API lets through what another refuses. The
-// translations themselves are bounded before they run (`checkContentBlocks` on the raw body), and
-// the body's nesting before it is parsed (`checkBodyDepth`). Each refusal is a 400 naming the
-// field. Pure.
-import { refuse } from './api-refusals';
+// work before that is bounded too: the body's nesting before it is parsed (`checkBodyDepth`), the
+// counts of a raw body before it is validated or translated (`checkChatBody`,
+// `checkContentBlocks`). Each refusal is a 400 naming the field. Pure.
+import { prop, refuse } from './api-refusals';
 import { REQUEST_LIMITS, type ChatCompletionRequest } from './chat-request';
 import { formatJsonPath, tooDeepAt } from './json-depth';
 import type { SwarmError } from './swarm-error';
@@ -45,15 +45,27 @@ export function checkContentBlocks(count: number, what: string): void {
     );
 }
 
+const tooManyMessages = (n: number): SwarmError =>
+  refuse(
+    'invalid_request',
+    `messages: at most ${L.messages} messages per request; this one has ${n} (counted as chat messages)`,
+  );
+const tooManyTools = (n: number): SwarmError =>
+  refuse('invalid_request', `tools: at most ${L.tools} tools per request; this one has ${n}`);
+
+/** A raw chat-completions body: too many messages or tools are refused before they are validated one by one. */
+export function checkChatBody(body: unknown): void {
+  const messages = prop(body, 'messages');
+  if (Array.isArray(messages) && messages.length > L.messages) throw tooManyMessages(messages.length);
+  const tools = prop(body, 'tools');
+  if (Array.isArray(tools) && tools.length > L.tools) throw tooManyTools(tools.length);
+}
+
 const textLength = (content: ChatCompletionRequest['messages'][number]['content']): number =>
   typeof content === 'string' ? content.length : (content ?? []).reduce((n, p) => n + p.text.length, 0);
 
 function checkMessages(messages: ChatCompletionRequest['messages']): void {
-  if (messages.length > L.messages)
-    throw refuse(
-      'invalid_request',
-      `messages: at most ${L.messages} messages per request; this one has ${messages.length} (counted as chat messages)`,
-    );
+  if (messages.length > L.messages) throw tooManyMessages(messages.length);
   messages.forEach((m, i) => {
     if (textLength(m.content) > L.messageChars) throw tooLong(`messages[${i}]`, 'the message', L.messageChars);
     (m.tool_calls ?? []).forEach((c, j) =>
@@ -63,8 +75,7 @@ function checkMessages(messages: ChatCompletionRequest['messages']): void {
 }
 
 function checkTools(tools: NonNullable<ChatCompletionRequest['tools']>): void {
-  if (tools.length > L.tools)
-    throw refuse('invalid_request', `tools: at most ${L.tools} tools per request; this one has ${tools.length}`);
+  if (tools.length > L.tools) throw tooManyTools(tools.length);
   let total = 0;
   tools.forEach((t, i) => {
     const json = JSON.stringify(t);

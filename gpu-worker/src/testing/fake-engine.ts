@@ -63,6 +63,8 @@ export interface FakeEngineOptions {
    * request); `kill()` still ends them, and so does the call's deadline, as in the engine process.
    */
   hang?: readonly EngineMethod[];
+  /** Calls that never answer, chosen by their params (e.g. one generation among working ones). */
+  hangIf?: (method: EngineMethod, params: unknown) => boolean;
 }
 
 const GEN_PROMPT = '<|im_start|>assistant\n';
@@ -212,7 +214,7 @@ export class FakeEngine implements EngineHandle {
     return new Promise<EngineResult<M>>((resolve, reject) => {
       const fail = (err: Error): void => reject(err);
       this.pending.add(fail);
-      if (this.opts.hang?.includes(method)) {
+      if (this.opts.hang?.includes(method) || this.opts.hangIf?.(method, params)) {
         const ms = opts.deadlineMs;
         if (ms !== undefined)
           setTimeout(() => {
