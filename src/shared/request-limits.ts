@@ -53,12 +53,16 @@ const tooManyMessages = (n: number): SwarmError =>
 const tooManyTools = (n: number): SwarmError =>
   refuse('invalid_request', `tools: at most ${L.tools} tools per request; this one has ${n}`);
 
-/** A raw chat-completions body: too many messages or tools are refused before they are validated one by one. */
-export function checkChatBody(body: unknown): void {
+/**
+ * A raw chat-completions body: too many messages or tools are refused before they are validated
+ * one by one. Returns the body, to be validated next.
+ */
+export function checkChatBody(body: unknown): unknown {
   const messages = prop(body, 'messages');
   if (Array.isArray(messages) && messages.length > L.messages) throw tooManyMessages(messages.length);
   const tools = prop(body, 'tools');
   if (Array.isArray(tools) && tools.length > L.tools) throw tooManyTools(tools.length);
+  return body;
 }
 
 const textLength = (content: ChatCompletionRequest['messages'][number]['content']): number =>

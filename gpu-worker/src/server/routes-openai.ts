@@ -78,8 +78,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
         'chat completions need an episode key (the apiKey of a claimed episode), not the admin or join token',
       );
     const ep = swarm.episodeForKey(caller.key);
-    checkChatBody(req.body);
-    const body = parseBody(ChatCompletionRequestSchema, req.body);
+    const body = parseBody(ChatCompletionRequestSchema, checkChatBody(req.body));
     const agent = agentOf(req);
     const prepared = prepareRequest(body, swarm.training, ep.kind);
     const clientGone = new AbortController();
