@@ -17,6 +17,9 @@ export const conflict = (code: string, message: string): SwarmError =>
   new SwarmError(409, ErrorTypes.conflict, code, message);
 export const unavailable = (code: string, message: string, retryAfterS: number): SwarmError =>
   new SwarmError(503, ErrorTypes.unavailable, code, message, Math.max(1, Math.ceil(retryAfterS)));
+/** An upstream (the engine) did not answer in time; retrying may succeed. */
+export const gatewayTimeout = (code: string, message: string): SwarmError =>
+  new SwarmError(504, ErrorTypes.unavailable, code, message);
 /** The client closed the request before it was answered (nginx's 499; nobody reads the answer). */
 export const upgradeRequired = (code: string, message: string): SwarmError =>
   new SwarmError(426, ErrorTypes.invalid, code, message);

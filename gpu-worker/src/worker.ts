@@ -200,12 +200,7 @@ function supervisedEngine(
   },
 ): EngineHost {
   return new EngineHost({
-    factory:
-      o.factory ??
-      processEngineFactory({
-        procs: config.engineProcs,
-        ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}),
-      }),
+    factory: o.factory ?? processEngineFactory({ procs: config.engineProcs, devices: config.engineDevices }),
     load: engineLoadParams(config, o.modelPath),
     configure: servingSettings(config, o.servingMode),
     checkpoint: () => {
@@ -220,6 +215,7 @@ function supervisedEngine(
     onCrash: (reason) => o.swarm()?.onEngineCrash(reason),
     onRecovered: (info) => o.swarm()?.onEngineRecovered(info),
     onFailed: (reason) => o.swarm()?.onEngineFailed(reason),
+    deadlines: { scale: config.engineTimeoutScale },
   });
 }
 

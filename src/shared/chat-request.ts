@@ -8,8 +8,9 @@ import { IdSchema, TextSchema } from './wire-text';
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Size limits of one inference request (docs/serving.md, "Request limits"): above them the server answers
- * 400 `invalid_request` at once, before any engine work, so no request can hold the engine long.
+ * Size limits of one inference request, the same for every API (docs/request-limits.md): above
+ * them the server answers 400 at once, before any engine work, so no request can hold the engine
+ * long. Checked on the chat request every API's request becomes (src/shared/request-limits.ts).
  */
 export const REQUEST_LIMITS = {
   /** Messages in one conversation. */
@@ -22,10 +23,11 @@ export const REQUEST_LIMITS = {
   toolChars: 32 * 1024,
   /** Characters of all tool definitions' JSON together. */
   toolsChars: 256 * 1024,
+  /** Levels of JSON nesting: of a request body, of a tool's parameters, of a tool call's arguments. */
+  jsonDepth: 64,
+  /** Content blocks, parts and input items of a Messages or Responses request together, before translation. */
+  contentBlocks: 8192,
 } as const;
-
-const tooLong = (what: string, limit: number): string =>
-  `${what} is longer than this server's limit of ${limit} characters`;
 
 const TextPartSchema = z.object({ type: z.literal('text'), text: TextSchema });
 /** OpenAI content: a string, an array of text parts, or null. */
@@ -34,13 +36,7 @@ const ContentSchema = z.union([TextSchema, z.array(TextPartSchema), z.null()]).o
 export const RequestToolCallSchema = z.object({
   id: IdSchema,
   type: z.literal('function').default('function'),
-  function: z.object({
-    name: IdSchema,
-    arguments: TextSchema.max(
-      REQUEST_LIMITS.messageChars,
-      tooLong("a tool call's arguments", REQUEST_LIMITS.messageChars),
-    ),
-  }),
+  function: z.object({ name: IdSchema, arguments: TextSchema }),
 });
 
 export const RequestMessageSchema = z
@@ -56,10 +52,6 @@ export const RequestMessageSchema = z
     // unparseable call that way, since there is no call id to answer.
     if (m.tool_calls && m.tool_calls.length > 0 && m.role !== 'assistant')
       ctx.addIssue({ code: 'custom', message: 'only assistant messages carry tool_calls' });
-    const chars =
-      typeof m.content === 'string' ? m.content.length : (m.content ?? []).reduce((n, p) => n + p.text.length, 0);
-    if (chars > REQUEST_LIMITS.messageChars)
-      ctx.addIssue({ code: 'custom', path: ['content'], message: tooLong('the message', REQUEST_LIMITS.messageChars) });
   });
 export type RequestMessage = z.infer<typeof RequestMessageSchema>;
 
@@ -83,34 +75,13 @@ const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
 /**
  * The chat-completion request. Unknown OpenAI fields (penalties, `user`, `logprobs`, …) are
- * accepted and ignored; `n > 1` and structured `response_format`s are refused by the server.
+ * accepted and ignored; `n > 1` and structured `response_format`s are refused by the server, and
+ * so is a request over REQUEST_LIMITS (checked on the parsed request: `checkRequestLimits`).
  */
 export const ChatCompletionRequestSchema = z.object({
   model: z.string().max(200).optional(),
-  messages: z
-    .array(RequestMessageSchema)
-    .min(1)
-    .max(REQUEST_LIMITS.messages, `at most ${REQUEST_LIMITS.messages} messages per request`),
-  tools: opt(
-    z
-      .array(RequestToolSchema)
-      .max(REQUEST_LIMITS.tools, `at most ${REQUEST_LIMITS.tools} tools per request`)
-      .superRefine((tools, ctx) => {
-        let total = 0;
-        tools.forEach((t, i) => {
-          const chars = JSON.stringify(t).length;
-          total += chars;
-          if (chars > REQUEST_LIMITS.toolChars)
-            ctx.addIssue({
-              code: 'custom',
-              path: [i],
-              message: tooLong(`tool ${JSON.stringify(t.function.name.slice(0, 64))}`, REQUEST_LIMITS.toolChars),
-            });
-        });
-        if (total > REQUEST_LIMITS.toolsChars)
-          ctx.addIssue({ code: 'custom', message: tooLong('the tools together', REQUEST_LIMITS.toolsChars) });
-      }),
-  ),
+  messages: z.array(RequestMessageSchema).min(1),
+  tools: opt(z.array(RequestToolSchema)),
   tool_choice: opt(ToolChoiceSchema),
   parallel_tool_calls: opt(z.boolean()),
   stream: opt(z.boolean()),

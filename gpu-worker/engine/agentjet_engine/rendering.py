@@ -10,6 +10,7 @@ from transformers.utils.chat_template_utils import _compile_jinja_template, rend
 
 from . import params as P
 from .errors import context_overflow, invalid
+from .framing import MAX_DEPTH, nesting_depth
 
 ROLES = ("system", "user", "assistant", "tool")
 NO_MESSAGE = -1  # template text that belongs to no message (e.g. a tools-only system turn)
@@ -26,6 +27,13 @@ def normalise_tool_call(call: Any, field: str) -> dict[str, Any]:
     name = P.get_str(function, "name", f"{field}.function")
     arguments = function.get("arguments", {})
     if isinstance(arguments, str):
+        depth = nesting_depth(arguments)
+        if depth > MAX_DEPTH:
+            raise invalid(
+                f"{field}.function.arguments",
+                f"nests {depth} levels deep; at most {MAX_DEPTH} are accepted",
+                "too_deep",
+            )
         try:
             parsed = json.loads(arguments)
         except ValueError:

@@ -28,7 +28,7 @@ import torch
 
 from .engine import Engine
 from .errors import EngineError, internal
-from .framing import FrameReader, FrameTooLarge, encode_frame
+from .framing import MAX_DEPTH, FrameReader, FrameTooLarge, encode_frame, leading_id, nesting_depth
 from .scheduler import Job
 
 log = logging.getLogger("agentjet_engine")
@@ -102,15 +102,25 @@ class Server:
 
     # ---- parsing -------------------------------------------------------------------------------
     def parse(self, payload: bytes) -> tuple[Any, str, dict[str, Any]]:
-        """(id, method, params) or an EngineError carrying the id when one could be read."""
+        """(id, method, params), or an EngineError carrying the id whenever one can be read: the nesting
+        depth is bounded before parsing, and a frame that cannot be parsed is answered by its id."""
         try:
             text = payload.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise EngineError("protocol", "bad_utf8", f"frame is not valid UTF-8: {exc}") from exc
+            error = EngineError("protocol", "bad_utf8", f"frame is not valid UTF-8: {exc}")
+            raise _answer(leading_id(payload.decode("utf-8", "replace")), error) from exc
+        depth = nesting_depth(payload)
+        if depth > MAX_DEPTH:
+            error = EngineError(
+                "invalid_params", "too_deep", f"the request nests {depth} levels deep; at most {MAX_DEPTH} are accepted"
+            )
+            raise _answer(leading_id(text), error)
         try:
             request = json.loads(text)
         except (ValueError, RecursionError) as exc:
-            raise EngineError("protocol", "bad_json", f"frame is not valid JSON: {exc}") from exc
+            raise _answer(
+                leading_id(text), EngineError("protocol", "bad_json", f"frame is not valid JSON: {exc}")
+            ) from exc
         if not isinstance(request, dict):
             raise EngineError("protocol", "not_object", "a request must be a JSON object {id, method, params}")
         request_id = request.get("id")
@@ -315,3 +325,8 @@ class _WithId(Exception):
         super().__init__(error.message)
         self.request_id = request_id
         self.error = error
+
+
+def _answer(request_id: Any, error: EngineError) -> Exception:
+    """The error to raise for a frame that could not be parsed: with its id when one was read."""
+    return error if request_id is None else _WithId(request_id, error)

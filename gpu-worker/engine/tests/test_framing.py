@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from agentjet_engine.framing import FrameReader, FrameTooLarge, encode_frame
+from agentjet_engine.framing import FrameReader, FrameTooLarge, encode_frame, leading_id, nesting_depth
 
 
 def test_frames_split_across_writes_and_coalesced() -> None:
@@ -58,3 +58,62 @@ def test_encode_frame_is_length_prefixed_and_strict() -> None:
     assert json.loads(frame[4:]) == {"a": [1, 2.5]}
     with pytest.raises(ValueError):
         encode_frame({"x": float("nan")})
+
+
+def deep(levels: int) -> dict:
+    """A schema whose JSON nests `levels` deep."""
+    schema: dict = {"type": "string"}
+    for _ in range(levels - 1):
+        schema = {"a": schema}
+    return schema
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        1,
+        "x",
+        [],
+        {"a": [1, {"b": "]]]}}}"}]},
+        {"s": 'quote \\" and backslash \\\\ then [[[', "t": ["\\", '\\\\"', "{"]},
+        [[[[["nested"]]]], {"k": {"k": {}}}],
+        deep(5),
+        deep(200),
+    ],
+)
+def test_nesting_depth_matches_the_parsed_value(value: object) -> None:
+    def depth(v: object) -> int:
+        if isinstance(v, dict):
+            return 1 + max((depth(x) for x in v.values()), default=0)
+        if isinstance(v, list):
+            return 1 + max((depth(x) for x in v), default=0)
+        return 0
+
+    text = json.dumps(value, ensure_ascii=False)
+    assert nesting_depth(text) == depth(value)
+    assert nesting_depth(text.encode()) == depth(value)
+
+
+def test_nesting_depth_of_a_frame_too_deep_for_the_parser() -> None:
+    text = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(RecursionError):
+        json.loads(text)
+    assert nesting_depth(text) == 100_000
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"id": 7, "method": "render", "params": ' + "[" * 5000 + "]" * 5000 + "}", 7),
+        ('{"method": "render", "params": {"id": 3, "x": "\\"}"}, "id": "req-9"}', "req-9"),
+        ('{"id":12,"method":"render","params":{"messages": [broken', 12),
+        ('{"method": "x", "params": {"id": 5}}', None),
+        ('{"id": true}', None),
+        ('{"id": 1.5}', None),
+        ("[1, 2]", None),
+        ("not json", None),
+        ('{"id": ', None),
+    ],
+)
+def test_leading_id_reads_the_top_level_id_only(text: str, expected: object) -> None:
+    assert leading_id(text) == expected

@@ -116,6 +116,29 @@ def test_request_level_errors_carry_the_id(proc: EngineProcess) -> None:
     assert_alive(proc)
 
 
+def deep_schema(levels: int) -> str:
+    """The JSON text of a tool schema `levels` objects deep (too deep for json.dumps to write)."""
+    return '{"type":"object","properties":{"a":' * (levels - 1) + '{"type":"string"}' + "}}" * (levels - 1)
+
+
+def test_a_frame_too_deep_to_parse_is_answered_by_its_id(proc: EngineProcess) -> None:
+    """#19 §1: a ~1000-level tool schema used to fail parsing with an id-less error (its call never settled)."""
+    tool = '{"type":"function","function":{"name":"f","parameters":' + deep_schema(1000) + "}}"
+    messages = json.dumps([{"role": "user", "content": "hi"}])
+    request = '{"id":4242,"method":"render","params":{"messages":' + messages + ',"tools":[' + tool + "]}}"
+    with pytest.raises(RecursionError):
+        json.loads(request)
+    proc.send_payload(request.encode())
+    response = proc.response()
+    assert response["id"] == 4242 and error_of(response) == ("invalid_params", "too_deep")
+    assert "2004 levels deep" in response["error"]["message"]
+    # Unparseable after the id: still answered by it.
+    proc.send_payload(b'{"id": 4243, "method": "info", "params": {"oops"')
+    response = proc.response()
+    assert response["id"] == 4243 and error_of(response) == ("protocol", "bad_json")
+    assert_alive(proc)
+
+
 def test_oversized_length_prefix_is_refused_and_serving_continues(proc: EngineProcess) -> None:
     proc.send_raw((600 * 1024 * 1024).to_bytes(4, "big") + b'{"id": 1, "method": "info"} and more junk')
     response = proc.response()
@@ -142,6 +165,14 @@ def test_loaded_model_errors_and_recovery(proc: EngineProcess, model_dir: Path) 
     assert len(result["results"][0]["tokenIds"]) <= 4 and result["weightVersion"] == 0
     decoded = proc.call("decode", {"sequences": [ids], "skipSpecialTokens": False})["result"]["texts"][0]
     assert decoded == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+    # #19 §2: deep tool-call arguments in the history are refused by field, not an internal RecursionError.
+    arguments = "[" * 1000 + "]" * 1000
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None, "tool_calls": [call]}]
+    response = proc.call("render", {"messages": messages})
+    assert error_of(response) == ("invalid_params", "too_deep")
+    assert response["error"]["message"].startswith("messages[1].tool_calls[0].function.arguments: nests 1000 levels")
+    assert "result" in proc.call("render", {"messages": [{"role": "user", "content": "hi"}]})
 
 
 def test_eof_exits_cleanly(proc: EngineProcess) -> None:

@@ -1,6 +1,7 @@
 // Supervises the engine process: starts it, loads the model and restores the last checkpoint;
 // when the process dies it fails in-flight calls with a clear 503, restarts it (with backoff)
 // from the last checkpoint and reports back; calls while it is down get a 503 with a retry hint.
+// Every call carries its deadline (engine-deadlines.ts); one past it is a 504, and the engine serves on.
 import type {
   ConfigureParams,
   EngineInfo,
@@ -10,10 +11,11 @@ import type {
   LoadParams,
 } from '../../../src/shared/engine-protocol';
 import { backoffDelay } from '../../../src/shared/backoff';
-import { EngineExitedError, EngineProcess, type CallOptions } from './engine-process';
+import { engineCallDeadlineMs, type EngineDeadlines } from './engine-deadlines';
+import { EngineDeadlineError, EngineExitedError, EngineProcess, type CallOptions } from './engine-process';
 import type { EngineCaller } from './engine-caller';
 import { RemoteError } from '../../../src/shared/result';
-import { unavailable } from '../errors';
+import { gatewayTimeout, unavailable } from '../errors';
 
 export interface EngineHandle extends EngineCaller {
   call<M extends EngineMethod>(method: M, params: EngineParams[M], opts?: CallOptions): Promise<EngineResult<M>>;
@@ -29,7 +31,9 @@ export type EngineFactory = (hooks: {
 
 /** The real engine: a Python process over stdio frames. */
 export const processEngineFactory =
-  (opts: { python?: string; startTimeoutMs?: number; procs?: number; devices?: string } = {}): EngineFactory =>
+  (
+    opts: { python?: string; startTimeoutMs?: number; procs?: number; devices?: string | undefined } = {},
+  ): EngineFactory =>
   (hooks) =>
     EngineProcess.start({ ...opts, onExit: hooks.onExit, onLog: hooks.onLog });
 
@@ -51,6 +55,8 @@ export interface EngineHostOptions {
   onFailed?: (reason: string) => void;
   restartAttempts?: number;
   backoffMs?: number;
+  /** Deadlines of the engine calls (defaults: DEFAULT_ENGINE_DEADLINES). */
+  deadlines?: Partial<EngineDeadlines> | undefined;
 }
 
 const firstLine = (s: string): string => s.split('\n')[0] ?? s;
@@ -129,7 +135,7 @@ export class EngineHost implements EngineView {
   call<M extends EngineMethod>(method: M, params: EngineParams[M], opts?: CallOptions): Promise<EngineResult<M>> {
     const engine = this.engine;
     if (this.state !== 'ready' || !engine) return Promise.reject(this.unavailableError());
-    return engine.call(method, params, opts).then(
+    return this.callOn(engine, method, params, opts).then(
       (result) => {
         if (engine === this.engine && SETS_WEIGHTS.has(method))
           this.version = reportedWeightVersion(result) ?? this.version;
@@ -137,11 +143,24 @@ export class EngineHost implements EngineView {
       },
       (err: unknown) => {
         if (err instanceof EngineExitedError) throw this.unavailableError(err.message);
+        if (err instanceof EngineDeadlineError)
+          throw gatewayTimeout('engine_timeout', `${err.message}; the call was given up (the engine serves on)`);
         // A multi-rank engine lost a rank: it answers `rank_failed` and exits; like a crash, the work is not at fault.
         if (err instanceof RemoteError && err.code === 'rank_failed') throw this.unavailableError(err.message);
         throw err;
       },
     );
+  }
+
+  /** A call on one engine with its deadline: the caller's, else the method's. */
+  private callOn<M extends EngineMethod>(
+    engine: EngineHandle,
+    method: M,
+    params: EngineParams[M],
+    opts: CallOptions = {},
+  ): Promise<EngineResult<M>> {
+    const deadlineMs = opts.deadlineMs ?? engineCallDeadlineMs(method, params, this.opts.deadlines);
+    return engine.call(method, params, { ...opts, deadlineMs });
   }
 
   /** Loads the model afresh (initial weights, new optimizer; a reset), with changed load settings; later restarts use them too. */
@@ -184,10 +203,10 @@ export class EngineHost implements EngineView {
     ref.handle = engine;
     this.engine = engine;
     try {
-      let info = await engine.call('load', this.load);
+      let info = await this.callOn(engine, 'load', this.load);
       const checkpoint = this.opts.checkpoint();
-      if (checkpoint) info = await engine.call('restore', { path: checkpoint });
-      if (this.opts.configure) info = { ...info, serving: await engine.call('configure', this.opts.configure) };
+      if (checkpoint) info = await this.callOn(engine, 'restore', { path: checkpoint });
+      if (this.opts.configure) info = { ...info, serving: await this.callOn(engine, 'configure', this.opts.configure) };
       this.facts = info;
       this.version = info.weightVersion;
       return info;

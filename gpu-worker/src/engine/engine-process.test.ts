@@ -98,6 +98,22 @@ describe('EngineProcess (real engine)', () => {
     expect(info.loaded).toBe(true);
   });
 
+  it('answers a frame nested too deep to parse by its id (#19 §1), with the same process serving on', async () => {
+    const pid = engine.pid;
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 999; i++) schema = { type: 'object', properties: { a: schema } };
+    const tools = [{ type: 'function' as const, function: { name: 'f', parameters: schema } }];
+    const err = await engine
+      .call('render', { messages: [{ role: 'user', content: 'hi' }], tools })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RemoteError);
+    expect(err).toMatchObject({ type: 'invalid_params', code: 'too_deep' });
+    expect((err as Error).message).toMatch(/nests 2004 levels deep; at most 128 are accepted/);
+    expect(engine.alive).toBe(true);
+    expect(engine.pid).toBe(pid);
+    expect((await engine.call('info', {})).loaded).toBe(true);
+  });
+
   it('fails every in-flight call with one clear error when the process dies, and reports the exit', async () => {
     let exitReason = '';
     const doomed = await EngineProcess.start({ onExit: (r) => (exitReason = r) });

@@ -1,6 +1,10 @@
 // Spawns and speaks to the Python engine over stdio frames (protocol v2): one typed call per
 // protocol method, many in flight at once and answered by id in any order; a streamed `generate`
 // delivers its delta frames to the caller's `onDelta`, and aborting its signal sends `cancel`.
+// Every call has a deadline (engine-deadlines.ts): past it the call fails and a generation is
+// cancelled. A frame that answers no call (an error without an id, a malformed frame) means the
+// engine lost a request: a protocol failure, handled like a crash (every call fails, the process
+// is killed, the supervisor restarts it) — a lost answer would otherwise leave its caller waiting.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import {
@@ -11,7 +15,9 @@ import {
   type EngineResult,
   type GenerateDelta,
 } from '../../../src/shared/engine-protocol';
+import { PendingCalls } from '../../../src/shared/pending-calls';
 import { RemoteError } from '../../../src/shared/result';
+import { engineCallDeadlineMs, type EngineDeadlines } from './engine-deadlines';
 import { ENGINE_DIR, findPython } from './find-python';
 import { encodeFrame, FrameDecoder } from './frames';
 
@@ -28,7 +34,9 @@ export interface EngineProcessOptions {
   /** Engine ranks: 1 = one process; N > 1 = FSDP over N ranks started by torchrun (see `engineArgv`). */
   procs?: number;
   /** CUDA devices the ranks may use (CUDA_VISIBLE_DEVICES, e.g. "0,1"); rank r takes the r-th. */
-  devices?: string;
+  devices?: string | undefined;
+  /** Deadlines of calls that name none (defaults: DEFAULT_ENGINE_DEADLINES). */
+  deadlines?: Partial<EngineDeadlines>;
 }
 
 /**
@@ -55,14 +63,34 @@ export function engineArgv(procs = 1): string[] {
 export interface CallOptions {
   onDelta?: (delta: GenerateDelta) => void;
   signal?: AbortSignal;
+  /** Fail the call after this long (default: the method's deadline, engine-deadlines.ts). */
+  deadlineMs?: number;
 }
 
 interface Pending {
   method: EngineMethod;
-  resolve: (value: unknown) => void;
-  reject: (err: Error) => void;
   onDelta?: (delta: GenerateDelta) => void;
 }
+
+/** The error of a call the engine did not answer within its deadline. */
+export class EngineDeadlineError extends RemoteError {
+  constructor(
+    readonly method: EngineMethod,
+    readonly ms: number,
+  ) {
+    super({
+      type: 'timeout',
+      code: 'engine_deadline',
+      message: `the engine did not answer ${method} within ${(ms / 1000).toFixed(ms < 10_000 ? 2 : 0)} s`,
+    });
+    this.name = 'EngineDeadlineError';
+  }
+}
+
+const nodeTimers = {
+  setTimeout: (fn: () => void, ms: number): unknown => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle: unknown): void => clearTimeout(handle as NodeJS.Timeout),
+};
 
 /** The error of a call whose signal was aborted before the engine started it. */
 export function cancelledError(): RemoteError {
@@ -79,8 +107,10 @@ export class EngineExitedError extends Error {
 
 export class EngineProcess {
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private readonly pending: PendingCalls<Pending> = new PendingCalls<Pending>({
+    timers: nodeTimers,
+    expired: (id, call, ms) => this.expired(id, call, ms),
+  });
   private exitReason: string | null = null;
   private disposed = false;
   private readonly exited: Promise<void>;
@@ -94,7 +124,7 @@ export class EngineProcess {
       env: { ...process.env, ...opts.env, ...devices, PYTHONUNBUFFERED: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const decoder = new FrameDecoder((msg) => this.log(`[worker] ${msg}`));
+    const decoder = new FrameDecoder((msg) => this.protocolFailure(msg));
     this.child.stdout.on('data', (chunk: Buffer) => {
       for (const frame of decoder.push(chunk)) this.onFrame(frame);
     });
@@ -124,7 +154,7 @@ export class EngineProcess {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        engine.call('info', {}),
+        engine.call('info', {}, { deadlineMs: timeoutMs }),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`engine did not answer within ${timeoutMs} ms`)), timeoutMs);
         }),
@@ -149,37 +179,44 @@ export class EngineProcess {
   call<M extends EngineMethod>(method: M, params: EngineParams[M], opts: CallOptions = {}): Promise<EngineResult<M>> {
     if (this.exitReason !== null) return Promise.reject(new EngineExitedError(this.exitReason));
     if (opts.signal?.aborted) return Promise.reject(cancelledError());
-    const id = this.nextId++;
-    return new Promise<EngineResult<M>>((resolve, reject) => {
-      const onAbort = (): void => {
-        if (this.pending.has(id)) this.send('cancel', { requestId: id });
-      };
-      const settle = (): void => opts.signal?.removeEventListener('abort', onAbort);
-      this.pending.set(id, {
-        method,
-        resolve: (value) => {
-          settle();
-          const parsed = engineMethods[method].result.safeParse(value);
-          if (parsed.success) resolve(parsed.data as EngineResult<M>);
-          else reject(new Error(`engine answered ${method} with an unexpected shape: ${parsed.error.message}`));
-        },
-        reject: (err) => {
-          settle();
-          reject(err);
-        },
-        ...(opts.onDelta ? { onDelta: opts.onDelta } : {}),
-      });
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      this.child.stdin.write(encodeFrame({ id, method, params }));
-    });
+    const deadlineMs = opts.deadlineMs ?? engineCallDeadlineMs(method, params, this.opts.deadlines);
+    const { id, promise } = this.pending.add(
+      { method, ...(opts.onDelta ? { onDelta: opts.onDelta } : {}) },
+      deadlineMs,
+    );
+    const onAbort = (): void => {
+      if (this.pending.has(id)) this.send('cancel', { requestId: id });
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    this.child.stdin.write(encodeFrame({ id, method, params }));
+    return promise.then(
+      (value) => {
+        opts.signal?.removeEventListener('abort', onAbort);
+        const parsed = engineMethods[method].result.safeParse(value);
+        if (!parsed.success)
+          throw new Error(`engine answered ${method} with an unexpected shape: ${parsed.error.message}`);
+        return parsed.data as EngineResult<M>;
+      },
+      (err: unknown) => {
+        opts.signal?.removeEventListener('abort', onAbort);
+        throw err;
+      },
+    );
   }
 
   /** Fire-and-forget request (its answer is dropped), e.g. `cancel`. */
   private send<M extends EngineMethod>(method: M, params: EngineParams[M]): void {
     if (this.exitReason !== null) return;
-    const id = this.nextId++;
-    this.pending.set(id, { method, resolve: () => undefined, reject: () => undefined });
+    const { id, promise } = this.pending.add({ method }, engineCallDeadlineMs(method, params, this.opts.deadlines));
+    promise.catch(() => undefined);
     this.child.stdin.write(encodeFrame({ id, method, params }));
+  }
+
+  /** A call past its deadline: it fails; a generation is cancelled so it frees its rows. */
+  private expired(id: number, call: Pending, ms: number): Error {
+    this.log(`[worker] engine call ${id} (${call.method}) got no answer within ${ms} ms; failing it`);
+    if (call.method === 'generate') this.send('cancel', { requestId: id });
+    return new EngineDeadlineError(call.method, ms);
   }
 
   /** Closes stdin (the engine exits on EOF), then kills it if it lingers. */
@@ -196,32 +233,42 @@ export class EngineProcess {
 
   private onFrame(frame: unknown): void {
     const parsed = EngineResponseSchema.safeParse(frame);
-    if (!parsed.success) {
-      this.log(`[worker] ignoring an engine frame of unexpected shape: ${parsed.error.message}`);
-      return;
-    }
+    if (!parsed.success)
+      return this.protocolFailure(`the engine sent a frame of unexpected shape: ${parsed.error.message}`);
     const msg = parsed.data;
     if (typeof msg.id !== 'number') {
-      if ('error' in msg) this.log(`[worker] engine error without request id: ${msg.error.message}`);
-      return;
+      const what =
+        'error' in msg
+          ? `an error without a request id (${msg.error.code}: ${msg.error.message})`
+          : `a frame with id ${JSON.stringify(msg.id)}`;
+      return this.protocolFailure(`the engine answered ${what}`);
     }
-    const pending = this.pending.get(msg.id);
-    if (!pending) return;
     if ('delta' in msg) {
-      pending.onDelta?.(msg.delta);
+      this.pending.get(msg.id)?.onDelta?.(msg.delta);
       return;
     }
-    this.pending.delete(msg.id);
-    if ('error' in msg) pending.reject(new RemoteError(msg.error));
-    else pending.resolve(msg.result);
+    if ('error' in msg) this.pending.reject(msg.id, new RemoteError(msg.error));
+    else this.pending.resolve(msg.id, msg.result);
+  }
+
+  /**
+   * The engine lost track of a request (it could not read the frame, or its answer cannot be read):
+   * which call it was is unknown, so every call fails, the process is killed and the supervisor
+   * restarts it, as after a crash.
+   */
+  private protocolFailure(what: string): void {
+    if (this.exitReason !== null) return;
+    const reason = `engine protocol failure: ${what.slice(0, 500)}`;
+    this.log(`[worker] ${reason}; failing every call in flight and restarting the engine`);
+    this.fail(reason);
+    this.child.kill('SIGKILL');
   }
 
   private fail(reason: string): void {
     if (this.exitReason !== null) return;
     this.exitReason = reason;
     const err = new EngineExitedError(reason);
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
+    this.pending.dispose(err);
     if (!this.disposed) this.opts.onExit?.(reason);
   }
 

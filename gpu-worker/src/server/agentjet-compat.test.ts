@@ -58,6 +58,14 @@ describe('AgentJet compat routes (fake engine)', () => {
     expect(admin.status).toBe(404);
     expect(JSON.stringify(admin.body)).not.toContain(TEST_TOKENS.admin);
     expect((await http(t.worker.url, 'GET', '/get_engine_status')).status).toBe(401);
+    // #19 §5: a token over 500 characters is a wrong token like any other; a trailing slash is an unknown route.
+    const long = await http(t.worker.url, 'GET', `/agentjet/${'t'.repeat(501)}/get_engine_status`);
+    expect(long.status).toBe(404);
+    expect(JSON.stringify(long.body)).not.toMatch(/joinToken/);
+    const slash = await http(t.worker.url, 'GET', `${base()}/get_engine_status/`);
+    expect(slash.status).toBe(404);
+    expect(slash.body).toMatchObject({ error: { code: 'route_not_found' } });
+    expect(JSON.stringify(slash.body)).not.toContain(TEST_TOKENS.join);
     // The inference routes under the prefix still need the episode key.
     expect(
       (
@@ -252,5 +260,49 @@ describe('AgentJet compat routes (fake engine)', () => {
         })
       ).body,
     ).toEqual({ success: true });
+  });
+
+  it('validates the reward of end_episode as the native end does (#19 §4), and the group still trains', async () => {
+    const w = await startFakeWorker(
+      { agentjetCompat: true, training: { strategy: 'C2', batch: 1, groupSize: 2, checkpointEvery: 0 } },
+      { engine: { reply: scriptedReply } },
+    );
+    try {
+      const call = (path: string, body: unknown) => http(w.worker.url, 'POST', `${base()}${path}`, { body });
+      expect((await call('/start_engine', {})).status).toBe(200);
+      const episodes: { episode_uuid: string; openai_api_key: string }[] = [];
+      for (let i = 0; i < 2; i++) {
+        const c = await call('/claim_episode', {
+          client_uuid: 'u-r',
+          episode_type: 'train',
+          discard_episode_timeout: 60,
+        });
+        const ep = c.body as { episode_uuid: string; openai_api_key: string };
+        await http(w.worker.url, 'POST', `${base()}/v1/chat/completions`, {
+          token: ep.openai_api_key,
+          body: { messages: [{ role: 'user', content: 'hi' }] },
+        });
+        episodes.push(ep);
+      }
+      const end = (ep: { episode_uuid: string }, reward: string) =>
+        http(w.worker.url, 'POST', `${base()}/end_episode`, {
+          body: `{"client_uuid":"u-r","episode_uuid":"${ep.episode_uuid}","task_id":"g","workflow_output":{"reward":${reward},"metadata":{}}}`,
+        });
+      for (const reward of ['1e300', '-1e300', '1000001']) {
+        const refused = await end(episodes[0]!, reward);
+        expect(refused.status, reward).toBe(400);
+        expect(refused.body).toMatchObject({ error: { code: 'invalid_request' } });
+        expect(String((refused.body as { detail: string }).detail)).toMatch(/must be between -1000000 and 1000000/);
+      }
+      expect(w.worker.swarm.findEpisode(episodes[0]!.episode_uuid)?.status).toBe('open');
+      const before = w.worker.swarm.step;
+      expect((await end(episodes[0]!, '1')).status).toBe(200);
+      expect((await end(episodes[1]!, '0')).status).toBe(200);
+      const t0 = Date.now();
+      while (w.worker.swarm.step === before && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 20));
+      expect(w.worker.swarm.step).toBe(before + 1);
+    } finally {
+      await w.stop();
+    }
   });
 });

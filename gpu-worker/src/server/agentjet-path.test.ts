@@ -5,6 +5,8 @@ describe('AgentJet paths', () => {
   it('knows the client routes (credential in the path) from the inference routes under /v1', () => {
     expect(isAgentJetClientPath('/agentjet/tok/claim_episode')).toBe(true);
     expect(isAgentJetClientPath('/agentjet/tok/get_engine_status')).toBe(true);
+    expect(isAgentJetClientPath('/agentjet/tok/end_episode/')).toBe(true); // a 404 from the router, not a 401
+    expect(isAgentJetClientPath('/agentjet/tok/v1/')).toBe(false);
     expect(isAgentJetClientPath('/agentjet/tok/v1/chat/completions')).toBe(false);
     expect(isAgentJetClientPath('/agentjet/tok/v1')).toBe(false);
     expect(isAgentJetClientPath('/agentjet/tok/a/b')).toBe(false);

@@ -6,8 +6,10 @@ export const AGENTJET_PREFIX = '/agentjet';
 export const redactJoinToken = (path: string): string => path.replace(/^\/agentjet\/[^/?]+/, '/agentjet/<join-token>');
 
 /**
- * An AgentJet client route (`/agentjet/<token>/<route>`, not the inference routes under `/v1/`):
- * its credential is the path's token, which the compat scope checks (404 when wrong), so the
- * header-based early authentication leaves it alone.
+ * An AgentJet client route (`/agentjet/<token>/<route>`, a trailing slash included; not the
+ * inference routes under `/v1/`): its credential is the path's token, which the compat scope
+ * checks (404 when wrong, like a route that does not exist), so the header-based early
+ * authentication leaves it alone.
  */
-export const isAgentJetClientPath = (path: string): boolean => /^\/agentjet\/[^/?]+\/(?!v1(?:\/|$))[^/?]+$/.test(path);
+export const isAgentJetClientPath = (path: string): boolean =>
+  /^\/agentjet\/[^/?]+\/(?!v1(?:\/|$))[^/?]+\/?$/.test(path);

@@ -5,13 +5,16 @@
 // fake file system under its journal: after each case it is healthy and a normal episode trains.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClaimResponse, Status } from '../../../src/shared/swarm-protocol';
+import type { EngineParams } from '../../../src/shared/engine-protocol';
+import type { ClaimResponse, Health, Status } from '../../../src/shared/swarm-protocol';
 import {
   badInputCases,
   expectBadInputRefused,
   expectRefusedAndStillTraining,
+  expectNormalEpisodeTrains,
   fuzzRandomRequests,
   hardeningCases,
+  limitCases,
   type BadInputTarget,
 } from '../testing/bad-input';
 import { FakeFaultyFs } from '../testing/fake-faulty-fs';
@@ -96,8 +99,11 @@ describe('hardening battery (fake engine, fake journal file system)', () => {
   afterAll(async () => t.stop());
 
   it('refuses each hostile request in the error shape, stays healthy, and trains a normal task group after each', async () => {
-    const cases = hardeningCases({ url: t.worker.url, tokens: TEST_TOKENS, ...limits, journalFs: fs });
-    expect(cases.length).toBeGreaterThanOrEqual(14);
+    const cases = [
+      ...hardeningCases({ url: t.worker.url, tokens: TEST_TOKENS, ...limits, journalFs: fs }),
+      ...limitCases({ url: t.worker.url, tokens: TEST_TOKENS }),
+    ];
+    expect(cases.length).toBeGreaterThanOrEqual(22);
     await expectRefusedAndStillTraining(cases, { url: t.worker.url, tokens: TEST_TOKENS });
   });
 
@@ -123,5 +129,55 @@ describe('hardening battery (fake engine, fake journal file system)', () => {
     // Heartbeats of unknown ids (the battery's) registered nobody.
     expect(listed.body.clients.map((c) => c.clientId)).not.toContain('never-registered');
     expect(listed.body.clients.map((c) => c.clientId)).toContain('100%');
+  });
+});
+
+describe('engine call deadlines (a fake engine that never answers one generation)', () => {
+  let t: TestWorker;
+  const LOST = 77; // the max_tokens of the generation the fake engine never answers
+
+  beforeAll(async () => {
+    // Deadlines at 1% of their defaults: a generation of 77 tokens gets 1.39 s, a render 0.6 s.
+    t = await startFakeWorker(
+      { engineTimeoutScale: 0.01, training: { strategy: 'C2', batch: 1, groupSize: 2, checkpointEvery: 0 } },
+      {
+        engine: {
+          reply: scriptedReply,
+          hangIf: (method, params) =>
+            method === 'generate' && (params as EngineParams['generate']).requests.some((r) => r.maxTokens === LOST),
+        },
+      },
+    );
+  });
+  afterAll(async () => t.stop());
+
+  it('fails the call at its deadline with a 504, the episode still ends, and the worker trains on', async () => {
+    const c = (
+      await http<ClaimResponse>(t.worker.url, 'POST', '/swarm/v1/episodes', {
+        token: TEST_TOKENS.join,
+        body: { clientId: 'deadline', taskId: 'lost' },
+      })
+    ).body;
+    const lost = await http<{ error: { code: string; message: string } }>(
+      t.worker.url,
+      'POST',
+      '/v1/chat/completions',
+      {
+        token: c.apiKey,
+        body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: LOST },
+      },
+    );
+    expect(lost.status).toBe(504);
+    expect(lost.body.error.code).toBe('engine_timeout');
+    expect(lost.body.error.message).toMatch(/the engine did not answer generate within 1\.39 s/);
+    // The episode did not stick in `ending`: its end answers, and a second end is the usual 409.
+    const end = await http(t.worker.url, 'POST', `/swarm/v1/episodes/${c.episodeId}/end`, {
+      token: TEST_TOKENS.join,
+      body: { taskId: 'lost', reward: 1 },
+    });
+    expect(end.status, JSON.stringify(end.body)).toBe(200);
+    expect(t.worker.swarm.findEpisode(c.episodeId)?.status).toBe('ended');
+    await expectNormalEpisodeTrains({ url: t.worker.url, tokens: TEST_TOKENS }, 'after-deadline');
+    expect((await http<Health>(t.worker.url, 'GET', '/health')).body).toMatchObject({ ok: true, state: 'running' });
   });
 });

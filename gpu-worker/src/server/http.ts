@@ -4,13 +4,17 @@
 // errors (a malformed URL, a path segment too long) included.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { checkBodyDepth } from '../../../src/shared/request-limits';
 import { ErrorTypes } from '../../../src/shared/swarm-protocol';
 import { badRequest, SwarmError } from '../errors';
 import { redactJoinToken } from './agentjet-path';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Parses a JSON body: broken UTF-8, bad JSON and `__proto__` keys (prototype pollution) are 400s. */
+/**
+ * Parses a JSON body: broken UTF-8, bad JSON, nesting deeper than the request limit (checked before
+ * parsing, naming the field) and `__proto__` keys (prototype pollution) are 400s.
+ */
 export function parseJsonBody(buf: Buffer): unknown {
   if (buf.length === 0) return undefined;
   let text: string;
@@ -19,7 +23,11 @@ export function parseJsonBody(buf: Buffer): unknown {
   } catch {
     throw badRequest('invalid_utf8', 'the request body is not valid UTF-8');
   }
+  checkBodyDepth(text);
   try {
+    // A key can spell __proto__ only literally or with \u escapes; without either the reviver (a
+    // call per value, most of the parse time of a large body) cannot find one.
+    if (!text.includes('__proto__') && !text.includes('\\u')) return JSON.parse(text);
     return JSON.parse(text, (key, value: unknown) => {
       if (key === '__proto__') throw new SyntaxError('the key "__proto__" is not allowed');
       return value;

@@ -1,10 +1,13 @@
 // #16 §1 against a real worker (the Python engine, built-in model): oversized requests are refused
-// with a clear 400 at once, and never hold the engine from a normal call running alongside.
+// with a clear 400 at once, and never hold the engine from a normal call running alongside. #19:
+// the same limits on every API (deep tool schemas and arguments, Messages bodies over the chat
+// limits), refused before any engine work; the worker then serves, trains and resets as usual.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_LIMITS, type ClaimResponse } from '../../../src/shared/swarm-protocol';
 import { BUILTIN_MODEL_DIR } from '../resources';
+import { expectBadInputRefused, limitCases, manyBlocksMessagesBody } from '../testing/bad-input';
 import { http, tempDir, TEST_TOKENS, type HttpResult } from '../testing/workers';
 import { startWorker, type Worker } from '../worker';
 
@@ -87,5 +90,29 @@ describe('request limits (real engine)', () => {
     expect(over.status).toBe(400);
     expect(over.body.error?.code).toBe('context_length_exceeded');
     expect((await running).status).toBe(200);
+  });
+
+  it('refuses deep schemas and arguments and over-limit Messages bodies on every API before any engine work (#19)', async () => {
+    const normal = await claim();
+    const running = chat(normal, { messages: [{ role: 'user', content: 'What is 2 + 2?' }], max_tokens: 48 });
+    await expectBadInputRefused(limitCases({ url: w.url, tokens: TEST_TOKENS }));
+    expect((await running).status).toBe(200);
+    // The 8 MB Messages body of the issue reached the engine and answered after 1.1–3.0 s; now it
+    // is refused before the completion path (the episode never counted a call).
+    const body = manyBlocksMessagesBody();
+    expect(body.length).toBeGreaterThan(7_000_000);
+    const c = await claim();
+    const refused = await http(w.url, 'POST', '/v1/messages', { token: c.apiKey, body });
+    expect(refused.status).toBe(400);
+    expect(w.swarm.findEpisode(c.episodeId)?.nextCallIndex).toBe(0);
+    const after = await chat(await claim(), { messages: [{ role: 'user', content: 'hi' }] });
+    expect(after.status).toBe(200);
+    // No episode was left ending: a reset settles at once.
+    const reset = await http<{ runDir: string }>(w.url, 'POST', '/swarm/v1/control/reset', {
+      token: TEST_TOKENS.admin,
+      body: {},
+    });
+    expect(reset.status, JSON.stringify(reset.body)).toBe(200);
+    expect(w.swarm.openEpisodes()).toHaveLength(0);
   });
 });

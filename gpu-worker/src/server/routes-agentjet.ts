@@ -89,9 +89,10 @@ export function registerAgentJetRoutes(app: FastifyInstance, deps: AgentJetRoute
 
   void app.register(
     async (scope) => {
+      // Any token but the join token, however long or malformed, is a route that does not exist.
       scope.addHook('onRequest', async (req) => {
-        const { joinToken } = parseBody(IdParams, req.params);
-        if (matcher.match(joinToken) !== 'join')
+        const params = IdParams.safeParse(req.params);
+        if (!params.success || matcher.match(params.data.joinToken) !== 'join')
           throw notFound('route_not_found', `no route ${req.method} ${redactJoinToken(req.url.split('?')[0]!)}`);
       });
       deps.registerInference(scope);

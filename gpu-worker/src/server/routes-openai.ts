@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ChatCompletionRequestSchema, IdSchema } from '../../../src/shared/swarm-protocol';
+import { checkChatBody } from '../../../src/shared/request-limits';
 import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 import { prepareRequest } from '../swarm/chat-request';
 import type { CompletionOutcome, CompletionService } from '../swarm/completions';
@@ -77,7 +78,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps
         'chat completions need an episode key (the apiKey of a claimed episode), not the admin or join token',
       );
     const ep = swarm.episodeForKey(caller.key);
-    const body = parseBody(ChatCompletionRequestSchema, req.body);
+    const body = parseBody(ChatCompletionRequestSchema, checkChatBody(req.body));
     const agent = agentOf(req);
     const prepared = prepareRequest(body, swarm.training, ep.kind);
     const clientGone = new AbortController();

@@ -1,7 +1,8 @@
 // Turns a validated OpenAI chat-completion request into what the server runs: chat messages in
 // the one shape the engine renders, tools, the tool choice, bounded sampling settings and stop
 // strings. Refuses what the server does not do (n > 1, structured response formats, a tool
-// choice naming a missing tool, max_tokens over the limit) with a 400 that says so. Pure.
+// choice naming a missing tool, max_tokens over the limit) and a request over the request limits
+// (every API's request comes here as a chat request) with a 400 that says so. Pure.
 import type { ChatMessage, Tool } from '../../../src/shared/chat';
 import type {
   ChatCompletionRequest,
@@ -10,6 +11,7 @@ import type {
   ToolChoice,
   TrainingConfig,
 } from '../../../src/shared/swarm-protocol';
+import { checkRequestLimits } from '../../../src/shared/request-limits';
 import { badRequest } from '../errors';
 
 export interface PreparedRequest {
@@ -80,6 +82,7 @@ function toolChoiceOf(choice: ToolChoice | null | undefined, tools: Tool[] | nul
  *   (rollout logprobs are raw, so only sampling at the server's settings keeps training on-policy).
  */
 export function prepareRequest(req: ChatCompletionRequest, cfg: TrainingConfig, kind: EpisodeKind): PreparedRequest {
+  checkRequestLimits(req);
   if (req.n !== undefined && req.n !== null && req.n > 1)
     throw badRequest(
       'n_not_supported',

@@ -1,8 +1,10 @@
 // The rules that refuse episode work, as pure functions of state: why a claim is refused in each
-// worker state (with a retry hint), which episode a key names or why not, and whether an episode
-// still takes calls, an end or an abort. Each answer is the client's error (HTTP status + code).
-import type { WorkerState } from '../../../src/shared/swarm-protocol';
-import { conflict, unavailable, type SwarmError } from '../errors';
+// worker state (with a retry hint), which episode a key names or why not, whether an episode
+// still takes calls, an end or an abort, and what result an end may report (whichever route it
+// came by). Each answer is the client's error (HTTP status + code).
+import { z } from 'zod';
+import { EndRequestSchema, type EndRequest, type WorkerState } from '../../../src/shared/swarm-protocol';
+import { badRequest, conflict, unavailable, type SwarmError } from '../errors';
 import type { Episode } from './episodes';
 import { keyRefusal, verifyEpisodeKey } from './keys';
 
@@ -46,4 +48,14 @@ export function assertOpen(ep: Episode): void {
         `episode ${ep.id} expired after ${Math.round(ep.timeoutMs / 1000)} s without activity; claim a new episode`,
       );
   }
+}
+
+/**
+ * An end's result as every route that ends an episode must give it (the native route, AgentJet's
+ * `end_episode`): a task id, a finite reward within ±MAX_ABS_REWARD, finite metrics; else a 400.
+ */
+export function validEnd(end: EndRequest): EndRequest {
+  const parsed = EndRequestSchema.safeParse(end);
+  if (parsed.success) return parsed.data;
+  throw badRequest('invalid_request', z.prettifyError(parsed.error).slice(0, 1500));
 }

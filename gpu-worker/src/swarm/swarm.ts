@@ -26,7 +26,7 @@ import type { WorkerConfig } from '../worker-config';
 import { ClientRegistry, openCountsByClient } from './clients';
 import type { CallLedger } from './completions';
 import type { EngineView } from '../engine/engine-host';
-import { assertOpen, claimRefusal, episodeIdOfKey } from './episode-rules';
+import { assertOpen, claimRefusal, episodeIdOfKey, validEnd } from './episode-rules';
 import { notFound } from '../errors';
 import { EventBus, type LogLevel } from './event-bus';
 import type { EventLog } from './event-log';
@@ -300,7 +300,8 @@ export class Swarm implements CallLedger, TrainerHost {
   }
 
   /** Ends an episode: waits for its in-flight calls, makes it durable in the pool, then answers. */
-  async end(id: string, body: EndRequest): Promise<EndResponse> {
+  async end(id: string, request: EndRequest): Promise<EndResponse> {
+    const body = validEnd(request);
     const ep = this.getEpisode(id);
     assertOpen(ep);
     this.episodes.beginEnd(ep);

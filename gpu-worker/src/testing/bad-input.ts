@@ -4,7 +4,9 @@
 // 4xx with `{error: {type, code, message}}` — plus a property-based fuzz over random bodies.
 // The hardening cases (issue #16) go further: hostile connections, router-level refusals,
 // client ids decoded twice, unbounded rewards, a failing pool journal — and after each one the
-// worker must be healthy and a normal episode must still train.
+// worker must be healthy and a normal episode must still train. The limit cases (issue #19): tool
+// schemas and tool-call arguments nested 1,000 deep on every API, and Messages bodies over the
+// chat limits (126,000 tool_result blocks, a 2 M-character message) — each a 400 naming the field.
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import {
@@ -77,6 +79,12 @@ export async function badInputCases(t: BadInputTarget): Promise<BadCase[]> {
       status: 400,
       code: 'invalid_json',
       run: () => chat(open.apiKey, '{"__proto__": {"x": 1}, "messages": []}'),
+    },
+    {
+      name: 'prototype-polluting key spelled with escapes',
+      status: 400,
+      code: 'invalid_json',
+      run: () => chat(open.apiKey, '{"\\u005f_pr\\u006fto__": {"x": 1}, "messages": []}'),
     },
     {
       name: 'wrong types: messages a string',
@@ -504,6 +512,122 @@ export function hardeningCases(t: HardeningTarget): BadCase[] {
     });
   }
   return cases;
+}
+
+/** The JSON text of a schema `levels` schemas deep: its JSON nests 2 × levels − 1 objects. */
+export const deepSchemaText = (levels: number): string =>
+  '{"type":"object","properties":{"a":'.repeat(levels - 1) + '{"type":"string"}' + '}}'.repeat(levels - 1);
+
+/** Arguments (a JSON text) nested `levels` arrays deep. */
+export const deepArguments = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
+
+/** The 8 MB Messages body of the issue: 14 user messages of 9,000 tool_result blocks each. */
+export function manyBlocksMessagesBody(): string {
+  const blocks = Array.from({ length: 9000 }, (_, i) => ({ type: 'tool_result', tool_use_id: `t${i}`, content: 'ok' }));
+  const messages = Array.from({ length: 14 }, () => ({ role: 'user', content: blocks }));
+  return JSON.stringify({ model: 'm', max_tokens: 8, messages });
+}
+
+/** Issue #19: deep JSON on every API and Messages bodies over the chat limits; each a 400 naming the field. */
+export function limitCases(t: Pick<HardeningTarget, 'url' | 'tokens'>): BadCase[] {
+  const key = async (): Promise<string> => {
+    const c = await http<ClaimResponse>(t.url, 'POST', '/swarm/v1/episodes', {
+      token: t.tokens.join,
+      body: { clientId: 'hard-limits', taskId: 'limits' },
+    });
+    if (c.status !== 201) throw new Error(`claim failed: ${JSON.stringify(c.body)}`);
+    return c.body.apiKey;
+  };
+  const refused = (path: string, body: () => string, message: RegExp) => async (): Promise<HttpResult> => {
+    const res = await http<{ error?: { message?: string } }>(t.url, 'POST', path, { token: await key(), body: body() });
+    expect(res.body.error?.message, `${path}: ${JSON.stringify(res.body).slice(0, 300)}`).toMatch(message);
+    return res;
+  };
+  // ~1,000 levels of JSON, the issue's case: the engine's parser failed on it, and the call never answered.
+  const deep = deepSchemaText(500);
+  const call = `{"id":"c1","type":"function","function":{"name":"f","arguments":${JSON.stringify(deepArguments(1000))}}}`;
+  const user = '{"role":"user","content":"hi"}';
+  return [
+    {
+      name: 'a tool schema nested ~1,000 levels (chat completions)',
+      status: 400,
+      code: 'too_deep',
+      run: refused(
+        '/v1/chat/completions',
+        () => `{"messages":[${user}],"tools":[{"type":"function","function":{"name":"f","parameters":${deep}}}]}`,
+        /^tools\[0\]\.function\.parameters\.properties\.a… nests deeper than 64 levels/,
+      ),
+    },
+    {
+      name: 'a tool schema nested ~1,000 levels (Responses)',
+      status: 400,
+      code: 'too_deep',
+      run: refused(
+        '/v1/responses',
+        () => `{"input":"hi","tools":[{"type":"function","name":"f","parameters":${deep}}]}`,
+        /^tools\[0\]\.parameters\.properties/,
+      ),
+    },
+    {
+      name: 'a tool schema nested ~1,000 levels (Messages)',
+      status: 400,
+      code: 'too_deep',
+      run: refused(
+        '/v1/messages',
+        () => `{"model":"m","max_tokens":8,"messages":[${user}],"tools":[{"name":"f","input_schema":${deep}}]}`,
+        /^tools\[0\]\.input_schema\.properties/,
+      ),
+    },
+    {
+      name: 'tool-call arguments nested 1,000 levels in the history (chat completions)',
+      status: 400,
+      code: 'too_deep',
+      run: refused(
+        '/v1/chat/completions',
+        () => `{"messages":[${user},{"role":"assistant","content":null,"tool_calls":[${call}]}]}`,
+        /^messages\[1\]\.tool_calls\[0\]\.function\.arguments nests deeper than 64 levels/,
+      ),
+    },
+    {
+      name: 'function_call arguments nested 1,000 levels (Responses)',
+      status: 400,
+      code: 'too_deep',
+      run: refused(
+        '/v1/responses',
+        () =>
+          `{"input":[${user},{"type":"function_call","call_id":"c1","name":"f","arguments":${JSON.stringify(deepArguments(1000))}}]}`,
+        /^input\[1\]\.arguments nests deeper than 64 levels/,
+      ),
+    },
+    {
+      name: 'tool_use input nested ~1,000 levels (Messages)',
+      status: 400,
+      code: 'too_deep',
+      run: refused(
+        '/v1/messages',
+        () =>
+          `{"model":"m","max_tokens":8,"messages":[${user},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"f","input":${deep}}]}]}`,
+        /^messages\[1\]\.content\[0\]\.input\.properties/,
+      ),
+    },
+    {
+      name: 'an 8 MB Messages body of 126,000 tool_result blocks',
+      status: 400,
+      code: 'invalid_request',
+      run: refused('/v1/messages', manyBlocksMessagesBody, /^messages: 126000 content blocks and items in one request/),
+    },
+    {
+      name: 'a 2 M-character message through Messages (chat refuses it too)',
+      status: 400,
+      code: 'invalid_request',
+      run: refused(
+        '/v1/messages',
+        () =>
+          JSON.stringify({ model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'x'.repeat(2_000_000) }] }),
+        /^messages\[0\]: the message is longer than this server's limit/,
+      ),
+    },
+  ];
 }
 
 /**

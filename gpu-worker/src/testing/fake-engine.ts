@@ -17,7 +17,7 @@ import type {
 } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import { formatToolCalls } from '../../../src/shared/tool-calls';
-import { cancelledError, EngineExitedError, type CallOptions } from '../engine/engine-process';
+import { cancelledError, EngineDeadlineError, EngineExitedError, type CallOptions } from '../engine/engine-process';
 import type { EngineFactory, EngineHandle } from '../engine/engine-host';
 
 const IM_START = 1;
@@ -58,8 +58,13 @@ export interface FakeEngineOptions {
   /** Simulated time per decoding step of a batch. */
   stepMs?: number;
   contextLength?: number;
-  /** Methods that never answer (an engine stuck in a long render or step); `kill()` still ends them. */
+  /**
+   * Methods that never answer (an engine stuck in a long render or step, or one that lost the
+   * request); `kill()` still ends them, and so does the call's deadline, as in the engine process.
+   */
   hang?: readonly EngineMethod[];
+  /** Calls that never answer, chosen by their params (e.g. one generation among working ones). */
+  hangIf?: (method: EngineMethod, params: unknown) => boolean;
 }
 
 const GEN_PROMPT = '<|im_start|>assistant\n';
@@ -209,7 +214,14 @@ export class FakeEngine implements EngineHandle {
     return new Promise<EngineResult<M>>((resolve, reject) => {
       const fail = (err: Error): void => reject(err);
       this.pending.add(fail);
-      if (this.opts.hang?.includes(method)) return;
+      if (this.opts.hang?.includes(method) || this.opts.hangIf?.(method, params)) {
+        const ms = opts.deadlineMs;
+        if (ms !== undefined)
+          setTimeout(() => {
+            if (this.pending.delete(fail)) reject(new EngineDeadlineError(method, ms));
+          }, ms).unref();
+        return;
+      }
       const done = (value: unknown, delayMs = 0): void => {
         setTimeout(() => {
           this.pending.delete(fail);

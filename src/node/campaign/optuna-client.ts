@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { ENGINE_DIR, findPython } from '../../../gpu-worker/src/engine/find-python';
 import type { OptunaDistribution, Params, Scalar } from '../../shared/campaign/space';
+import { PendingCalls } from '../../shared/pending-calls';
 
 const ScalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 const AttrsSchema = z.record(z.string(), z.unknown());
@@ -68,15 +69,9 @@ export interface StudyOptions {
   };
 }
 
-interface Pending {
-  resolve: (v: unknown) => void;
-  reject: (e: Error) => void;
-}
-
 export class OptunaClient {
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private readonly pending = new PendingCalls<Method>();
   private dead: Error | null = null;
   private readonly stderr: string[] = [];
   private readonly exited: Promise<void>;
@@ -170,11 +165,9 @@ export class OptunaClient {
 
   private call<M extends Method>(method: M, params: Record<string, unknown>): Promise<z.infer<(typeof results)[M]>> {
     if (this.dead) return Promise.reject(this.dead);
-    const id = this.nextId++;
-    return new Promise<unknown>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
-    }).then((raw) => {
+    const { id, promise } = this.pending.add(method);
+    this.child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
+    return promise.then((raw) => {
       const parsed = results[method].safeParse(raw);
       if (!parsed.success)
         throw new OptunaError(
@@ -194,17 +187,14 @@ export class OptunaClient {
       return;
     }
     // Answers come in request order; one without an id answers the oldest pending request.
-    const id = answer.id ?? [...this.pending.keys()][0];
-    const p = id === undefined ? undefined : this.pending.get(id);
-    if (!p || id === undefined) return;
-    this.pending.delete(id);
-    if (answer.error) p.reject(new OptunaError(answer.error.code, answer.error.message));
-    else p.resolve(answer.result);
+    const id = answer.id ?? this.pending.ids()[0];
+    if (id === undefined) return;
+    if (answer.error) this.pending.reject(id, new OptunaError(answer.error.code, answer.error.message));
+    else this.pending.resolve(id, answer.result);
   }
 
   private fail(message: string): void {
     this.dead ??= new OptunaError('optimiser_exited', message);
-    for (const p of this.pending.values()) p.reject(this.dead);
-    this.pending.clear();
+    this.pending.dispose(this.dead);
   }
 }

@@ -3,7 +3,7 @@
 // stop_sequences, sampling, streaming. Other block types, server tools, thinking, top_k, MCP
 // servers and containers are refused by name with a 400; metadata and service_tier are ignored.
 import { z } from 'zod';
-import { IdSchema, TextSchema } from '../swarm-protocol';
+import { IdSchema, REQUEST_LIMITS, TextSchema } from '../swarm-protocol';
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 const CacheControl = opt(z.unknown());
@@ -40,7 +40,7 @@ export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 export const MessageParamSchema = z.object({
   role: z.enum(['user', 'assistant']),
-  content: z.union([TextSchema, z.array(ContentBlockSchema).max(10_000)]),
+  content: z.union([TextSchema, z.array(ContentBlockSchema).max(REQUEST_LIMITS.contentBlocks)]),
 });
 export type MessageParam = z.infer<typeof MessageParamSchema>;
 
@@ -61,9 +61,9 @@ export const MessagesToolChoiceSchema = z.object({
 export const MessagesRequestSchema = z.object({
   model: z.string().min(1).max(200),
   max_tokens: z.number().int().positive(),
-  messages: z.array(MessageParamSchema).min(1).max(10_000),
+  messages: z.array(MessageParamSchema).min(1).max(REQUEST_LIMITS.contentBlocks),
   system: z.union([TextSchema, z.array(TextBlockSchema)]).optional(),
-  tools: z.array(MessagesToolSchema).max(128).optional(),
+  tools: z.array(MessagesToolSchema).max(REQUEST_LIMITS.tools).optional(),
   tool_choice: MessagesToolChoiceSchema.optional(),
   stop_sequences: z.array(TextSchema.min(1)).max(4).optional(),
   stream: z.boolean().optional(),

@@ -6,17 +6,31 @@
 // arguments. An answered chat message becomes the Message object. Pure.
 import type { ChatMessage, Tool, ToolCall } from '../chat';
 import { prop, refuse, refuseIfSet, refuseUnknownFields } from '../api-refusals';
+import { checkContentBlocks } from '../request-limits';
 import { argumentsObject, type Block } from '../stream-blocks';
 import type { ChatCompletionRequest, ChatCompletionUsage, ToolChoice } from '../swarm-protocol';
 import { MESSAGES_FIELDS, type ContentBlock, type MessagesRequest } from './schema';
 
 const BLOCK_TYPES = ['text', 'tool_use', 'tool_result'];
 
-/** Refusals that must come before schema validation, so they name the cause. */
+/** Messages and content blocks of a raw body (tool_result contents included), counted without walking them all. */
+function blockCount(messages: readonly unknown[], system: unknown): number {
+  let n = Array.isArray(system) ? system.length : 0;
+  for (const m of messages) {
+    const content = prop(m, 'content');
+    n += Array.isArray(content) ? Math.max(1, content.length) : 1;
+  }
+  return n;
+}
+
+/** Refusals that must come before schema validation and translation, so they name the cause and bound the work. */
 export function checkMessagesBody(body: unknown): void {
   refuseUnknownFields(body, MESSAGES_FIELDS, 'POST /v1/messages');
   const messages = prop(body, 'messages');
   if (Array.isArray(messages)) {
+    const outer = blockCount(messages, prop(body, 'system'));
+    checkContentBlocks(outer, 'messages');
+    let inner = 0;
     for (const [i, m] of messages.entries()) {
       const content = prop(m, 'content');
       if (!Array.isArray(content)) continue;
@@ -28,8 +42,10 @@ export function checkMessagesBody(body: unknown): void {
             `messages[${i}] has a ${JSON.stringify(String(type)).slice(0, 60)} block; this server takes text, tool_use and tool_result blocks`,
           );
         }
-        const inner = prop(block, 'content');
-        if (type === 'tool_result' && Array.isArray(inner) && inner.some((b) => prop(b, 'type') !== 'text')) {
+        const result = prop(block, 'content');
+        if (type !== 'tool_result' || !Array.isArray(result)) continue;
+        inner += result.length;
+        if (result.some((b) => prop(b, 'type') !== 'text')) {
           throw refuse(
             'unsupported_content',
             `messages[${i}] has a tool_result with non-text content; only text is supported`,
@@ -37,6 +53,7 @@ export function checkMessagesBody(body: unknown): void {
         }
       }
     }
+    checkContentBlocks(outer + inner, 'messages');
   }
   const tools = prop(body, 'tools');
   if (Array.isArray(tools)) {

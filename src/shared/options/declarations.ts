@@ -284,6 +284,13 @@ export const WORKER_OPTIONS = {
     arg: 'S',
     help: 'SIGTERM waits at most S seconds for the final checkpoint, then stops the engine without it (--resume continues from the previous one)',
   }),
+  engineTimeoutScale: option({
+    value: numberIn(z.number().positive().max(1000)),
+    default: 1,
+    flag: 'engine-timeout-scale',
+    arg: 'X',
+    help: 'multiplies every engine call deadline (a minute for light calls, 2 min + 0.25 s per token for a generation, 1 h for a train step, 2 h for a load); past it the call fails with a 504',
+  }),
   maxBatch: option({ value: intIn(1), default: 64, flag: 'max-batch', arg: 'N', help: 'largest generate batch' }),
   firstChunk: option({ value: intIn(1), default: 8, help: 'first chunk of a streamed generation, tokens' }),
   maxChunk: option({ value: intIn(1), default: 64, help: 'largest chunk of a streamed generation, tokens' }),

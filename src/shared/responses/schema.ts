@@ -3,7 +3,7 @@
 // streaming, previous_response_id. Every other field is either accepted and ignored (listed in
 // IGNORED_FIELDS: they change nothing a local policy server does) or refused by name with a 400.
 import { z } from 'zod';
-import { IdSchema, TextSchema } from '../swarm-protocol';
+import { IdSchema, REQUEST_LIMITS, TextSchema } from '../swarm-protocol';
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
@@ -62,9 +62,9 @@ export const ResponsesToolChoiceSchema = z.union([
 
 export const ResponsesRequestSchema = z.object({
   model: z.string().max(200).optional(),
-  input: z.union([TextSchema, z.array(InputItemSchema).min(1).max(10_000)]),
+  input: z.union([TextSchema, z.array(InputItemSchema).min(1).max(REQUEST_LIMITS.contentBlocks)]),
   instructions: opt(TextSchema),
-  tools: opt(z.array(FunctionToolSchema).max(128)),
+  tools: opt(z.array(FunctionToolSchema).max(REQUEST_LIMITS.tools)),
   tool_choice: opt(ResponsesToolChoiceSchema),
   parallel_tool_calls: opt(z.boolean()),
   stream: opt(z.boolean()),

@@ -7,19 +7,36 @@
 import type { ChatMessage, Tool } from '../chat';
 import { ChatTurns } from '../chat-turns';
 import { prop, refuse, refuseIfSet, refuseUnknownFields } from '../api-refusals';
+import { checkArguments, checkContentBlocks } from '../request-limits';
 import type { Block } from '../stream-blocks';
 import type { ChatCompletionRequest, ChatCompletionUsage } from '../swarm-protocol';
 import { HARMLESS_INCLUDES, RESPONSES_FIELDS, type InputItem, type ResponsesRequest } from './schema';
 
 const ITEM_TYPES = ['message', 'function_call', 'function_call_output'];
 
-/** Refusals that must come before schema validation, so they name the cause instead of a union mismatch. */
+/** Input items and their content parts, counted without walking the parts. */
+function itemCount(input: readonly unknown[]): number {
+  let n = 0;
+  for (const item of input) {
+    const content = prop(item, 'content') ?? prop(item, 'output');
+    n += Array.isArray(content) ? Math.max(1, content.length) : 1;
+  }
+  return n;
+}
+
+/**
+ * Refusals that must come before schema validation and translation, so they name the cause
+ * instead of a union mismatch and bound the work (items, parts, the depth of call arguments).
+ */
 export function checkResponsesBody(body: unknown): void {
   refuseUnknownFields(body, RESPONSES_FIELDS, 'POST /v1/responses');
   const input = prop(body, 'input');
   if (Array.isArray(input)) {
+    checkContentBlocks(itemCount(input), 'input');
     for (const [i, item] of input.entries()) {
       const type = prop(item, 'type');
+      const args = prop(item, 'arguments');
+      if (type === 'function_call' && typeof args === 'string') checkArguments(`input[${i}].arguments`, args);
       if (type !== undefined && !ITEM_TYPES.includes(String(type))) {
         throw refuse(
           'unsupported_input_item',

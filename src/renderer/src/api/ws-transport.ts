@@ -5,8 +5,8 @@
 // (up to `queueTimeoutMs`). The socket and the clock are injected, so tests drive it with fakes.
 import { WorkbenchError, type WorkbenchMethod, type WorkbenchTransport } from '../../../shared/workbench-api';
 import { backoffDelay, type BackoffPolicy } from '../../../shared/backoff';
+import { PendingCalls } from '../../../shared/pending-calls';
 import { decodeFrame, encodeCall } from './bridge-frames';
-import { PendingCalls } from './pending-calls';
 
 /** Reconnect delays of the bridge socket: exponential, capped, in the upper half of the window (jitter). */
 export const RECONNECT_BACKOFF: BackoffPolicy = { initialMs: 250, maxMs: 10_000, jitter: [0.5, 1] };
@@ -51,7 +51,7 @@ interface Queued {
 }
 
 export class WsTransport implements WorkbenchTransport {
-  private readonly pending = new PendingCalls();
+  private readonly pending = new PendingCalls<WorkbenchMethod>();
   private readonly queue: Queued[] = [];
   private readonly eventListeners = new Set<(raw: unknown) => void>();
   private readonly statusListeners = new Set<(s: ConnectionStatus) => void>();
@@ -107,7 +107,7 @@ export class WsTransport implements WorkbenchTransport {
     this.reconnectTimer = null;
     this.socket?.close();
     this.socket = null;
-    this.pending.failAll('closed', 'the workbench connection was closed');
+    this.failPending('closed', 'the workbench connection was closed');
     this.failQueue('closed', 'the workbench connection was closed');
     this.setStatus('closed');
   }
@@ -117,10 +117,13 @@ export class WsTransport implements WorkbenchTransport {
     try {
       socket.send(encodeCall(id, method, params));
     } catch (err) {
-      this.pending.reject(id, {
-        code: 'send_failed',
-        message: `${method}: could not send (${err instanceof Error ? err.message : String(err)})`,
-      });
+      this.pending.reject(
+        id,
+        new WorkbenchError(
+          'send_failed',
+          `${method}: could not send (${err instanceof Error ? err.message : String(err)})`,
+        ),
+      );
     }
     return promise;
   }
@@ -156,7 +159,7 @@ export class WsTransport implements WorkbenchTransport {
     if (f.kind === 'result') {
       if (!this.pending.resolve(f.id, f.result)) this.opts.onProblem?.(`bridge replied to unknown call ${f.id}`);
     } else if (f.kind === 'error') {
-      if (f.id === null || !this.pending.reject(f.id, f.error))
+      if (f.id === null || !this.pending.reject(f.id, new WorkbenchError(f.error.code, f.error.message)))
         this.opts.onProblem?.(`bridge error: ${f.error.message}`);
     } else if (f.kind === 'event') {
       for (const l of [...this.eventListeners]) l(f.event);
@@ -168,7 +171,7 @@ export class WsTransport implements WorkbenchTransport {
   private handleClose(code: number, reason: string): void {
     this.socket = null;
     const why = reason ? ` (${reason})` : code && code !== 1006 && code !== 1005 ? ` (code ${code})` : '';
-    this.pending.failAll(
+    this.failPending(
       'disconnected',
       `the connection to the workbench was lost before the reply came${why}; reconnecting`,
     );
@@ -181,6 +184,11 @@ export class WsTransport implements WorkbenchTransport {
       this.reconnectTimer = null;
       if (!this.disposed) this.connect();
     }, delay);
+  }
+
+  /** Fails every call in flight; each error names its method. */
+  private failPending(code: string, message: string): void {
+    this.pending.rejectAll((method) => new WorkbenchError(code, `${method}: ${message}`));
   }
 
   private failQueue(code: string, message: string): void {
