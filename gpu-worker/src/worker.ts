@@ -9,9 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ConfigureParams, LoadParams, TrainingPlan } from '../../src/shared/engine-protocol';
 import type { WorkerFile } from '../../src/shared/swarm-protocol';
 import { Admission, type GenerationGate } from './engine/admission';
-import { DecodeScheduler } from './engine/decode-scheduler';
 import { gateGenerator } from './engine/generator';
-import { LegacyGate } from './engine/legacy-gate';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
 import { EventsSocketServer } from './server/events-ws';
@@ -50,11 +48,6 @@ export interface StartOptions {
   sweepIntervalMs?: number;
   /** The pool journal's file system (tests inject I/O failures with a fake). */
   journalFs?: JournalFs;
-  /**
-   * `continuous` (default): the engine's continuous batcher behind the admission gate. `legacy`:
-   * today's static batches with chunked re-prefill, kept for benchmark comparisons.
-   */
-  servingMode?: 'continuous' | 'legacy';
 }
 
 export interface Worker {
@@ -127,30 +120,20 @@ export function pinnedTraining(
   return { trainMode: plan.mode, activationCheckpointing: plan.activationCheckpointing, ...(lora ? { lora } : {}) };
 }
 
-/** The engine's generation settings for a serving mode (applied after every engine start). */
-function servingSettings(config: WorkerConfig, mode: 'continuous' | 'legacy'): ConfigureParams {
-  return mode === 'legacy' ? { mode: 'static' } : { mode: 'continuous', maxRows: config.maxBatch };
+/** The engine's generation settings (applied after every engine start). */
+function servingSettings(config: WorkerConfig): ConfigureParams {
+  return { maxRows: config.maxBatch };
 }
 
 /** The admission gate in front of the engine: twice what the engine decodes at once may be in flight. */
-function generationGate(engine: EngineHost, config: WorkerConfig, mode: 'continuous' | 'legacy'): GenerationGate {
-  if (mode === 'legacy') {
-    return new LegacyGate(
-      new DecodeScheduler(
-        {
-          generate: (requests) => engine.call('generate', { requests }),
-          decode: async (sequences) => (await engine.call('decode', { sequences })).texts,
-        },
-        { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
-      ),
-    );
-  }
+function generationGate(engine: EngineHost, config: WorkerConfig): Admission {
   const s = engine.info?.serving;
   const kvTokens =
     s?.kvCacheBytes !== undefined && s.bytesPerToken ? Math.floor(s.kvCacheBytes / s.bytesPerToken) : undefined;
   return new Admission(engine, {
     maxInFlight: 2 * config.maxBatch,
     ...(kvTokens ? { maxTokensInFlight: 2 * kvTokens } : {}),
+    served: () => engine.info?.serving,
   });
 }
 
@@ -195,7 +178,6 @@ function supervisedEngine(
   config: WorkerConfig,
   o: {
     modelPath: string;
-    servingMode: 'continuous' | 'legacy';
     initialCheckpoint: string | null;
     log: (line: string) => void;
     swarm: () => Swarm | null;
@@ -210,7 +192,7 @@ function supervisedEngine(
         ...(config.engineDevices !== undefined ? { devices: config.engineDevices } : {}),
       }),
     load: engineLoadParams(config, o.modelPath),
-    configure: servingSettings(config, o.servingMode),
+    configure: servingSettings(config),
     checkpoint: () => {
       const s = o.swarm();
       return s ? (s.trainer.lastCheckpoint?.path ?? null) : o.initialCheckpoint;
@@ -247,11 +229,9 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName } = prepareRun(input, opts);
 
   let swarm: Swarm | null = null;
-  const servingMode = opts.servingMode ?? 'continuous';
   const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
   const engine = supervisedEngine(config, {
     modelPath,
-    servingMode,
     initialCheckpoint,
     log,
     swarm: () => swarm,
@@ -275,7 +255,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     configFile: files.config,
     log,
   });
-  const scheduler = generationGate(engine, config, servingMode);
+  const scheduler = generationGate(engine, config);
   // Counters persist as they change, so kill -9 + --resume never sets them back.
   const counters = DurableCounters.open(files.counters, saved?.counters ?? emptyCounters(), (m) => log(`[warn] ${m}`));
   const s = new Swarm({

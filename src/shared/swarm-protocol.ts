@@ -250,8 +250,13 @@ export type StepMetrics = z.infer<typeof StepMetricsSchema>;
 
 /** The serving side of `/swarm/v1/status`: the admission gate and the engine's batch and prefix-cache counters. */
 export const ServingStatusSchema = z.object({
-  /** `continuous` (the engine's continuous batcher) or `legacy` (the static path, for comparisons). */
-  mode: z.enum(['continuous', 'legacy']),
+  /**
+   * The engine's generation path for the loaded model: `continuous` (its continuous batcher and prefix
+   * cache), or `static` (one left-padded batch per call: the fallback for a model the continuous
+   * batcher cannot reproduce; every sampling parameter still applies) with the reason in `fallback`.
+   */
+  mode: z.enum(['continuous', 'static']),
+  fallback: z.string().optional(),
   admitted: z.number().int(),
   completed: z.number().int(),
   cancelled: z.number().int(),

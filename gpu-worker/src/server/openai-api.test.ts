@@ -41,7 +41,7 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
   const timelines = (episodeId: string): Promise<Timeline[]> => episodeTimelines(t, episodeId);
 
   beforeAll(async () => {
-    t = await startFakeWorker({ firstChunk: 4, maxChunk: 8 }, { engine: { reply: scriptedReply, stepMs: 1 } });
+    t = await startFakeWorker({}, { engine: { reply: scriptedReply, stepMs: 1 } });
   });
   afterAll(async () => t.stop());
 

@@ -259,8 +259,6 @@ export const WORKER_OPTIONS = {
     help: 'SIGTERM waits at most S seconds for the final checkpoint, then stops the engine without it (--resume continues from the previous one)',
   }),
   maxBatch: option({ value: intIn(1), default: 64, flag: 'max-batch', arg: 'N', help: 'largest generate batch' }),
-  firstChunk: option({ value: intIn(1), default: 8, help: 'first chunk of a streamed generation, tokens' }),
-  maxChunk: option({ value: intIn(1), default: 64, help: 'largest chunk of a streamed generation, tokens' }),
   device: option({ value: oneOf(['auto', 'cpu', 'cuda']), default: 'auto', flag: 'device', help: 'engine device' }),
   dtype: option({
     value: oneOf(['auto', 'float32', 'bfloat16']),
