@@ -30,11 +30,18 @@ export interface RecordDeps {
 
 export type ToolChoiceMode = { mode: 'auto' | 'none' | 'required'; name?: string };
 
+/**
+ * The stem of a call's ids (`<episode>_<call index>`, an `ep_` episode id without its `ep_`): its
+ * tool-call ids, and the completion, response and message ids the server's APIs give it.
+ */
+export const callIdPrefix = (episodeId: string, callIndex: number): string =>
+  `${episodeId.startsWith('ep_') ? episodeId.slice(3) : episodeId}_${callIndex}`;
+
 export interface CallSpec {
   episodeId: string;
   callIndex: number;
   agent: string;
-  /** Prefix of the parsed tool calls' ids. */
+  /** Prefix of the parsed tool calls' ids (`callIdPrefix` of the episode and call index). */
   idPrefix: string;
   messages: ChatMessage[];
   tools: Tool[] | null;
