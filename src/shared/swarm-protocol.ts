@@ -316,7 +316,8 @@ export type TrainedInfo = z.infer<typeof TrainedInfoSchema>;
 
 /**
  * `GET /swarm/v1/episodes/:id/merged`: the samples an update trained of the episode (`trained` says
- * how), or — not trained (yet) — a preview merged with the worker's current settings (`trained: null`).
+ * how), or — not trained (yet) — a preview (`trained: null`): what an update under the worker's
+ * current settings would train of it, its task group merged and packed as training does.
  */
 export const MergedEpisodeAnswerSchema = z.object({
   samples: z.array(MergedSampleSchema),
