@@ -10,12 +10,12 @@ import type { ConfigureParams, LoadParams, TrainingPlan } from '../../src/shared
 import type { WorkerFile } from '../../src/shared/swarm-protocol';
 import { Admission, type GenerationGate } from './engine/admission';
 import { gateGenerator } from './engine/generator';
+import { stopping } from './worker-stop';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
 import { EventsSocketServer } from './server/events-ws';
 import { CompletionService } from './swarm/completions';
 import { EngineHost, processEngineFactory, type EngineFactory } from './engine/engine-host';
-import { unavailable } from './errors';
 import { TokenMatcher, type Role } from './swarm/keys';
 import { DurableCounters } from './swarm/durable-counters';
 import type { JournalFs } from './swarm/journal-fs';
@@ -224,6 +224,89 @@ function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName };
 }
 
+/** The completions path, the HTTP server and the events WebSocket, listening (on failure the app is closed). */
+async function serve(
+  config: WorkerConfig,
+  o: {
+    swarm: Swarm;
+    matcher: TokenMatcher;
+    engine: EngineHost;
+    scheduler: Admission;
+    log: (line: string) => void;
+  },
+): Promise<{ app: FastifyInstance; events: EventsSocketServer }> {
+  const completions = new CompletionService(
+    o.swarm,
+    {
+      engine: o.engine,
+      generator: gateGenerator(o.scheduler),
+      contextLength: () => o.engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER,
+    },
+    config.seed,
+  );
+  const app = buildApp({
+    swarm: o.swarm,
+    completions,
+    matcher: o.matcher,
+    bodyLimit: config.bodyLimitBytes,
+    heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)),
+    log: o.log,
+    limits: connectionLimits(config),
+    agentjetCompat: config.agentjetCompat,
+    reset: { swarm: o.swarm, engine: o.engine, generation: o.scheduler },
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+  });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+    return { app, events: new EventsSocketServer(app.server, o.swarm, o.matcher) };
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Opens the pool journal and starts the engine (closing the pool again should the engine fail to start). */
+async function openPoolAndStart(
+  engine: EngineHost,
+  files: RunFiles,
+  step: number,
+  o: { log: (line: string) => void; fs?: JournalFs },
+): Promise<DurablePool> {
+  const pool = await DurablePool.open(files.pool, step, (m) => o.log(`[warn] pool: ${m}`), o.fs ? { fs: o.fs } : {});
+  try {
+    await engine.start();
+  } catch (err) {
+    await pool.dispose();
+    throw err;
+  }
+  return pool;
+}
+
+/** Writes `<run-dir>/worker.json` (how to reach the worker) and logs where it serves. */
+function announce(
+  app: FastifyInstance,
+  s: Swarm,
+  o: {
+    config: WorkerConfig;
+    files: RunFiles;
+    modelName: string;
+    resumed: boolean;
+    tensorboard: TensorBoardSink | null;
+  },
+): { url: string; port: number } {
+  const port = (app.server.address() as AddressInfo).port;
+  const url = serverUrl(o.config.host, port);
+  const serving: WorkerFile = { pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() };
+  writeFileAtomic(o.files.worker, `${JSON.stringify(serving, null, 2)}\n`);
+  s.log(
+    'info',
+    'worker',
+    `serving ${o.modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${s.pooled().length} pooled episode(s)${o.resumed ? ', resumed' : ''})`,
+  );
+  if (o.tensorboard) s.log('info', 'worker', `TensorBoard event file: ${o.tensorboard.file}`);
+  return { url, port };
+}
+
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName } = prepareRun(input, opts);
@@ -237,18 +320,10 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     swarm: () => swarm,
     ...(opts.engineFactory ? { factory: opts.engineFactory } : {}),
   });
-  const pool = await DurablePool.open(
-    files.pool,
-    saved?.step ?? 0,
-    (m) => log(`[warn] pool: ${m}`),
-    opts.journalFs ? { fs: opts.journalFs } : {},
-  );
-  try {
-    await engine.start();
-  } catch (err) {
-    await pool.dispose();
-    throw err;
-  }
+  const pool = await openPoolAndStart(engine, files, saved?.step ?? 0, {
+    log,
+    ...(opts.journalFs ? { fs: opts.journalFs } : {}),
+  });
   adoptPlan(engine, config, {
     lrGiven: opts.resume === true || input.training?.lr !== undefined,
     modelPath,
@@ -276,67 +351,36 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   pool.onProblem((message) => s.log('error', 'pool', message));
   const tensorboard = config.tensorboardDir ? new TensorBoardSink(config.tensorboardDir) : null;
   if (tensorboard) s.onEvent((e) => tensorboard.onEvent(e));
-  const generator = gateGenerator(scheduler);
-  const completions = new CompletionService(
-    s,
-    { engine, generator, contextLength: () => engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER },
-    config.seed,
-  );
   const matcher = new TokenMatcher(tokens);
   // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.
   if (config.agentjetCompat) s.pause();
-  const app = buildApp({
-    swarm: s,
-    completions,
-    matcher,
-    bodyLimit: config.bodyLimitBytes,
-    heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)),
-    log,
-    limits: connectionLimits(config),
-    agentjetCompat: config.agentjetCompat,
-    reset: { swarm: s, engine, generation: scheduler },
-    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
-  });
-  let events: EventsSocketServer | null = null;
-  try {
-    await app.listen({ host: config.host, port: config.port });
-    events = new EventsSocketServer(app.server, s, matcher);
-  } catch (err) {
-    tensorboard?.close();
-    s.dispose();
-    counters.close();
-    await Promise.allSettled([app.close(), engine.dispose(), pool.dispose()]);
-    throw err;
-  }
-  const port = (app.server.address() as AddressInfo).port;
-  const url = serverUrl(config.host, port);
-  const serving: WorkerFile = { pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() };
-  writeFileAtomic(files.worker, `${JSON.stringify(serving, null, 2)}\n`);
-  s.log(
-    'info',
-    'worker',
-    `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''})`,
+  const { app, events } = await serve(config, { swarm: s, matcher, engine, scheduler, log }).catch(
+    async (err: unknown) => {
+      tensorboard?.close();
+      s.dispose();
+      counters.close();
+      await Promise.allSettled([engine.dispose(), pool.dispose()]);
+      throw err;
+    },
   );
-  if (tensorboard) s.log('info', 'worker', `TensorBoard event file: ${tensorboard.file}`);
+  const { url, port } = announce(app, s, { config, files, modelName, resumed: opts.resume === true, tensorboard });
   s.emitState('started');
   s.trainer.poke();
 
-  let disposed: Promise<void> | null = null;
-  const dispose = (): Promise<void> => {
-    disposed ??= (async () => {
-      s.beginStop();
-      scheduler.failAll(unavailable('stopping', 'the worker is shutting down', 30));
-      await events?.dispose();
+  const stop = stopping(config, log, {
+    swarm: s,
+    scheduler,
+    engine,
+    close: async () => {
+      await events.dispose();
       tensorboard?.close();
       s.dispose();
       await app.close();
       await engine.dispose();
       await pool.dispose();
       counters.close();
-    })();
-    return disposed;
-  };
-
+    },
+  });
   return {
     url,
     port,
@@ -349,31 +393,6 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     scheduler,
     app,
     checkpoint: (reason) => s.trainer.checkpoint(reason),
-    shutdown: async (reason = 'shutdown') => {
-      if (disposed) return disposed;
-      s.beginStop(reason);
-      // Bounded however busy the engine is: past the deadline the engine is killed (dispose) and
-      // the run resumes from its previous checkpoint.
-      const deadline = Date.now() + config.stopTimeoutS * 1000;
-      const left = (): Promise<'late'> =>
-        new Promise((r) => setTimeout(() => r('late'), Math.max(0, deadline - Date.now())).unref());
-      await Promise.race([
-        scheduler.pause(),
-        new Promise((r) => setTimeout(r, Math.min(10_000, config.stopTimeoutS * 500)).unref()),
-      ]);
-      if (engine.status === 'ready') {
-        try {
-          const done = await Promise.race([s.trainer.checkpoint(reason).then(() => 'saved' as const), left()]);
-          if (done === 'late')
-            log(
-              `[error] worker: the checkpoint on ${reason} did not finish within ${config.stopTimeoutS} s (engine busy?); stopping the engine without it — --resume continues from the previous checkpoint`,
-            );
-        } catch (err) {
-          log(`[error] worker: checkpoint on ${reason} failed: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      }
-      await dispose();
-    },
-    dispose,
+    ...stop,
   };
 }
