@@ -185,7 +185,8 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
     if (typeof baseline === 'number') {
       const speedup = turns.episodes / turns.seconds / baseline;
       console.log(
-        `[${label}] vs the static-batch engine's recorded ${baseline} episodes/s (2026-12-02, same settings, 2-core CPU): ${speedup.toFixed(2)}× episode throughput`,
+        `[${label}] vs the static-batch engine's recorded ${baseline} episodes/s ` +
+          `(2026-12-02, same settings, 2-core CPU): ${speedup.toFixed(2)}× episode throughput`,
       );
       f['baseline_episodes_per_s_10turn'] = baseline;
       f['episode_speedup_10turn'] = round(speedup, 2);
@@ -257,7 +258,8 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     `  (3) time to first token and inter-token latency of ${o.streams} concurrent SSE streams; (4) ${o.episodes} concurrent ${o.turns}-turn episodes with a long system + tools prompt:`,
   );
   console.log(
-    "  prompt tokens computed with prefix reuse vs all prompt tokens (no reuse), and episode throughput vs the static-batch engine's recorded figure;",
+    '  prompt tokens computed with prefix reuse vs all prompt tokens (no reuse), and episode throughput vs the ' +
+      "static-batch engine's recorded figure;",
   );
   console.log(
     `  (5) open episodes held. Models: the built-in one and a random-init Qwen2 of size "${size}" (threads ${o.threads}, max_tokens ${o.maxTokens}).`,

@@ -43,7 +43,8 @@ export function stopping(
         const done = await Promise.race([s.trainer.checkpoint(reason).then(() => 'saved' as const), left()]);
         if (done === 'late')
           log(
-            `[error] worker: the checkpoint on ${reason} did not finish within ${config.stopTimeoutS} s (engine busy?); stopping the engine without it — --resume continues from the previous checkpoint`,
+            `[error] worker: the checkpoint on ${reason} did not finish within ${config.stopTimeoutS} s ` +
+              '(engine busy?); stopping the engine without it — --resume continues from the previous checkpoint',
           );
       } catch (err) {
         log(`[error] worker: checkpoint on ${reason} failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -301,7 +301,8 @@ function announce(
   s.log(
     'info',
     'worker',
-    `serving ${o.modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${s.pooled().length} pooled episode(s)${o.resumed ? ', resumed' : ''})`,
+    `serving ${o.modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ` +
+      `${s.pooled().length} pooled episode(s)${o.resumed ? ', resumed' : ''})`,
   );
   if (o.tensorboard) s.log('info', 'worker', `TensorBoard event file: ${o.tensorboard.file}`);
   return { url, port };

@@ -25,7 +25,7 @@ export type TrainingPlan = z.infer<typeof TrainingPlanSchema>;
 export const ServingSummarySchema = z.object({
   /** The path generations take: `static` only for a model the continuous batcher cannot reproduce. */
   mode: z.enum(['continuous', 'static']),
-  /** False when the continuous batcher cannot reproduce the loaded model (then static, every sampling parameter kept). */
+  /** False for a model the continuous batcher cannot reproduce (then static; every sampling parameter kept). */
   continuous: z.boolean().optional(),
   /** Why the loaded model is served on the static path (null: it is not). */
   fallback: z.string().nullable().optional(),
