@@ -4,9 +4,10 @@
 // 1, 8, 32 and 64 concurrent episodes against one-at-a-time engine calls; (3) time to first token
 // and inter-token latency of 32 concurrent SSE streams; (4) 10-turn episodes with a long
 // system + tools prompt at 16 concurrent: prompt tokens the engine computed with prefix reuse vs
-// all of them (what an engine without reuse computes), and episode throughput against today's
-// engine (the static path behind `servingMode: 'legacy'`: static batches, chunked re-prefill);
-// (5) for the built-in model, the open episodes held and the RSS. A real worker on a free port.
+// all of them (what an engine without reuse computes), and episode throughput against the recorded
+// figure of the static-batch engine the continuous batcher replaced (STATIC_BASELINE: that engine is
+// gone; the ratio is given only for the settings it was measured with); (5) for the built-in model,
+// the open episodes held and the RSS. A real worker on a free port.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,15 +41,34 @@ interface Options {
   turnTokens: number;
   systemTokens: number;
   maxOpen: number;
-  legacy: boolean;
 }
 
-async function worker(model: string, dir: string, threads: number, mode: 'continuous' | 'legacy'): Promise<Worker> {
+/**
+ * Multi-turn episodes/s of the static-batch engine (static batches, chunked re-prefill, no prefix
+ * reuse) that the continuous batcher replaced and #20 deleted, measured by this benchmark at its
+ * defaults (`npm run bench -- server`: 16 × 10-turn episodes, 16 tokens a turn, a 512-token system
+ * + tools prompt, 2 engine threads) on the project's 2-core CPU, 2026-12-02 (commit 22edf14).
+ */
+const STATIC_BASELINE = {
+  episodesPerS: { mid: 0.103, builtin: 0.786 } as Readonly<Record<string, number>>,
+  settings: { threads: 2, episodes: 16, turns: 10, turnTokens: 16, systemTokens: 512 },
+};
+
+/** The recorded baseline for this model and these settings, or why there is none. */
+function staticBaseline(label: string, builtinModel: boolean, o: Options): number | string {
+  const base = STATIC_BASELINE.episodesPerS[label];
+  if (base === undefined || (label === 'builtin' && !builtinModel)) return 'no figure was recorded for this model';
+  const differ = Object.entries(STATIC_BASELINE.settings).filter(([k, v]) => o[k as keyof Options] !== v);
+  if (differ.length > 0) return `it was recorded at the defaults (${differ.map(([k]) => k).join(', ')} differ)`;
+  return base;
+}
+
+async function worker(model: string, dir: string, threads: number): Promise<Worker> {
   return startWorker(
     {
       model,
       port: 0,
-      runDir: join(dir, `run-${mode}-${Date.now()}`),
+      runDir: join(dir, `run-${Date.now()}`),
       threads,
       seed: 0,
       episodeTimeoutS: 3600,
@@ -57,7 +77,7 @@ async function worker(model: string, dir: string, threads: number, mode: 'contin
       maxConnectionsPerAddress: 0,
       training: { strategy: 'C1', batch: 100_000 },
     },
-    { log: () => undefined, servingMode: mode },
+    { log: () => undefined },
   );
 }
 
@@ -116,10 +136,7 @@ interface ModelFigures {
 
 async function benchModel(label: string, model: string, dir: string, o: Options): Promise<ModelFigures> {
   const f: ModelFigures = {};
-  const w = await worker(model, dir, o.threads, 'continuous');
-  let turns: EpisodesResult;
-  let computed: number;
-  let prompt: Awaited<ReturnType<typeof calibratedPrompt>>;
+  const w = await worker(model, dir, o.threads);
   try {
     const info = w.engine.info!;
     console.log(
@@ -152,10 +169,10 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
       itl_p99_ms_c32: round(s.itl99, 2),
       chunks_per_stream_c32: round(s.chunksPerStream),
     });
-    prompt = await calibratedPrompt(w, Math.min(o.systemTokens, Math.floor(info.contextLength * 0.4)));
+    const prompt = await calibratedPrompt(w, Math.min(o.systemTokens, Math.floor(info.contextLength * 0.4)));
     const before = await prefilled(w);
-    turns = await multiTurn(w, o.episodes, o.turns, o.turnTokens, prompt);
-    computed = (await prefilled(w)) - before;
+    const turns: EpisodesResult = await multiTurn(w, o.episodes, o.turns, o.turnTokens, prompt);
+    const computed = (await prefilled(w)) - before;
     console.log(
       `[${label}] ${o.episodes} × ${o.turns}-turn episodes (system + tools prompt of ${prompt.tokens} tokens): ${turns.seconds.toFixed(1)} s, ${(turns.episodes / turns.seconds).toFixed(3)} episodes/s · ` +
         `prompt tokens ${turns.promptTokens}, computed ${computed} (${(turns.promptTokens / Math.max(1, computed)).toFixed(1)}× fewer with prefix reuse; ${turns.cachedTokens} reported cached)`,
@@ -164,6 +181,18 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
     f['prefill_computed_10turn'] = computed;
     f['prefill_saved_ratio_10turn'] = round(turns.promptTokens / Math.max(1, computed), 2);
     f['episodes_per_s_10turn'] = round(turns.episodes / turns.seconds, 4);
+    const baseline = staticBaseline(label, model === BUILTIN_MODEL_DIR, o);
+    if (typeof baseline === 'number') {
+      const speedup = turns.episodes / turns.seconds / baseline;
+      console.log(
+        `[${label}] vs the static-batch engine's recorded ${baseline} episodes/s ` +
+          `(2026-12-02, same settings, 2-core CPU): ${speedup.toFixed(2)}× episode throughput`,
+      );
+      f['baseline_episodes_per_s_10turn'] = baseline;
+      f['episode_speedup_10turn'] = round(speedup, 2);
+    } else {
+      console.log(`[${label}] no episode speed-up over the static-batch engine: ${baseline}`);
+    }
     if (label === 'builtin' && o.maxOpen > 0) {
       const open = await openEpisodes(w, o.maxOpen);
       console.log(
@@ -174,21 +203,6 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
     }
   } finally {
     await w.dispose();
-  }
-  if (o.legacy) {
-    const legacy = await worker(model, dir, o.threads, 'legacy');
-    try {
-      await throughput(legacy, 2, 1, 4);
-      const t = await multiTurn(legacy, o.episodes, o.turns, o.turnTokens, prompt);
-      const speedup = t.seconds / turns.seconds;
-      console.log(
-        `[${label}] the same episodes on today's engine (static batches, no reuse): ${t.seconds.toFixed(1)} s, ${(t.episodes / t.seconds).toFixed(3)} episodes/s → ${speedup.toFixed(2)}× episode throughput now`,
-      );
-      f['legacy_episodes_per_s_10turn'] = round(t.episodes / t.seconds, 4);
-      f['episode_speedup_10turn'] = round(speedup, 2);
-    } finally {
-      await legacy.dispose();
-    }
   }
   return f;
 }
@@ -235,7 +249,6 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     turnTokens: Number(argValue(args, '--turn-tokens') ?? 16),
     systemTokens: Number(argValue(args, '--system-tokens') ?? 512),
     maxOpen: Number(argValue(args, '--max-open') ?? 20_000),
-    legacy: argValue(args, '--legacy') !== 'false',
   };
   const model = argValue(args, '--model');
   console.log(
@@ -245,7 +258,8 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     `  (3) time to first token and inter-token latency of ${o.streams} concurrent SSE streams; (4) ${o.episodes} concurrent ${o.turns}-turn episodes with a long system + tools prompt:`,
   );
   console.log(
-    "  prompt tokens computed with prefix reuse vs all prompt tokens (no reuse), and episode throughput vs today's engine (static batches, no reuse);",
+    '  prompt tokens computed with prefix reuse vs all prompt tokens (no reuse), and episode throughput vs the ' +
+      "static-batch engine's recorded figure;",
   );
   console.log(
     `  (5) open episodes held. Models: the built-in one and a random-init Qwen2 of size "${size}" (threads ${o.threads}, max_tokens ${o.maxTokens}).`,
@@ -259,7 +273,7 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     const prefixed = Object.fromEntries(Object.entries(builtin).map(([k, v]) => [`builtin_${k}`, v]));
     // The CPU cost each inference API adds per call (chat completions, Responses, Messages) on the built-in model.
     const n = Number(argValue(args, '--overhead-n') ?? 40);
-    const aw = await worker(model ?? BUILTIN_MODEL_DIR, dir, o.threads, 'continuous');
+    const aw = await worker(model ?? BUILTIN_MODEL_DIR, dir, o.threads);
     let apis: Record<string, unknown>;
     try {
       apis = { ...reportApiOverheads(await apiOverheads(aw, n), n), ...reportTranslationCost(translationCostUs()) };

@@ -9,16 +9,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ConfigureParams, LoadParams, TrainingPlan } from '../../src/shared/engine-protocol';
 import type { WorkerFile } from '../../src/shared/swarm-protocol';
 import { Admission, type GenerationGate } from './engine/admission';
-import { DecodeScheduler } from './engine/decode-scheduler';
 import { gateGenerator } from './engine/generator';
-import { LegacyGate } from './engine/legacy-gate';
+import { stopping } from './worker-stop';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
 import { EventsSocketServer } from './server/events-ws';
 import { prepareTransport, servingUrl, type TlsMaterial } from './server/transport';
 import { CompletionService } from './swarm/completions';
 import { EngineHost, processEngineFactory, type EngineFactory } from './engine/engine-host';
-import { unavailable } from './errors';
 import { TokenMatcher, type Role } from './swarm/keys';
 import { DurableCounters } from './swarm/durable-counters';
 import type { JournalFs } from './swarm/journal-fs';
@@ -51,11 +49,6 @@ export interface StartOptions {
   sweepIntervalMs?: number;
   /** The pool journal's file system (tests inject I/O failures with a fake). */
   journalFs?: JournalFs;
-  /**
-   * `continuous` (default): the engine's continuous batcher behind the admission gate. `legacy`:
-   * today's static batches with chunked re-prefill, kept for benchmark comparisons.
-   */
-  servingMode?: 'continuous' | 'legacy';
 }
 
 export interface Worker {
@@ -130,30 +123,20 @@ export function pinnedTraining(
   return { trainMode: plan.mode, activationCheckpointing: plan.activationCheckpointing, ...(lora ? { lora } : {}) };
 }
 
-/** The engine's generation settings for a serving mode (applied after every engine start). */
-function servingSettings(config: WorkerConfig, mode: 'continuous' | 'legacy'): ConfigureParams {
-  return mode === 'legacy' ? { mode: 'static' } : { mode: 'continuous', maxRows: config.maxBatch };
+/** The engine's generation settings (applied after every engine start). */
+function servingSettings(config: WorkerConfig): ConfigureParams {
+  return { maxRows: config.maxBatch };
 }
 
 /** The admission gate in front of the engine: twice what the engine decodes at once may be in flight. */
-function generationGate(engine: EngineHost, config: WorkerConfig, mode: 'continuous' | 'legacy'): GenerationGate {
-  if (mode === 'legacy') {
-    return new LegacyGate(
-      new DecodeScheduler(
-        {
-          generate: (requests) => engine.call('generate', { requests }),
-          decode: async (sequences) => (await engine.call('decode', { sequences })).texts,
-        },
-        { maxBatch: config.maxBatch, firstChunk: config.firstChunk, maxChunk: config.maxChunk },
-      ),
-    );
-  }
+function generationGate(engine: EngineHost, config: WorkerConfig): Admission {
   const s = engine.info?.serving;
   const kvTokens =
     s?.kvCacheBytes !== undefined && s.bytesPerToken ? Math.floor(s.kvCacheBytes / s.bytesPerToken) : undefined;
   return new Admission(engine, {
     maxInFlight: 2 * config.maxBatch,
     ...(kvTokens ? { maxTokensInFlight: 2 * kvTokens } : {}),
+    served: () => engine.info?.serving,
   });
 }
 
@@ -192,7 +175,6 @@ function supervisedEngine(
   config: WorkerConfig,
   o: {
     modelPath: string;
-    servingMode: 'continuous' | 'legacy';
     initialCheckpoint: string | null;
     log: (line: string) => void;
     swarm: () => Swarm | null;
@@ -202,7 +184,7 @@ function supervisedEngine(
   return new EngineHost({
     factory: o.factory ?? processEngineFactory({ procs: config.engineProcs, devices: config.engineDevices }),
     load: engineLoadParams(config, o.modelPath),
-    configure: servingSettings(config, o.servingMode),
+    configure: servingSettings(config),
     checkpoint: () => {
       const s = o.swarm();
       return s ? (s.trainer.lastCheckpoint?.path ?? null) : o.initialCheckpoint;
@@ -236,40 +218,118 @@ function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls };
 }
 
-export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls } = prepareRun(input, opts);
-
-  let swarm: Swarm | null = null;
-  const servingMode = opts.servingMode ?? 'continuous';
-  const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
-  const engine = supervisedEngine(config, {
-    modelPath,
-    servingMode,
-    initialCheckpoint,
-    log,
-    swarm: () => swarm,
-    ...(opts.engineFactory ? { factory: opts.engineFactory } : {}),
-  });
-  const pool = await DurablePool.open(
-    files.pool,
-    saved?.step ?? 0,
-    (m) => log(`[warn] pool: ${m}`),
-    opts.journalFs ? { fs: opts.journalFs } : {},
+/** The completions path, the HTTP server and the events WebSocket, listening (on failure the app is closed). */
+async function serve(
+  config: WorkerConfig,
+  o: {
+    swarm: Swarm;
+    matcher: TokenMatcher;
+    engine: EngineHost;
+    scheduler: Admission;
+    log: (line: string) => void;
+    tls: TlsMaterial | null;
+  },
+): Promise<{ app: FastifyInstance; events: EventsSocketServer }> {
+  const completions = new CompletionService(
+    o.swarm,
+    {
+      engine: o.engine,
+      generator: gateGenerator(o.scheduler),
+      contextLength: () => o.engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER,
+    },
+    config.seed,
   );
+  const app = buildApp({
+    swarm: o.swarm,
+    completions,
+    matcher: o.matcher,
+    bodyLimit: config.bodyLimitBytes,
+    heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)),
+    log: o.log,
+    limits: connectionLimits(config),
+    agentjetCompat: config.agentjetCompat,
+    reset: { swarm: o.swarm, engine: o.engine, generation: o.scheduler },
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    ...(o.tls ? { tls: o.tls } : {}),
+  });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+    return { app, events: new EventsSocketServer(app.server, o.swarm, o.matcher) };
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Opens the pool journal and starts the engine (closing the pool again should the engine fail to start). */
+async function openPoolAndStart(
+  engine: EngineHost,
+  files: RunFiles,
+  step: number,
+  o: { log: (line: string) => void; fs?: JournalFs },
+): Promise<DurablePool> {
+  const pool = await DurablePool.open(files.pool, step, (m) => o.log(`[warn] pool: ${m}`), o.fs ? { fs: o.fs } : {});
   try {
     await engine.start();
   } catch (err) {
     await pool.dispose();
     throw err;
   }
+  return pool;
+}
+
+/** Writes `<run-dir>/worker.json` (how to reach the worker) and logs where it serves. */
+function announce(
+  app: FastifyInstance,
+  s: Swarm,
+  o: {
+    config: WorkerConfig;
+    files: RunFiles;
+    modelName: string;
+    resumed: boolean;
+    tensorboard: TensorBoardSink | null;
+    tls: TlsMaterial | null;
+  },
+): { url: string; port: number } {
+  const port = (app.server.address() as AddressInfo).port;
+  const url = servingUrl(o.config.host, port, o.tls !== null);
+  const serving: WorkerFile = { pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() };
+  writeFileAtomic(o.files.worker, `${JSON.stringify(serving, null, 2)}\n`);
+  s.log(
+    'info',
+    'worker',
+    `serving ${o.modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ` +
+      `${s.pooled().length} pooled episode(s)${o.resumed ? ', resumed' : ''}` +
+      `${o.tls ? `; TLS certificate SHA-256 ${o.tls.fingerprint256}` : ''})`,
+  );
+  if (o.tensorboard) s.log('info', 'worker', `TensorBoard event file: ${o.tensorboard.file}`);
+  return { url, port };
+}
+
+export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls } = prepareRun(input, opts);
+
+  let swarm: Swarm | null = null;
+  const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
+  const engine = supervisedEngine(config, {
+    modelPath,
+    initialCheckpoint,
+    log,
+    swarm: () => swarm,
+    ...(opts.engineFactory ? { factory: opts.engineFactory } : {}),
+  });
+  const pool = await openPoolAndStart(engine, files, saved?.step ?? 0, {
+    log,
+    ...(opts.journalFs ? { fs: opts.journalFs } : {}),
+  });
   adoptPlan(engine, config, {
     lrGiven: opts.resume === true || input.training?.lr !== undefined,
     modelPath,
     configFile: files.config,
     log,
   });
-  const scheduler = generationGate(engine, config, servingMode);
+  const scheduler = generationGate(engine, config);
   // Counters persist as they change, so kill -9 + --resume never sets them back.
   const counters = DurableCounters.open(files.counters, saved?.counters ?? emptyCounters(), (m) => log(`[warn] ${m}`));
   const s = new Swarm({
@@ -290,68 +350,36 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   pool.onProblem((message) => s.log('error', 'pool', message));
   const tensorboard = config.tensorboardDir ? new TensorBoardSink(config.tensorboardDir) : null;
   if (tensorboard) s.onEvent((e) => tensorboard.onEvent(e));
-  const generator = gateGenerator(scheduler);
-  const completions = new CompletionService(
-    s,
-    { engine, generator, contextLength: () => engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER },
-    config.seed,
-  );
   const matcher = new TokenMatcher(tokens);
   // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.
   if (config.agentjetCompat) s.pause();
-  const app = buildApp({
-    swarm: s,
-    completions,
-    matcher,
-    bodyLimit: config.bodyLimitBytes,
-    heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)),
-    log,
-    limits: connectionLimits(config),
-    agentjetCompat: config.agentjetCompat,
-    reset: { swarm: s, engine, generation: scheduler },
-    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
-    ...(tls ? { tls } : {}),
-  });
-  let events: EventsSocketServer | null = null;
-  try {
-    await app.listen({ host: config.host, port: config.port });
-    events = new EventsSocketServer(app.server, s, matcher);
-  } catch (err) {
-    tensorboard?.close();
-    s.dispose();
-    counters.close();
-    await Promise.allSettled([app.close(), engine.dispose(), pool.dispose()]);
-    throw err;
-  }
-  const port = (app.server.address() as AddressInfo).port;
-  const url = servingUrl(config.host, port, tls !== null);
-  const serving: WorkerFile = { pid: process.pid, url, port, bootId: s.bootId, startedAt: Date.now() };
-  writeFileAtomic(files.worker, `${JSON.stringify(serving, null, 2)}\n`);
-  s.log(
-    'info',
-    'worker',
-    `serving ${modelName} at ${url} (step ${s.step}, weight version ${s.weightVersion}, ${pool.size} pooled episode(s)${opts.resume ? ', resumed' : ''}${tls ? `; TLS certificate SHA-256 ${tls.fingerprint256}` : ''})`,
+  const { app, events } = await serve(config, { swarm: s, matcher, engine, scheduler, log, tls }).catch(
+    async (err: unknown) => {
+      tensorboard?.close();
+      s.dispose();
+      counters.close();
+      await Promise.allSettled([engine.dispose(), pool.dispose()]);
+      throw err;
+    },
   );
-  if (tensorboard) s.log('info', 'worker', `TensorBoard event file: ${tensorboard.file}`);
+  const { url, port } = announce(app, s, { config, files, modelName, resumed: opts.resume === true, tensorboard, tls });
   s.emitState('started');
   s.trainer.poke();
 
-  let disposed: Promise<void> | null = null;
-  const dispose = (): Promise<void> => {
-    disposed ??= (async () => {
-      s.beginStop();
-      scheduler.failAll(unavailable('stopping', 'the worker is shutting down', 30));
-      await events?.dispose();
+  const stop = stopping(config, log, {
+    swarm: s,
+    scheduler,
+    engine,
+    close: async () => {
+      await events.dispose();
       tensorboard?.close();
       s.dispose();
       await app.close();
       await engine.dispose();
       await pool.dispose();
       counters.close();
-    })();
-    return disposed;
-  };
-
+    },
+  });
   return {
     url,
     port,
@@ -365,31 +393,6 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     app,
     tls,
     checkpoint: (reason) => s.trainer.checkpoint(reason),
-    shutdown: async (reason = 'shutdown') => {
-      if (disposed) return disposed;
-      s.beginStop(reason);
-      // Bounded however busy the engine is: past the deadline the engine is killed (dispose) and
-      // the run resumes from its previous checkpoint.
-      const deadline = Date.now() + config.stopTimeoutS * 1000;
-      const left = (): Promise<'late'> =>
-        new Promise((r) => setTimeout(() => r('late'), Math.max(0, deadline - Date.now())).unref());
-      await Promise.race([
-        scheduler.pause(),
-        new Promise((r) => setTimeout(r, Math.min(10_000, config.stopTimeoutS * 500)).unref()),
-      ]);
-      if (engine.status === 'ready') {
-        try {
-          const done = await Promise.race([s.trainer.checkpoint(reason).then(() => 'saved' as const), left()]);
-          if (done === 'late')
-            log(
-              `[error] worker: the checkpoint on ${reason} did not finish within ${config.stopTimeoutS} s (engine busy?); stopping the engine without it — --resume continues from the previous checkpoint`,
-            );
-        } catch (err) {
-          log(`[error] worker: checkpoint on ${reason} failed: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      }
-      await dispose();
-    },
-    dispose,
+    ...stop,
   };
 }

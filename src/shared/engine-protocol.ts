@@ -23,9 +23,11 @@ export const TrainingPlanSchema = z.object({
 export type TrainingPlan = z.infer<typeof TrainingPlanSchema>;
 /** The engine's generation settings (`configure`'s result; `info.serving`). */
 export const ServingSummarySchema = z.object({
+  /** The path generations take: `static` only for a model the continuous batcher cannot reproduce. */
   mode: z.enum(['continuous', 'static']),
-  /** False when the model's attention is not supported by the continuous path (then static). */
+  /** False for a model the continuous batcher cannot reproduce (then static; every sampling parameter kept). */
   continuous: z.boolean().optional(),
+  /** Why the loaded model is served on the static path (null: it is not). */
   fallback: z.string().nullable().optional(),
   maxRows: Int.optional(),
   prefillTokens: Int.optional(),
@@ -38,7 +40,6 @@ export const ServingSummarySchema = z.object({
 export type ServingSummary = z.infer<typeof ServingSummarySchema>;
 
 export const ConfigureParamsSchema = z.object({
-  mode: z.enum(['continuous', 'static']).optional(),
   maxRows: Int.positive().optional(),
   prefillTokens: Int.positive().optional(),
   kvCacheBytes: Int.nonnegative().optional(),

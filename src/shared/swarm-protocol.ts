@@ -250,8 +250,13 @@ export type StepMetrics = z.infer<typeof StepMetricsSchema>;
 
 /** The serving side of `/swarm/v1/status`: the admission gate and the engine's batch and prefix-cache counters. */
 export const ServingStatusSchema = z.object({
-  /** `continuous` (the engine's continuous batcher) or `legacy` (the static path, for comparisons). */
-  mode: z.enum(['continuous', 'legacy']),
+  /**
+   * The engine's generation path for the loaded model: `continuous` (its continuous batcher and prefix
+   * cache), or `static` (one left-padded batch per call: the fallback for a model the continuous
+   * batcher cannot reproduce; every sampling parameter still applies) with the reason in `fallback`.
+   */
+  mode: z.enum(['continuous', 'static']),
+  fallback: z.string().optional(),
   admitted: z.number().int(),
   completed: z.number().int(),
   cancelled: z.number().int(),
@@ -311,7 +316,8 @@ export type TrainedInfo = z.infer<typeof TrainedInfoSchema>;
 
 /**
  * `GET /swarm/v1/episodes/:id/merged`: the samples an update trained of the episode (`trained` says
- * how), or — not trained (yet) — a preview merged with the worker's current settings (`trained: null`).
+ * how), or — not trained (yet) — a preview (`trained: null`): what an update under the worker's
+ * current settings would train of it, its task group merged and packed as training does.
  */
 export const MergedEpisodeAnswerSchema = z.object({
   samples: z.array(MergedSampleSchema),

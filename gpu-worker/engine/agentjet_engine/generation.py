@@ -1,12 +1,16 @@
-"""The static batched generation path (left-padded batch, finished rows fed pads), kept behind the
-engine's `mode: "static"` setting to compare against the continuous batcher (`scheduler.py`).
-
-Per-request sampling settings, one CPU generator per request, raw logprobs — the same conventions
-as the continuous path, which shares `GenerationRequest` and `sample_tokens`."""
+"""The static batched generation path (left-padded batch, finished rows fed pads): how the engine
+generates for a model the continuous batcher (`scheduler.py`) cannot reproduce — attention it does
+not drive, or a failed self-check (`serving.py`). It honours every sampling parameter the continuous
+path does, with the same results for a seed: per-request temperature, top-p, seed (one CPU generator
+per request), stop ids, max tokens, and stop strings (the same `TextTracker`: the tokens end with
+the one that completed the stop string, the text ends before it); logprobs are raw. Shared with the
+continuous path: `GenerationRequest`, `sample_tokens`, `TextTracker`. What it lacks is speed — no
+prefix reuse, no joining a running batch, no streaming (the answer carries the whole text)."""
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +18,7 @@ import torch
 from transformers import DynamicCache
 
 from .batching import pad_left, positions_from_mask
+from .detok import TextTracker
 from .losses import gather_logprobs
 from .sampling import sample_tokens
 
@@ -26,7 +31,7 @@ class GenerationRequest:
     top_p: float
     stop_ids: frozenset[int]
     seed: int
-    stop: tuple[str, ...] = ()  # stop strings (continuous path; the static path ignores them)
+    stop: tuple[str, ...] = ()  # stop strings (OpenAI `stop`): the output ends at the first one
 
 
 @dataclass
@@ -34,6 +39,7 @@ class GenerationResult:
     token_ids: list[int]
     logprobs: list[float]  # raw: log-softmax of the unscaled logits (temperature 1, no top-p)
     finish_reason: str  # "stop" | "length"
+    text: str = ""  # decoded `token_ids`, cut before a matched stop string
 
 
 @torch.inference_mode()
@@ -43,6 +49,7 @@ def generate(
     *,
     pad_id: int,
     device: torch.device,
+    decode: Callable[[list[int]], str],
     autocast: contextlib.AbstractContextManager[Any] | None = None,
 ) -> list[GenerationResult]:
     """Decode all requests together: one forward per step for the whole (left-padded) batch.
@@ -53,13 +60,29 @@ def generate(
 
     The logprob reported for a token is always the RAW one, log softmax of the model's logits at
     temperature 1 without top-p, i.e. the same quantity that `logprobs` and `train_step` compute;
-    temperature and top-p only shape which token is drawn.
+    temperature and top-p only shape which token is drawn. A row whose text completes a stop string
+    finishes with "stop" at that token, as in the continuous path.
     """
     results = [GenerationResult([], [], "length") for _ in requests]
+    trackers = [TextTracker(decode, r.stop) for r in requests]
     active = [r.max_tokens > 0 for r in requests]
-    if not any(active):
-        return results
-    autocast = autocast or contextlib.nullcontext()
+    if any(active):
+        _decode_loop(model, requests, results, trackers, active, pad_id, device, autocast or contextlib.nullcontext())
+    for result, tracker in zip(results, trackers):
+        result.text = tracker.finish()[1] if tracker.stops else decode(result.token_ids)
+    return results
+
+
+def _decode_loop(
+    model: Any,
+    requests: list[GenerationRequest],
+    results: list[GenerationResult],
+    trackers: list[TextTracker],
+    active: list[bool],
+    pad_id: int,
+    device: torch.device,
+    autocast: contextlib.AbstractContextManager[Any],
+) -> None:
     generators = [torch.Generator().manual_seed(r.seed) for r in requests]
     temperature = torch.tensor([r.temperature for r in requests], dtype=torch.float32, device=device)
     top_p = torch.tensor([r.top_p for r in requests], dtype=torch.float32, device=device)
@@ -96,7 +119,9 @@ def generate(
             result = results[row]
             result.token_ids.append(tokens_list[row])
             result.logprobs.append(logprobs_list[row])
-            if tokens_list[row] in request.stop_ids:
+            if trackers[row].stops:
+                trackers[row].push(tokens_list[row])
+            if tokens_list[row] in request.stop_ids or trackers[row].stopped:
                 result.finish_reason, active[row] = "stop", False
             elif len(result.token_ids) >= request.max_tokens:
                 result.finish_reason, active[row] = "length", False
@@ -118,4 +143,3 @@ def generate(
                 logits_to_keep=1,
             )
         next_pos = next_pos + 1
-    return results

@@ -1,6 +1,12 @@
 """The engine's generation side: the continuous batcher over the loaded model (made on first use
-after each `load`), its settings (`configure`), the static path kept for comparison, statistics,
-and the rule that every weight change drops the prefix KV cache.
+after each `load`), its settings (`configure`), statistics, and the rule that every weight change
+drops the prefix KV cache.
+
+One path per model: the continuous batcher serves every model it reproduces. A model it cannot
+(attention it does not drive, or logits that differ from the model's own forward in the self-check
+run on load) is served by the static path (`generation.py`) instead, which honours every sampling
+parameter — stop strings included — with the same results for a seed; the engine logs why, and
+`info.serving` reports it (`continuous: false`, `fallback`), as does the worker's status.
 
 Seam for other engine code: `weights_changed()` must follow anything that changes the weights
 (the server calls it after `train_step`, `restore`, `load`); `inference_model()` is the model
@@ -10,6 +16,7 @@ generation runs on (an FSDP engine can return its full inference copy there).
 from __future__ import annotations
 
 import contextlib
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +31,7 @@ from .scheduler import ContinuousBatcher, Job, ServingConfig
 if TYPE_CHECKING:
     from .engine import Engine
 
-MODES = ("continuous", "static")
+log = logging.getLogger("agentjet_engine")
 
 
 def default_config(device: torch.device) -> ServingConfig:
@@ -67,7 +74,6 @@ class _Collect:
 class Serving:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.mode = "continuous"
         self.overrides: dict[str, int] = {}
         self._batcher: ContinuousBatcher | None = None
         self._for: Any = None  # the LoadedModel the batcher was made for
@@ -95,11 +101,17 @@ class Serving:
             )
             self._for = m
             self.fallback = unsupported_reason(model) or self._self_check(m)
+            if self.fallback is not None:
+                log.warning(
+                    "the continuous batcher cannot serve this model (%s): generations take the static path"
+                    " (every sampling parameter kept; no prefix reuse, no streamed deltas, batches do not overlap)",
+                    self.fallback,
+                )
         return self._batcher
 
     def _self_check(self, m: Any) -> str | None:
         """Compares the continuous path's logits with the model's own forward on a short prompt, so a
-        model whose attention the slot store does not reproduce falls back to the static path."""
+        model whose attention the slot store does not reproduce is served by the static path."""
         assert self._batcher is not None
         prompt = [int(t) % m.vocab_size for t in range(3, 3 + 12)]
         try:
@@ -143,7 +155,12 @@ class Serving:
     @property
     def continuous(self) -> bool:
         _ = self.batcher  # resolves `fallback` for the loaded model
-        return self.mode == "continuous" and self.fallback is None
+        return self.fallback is None
+
+    @property
+    def mode(self) -> str:
+        """The path generations of the loaded model take (before a load: the continuous one)."""
+        return "continuous" if self.engine.loaded is None or self.continuous else "static"
 
     @property
     def busy(self) -> bool:
@@ -166,14 +183,22 @@ class Serving:
             raise
 
     def static(self, requests: list[GenerationRequest]) -> list[dict[str, Any]]:
+        """The static path (a model the continuous batcher cannot serve): one batch, run to completion."""
         m = self.engine._require()
-        results = generate(self.inference_model(), requests, pad_id=m.pad_id, device=m.device, autocast=m.autocast())
+        results = generate(
+            self.inference_model(),
+            requests,
+            pad_id=m.pad_id,
+            device=m.device,
+            decode=lambda ids: m.tokenizer.decode(ids, skip_special_tokens=True),
+            autocast=m.autocast(),
+        )
         return [
             {
                 "tokenIds": r.token_ids,
                 "logprobs": r.logprobs,
                 "finishReason": r.finish_reason,
-                "text": m.tokenizer.decode(r.token_ids, skip_special_tokens=True),
+                "text": r.text,
                 "promptTokens": len(q.prompt_ids),
                 "cachedTokens": 0,
             }
@@ -193,7 +218,6 @@ class Serving:
 
     # ---- settings and stats --------------------------------------------------------------------
     def configure(self, params: dict[str, Any]) -> dict[str, Any]:
-        mode = P.get_str(params, "mode", default=self.mode, choices=MODES)
         fields = {
             "maxRows": ("max_rows", 1, 4096),
             "prefillTokens": ("prefill_tokens", 16, 1 << 20),
@@ -208,30 +232,27 @@ class Serving:
                 overrides[attr] = value
         if self._batcher is not None and self._batcher.busy and overrides != self.overrides:
             raise EngineError("state", "busy", "configure: batch and cache settings cannot change while generating")
-        self.mode = mode
         if overrides != self.overrides:
             self.overrides = overrides
             self._batcher = None  # rebuilt with the new settings on next use (the prefix cache is dropped)
         return self.summary()
 
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"mode": self.mode}
-        if self.engine.loaded is not None:
-            b = self.batcher
-            c = b.config
-            out.update(
-                {
-                    "continuous": self.continuous,
-                    "fallback": self.fallback,
-                    "maxRows": c.max_rows,
-                    "prefillTokens": c.prefill_tokens,
-                    "kvCacheBytes": c.kv_bytes,
-                    "prefixCacheBytes": c.prefix_bytes,
-                    "blockTokens": c.block_tokens,
-                    "bytesPerToken": b.store.bytes_per_token,
-                }
-            )
-        return out
+        if self.engine.loaded is None:
+            return {"mode": self.mode}
+        b = self.batcher
+        c = b.config
+        return {
+            "mode": self.mode,
+            "continuous": self.continuous,
+            "fallback": self.fallback,
+            "maxRows": c.max_rows,
+            "prefillTokens": c.prefill_tokens,
+            "kvCacheBytes": c.kv_bytes,
+            "prefixCacheBytes": c.prefix_bytes,
+            "blockTokens": c.block_tokens,
+            "bytesPerToken": b.store.bytes_per_token,
+        }
 
     def stats(self) -> dict[str, Any]:
         if self.engine.loaded is None:

@@ -92,4 +92,14 @@ describe('Admission', () => {
     await expect(b).rejects.toThrow('stopping');
     expect((await a).text).toBe('first');
   });
+
+  it('reports the path the engine serves the model on, and why it is the static one', () => {
+    expect(new Admission(engine()).stats()).toMatchObject({ mode: 'continuous' });
+    expect(new Admission(engine()).stats()).not.toHaveProperty('fallback');
+    const served = { mode: 'static' as const, continuous: false, fallback: 'attention logit soft-capping' };
+    expect(new Admission(engine(), { served: () => served }).stats()).toMatchObject({
+      mode: 'static',
+      fallback: 'attention logit soft-capping',
+    });
+  });
 });

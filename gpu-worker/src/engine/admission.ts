@@ -14,6 +14,7 @@ import type {
   EngineParams,
   EngineResult,
   GenerateDelta,
+  ServingSummary,
 } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import type { ServingStatus, StepServing } from '../../../src/shared/swarm-protocol';
@@ -51,6 +52,8 @@ export interface AdmissionOptions {
   maxInFlight?: number;
   maxTokensInFlight?: number;
   now?: () => number;
+  /** The engine's serving summary of the loaded model (`info.serving`): which path serves it, and why. */
+  served?: () => ServingSummary | undefined;
 }
 
 export class AdmissionCancelledError extends Error {
@@ -71,9 +74,8 @@ interface Waiting {
 
 export type AdmissionStats = ServingStatus & { tokensInFlight: number };
 
-/** How the worker asks for generations: the admission gate, or the legacy scheduler behind the same surface. */
+/** How the worker asks for generations (the Admission gate; fakes in tests). */
 export interface GenerationGate {
-  readonly mode: 'continuous' | 'legacy';
   generate(req: AdmissionRequest, hooks?: AdmissionHooks): Promise<AdmissionResult>;
   /** New generations wait; resolves once the running ones finished (a policy update). */
   pause(): Promise<void>;
@@ -87,10 +89,10 @@ export interface GenerationGate {
 }
 
 export class Admission implements GenerationGate {
-  readonly mode = 'continuous';
   private readonly maxInFlight: number;
   private readonly maxTokens: number;
   private readonly now: () => number;
+  private readonly served: () => ServingSummary | undefined;
   private queue: Waiting[] = [];
   private inFlight = 0;
   private tokensInFlight = 0;
@@ -109,6 +111,7 @@ export class Admission implements GenerationGate {
     this.maxInFlight = Math.max(1, opts.maxInFlight ?? 128);
     this.maxTokens = Math.max(1, opts.maxTokensInFlight ?? Number.MAX_SAFE_INTEGER);
     this.now = opts.now ?? (() => performance.now());
+    this.served = opts.served ?? (() => undefined);
   }
 
   get pending(): number {
@@ -116,8 +119,10 @@ export class Admission implements GenerationGate {
   }
 
   stats(): AdmissionStats {
+    const served = this.served();
     return {
-      mode: this.mode,
+      mode: served?.continuous === false ? 'static' : 'continuous',
+      ...(served?.fallback ? { fallback: served.fallback } : {}),
       ...this.counters,
       inFlight: this.inFlight,
       waiting: this.queue.length,

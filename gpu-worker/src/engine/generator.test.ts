@@ -1,20 +1,13 @@
-// The Generator over the DecodeScheduler: per-delta streaming whose deltas add up to the final
-// text, cancellation by AbortSignal, and the delta tracker's hold-back of half characters.
+// The Generator over the admission gate and a fake engine (named as such): per-delta streaming whose
+// deltas add up to the final text, and cancellation by AbortSignal.
 import { describe, expect, it } from 'vitest';
 import { encode, FakeEngine } from '../testing/fake-engine';
-import { DecodeScheduler } from './decode-scheduler';
-import { deltaTracker, GenerationCancelledError, schedulerGenerator } from './generator';
+import { Admission } from './admission';
+import { GenerationCancelledError, gateGenerator } from './generator';
 
 function generatorFor(reply: string, stepMs = 0) {
   const fake = new FakeEngine({ reply: () => reply, stepMs });
-  const scheduler = new DecodeScheduler(
-    {
-      generate: (requests) => fake.call('generate', { requests }),
-      decode: async (sequences) => (await fake.call('decode', { sequences })).texts,
-    },
-    { firstChunk: 4, maxChunk: 8 },
-  );
-  return { fake, generator: schedulerGenerator(scheduler) };
+  return { fake, generator: gateGenerator(new Admission(fake)) };
 }
 
 const request = {
@@ -25,22 +18,14 @@ const request = {
   seed: 3,
 };
 
-describe('deltaTracker', () => {
-  it('sends only what extends the text sent so far and holds back a trailing U+FFFD', () => {
-    const got: string[] = [];
-    const push = deltaTracker((d) => got.push(d.text));
-    for (const t of ['ab', 'ab', 'abc\uFFFD', 'abcé', 'abcé', 'abcéfg']) push(t);
-    expect(got).toEqual(['ab', 'c', 'é', 'fg']);
-  });
-});
-
-describe('schedulerGenerator', () => {
+describe('gateGenerator', () => {
   it('streams deltas that concatenate to the final text', async () => {
     const { generator } = generatorFor('the quick brown fox jumps over the lazy dog');
     const deltas: string[] = [];
     const r = await generator.generate(request, { onDelta: (d) => deltas.push(d.text) });
     expect(deltas.length).toBeGreaterThan(2);
     expect(deltas.join('')).toBe(r.text);
+    expect(deltas).not.toContain('');
     expect(r).toMatchObject({
       text: 'the quick brown fox jumps over the lazy dog',
       finishReason: 'stop',

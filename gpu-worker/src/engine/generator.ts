@@ -1,11 +1,9 @@
 // The one narrow way the rest of the worker asks for a generation: `generate(request, hooks)` →
 // result, with an optional per-delta callback (streaming) and cancellation through an AbortSignal.
 // Everything that records a call (the server's completions path, the rollout policy of eval and the
-// demo) goes through a Generator, so the admission layer behind it can be swapped in one place.
-// `gateGenerator` backs it with the admission gate (engine/admission.ts: the engine's continuous
-// batcher and prefix cache, or the legacy static path); `schedulerGenerator` with the DecodeScheduler.
+// demo) goes through a Generator; `gateGenerator` backs it with the admission gate
+// (engine/admission.ts, in front of the engine's continuous batcher and prefix cache).
 import { AdmissionCancelledError, type GenerationGate } from './admission';
-import { DecodeCancelledError, type DecodeScheduler } from './decode-scheduler';
 import type { SamplingRequest } from './sampling-request';
 
 /** A generation's prompt and sampling settings (the end-of-turn ids are the engine's own). */
@@ -46,11 +44,6 @@ export interface GenerationResult {
 
 export interface Generator {
   generate(request: GenerationRequest, hooks?: GenerationHooks): Promise<GenerationResult>;
-  /**
-   * Optional: announces a request that is still being rendered, so that it can share a batch with
-   * requests about to start; call the returned function once it was submitted (or never will be).
-   */
-  reserve?(): () => void;
 }
 
 export class GenerationCancelledError extends Error {
@@ -60,55 +53,7 @@ export class GenerationCancelledError extends Error {
   }
 }
 
-/**
- * Turns "the visible text so far" updates into deltas: only text that extends what was sent goes
- * out, and a trailing U+FFFD (half a UTF-8 character at a chunk boundary) waits for the next update.
- */
-export function deltaTracker(onDelta: (d: GenerationDelta) => void): (textSoFar: string) => void {
-  let sent = '';
-  return (textSoFar) => {
-    const clean = textSoFar.replace(/\uFFFD+$/, '');
-    if (clean.length <= sent.length || !clean.startsWith(sent)) return;
-    const text = clean.slice(sent.length);
-    sent = clean;
-    onDelta({ text });
-  };
-}
-
-/** A Generator backed by the DecodeScheduler. */
-export function schedulerGenerator(scheduler: DecodeScheduler): Generator {
-  return {
-    reserve: () => scheduler.reserve(),
-    async generate(request, hooks = {}) {
-      const { signal, onDelta } = hooks;
-      if (signal?.aborted) throw new GenerationCancelledError();
-      try {
-        const r = await scheduler.submit({
-          promptIds: request.promptIds,
-          maxTokens: request.maxTokens,
-          temperature: request.temperature,
-          topP: request.topP,
-          seed: request.seed,
-          ...(request.stop ? { stop: request.stop } : {}),
-          ...(onDelta ? { onText: deltaTracker(onDelta) } : {}),
-          ...(signal ? { cancelled: () => signal.aborted } : {}),
-        });
-        return {
-          tokenIds: r.tokenIds,
-          logprobs: r.logprobs,
-          finishReason: r.finishReason,
-          text: r.text,
-          weightVersion: r.weightVersion,
-          engineMs: r.engineMs,
-        };
-      } catch (err) {
-        throw err instanceof DecodeCancelledError ? new GenerationCancelledError() : err;
-      }
-    },
-  };
-}
-
-/** A Generator behind an admission gate (continuous batching in the engine, or the legacy gate). */
+/** A Generator behind the admission gate. */
 export function gateGenerator(gate: Pick<GenerationGate, 'generate'>): Generator {
   return {
     async generate(request, hooks = {}) {

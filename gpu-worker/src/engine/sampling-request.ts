@@ -1,5 +1,5 @@
-// What one generation asks of the engine, whichever admission layer serves it (the admission gate,
-// the legacy static path, the DecodeScheduler): the prompt's token ids and the sampling settings.
+// What one generation asks of the engine (through the admission gate): the prompt's token ids and
+// the sampling settings.
 
 export interface SamplingRequest {
   promptIds: number[];

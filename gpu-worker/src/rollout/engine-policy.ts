@@ -4,7 +4,7 @@
 import type { ChatMessage, Tool } from '../../../src/shared/chat';
 import type { Policy } from '../../../src/shared/episode';
 import type { Timeline } from '../../../src/shared/timeline/index';
-import { recordCall, type RecordDeps } from './record-call';
+import { callIdPrefix, recordCall, type RecordDeps } from './record-call';
 
 export type { EngineCaller } from './record-call';
 
@@ -38,7 +38,7 @@ export function enginePolicy(deps: RecordDeps, opts: EnginePolicyOptions): Polic
       episodeId: opts.episodeId,
       callIndex,
       agent: opts.agent ?? 'default',
-      idPrefix: `${opts.episodeId}_${callIndex}`,
+      idPrefix: callIdPrefix(opts.episodeId, callIndex),
       messages,
       tools: tools.length > 0 ? tools : null,
       toolChoice: { mode: 'auto' },

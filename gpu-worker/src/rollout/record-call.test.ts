@@ -1,8 +1,8 @@
-// The one call-recording path against the fake engine: a token-exact timeline, tool calls parsed
+// The one call-recording path against the fake engine, behind the real admission gate: a token-exact timeline, tool calls parsed
 // and streamed, tool_choice "required" retried, and input the engine refuses named as such.
 import { describe, expect, it } from 'vitest';
-import { DecodeScheduler } from '../engine/decode-scheduler';
-import { schedulerGenerator } from '../engine/generator';
+import { Admission } from '../engine/admission';
+import { gateGenerator } from '../engine/generator';
 import { decode, FakeEngine } from '../testing/fake-engine';
 import { CALC_CALL, scriptedReply } from '../testing/scripted-replies';
 import { CallRefusedError, recordCall, TOOL_CHOICE_ATTEMPTS, type CallSpec, type RecordDeps } from './record-call';
@@ -12,15 +12,11 @@ function deps(
   contextLength = 4096,
 ): { fake: FakeEngine; deps: RecordDeps } {
   const fake = new FakeEngine({ reply, contextLength });
-  const scheduler = new DecodeScheduler({
-    generate: (requests) => fake.call('generate', { requests }),
-    decode: async (sequences) => (await fake.call('decode', { sequences })).texts,
-  });
   return {
     fake,
     deps: {
       engine: fake,
-      generator: schedulerGenerator(scheduler),
+      generator: gateGenerator(new Admission(fake)),
       contextLength: () => contextLength,
       now: () => 1234,
     },

@@ -1,5 +1,5 @@
 // The one call-recording path: render a conversation with the model's own template, generate
-// through a Generator (batched with every other call in flight), parse Hermes tool calls (insisting
+// through a Generator (the engine batches it with every other call in flight), parse Hermes tool calls (insisting
 // on one for tool_choice "required" / a named function), stream content and tool-call deltas, and
 // record the call token-exactly as a Timeline (prompt ids + spans, sampled ids + raw logprobs,
 // weight version). The server's completions and the rollout policy of eval and the demo both call it.
@@ -30,11 +30,18 @@ export interface RecordDeps {
 
 export type ToolChoiceMode = { mode: 'auto' | 'none' | 'required'; name?: string };
 
+/**
+ * The stem of a call's ids (`<episode>_<call index>`, an `ep_` episode id without its `ep_`): its
+ * tool-call ids, and the completion, response and message ids the server's APIs give it.
+ */
+export const callIdPrefix = (episodeId: string, callIndex: number): string =>
+  `${episodeId.startsWith('ep_') ? episodeId.slice(3) : episodeId}_${callIndex}`;
+
 export interface CallSpec {
   episodeId: string;
   callIndex: number;
   agent: string;
-  /** Prefix of the parsed tool calls' ids. */
+  /** Prefix of the parsed tool calls' ids (`callIdPrefix` of the episode and call index). */
   idPrefix: string;
   messages: ChatMessage[];
   tools: Tool[] | null;
@@ -107,7 +114,6 @@ async function sample(
   prompt: RenderResult,
   maxTokens: number,
   hooks: RecordHooks,
-  submitted: () => void,
 ): Promise<Sampled> {
   const insist = spec.toolChoice.mode === 'required';
   const emit = (events: readonly StreamEvent[]): void => events.forEach((e) => hooks.onEvent?.(e));
@@ -122,7 +128,7 @@ async function sample(
           emit(parser.push(d.text));
         }
       : undefined;
-    const pending = deps.generator
+    const result = await deps.generator
       .generate(
         {
           promptIds: prompt.tokenIds,
@@ -137,8 +143,6 @@ async function sample(
       .catch((err: unknown) => {
         throw refused(err);
       });
-    submitted(); // queued: the round may start
-    const result = await pending;
     let parsed: ParsedAssistantText;
     if (parser) {
       // the deltas add up to the reply's text; should they fall short, the rest goes out now
@@ -159,57 +163,52 @@ async function sample(
 
 /** Records one LLM call; throws CallRefusedError for input the engine refuses. */
 export async function recordCall(deps: RecordDeps, spec: CallSpec, hooks: RecordHooks = {}): Promise<RecordedCall> {
-  const release = deps.generator.reserve?.() ?? ((): void => undefined);
-  try {
-    const t0 = performance.now();
-    const rendered = await deps.engine
-      .call('render', { messages: spec.messages, tools: spec.tools, addGenerationPrompt: true })
-      .catch((err: unknown) => {
-        throw refused(err);
-      });
-    const renderMs = performance.now() - t0;
-    const context = deps.contextLength();
-    if (rendered.tokenIds.length >= context) {
-      throw new CallRefusedError(
-        'context_length_exceeded',
-        `the prompt is ${rendered.tokenIds.length} tokens; the model's context is ${context} tokens`,
-      );
-    }
-    const maxTokens = Math.min(spec.maxTokens, context - rendered.tokenIds.length);
-    const { result, parsed, attempts } = await sample(deps, spec, rendered, maxTokens, hooks, release);
-    const message: ChatMessage =
-      parsed.toolCalls.length > 0
-        ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls }
-        : { role: 'assistant', content: parsed.content ?? '' };
-    const timeline: Timeline = {
-      id: `${spec.episodeId}/${spec.callIndex}`,
-      episodeId: spec.episodeId,
-      agent: spec.agent,
-      callIndex: spec.callIndex,
-      messages: spec.messages,
-      tools: spec.tools,
-      promptIds: rendered.tokenIds,
-      promptSpans: rendered.spans,
-      outputIds: result.tokenIds,
-      outputLogprobs: result.logprobs,
-      finishReason: result.finishReason,
-      output: message,
-      weightVersion: result.weightVersion,
-      createdAt: (deps.now ?? Date.now)(),
-    };
-    return {
-      timeline,
-      message,
-      finishReason: parsed.toolCalls.length > 0 ? 'tool_calls' : result.finishReason,
-      promptTokens: rendered.tokenIds.length,
-      completionTokens: result.tokenIds.length,
-      engineMs: renderMs + result.engineMs,
-      weightVersion: result.weightVersion,
-      malformedToolCalls: parsed.malformed,
-      attempts,
-      cachedTokens: result.cache?.cachedTokens ?? 0,
-    };
-  } finally {
-    release();
+  const t0 = performance.now();
+  const rendered = await deps.engine
+    .call('render', { messages: spec.messages, tools: spec.tools, addGenerationPrompt: true })
+    .catch((err: unknown) => {
+      throw refused(err);
+    });
+  const renderMs = performance.now() - t0;
+  const context = deps.contextLength();
+  if (rendered.tokenIds.length >= context) {
+    throw new CallRefusedError(
+      'context_length_exceeded',
+      `the prompt is ${rendered.tokenIds.length} tokens; the model's context is ${context} tokens`,
+    );
   }
+  const maxTokens = Math.min(spec.maxTokens, context - rendered.tokenIds.length);
+  const { result, parsed, attempts } = await sample(deps, spec, rendered, maxTokens, hooks);
+  const message: ChatMessage =
+    parsed.toolCalls.length > 0
+      ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls }
+      : { role: 'assistant', content: parsed.content ?? '' };
+  const timeline: Timeline = {
+    id: `${spec.episodeId}/${spec.callIndex}`,
+    episodeId: spec.episodeId,
+    agent: spec.agent,
+    callIndex: spec.callIndex,
+    messages: spec.messages,
+    tools: spec.tools,
+    promptIds: rendered.tokenIds,
+    promptSpans: rendered.spans,
+    outputIds: result.tokenIds,
+    outputLogprobs: result.logprobs,
+    finishReason: result.finishReason,
+    output: message,
+    weightVersion: result.weightVersion,
+    createdAt: (deps.now ?? Date.now)(),
+  };
+  return {
+    timeline,
+    message,
+    finishReason: parsed.toolCalls.length > 0 ? 'tool_calls' : result.finishReason,
+    promptTokens: rendered.tokenIds.length,
+    completionTokens: result.tokenIds.length,
+    engineMs: renderMs + result.engineMs,
+    weightVersion: result.weightVersion,
+    malformedToolCalls: parsed.malformed,
+    attempts,
+    cachedTokens: result.cache?.cachedTokens ?? 0,
+  };
 }

@@ -38,10 +38,7 @@ describe('AgentJet compat routes (fake engine)', () => {
   const status = async (): Promise<string> => String((await get('/get_engine_status')).body['engine_status']);
 
   beforeAll(async () => {
-    t = await startFakeWorker(
-      { agentjetCompat: true, firstChunk: 4, maxChunk: 8 },
-      { engine: { reply: scriptedReply, stepMs: 1 } },
-    );
+    t = await startFakeWorker({ agentjetCompat: true }, { engine: { reply: scriptedReply, stepMs: 1 } });
     plain = await startFakeWorker({}, { engine: { reply: scriptedReply, stepMs: 1 } });
   });
   afterAll(async () => {

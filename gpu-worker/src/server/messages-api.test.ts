@@ -29,7 +29,7 @@ describe('Messages API (fake engine, @anthropic-ai/sdk client)', () => {
   const chatEpisode = () => chatCalcEpisode(t, 'messages-client');
 
   beforeAll(async () => {
-    t = await startFakeWorker({ firstChunk: 4, maxChunk: 8 }, { engine: { reply: scriptedReply, stepMs: 1 } });
+    t = await startFakeWorker({}, { engine: { reply: scriptedReply, stepMs: 1 } });
   });
   afterAll(async () => t.stop());
 

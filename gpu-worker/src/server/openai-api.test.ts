@@ -41,7 +41,7 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
   const timelines = (episodeId: string): Promise<Timeline[]> => episodeTimelines(t, episodeId);
 
   beforeAll(async () => {
-    t = await startFakeWorker({ firstChunk: 4, maxChunk: 8 }, { engine: { reply: scriptedReply, stepMs: 1 } });
+    t = await startFakeWorker({}, { engine: { reply: scriptedReply, stepMs: 1 } });
   });
   afterAll(async () => t.stop());
 
@@ -261,6 +261,26 @@ describe('OpenAI API (fake engine, openai SDK client)', () => {
       inFlight: 0,
       waiting: 0,
     });
+  });
+
+  it('names each call by its index in the episode, streamed or not, concurrent or not', async () => {
+    const { c, client } = await claim();
+    const stem = c.episodeId.slice(3);
+    const streamed = async (): Promise<Set<string>> => {
+      const s = await client.chat.completions.create({
+        model: c.model,
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      const ids = new Set<string>();
+      for await (const ch of s) ids.add(ch.id);
+      return ids;
+    };
+    const [a, b] = await Promise.all([streamed(), streamed()]);
+    expect([...a, ...b].sort()).toEqual([`chatcmpl-${stem}_0`, `chatcmpl-${stem}_1`]);
+    const json = await client.chat.completions.create({ model: c.model, messages: [{ role: 'user', content: 'hi' }] });
+    expect(json.id).toBe(`chatcmpl-${stem}_2`);
+    expect((await timelines(c.episodeId)).map((r) => r.callIndex).sort()).toEqual([0, 1, 2]);
   });
 
   it('keeps text with multi-byte characters intact across streamed chunks', async () => {

@@ -37,7 +37,7 @@ describe('Responses API (fake engine, openai SDK client)', () => {
   const chatEpisode = () => chatCalcEpisode(t, 'responses-client');
 
   beforeAll(async () => {
-    t = await startFakeWorker({ firstChunk: 4, maxChunk: 8 }, { engine: { reply: scriptedReply, stepMs: 1 } });
+    t = await startFakeWorker({}, { engine: { reply: scriptedReply, stepMs: 1 } });
   });
   afterAll(async () => t.stop());
 

@@ -7,6 +7,7 @@ import { MessagesRequestSchema } from '../../../src/shared/messages/schema';
 import { MessagesStream } from '../../../src/shared/messages/streaming';
 import { checkMessagesBody, messageObject, messagesToChat } from '../../../src/shared/messages/translate';
 import { blocksOfMessage } from '../../../src/shared/stream-blocks';
+import type { CallIds } from '../swarm/completions';
 import { completeJson, completeStreamed, episodeOfRequest, prepareCall, type ApiRouteDeps } from './api-call';
 import { parseBody } from './http';
 
@@ -27,19 +28,22 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: ApiRouteDeps)
     checkMessagesBody(req.body);
     const body = parseBody(MessagesRequestSchema, req.body);
     const call = prepareCall(req, reply, deps, ep, messagesToChat(body));
-    const id = `msg_${call.idPrefix}`;
+    const idOf = (ids: CallIds): string => `msg_${ids.idPrefix}`;
     const model = deps.swarm.modelName;
 
     if (!call.prepared.stream) {
       const out = await completeJson(reply, deps, call);
-      return messageObject(id, model, blocksOfMessage(out.message, false), out.finishReason, out.usage);
+      return messageObject(idOf(out.call), model, blocksOfMessage(out.message, false), out.finishReason, out.usage);
     }
-    const stream = new MessagesStream(id, model);
-    await completeStreamed(reply, deps, call, {
-      opening: () => [],
-      push: (e) => stream.push(e),
-      finish: (o) => stream.finish(o.finishReason, o.usage).events,
-      error: (err) => MessagesStream.error(anthropicErrorType(err.status), err.message),
+    await completeStreamed(reply, deps, call, (ids) => {
+      const stream = new MessagesStream(idOf(ids), model);
+      return {
+        opening: () => [],
+        push: (e) => stream.push(e),
+        finish: (o) => stream.finish(o.finishReason, o.usage).events,
+        error: (err) => MessagesStream.error(anthropicErrorType(err.status), err.message),
+        name: (e) => e.type,
+      };
     });
     return reply;
   });

@@ -13,6 +13,7 @@ import {
 } from '../../../src/shared/responses/translate';
 import { blocksOfMessage } from '../../../src/shared/stream-blocks';
 import { badRequest } from '../errors';
+import type { CallIds } from '../swarm/completions';
 import { ResponseStore } from '../swarm/response-store';
 import type { Swarm } from '../swarm/swarm';
 import { completeJson, completeStreamed, episodeOfRequest, prepareCall, type ApiRouteDeps } from './api-call';
@@ -45,15 +46,16 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ApiRouteDeps
     }
     const { chat, conversation } = responsesToChat(body, previous);
     const call = prepareCall(req, reply, deps, ep, chat);
-    const meta: ResponseMeta = {
-      id: `resp_${call.idPrefix}`,
-      createdAt: call.created,
+    const metaOf = (ids: CallIds): ResponseMeta => ({
+      id: `resp_${ids.idPrefix}`,
+      createdAt: ids.created,
       model: deps.swarm.modelName,
-      itemBase: call.idPrefix,
-    };
+      itemBase: ids.idPrefix,
+    });
 
     if (!call.prepared.stream) {
       const out = await completeJson(reply, deps, call);
+      const meta = metaOf(out.call);
       store.put(ep.id, meta.id, [...conversation, out.message]);
       return responseObject(meta, body, {
         blocks: blocksOfMessage(out.message, true),
@@ -61,14 +63,17 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ApiRouteDeps
         usage: out.usage,
       });
     }
-    const stream = new ResponsesStream(meta, body);
-    const out = await completeStreamed(reply, deps, call, {
-      opening: () => stream.start(),
-      push: (e) => stream.push(e),
-      finish: (o) => stream.finish({ finishReason: o.finishReason, usage: o.usage }).events,
-      error: (err) => stream.error(err.code, err.message),
+    const out = await completeStreamed(reply, deps, call, (ids) => {
+      const stream = new ResponsesStream(metaOf(ids), body);
+      return {
+        opening: () => stream.start(),
+        push: (e) => stream.push(e),
+        finish: (o) => stream.finish({ finishReason: o.finishReason, usage: o.usage }).events,
+        error: (err) => stream.error(err.code, err.message),
+        name: (e) => e.type,
+      };
     });
-    if (out) store.put(ep.id, meta.id, [...conversation, out.message]);
+    if (out) store.put(ep.id, metaOf(out.call).id, [...conversation, out.message]);
     return reply;
   });
 }

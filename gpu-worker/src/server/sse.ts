@@ -1,33 +1,34 @@
-// Server-sent events with names (`event: <type>` + `data: <json>`), as the Responses and Messages
-// APIs stream them. The response is taken over (hijacked) on the first event only, so errors
-// before it stay ordinary JSON answers; writes after the client left are dropped.
+// The one server-sent-events writer of the inference APIs: OpenAI chat completions stream bare
+// `data:` chunks closed by `data: [DONE]`; the Responses and Messages APIs name each event
+// (`event: <type>` + `data: <json>`). The response is taken over (hijacked) on the first event only,
+// so errors before it stay ordinary JSON answers; writes after the client left are dropped.
 import type { FastifyReply } from 'fastify';
-import type { ServerResponse } from 'node:http';
 
-export class NamedSseWriter {
+export class SseWriter {
   started = false;
 
-  constructor(
-    private readonly reply: FastifyReply,
-    private readonly res: ServerResponse,
-  ) {}
+  constructor(private readonly reply: FastifyReply) {}
 
-  send(event: string, data: unknown): void {
+  /** Sends one event: `event: <name>` when named, then its data as JSON. */
+  send(data: unknown, event?: string): void {
+    const res = this.reply.raw;
     if (!this.started) {
       this.started = true;
       this.reply.hijack();
-      this.res.writeHead(200, {
+      res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
     }
-    if (!this.res.writableEnded && !this.res.destroyed)
-      this.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (!res.writableEnded && !res.destroyed)
+      res.write(`${event === undefined ? '' : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`);
   }
 
-  end(): void {
-    if (!this.res.writableEnded && !this.res.destroyed) this.res.end();
+  /** Ends the stream, after a last raw `data:` line when given (OpenAI's `[DONE]`). */
+  end(last?: string): void {
+    const res = this.reply.raw;
+    if (!res.writableEnded && !res.destroyed) res.end(last === undefined ? undefined : `data: ${last}\n\n`);
   }
 }

@@ -1,17 +1,34 @@
 // One chat completion of an episode: the episode's bookkeeping (the call counts in flight, so the
 // episode cannot end or expire under it; recorded calls join its timelines and the counters) around
-// the one call-recording path (rollout/record-call.ts), with the server's seeds and its errors.
+// the one call-recording path (rollout/record-call.ts), with the server's seeds and its errors. The
+// call's index comes from the episode (EpisodeRegistry.beginCall) and its ids from it here, once:
+// every API route reads them from `onBegin` or the outcome, never derives them itself.
 import type { ChatMessage } from '../../../src/shared/chat';
 import { createPrng, deriveSeed, type Prng } from '../../../src/shared/prng';
 import type { ChatCompletionUsage } from '../../../src/shared/swarm-protocol';
 import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 import { GenerationCancelledError } from '../engine/generator';
-import { CallRefusedError, recordCall, type RecordDeps, type RecordedCall } from '../rollout/record-call';
+import { callIdPrefix, CallRefusedError, recordCall, type RecordDeps, type RecordedCall } from '../rollout/record-call';
 import type { PreparedRequest } from './chat-request';
 import { badRequest, clientClosed } from '../errors';
 import type { Episode } from './episodes';
 
+/** One call's place in its episode and the ids the APIs give it. */
+export interface CallIds {
+  /** The call's index in its episode. */
+  index: number;
+  /** `<episode>_<index>`: the stem of the call's completion, response, message and tool-call ids. */
+  idPrefix: string;
+  /** When the call began (Unix seconds). */
+  created: number;
+}
+
+/** A chat completion's wire id. */
+export const chatCompletionId = (call: Pick<CallIds, 'idPrefix'>): string => `chatcmpl-${call.idPrefix}`;
+
 export interface CompletionHooks {
+  /** The call began: it has its index and ids (before any output). */
+  onBegin?: (call: CallIds) => void;
   /** Streaming: each event as it becomes sendable (tool_choice "required": all at the end). */
   onEvent?: (event: StreamEvent) => void;
   /** Aborted (the client went away): the call is neither finished nor recorded. */
@@ -20,7 +37,10 @@ export interface CompletionHooks {
 }
 
 export interface CompletionOutcome {
+  /** The chat completion id (`chatCompletionId`). */
   id: string;
+  call: CallIds;
+  /** When the call was recorded (Unix seconds). */
   created: number;
   message: ChatMessage;
   finishReason: 'stop' | 'length' | 'tool_calls';
@@ -41,10 +61,6 @@ export interface CallLedger {
   endCall(ep: Episode, call: RecordedCall | null): void;
 }
 
-/** The completion's wire id (also the prefix of its tool-call ids). */
-export const completionIdPrefix = (episodeId: string, callIndex: number): string =>
-  `${episodeId.slice(3)}_${callIndex}`;
-
 function asClientError(err: unknown): unknown {
   if (err instanceof CallRefusedError) return badRequest(err.code, err.message);
   if (err instanceof GenerationCancelledError) return clientClosed();
@@ -63,10 +79,15 @@ export class CompletionService {
   }
 
   async complete(ep: Episode, req: PreparedRequest, hooks: CompletionHooks = {}): Promise<CompletionOutcome> {
-    const callIndex = this.ledger.beginCall(ep);
+    const index = this.ledger.beginCall(ep);
+    const call: CallIds = {
+      index,
+      idPrefix: callIdPrefix(ep.id, index),
+      created: Math.floor((this.record.now ?? Date.now)() / 1000),
+    };
     let rec: RecordedCall | null = null;
     try {
-      const idPrefix = completionIdPrefix(ep.id, callIndex);
+      hooks.onBegin?.(call);
       const seedFor = (attempt: number): number =>
         req.seed === null
           ? this.prng.int(0, 2 ** 31 - 1)
@@ -77,9 +98,9 @@ export class CompletionService {
         this.record,
         {
           episodeId: ep.id,
-          callIndex,
+          callIndex: index,
           agent: hooks.agent ?? 'default',
-          idPrefix,
+          idPrefix: call.idPrefix,
           messages: req.messages,
           tools: req.tools,
           toolChoice: req.toolChoice,
@@ -95,7 +116,8 @@ export class CompletionService {
         throw asClientError(err);
       });
       return {
-        id: `chatcmpl-${idPrefix}`,
+        id: chatCompletionId(call),
+        call,
         created: Math.floor(rec.timeline.createdAt / 1000),
         message: rec.message,
         finishReason: rec.finishReason,

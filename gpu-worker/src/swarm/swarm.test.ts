@@ -186,6 +186,37 @@ describe('Swarm', () => {
     expect(swarm.mergedSamples(ids[0]!)).toEqual(before);
   });
 
+  it('previews, for --merge tree, what an update trains of each episode of a task group: its packed group', async () => {
+    // groupSize 4: the group of three waits in the pool while its previews are read; 3 then trains it
+    const { swarm, events } = await setup({
+      training: { strategy: 'C2', batch: 1, groupSize: 4, algo: 'grpo', merge: 'tree' },
+    });
+    const ids: string[] = [];
+    for (const [i, reward] of [1, 0, 0.25].entries()) {
+      const c = claim(swarm);
+      const ep = swarm.episodeForKey(c.apiKey);
+      const steps = [{ reply: say(`Let me think about ${i} first.`) }, { reply: say(`It is ${i * 7}.`) }];
+      for (const t of conversation(c.episodeId, steps)) {
+        swarm.endCall(ep, { ...recorded(c.episodeId, 0), timeline: { ...t, callIndex: swarm.beginCall(ep) } });
+      }
+      await swarm.end(c.episodeId, { taskId: 'task-1', reward });
+      ids.push(c.episodeId);
+    }
+    const previews = ids.map((id) => swarm.mergedSamples(id));
+    expect(previews.map((p) => p.trained)).toEqual([null, null, null]);
+    // the group's chains share the system and task prompt: the cost model packs them into one tree
+    const tree = previews[0]!.samples[0]!;
+    expect(tree.kind === 'tree' && tree.episodeIds).toEqual(ids);
+    swarm.updateTraining({ groupSize: 3 });
+    for (let i = 0; i < 500 && !events.some((e) => e.type === 'step'); i++) await new Promise((r) => setTimeout(r, 10));
+    ids.forEach((id, i) => {
+      const trained = swarm.mergedSamples(id);
+      expect(trained.trained).toMatchObject({ step: 1, merge: 'tree' });
+      expect(trained.samples).toEqual(previews[i]!.samples);
+      expect(trained.stats).toEqual(previews[i]!.stats);
+    });
+  });
+
   it('changes training settings at run time and reads the weight version from the engine', async () => {
     const { swarm, engine, events } = await setup();
     expect(swarm.updateTraining({ batch: 3, lr: 1e-5 })).toMatchObject({ batch: 3, lr: 1e-5, strategy: 'C2' });

@@ -1,91 +1,42 @@
 // The swarm service: the worker's state machine and everything clients do besides inference —
 // claiming episodes (signed keys), ending and aborting them, client liveness and sync
-// agreements, inactivity expiry, counters, evaluation results, the event stream and the status
-// snapshot. Its state changes only through the methods below, each named for what happens. The
-// step and the last step's metrics are the Trainer's, the weight version is the engine's.
+// agreements, inactivity expiry, counters, evaluation results and the event stream. Its state
+// changes only through the methods below, each named for what happens; the state and its reads
+// (the status snapshot, episodes, merged samples) are swarm-reads.ts's. The step and the last
+// step's metrics are the Trainer's, the weight version is the engine's.
 import type { EngineInfo } from '../../../src/shared/engine-protocol';
 import type { TrainingConfig, TrainingConfigPatch } from '../../../src/shared/options/index';
 import type { SwarmEvent } from '../../../src/shared/swarm-events';
 import type {
   ClaimRequest,
   ClaimResponse,
-  ClientInfo,
   Counters,
   EndRequest,
   EndResponse,
   EvalResult,
-  MergedEpisodeAnswer,
-  ServingStatus,
-  Status,
-  StepMetrics,
-  WorkerState,
 } from '../../../src/shared/swarm-protocol';
-import { mergeTimelines } from '../../../src/shared/timeline/index';
 import type { RecordedCall } from '../rollout/record-call';
 import type { WorkerConfig } from '../worker-config';
-import { ClientRegistry, openCountsByClient } from './clients';
 import type { CallLedger } from './completions';
-import type { EngineView } from '../engine/engine-host';
-import { assertOpen, claimRefusal, episodeIdOfKey, validEnd } from './episode-rules';
-import { notFound } from '../errors';
-import { EventBus, type LogLevel } from './event-bus';
-import type { EventLog } from './event-log';
-import { EpisodeRegistry, summarize, type Episode } from './episodes';
+import { assertOpen, claimRefusal, validEnd } from './episode-rules';
+import type { LogLevel } from './event-bus';
+import { EpisodeRegistry, type Episode } from './episodes';
 import { EvalResults } from './eval-results';
-import { isEpisodeId, newEpisodeId, signEpisodeKey, verifyEpisodeKey } from './keys';
+import { newEpisodeId, signEpisodeKey } from './keys';
 import { oldestWeightVersion, type DurablePool } from './pool';
-import { emptyCounters, type RunFiles, type SavedState } from './run-dir';
+import type { RunFiles } from './run-dir';
+import { SwarmReads, type SwarmDeps } from './swarm-reads';
 import { TrainedSamples } from './trained-samples';
-import { Trainer, type GenerationGate, type TrainerHost } from './trainer';
+import { Trainer, type TrainerHost } from './trainer';
 
-export interface SwarmDeps {
-  config: WorkerConfig;
-  modelName: string;
-  secret: Buffer;
-  files: RunFiles;
-  engine: EngineView;
-  /** Every generation goes through it; the trainer pauses it around every update; `stats` feeds status.serving. */
-  generation: GenerationGate & { stats?(): ServingStatus };
-  pool: DurablePool;
-  saved: SavedState | null;
-  /** The counters to count into (kept on disk by the worker); default: from `saved`. */
-  counters?: Counters;
-  now?: () => number;
-  /** One log sink: lines also go out as `log` events. */
-  log?: (line: string) => void;
-  sweepIntervalMs?: number;
-}
+export type { SwarmDeps };
 
-export class Swarm implements CallLedger, TrainerHost {
-  config: WorkerConfig;
-  readonly modelName: string;
+export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
   readonly trainer: Trainer;
-  readonly bootId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  readonly now: () => number;
-  private trainingConfig: TrainingConfig;
-  private paused = false;
-  private stopping = false;
-  private readonly bus: EventBus;
-  private episodes: EpisodeRegistry;
-  private readonly clients: ClientRegistry;
-  private counters: Counters;
-  private evals: EvalResults;
-  private trained: TrainedSamples;
   private readonly sweepTimer: NodeJS.Timeout;
-  private readonly startedAt: number;
 
-  constructor(private readonly deps: SwarmDeps) {
-    this.config = deps.config;
-    this.trainingConfig = { ...deps.config.training };
-    this.modelName = deps.modelName;
-    this.now = deps.now ?? Date.now;
-    this.startedAt = this.now();
-    this.bus = new EventBus(deps.log);
-    this.episodes = new EpisodeRegistry(deps.config.retainFinished);
-    this.clients = new ClientRegistry(deps.config.clientTimeoutS * 1000);
-    this.counters = deps.counters ?? (deps.saved ? { ...deps.saved.counters } : emptyCounters());
-    this.evals = new EvalResults(deps.saved?.eval ?? []);
-    this.trained = new TrainedSamples(deps.config.retainFinished);
+  constructor(deps: SwarmDeps) {
+    super(deps);
     this.trainer = new Trainer({
       config: () => this.trainingConfig,
       pool: deps.pool,
@@ -101,43 +52,6 @@ export class Swarm implements CallLedger, TrainerHost {
     });
     this.sweepTimer = setInterval(() => this.sweep(), deps.sweepIntervalMs ?? 1000);
     this.sweepTimer.unref();
-  }
-
-  get engine(): EngineView {
-    return this.deps.engine;
-  }
-
-  /** The training settings in force (change them with `updateTraining`). */
-  get training(): Readonly<TrainingConfig> {
-    return this.trainingConfig;
-  }
-
-  get step(): number {
-    return this.trainer.step;
-  }
-
-  /** The weight version of the engine's loaded weights (the engine owns it). */
-  get weightVersion(): number {
-    return this.deps.engine.weightVersion;
-  }
-
-  get lastStep(): StepMetrics | null {
-    return this.trainer.lastStep;
-  }
-
-  /** The event log viewers replay from. */
-  get events(): EventLog {
-    return this.bus.events;
-  }
-
-  get state(): WorkerState {
-    if (this.stopping) return 'stopping';
-    const engine = this.deps.engine.status;
-    if (engine === 'failed') return 'failed';
-    if (engine === 'restarting' || engine === 'starting') return 'recovering';
-    if (this.trainer.updating) return 'updating';
-    if (this.paused) return 'paused';
-    return 'running';
   }
 
   // ----- events and logs -----
@@ -158,9 +72,6 @@ export class Swarm implements CallLedger, TrainerHost {
 
   // ----- lifecycle and settings -----
   /** The operator pauses training: claims are refused until `resume`. */
-  get isPaused(): boolean {
-    return this.paused;
-  }
   pause(reason = 'paused by operator'): void {
     this.paused = true;
     this.emitState(reason);
@@ -232,54 +143,6 @@ export class Swarm implements CallLedger, TrainerHost {
       timeoutS,
     };
   }
-
-  /** The open episode an episode key names, or a 401/404/409 that says why not. */
-  episodeForKey(key: string): Episode {
-    const id = episodeIdOfKey(this.deps.secret, key);
-    const ep = this.episodes.get(id);
-    if (!ep)
-      throw notFound(
-        'episode_not_found',
-        `episode ${id} is unknown to this server (it may predate a restart); claim a new one`,
-      );
-    assertOpen(ep);
-    return ep;
-  }
-
-  /** Whether a key is an episode key of this server (signature only; the episode may be gone). */
-  verifyKey = (key: string): ReturnType<typeof verifyEpisodeKey> => verifyEpisodeKey(this.deps.secret, key);
-
-  /** Whether `key` is a valid key for episode `episodeId` (any status). */
-  keyNamesEpisode(key: string, episodeId: string): boolean {
-    const check = verifyEpisodeKey(this.deps.secret, key);
-    return check.ok && check.episodeId === episodeId;
-  }
-
-  getEpisode(id: string): Episode {
-    const ep = isEpisodeId(id) ? this.episodes.get(id) : undefined;
-    if (!ep) throw notFound('episode_not_found', `no episode ${JSON.stringify(id.slice(0, 80))} on this server`);
-    return ep;
-  }
-
-  /**
-   * An episode's merged samples: what an update trained of it, or — not trained (yet) — a preview
-   * merged with the current settings. A trained episode the registry has forgotten still answers.
-   */
-  mergedSamples(id: string): MergedEpisodeAnswer {
-    const trained = this.trained.get(id);
-    if (trained) return { samples: trained.samples, stats: trained.stats, trained: trained.info };
-    const ep = this.getEpisode(id);
-    const taskId = ep.result?.taskId ?? ep.taskId;
-    const merged = mergeTimelines(ep.calls, {
-      mode: this.trainingConfig.merge,
-      level: this.trainingConfig.level,
-      ...(taskId ? { taskIds: { [ep.id]: taskId } } : {}),
-    });
-    return { samples: merged.samples, stats: merged.stats, trained: null };
-  }
-
-  episodeSummaries = (filter: Parameters<EpisodeRegistry['list']>[0]): ReturnType<typeof summarize>[] =>
-    this.episodes.list(filter).map(summarize);
 
   /** A call of an open episode starts: it counts in flight (the episode waits for it to end). */
   beginCall(ep: Episode): number {
@@ -367,27 +230,6 @@ export class Swarm implements CallLedger, TrainerHost {
     this.bus.emit({ type: 'eval_result', result: this.evals.add(version, reward, success) });
   }
 
-  /** An episode by id (open or finished and still retained), or undefined. */
-  findEpisode = (id: string): Episode | undefined => this.episodes.get(id);
-  openEpisodes = (): Episode[] => this.episodes.openEpisodes();
-  /** The ended episodes waiting in the pool for an update. */
-  pooled = (): ReturnType<DurablePool['list']> => this.deps.pool.list();
-  get runDir(): string {
-    return this.deps.files.dir;
-  }
-  /** The clients with their open episodes counted (one pass over the open episodes). */
-  clientList = (): ClientInfo[] => this.clients.list(openCountsByClient(this.episodes.openEpisodes()));
-  /** Whether a client is known (registered, or seen claiming an episode, and not pruned). */
-  hasClient = (clientId: string): boolean => this.clients.has(clientId);
-  /** The pool journal's health (whether accepted ends are being made durable). */
-  get journalHealth(): DurablePool['health'] {
-    return this.deps.pool.health;
-  }
-
-  evalResults(): EvalResult[] {
-    return this.evals.list();
-  }
-
   // ----- clients -----
   touchClient(clientId: string): void {
     const { joined } = this.clients.seen(clientId, this.now());
@@ -456,38 +298,6 @@ export class Swarm implements CallLedger, TrainerHost {
     this.log('error', 'engine', `engine could not be restarted: ${reason}`);
     this.emitState('engine failed');
   };
-
-  // ----- status -----
-  status(): Status {
-    const pool = this.deps.pool.list();
-    const engine = this.deps.engine;
-    const checkpoint = this.trainer.lastCheckpoint;
-    return {
-      state: this.state,
-      step: this.step,
-      weightVersion: this.weightVersion,
-      model: this.modelName,
-      runDir: this.deps.files.dir,
-      uptimeS: (this.now() - this.startedAt) / 1000,
-      config: this.trainingConfig,
-      progress: this.trainer.progress(),
-      pool: { episodes: pool.length, tasks: new Set(pool.map((e) => e.taskId)).size },
-      episodes: { open: this.episodes.openCount },
-      counters: { ...this.counters },
-      clients: this.clientList(),
-      lastStep: this.lastStep,
-      eval: this.evals.list(),
-      engine: {
-        alive: engine.status === 'ready',
-        device: engine.info?.device ?? 'unknown',
-        restarts: engine.restarts,
-        lastError: engine.lastError?.split('\n')[0] ?? null,
-      },
-      lastCheckpoint: checkpoint ? { step: checkpoint.step, at: checkpoint.at } : null,
-      eventSeq: this.bus.events.lastSeq,
-      ...(this.deps.generation.stats ? { serving: this.deps.generation.stats() } : {}),
-    };
-  }
 
   /**
    * A fresh run in place of the current one (POST /swarm/v1/control/reset, run-reset.ts): a new

@@ -1,11 +1,19 @@
 // One policy update, the way the worker's trainer and `agentjet demo` both run it: the episodes'
 // timelines merged and their advantages computed with the training config (algo, merge, level;
 // zero-advantage episodes dropped), then the engine's PPO-clip `train_step` with the config's
-// hyper-parameters. Nothing to train (every group's rewards equal) means no engine call.
+// hyper-parameters. Nothing to train (every group's rewards equal) means no engine call. The
+// inspector's preview of an episode not trained yet comes from the same sample builder.
 import type { TrainHyper, TrainStats } from '../../../src/shared/engine-protocol';
 import type { TrainingConfig } from '../../../src/shared/options/index';
 import type { EngineCaller } from '../engine/engine-caller';
-import { buildTrainSamples, type BuiltSamples, type ScoredEpisode } from './train-samples';
+import type { MergedSample, MergeStats } from '../../../src/shared/timeline/index';
+import {
+  buildTrainSamples,
+  trainedOfEpisode,
+  type BuiltSamples,
+  type SampleOptions,
+  type ScoredEpisode,
+} from './train-samples';
 
 export type TrainSettings = Pick<
   TrainingConfig,
@@ -22,9 +30,42 @@ export const hyperOf = (t: TrainSettings): TrainHyper => ({
   microBatchTokens: t.microBatchTokens,
 });
 
+/** How an update under `t` builds its samples. */
+const sampleOptions = (t: TrainSettings): SampleOptions => ({
+  estimator: t.algo,
+  merge: t.merge,
+  level: t.level,
+  dropZeroAdvantage: true,
+});
+
 /** The samples an update trains on (pure). */
 export const samplesFor = (episodes: readonly ScoredEpisode[], t: TrainSettings): BuiltSamples =>
-  buildTrainSamples(episodes, { estimator: t.algo, merge: t.merge, level: t.level, dropZeroAdvantage: true });
+  buildTrainSamples(episodes, sampleOptions(t));
+
+/**
+ * What an update under `t` would train of one episode of `group` (the episodes that would train with
+ * it, in pool order): the samples holding its tokens, picked from the update's own samples
+ * (`samplesFor`: merged, and with `tree` packed per task group where the cost model says it pays).
+ * Where none would hold its tokens — its advantage is zero, or the rewards are not all in yet
+ * (`rewarded: false`) — the group is built keeping every episode, so its merge stays inspectable.
+ */
+export function previewSamples(
+  group: readonly ScoredEpisode[],
+  episodeId: string,
+  t: TrainSettings,
+  rewarded = true,
+): { samples: MergedSample[]; stats: MergeStats } {
+  const calls = group.find((e) => e.episodeId === episodeId)?.timelines ?? [];
+  if (rewarded) {
+    const trained = trainedOfEpisode(samplesFor(group, t), episodeId, calls);
+    if (trained.samples.length > 0) return trained;
+  }
+  return trainedOfEpisode(
+    buildTrainSamples(group, { ...sampleOptions(t), dropZeroAdvantage: false }),
+    episodeId,
+    calls,
+  );
+}
 
 export interface TrainedStep {
   built: BuiltSamples;

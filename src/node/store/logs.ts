@@ -66,11 +66,11 @@ export function logsPart(ctx: StoreContext, cap: number): LogsPart {
       if (!Number.isInteger(limit) || limit < 0)
         throw new Error(`recentLogs: limit must be a non-negative integer, got ${limit}`);
       // A client's lines of older runs are stored under its bare id.
-      const legacy = source.kind === 'client' ? source.clientId : sourceKey(source);
+      const bareId = source.kind === 'client' ? source.clientId : sourceKey(source);
       return stmt(
         'SELECT t, source, stream, line FROM logs WHERE run = ? AND source IN (?, ?) ORDER BY id DESC LIMIT ?',
       )
-        .all(runKey(runId), sourceKey(source), legacy, limit)
+        .all(runKey(runId), sourceKey(source), bareId, limit)
         .map((row): LogLine => {
           const r = parseRow(LogDbRowSchema, row, 'log');
           return { ...r, source: sourceOfKey(r.source) };

@@ -292,8 +292,6 @@ export const WORKER_OPTIONS = {
     help: 'multiplies every engine call deadline (a minute for light calls, 2 min + 0.25 s per token for a generation, 1 h for a train step, 2 h for a load); past it the call fails with a 504',
   }),
   maxBatch: option({ value: intIn(1), default: 64, flag: 'max-batch', arg: 'N', help: 'largest generate batch' }),
-  firstChunk: option({ value: intIn(1), default: 8, help: 'first chunk of a streamed generation, tokens' }),
-  maxChunk: option({ value: intIn(1), default: 64, help: 'largest chunk of a streamed generation, tokens' }),
   device: option({ value: oneOf(['auto', 'cpu', 'cuda']), default: 'auto', flag: 'device', help: 'engine device' }),
   dtype: option({
     value: oneOf(['auto', 'float32', 'bfloat16']),

@@ -106,7 +106,7 @@ export const PrefixCacheCard = memo(function PrefixCacheCard({
       {emptyText !== null ? (
         <Empty text={emptyText} />
       ) : rows.length === 0 ? (
-        <Empty text="This worker reports no prefix-cache figures (legacy serving or an older worker)." />
+        <Empty text="This worker reports no prefix-cache figures (a worker older than the prefix cache)." />
       ) : (
         active && <PrefixCacheChart rows={rows} />
       )}
