@@ -1,7 +1,7 @@
 // Pure helpers of the editor panel: file ids and URIs, dirty tracking across reloads, the ambient
 // stubs that keep bare npm imports from showing false errors, and compile errors → locations.
 // No Monaco and no DOM here, so everything is unit-tested in node.
-import type { CodeFile, CompileError, SaveResult } from '../../../../shared/workbench-api';
+import type { CodeFile, CompileError, SaveResult, Session } from '../../../../shared/workbench-api';
 
 /** The data-testid of a file's tab (`editor-file-<path with / replaced by _>`). */
 export function fileTabTestId(path: string): string {
@@ -210,4 +210,15 @@ export function pairDiffFiles(from: readonly CodeFile[], to: readonly CodeFile[]
   for (const t of to) if (!used.has(t.path)) pairs.push({ path: t.path, original: null, modified: t.content });
   const changed = (p: DiffPair): number => (p.original === p.modified ? 1 : 0);
   return pairs.sort((a, b) => changed(a) - changed(b) || a.path.localeCompare(b.path));
+}
+
+/**
+ * Whether a connect is still under way: a connect is finished only when its activity (starting the
+ * worker, compiling, starting the clients) has cleared; the client files exist from then on.
+ */
+export function isConnecting(session: Session | null): boolean {
+  return (
+    session !== null &&
+    (session.state === 'connecting' || (session.activity !== null && session.activity.phase !== 'stopping'))
+  );
 }
