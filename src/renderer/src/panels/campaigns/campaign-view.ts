@@ -24,7 +24,10 @@ export interface ChartEntry {
   wide: boolean;
 }
 
-/** Every chart of a campaign: curves, live step curves, parallel coordinates, objective vs each parameter, importance. */
+/**
+ * Every chart of a campaign: curves, live step curves, parallel coordinates, objective vs each
+ * parameter, importance.
+ */
 export function campaignCharts(detail: CampaignDetail, spec: CampaignSpec): ChartEntry[] {
   const trials = detail.trials.filter((t) => t.state !== 'interrupted');
   const best = bestConfiguration(trials, spec.objective)?.key ?? null;
@@ -49,7 +52,8 @@ export const stateClass = (s: TrialRow['state']): string => `trial-state trial-$
 export function agentStatusText(agent: AgentState): string {
   const mode = agent.mode === 'ask' ? 'ask before running' : 'auto';
   const note = agent.note ? ` · ${agent.note}` : '';
-  return `${agent.status} · ${mode} · ${agent.model} · ${agent.tokensUsed} tokens · ${agent.trialsProposed} proposed${note}`;
+  const usage = `${agent.tokensUsed} tokens · ${agent.trialsProposed} proposed`;
+  return `${agent.status} · ${mode} · ${agent.model} · ${usage}${note}`;
 }
 
 /** A campaign's line in the list: state, trials, pruned, failed and the best value so far. */
@@ -60,6 +64,7 @@ export function campaignListText(c: CampaignSummary): string {
 
 /** A campaign's summary line in its detail: trials by outcome, wall time and compute time in minutes. */
 export function campaignDetailText(s: CampaignSummary, computeS: number): string {
-  const counts = `${s.trials}/${s.budgetTrials} trials · ${s.completed} completed · ${s.pruned} pruned · ${s.failed} failed`;
+  const outcomes = `${s.completed} completed · ${s.pruned} pruned · ${s.failed} failed`;
+  const counts = `${s.trials}/${s.budgetTrials} trials · ${outcomes}`;
   return `${counts} · wall ${(s.wallS / 60).toFixed(1)} min · compute ${(computeS / 60).toFixed(1)} min`;
 }
