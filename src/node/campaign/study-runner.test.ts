@@ -21,12 +21,12 @@ base:
   clients: 1
   training: { strategy: C2, batch: 1, groupSize: 2, defaultMaxTokens: 32 }
   worker: { threads: 1, seed: 1 }
-  eval: { episodes: 4, everyMinutes: 0.4 }
+  eval: { episodes: 2, everyMinutes: 0.2 }
 arms:
   low: { description: 'lr 1e-5', training: { lr: 1.0e-5 } }
   high: { description: 'lr 1e-3', training: { lr: 1.0e-3 } }
 seeds: 2
-budget: { minutes: 0.4, updates: 2 }
+budget: { minutes: 0.2, updates: 2 }
 metric: { metric: eval_success, summary: gain }
 effect: 0.1
 `;
@@ -71,10 +71,8 @@ describe('study runner (real workers)', () => {
         '2:low:2:complete',
         '3:high:2:complete',
       ]);
-      for (const t of trials) {
-        expect(t.steps).toBeGreaterThanOrEqual(1);
-        expect(t.points.map((p) => p.index)).toEqual([0, 1]);
-      }
+      // Before training and after (an update needs a group with a reward spread: a loaded CPU may make none).
+      for (const t of trials) expect(t.points.map((p) => p.index)).toEqual([0, 1]);
     } finally {
       store.close();
     }
@@ -82,7 +80,7 @@ describe('study runner (real workers)', () => {
     const again = await run([file, '--data-dir', dataDir]);
     expect(again.code, again.out).toBe(0);
     expect(again.out).not.toContain('▶');
-  }, 300_000);
+  }, 600_000);
 
   it('refuses a two-role study and a bad --scale with the reason', async () => {
     const bad = await run([join(REPO, 'resources', 'studies', 'separate-vs-shared.yaml'), '--data-dir', dataDir]);

@@ -59,7 +59,8 @@ export function analyseStudy(spec: StudySpec, trials: readonly TrialRow[]): Stud
       values,
       spread: spread(values),
       updates: spread(done.map((t) => t.steps)),
-      minutes: spread(done.map((t) => ((t.endedAt ?? t.startedAt) - t.startedAt) / 60_000)),
+      // Training minutes: the last evaluation point's time since the clients started.
+      minutes: spread(done.map((t) => Math.max(0, ...t.points.map((p) => p.elapsedS)) / 60)),
       failed: mine.filter((t) => t.state === 'failed').length,
       running: mine.filter((t) => t.state === 'running').length,
     };
@@ -112,7 +113,7 @@ export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: nu
     '',
     '## Arms',
     '',
-    `| arm | what | ${metricName(spec)} (mean ± SE) | seeds | updates done | minutes | failed |`,
+    `| arm | what | ${metricName(spec)} (mean ± SE) | seeds | updates done | minutes trained | failed |`,
     '| --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const r of a.arms)

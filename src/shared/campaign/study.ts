@@ -117,7 +117,7 @@ export function power(a: ArmValues, b: ArmValues, effect: number, fmt: (x: numbe
       ? `the noise is not measured yet (two seeds per arm give it); no power statement`
       : `to detect a difference of ${fmt(effect)} (80 % power, two-sided 5 %) at the per-seed spread measured ` +
         `(sd ${fmt(sdA ?? 0)} and ${fmt(sdB ?? 0)}) takes ${needed} seeds per arm; ` +
-        `the ${seedsPerArm} run can detect ${fmt(detectable)}`;
+        `the ${seedsPerArm} seeds run can detect ${fmt(detectable)}`;
   return { effect, seedsPerArm, needed, detectable, text };
 }
 
