@@ -50,7 +50,7 @@ export async function runStudyFile(
     io.out(`study ${result.campaignId} ${result.state} · wall ${(result.wallS / 60).toFixed(1)} min`);
     for (const a of result.analysis.arms)
       io.out(
-        `  ${a.arm}: ${a.spread ? `${f(a.spread.mean)}${a.spread.se === null ? '' : ` ± ${f(a.spread.se)}`}` : '—'} (${a.values.length} seeds)`,
+        `  ${a.arm}: ${a.spread ? `${f(a.spread.mean)}${a.spread.se === null ? '' : ` ± ${f(a.spread.se)}`}` : '—'} (${a.values.length} seed${a.values.length === 1 ? '' : 's'})`,
       );
     for (const c of result.analysis.comparisons) {
       const d = c.difference;

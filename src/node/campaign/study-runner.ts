@@ -53,6 +53,9 @@ export interface StudyResult {
   wallS: number;
 }
 
+/** Tries of one arm × seed before its failure stands. */
+const MAX_ATTEMPTS = 2;
+
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function writeAtomic(path: string, text: string): void {
@@ -107,8 +110,14 @@ export class StudyRunner {
       for (const p of studyPlan(spec)) {
         if (this.stopReason) break;
         if (done.has(p.number)) continue;
-        await this.trial(p, slot);
-        this.writeReport();
+        // A trial that fails (a worker that did not start on a loaded machine) is tried once more, so an arm is not
+        // left a seed short by the infrastructure; a second failure stands, with its cause, in the report.
+        for (let attempt = 1; attempt <= MAX_ATTEMPTS && !this.stopReason; attempt++) {
+          const state = await this.trial(p, slot);
+          this.writeReport();
+          if (state !== 'failed') break;
+          if (attempt < MAX_ATTEMPTS) this.emit({ type: 'note', line: `trial ${p.number} failed; trying it again` });
+        }
       }
       const state = this.stopReason ? 'stopped' : 'done';
       store.setState(id, state, this.stopReason, Date.now());
@@ -163,7 +172,7 @@ export class StudyRunner {
     });
   }
 
-  private async trial(p: { number: number; arm: string; seedIndex: number }, slot: Slot): Promise<void> {
+  private async trial(p: { number: number; arm: string; seedIndex: number }, slot: Slot): Promise<TrialRow['state']> {
     const { spec, store } = this.o;
     const campaign = armCampaign(spec, p.arm);
     const arm = spec.arms[p.arm]!;
@@ -230,6 +239,7 @@ export class StudyRunner {
       ...(out.runDir ? { runDir: out.runDir } : {}),
     });
     this.emit({ type: 'trial_ended', trial: ended });
+    return state;
   }
 
   /** The study report from the store: report.md and report.html in the campaign folder. */

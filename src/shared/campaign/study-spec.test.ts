@@ -100,4 +100,16 @@ describe('study file', () => {
     expect(md).toContain('seeds per arm');
     expect(studyHtml(md, s.name)).toContain('<td>linear − none</td>');
   });
+
+  it('reports the dispersion over all arms when asked', () => {
+    const s = ok(doc({ dispersion: true, arms: { a: {}, b: {}, c: {} } }));
+    const trials = [0, 1, 2, 3, 4, 5].map((n) =>
+      trial(['a', 'b', 'c'][n % 3]!, n, 0, 0.5 + (n % 3) * 0.05 + n * 0.001),
+    );
+    const a = analyseStudy(s, trials);
+    expect(a.dispersion?.maxDiff.pair).toEqual(['a', 'c']);
+    const md = studyMarkdown(s, a, 0);
+    expect(md).toMatch(/largest pairwise difference: 10\.2 pp ± \d+\.\d pp \(a vs c\)/);
+    expect(md).toContain('mean absolute deviation');
+  });
 });
