@@ -23,7 +23,11 @@ import { campaignHelp } from './campaign-help';
 export { campaignHelp };
 
 const Flags = z
-  .object({ dataDir: z.string().optional(), scale: z.coerce.number().positive().finite().optional() })
+  .object({
+    dataDir: z.string().optional(),
+    scale: z.coerce.number().positive().finite().optional(),
+    seeds: z.coerce.number().int().min(1).max(100).optional(),
+  })
   .strict();
 
 export interface CampaignIo {
@@ -46,7 +50,10 @@ export async function runCampaignCommand(
   const dataDir = resolve(flags.dataDir ?? defaultDataDir());
   if (sub === 'run') {
     if (!target) throw new Error(`name the campaign file\n\n${campaignHelp}`);
-    const loaded = loadRunFile(target, flags.scale ?? 1);
+    const loaded = loadRunFile(target, {
+      ...(flags.scale !== undefined ? { scale: flags.scale } : {}),
+      ...(flags.seeds !== undefined ? { seeds: flags.seeds } : {}),
+    });
     if (loaded.kind === 'study') return runStudyFile(loaded, dataDir, REPO_ROOT, io);
     return runFile(loaded, dataDir, io);
   }

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { analyseStudy, studyHtml, studyMarkdown, studyValue } from './study-report';
-import { armCampaign, comparisons, isStudyDoc, parseStudy, scaleStudy, studyPlan, type StudySpec } from './study-spec';
+import {
+  armCampaign,
+  comparisons,
+  isStudyDoc,
+  parseStudy,
+  scaleStudy,
+  studyPlan,
+  withSeeds,
+  type StudySpec,
+} from './study-spec';
 import type { TrialRow } from './trials';
 
 const doc = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -81,6 +90,10 @@ describe('study file', () => {
     expect(s.name).toBe('merge-x0.25');
     expect(s.budget).toEqual({ minutes: 1, updates: 8 });
     expect(() => scaleStudy(s, 0)).toThrow(/positive/);
+    const two = withSeeds(s, 2);
+    expect(two.name).toBe('merge-x0.25-s2');
+    expect(studyPlan(two)).toHaveLength(4);
+    expect(() => withSeeds(s, 0)).toThrow(/seeds/);
   });
 
   it('reports per-arm mean ± SE, the verdict and the power statement', () => {

@@ -146,6 +146,17 @@ export function scaleStudy(spec: StudySpec, scale: number): StudySpec {
   };
 }
 
+/** Every arm on `seeds` seeds (a quick look, or a bigger box); the name says so. */
+export function withSeeds(spec: StudySpec, seeds: number): StudySpec {
+  if (!Number.isInteger(seeds) || seeds < 1 || seeds > 100) throw new Error(`--seeds must be 1…100, not ${seeds}`);
+  return {
+    ...spec,
+    name: `${spec.name}-s${seeds}`.slice(0, 80),
+    seeds,
+    arms: Object.fromEntries(Object.entries(spec.arms).map(([k, a]) => [k, { ...a, seeds }])),
+  };
+}
+
 const objectiveOf = (m: StudyMetric): CampaignSpec['objective'] => ({
   metric: m.metric,
   summary: m.summary === 'gain' ? 'final' : m.summary,
