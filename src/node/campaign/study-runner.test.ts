@@ -89,5 +89,5 @@ describe('study runner (real workers)', () => {
     const scale = await run([file, '--data-dir', dataDir, '--scale', '-1']);
     expect(scale.code).not.toBe(0);
     expect(scale.out).toMatch(/scale/);
-  });
+  }, 180_000);
 });

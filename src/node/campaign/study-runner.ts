@@ -4,7 +4,7 @@
 // `campaign status` show it, and the study report (report.md / report.html: per-arm mean ± SE,
 // comparisons with verdicts, power) rewritten after every trial. Resuming is starting again:
 // trials completed before are kept, the rest (failed, interrupted) run again.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { CampaignStepPoint } from '../../shared/campaign/api';
@@ -113,7 +113,7 @@ export class StudyRunner {
         // A trial that fails (a worker that did not start on a loaded machine) is tried once more, so an arm is not
         // left a seed short by the infrastructure; a second failure stands, with its cause, in the report.
         for (let attempt = 1; attempt <= MAX_ATTEMPTS && !this.stopReason; attempt++) {
-          const state = await this.trial(p, slot);
+          const state = await this.trial(p, slot, attempt);
           this.writeReport();
           if (state !== 'failed') break;
           if (attempt < MAX_ATTEMPTS) this.emit({ type: 'note', line: `trial ${p.number} failed; trying it again` });
@@ -172,12 +172,18 @@ export class StudyRunner {
     });
   }
 
-  private async trial(p: { number: number; arm: string; seedIndex: number }, slot: Slot): Promise<TrialRow['state']> {
+  private async trial(
+    p: { number: number; arm: string; seedIndex: number },
+    slot: Slot,
+    attempt: number,
+  ): Promise<TrialRow['state']> {
     const { spec, store } = this.o;
     const campaign = armCampaign(spec, p.arm);
     const arm = spec.arms[p.arm]!;
     const setup = trialSetup(campaign, {}, p.seedIndex);
     const dir = trialDir(this.paths, p.number);
+    // A retry starts a fresh worker folder; the failed attempt's folder is kept beside it for its logs.
+    if (attempt > 1 && existsSync(dir)) renameSync(dir, `${dir}.attempt-${attempt - 1}-${Date.now()}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'trial.json'), `${JSON.stringify({ number: p.number, arm: p.arm, setup }, null, 2)}\n`);
     let row: TrialRow = {

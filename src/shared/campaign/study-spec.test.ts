@@ -6,10 +6,12 @@ import {
   isStudyDoc,
   parseStudy,
   scaleStudy,
+  studyCampaign,
   studyPlan,
   withSeeds,
   type StudySpec,
 } from './study-spec';
+import { CampaignSpecSchema } from './spec';
 import type { TrialRow } from './trials';
 
 const doc = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -73,6 +75,8 @@ describe('study file', () => {
     expect(c.base.training).toEqual({ batch: 4, merge: 'linear', lr: 3e-4 });
     expect(c.budget).toMatchObject({ minutesPerTrial: 4, stepsPerTrial: 30, trials: 4 });
     expect(c.optimizer.pruner.type).toBe('none');
+    // What the store keeps and the Campaigns panel parses: a valid campaign with one `arm` choice.
+    expect(CampaignSpecSchema.parse(studyCampaign(s)).search).toEqual({ arm: { choice: ['none', 'linear'] } });
   });
 
   it('names every problem', () => {
