@@ -1,8 +1,7 @@
 // Admin calls the campaign runner makes to a worker (config, reset, start/pause, episode lists):
 // JSON in, the answer parsed with a schema, errors carrying the worker's {type, code, message}.
 import { z } from 'zod';
-
-const ErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+import { ErrorBodySchema } from '../../shared/swarm-protocol';
 
 export class WorkerCallError extends Error {
   constructor(
