@@ -68,6 +68,8 @@ export async function launchLocalWorker(
       tokens: spec.tokens,
       args: ['--config', spec.configFile, ...(opts.resume ? ['--resume', spec.runDir] : [])],
       workerFile: join(spec.runDir, 'worker.json'),
+      // Its log events come over the events stream, which the WorkerService stores: each line once.
+      logEventsOnly: true,
       onLine: (stream, line) => {
         const l: LogLine = { t: Date.now(), source: WORKER_SOURCE, stream, line };
         if (sink) sink(l);
@@ -233,9 +235,10 @@ export class WorkerService {
     this.disposed = true;
     this.stopping = true;
     if (this.healthTimer) clearInterval(this.healthTimer);
-    this.feed?.close();
     this.fetcher.close();
+    // The feed stays open while a local worker stops: its last log lines (the checkpoint) come as events.
     if (opts.stopWorker && this.conn.local) await this.conn.local.proc.stop(opts.graceMs);
+    this.feed?.close();
     await this.conn.remote?.close();
     this.stepListeners.clear();
     this.eventListeners.clear();
@@ -251,9 +254,13 @@ export class WorkerService {
       this.conn.adminToken,
       {
         event: (e) => this.onEvent(e),
-        connection: (problem) =>
-          problem === null ? this.ctx.session.recover('events_lost') : this.ctx.session.fail('events_lost', problem),
-        error: (m) => this.note(m, 'stderr'),
+        // While disposing, a stopping worker's stream ends: not a failure to report.
+        connection: (problem) => {
+          if (this.disposed) return;
+          if (problem === null) this.ctx.session.recover('events_lost');
+          else this.ctx.session.fail('events_lost', problem);
+        },
+        error: (m) => void (this.disposed || this.note(m, 'stderr')),
       },
       this.conn.remote?.agent ? { agent: this.conn.remote.agent } : {},
     );
@@ -306,7 +313,7 @@ export class WorkerService {
   }
 
   private onEvent(e: SwarmEvent): void {
-    if (this.disposed) return;
+    // The one place a worker's log events are stored (a local worker leaves them off its stderr).
     if (e.type === 'log')
       this.addLog({
         t: e.time,
@@ -314,6 +321,7 @@ export class WorkerService {
         stream: 'event',
         line: `[${e.level}] ${e.source}: ${e.message}`,
       });
+    if (this.disposed) return;
     this.apply(this.folder.fold(e));
     if (e.type === 'step') for (const l of this.stepListeners) l(e.metrics.step);
     for (const l of this.eventListeners) l(e);
