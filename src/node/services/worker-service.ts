@@ -6,7 +6,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
 import type { SwarmEvent } from '../../shared/swarm-events';
 import type { Status } from '../../shared/swarm-protocol';
@@ -15,7 +14,7 @@ import { EpisodeFetcher, type FetchedEpisode, type FetchedSamples } from './epis
 import { EventFeed } from '../event-feed';
 import { EventFolder, type FoldOutput } from './event-folding';
 import type { RunContext, SessionState } from './run-context';
-import { WorkerHttp } from './worker-http';
+import { WorkerClient } from '../worker-client';
 import { WorkerProcess } from './worker-process';
 
 const LOG_CAPACITY = 2000;
@@ -124,7 +123,7 @@ export function sessionFromStatus(s: Status): {
 }
 
 export class WorkerService {
-  readonly http: WorkerHttp;
+  readonly http: WorkerClient;
   private feed: EventFeed | null = null;
   private readonly folder: EventFolder;
   private readonly fetcher: EpisodeFetcher;
@@ -143,7 +142,7 @@ export class WorkerService {
     private readonly ctx: RunContext,
     private conn: WorkerConnection,
   ) {
-    this.http = new WorkerHttp(conn.url, conn.adminToken, undefined, conn.remote?.agent ?? undefined);
+    this.http = new WorkerClient(conn.url, conn.adminToken, conn.remote?.agent ? { agent: conn.remote.agent } : {});
     this.folder = new EventFolder();
     this.fetcher = new EpisodeFetcher(
       this.http,
@@ -289,7 +288,7 @@ export class WorkerService {
     const { store, runId } = this.ctx;
     try {
       if (store.hasVocab(runId)) return;
-      const { pieces } = await this.http.get('/swarm/v1/vocab', z.object({ pieces: z.array(z.string()) }), 120_000);
+      const { pieces } = await this.http.call('vocab', {}, { timeoutMs: 120_000 });
       if (!this.disposed) this.ctx.batcher.push((s) => s.putVocab(runId, pieces));
     } catch (err) {
       this.note(
