@@ -80,7 +80,7 @@ describe('study runner (real workers)', () => {
     const again = await run([file, '--data-dir', dataDir]);
     expect(again.code, again.out).toBe(0);
     expect(again.out).not.toContain('▶');
-  }, 600_000);
+  }, 900_000);
 
   it('refuses a two-role study and a bad --scale with the reason', async () => {
     const bad = await run([join(REPO, 'resources', 'studies', 'separate-vs-shared.yaml'), '--data-dir', dataDir]);
