@@ -1,22 +1,15 @@
 // Control routes (admin token): training config, pause / start, checkpoint, reset, episode listing and
 // inspection (timelines and their merged samples), evaluation results, the vocabulary's pieces.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { EpisodeStatusSchema, TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
+import { workerRoutes } from '../../../src/shared/worker-routes';
 import { summarize } from '../swarm/episodes';
 import { conflict } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
-import { resetRun, ResetRequestSchema, type ResetDeps } from '../swarm/run-reset';
+import { resetRun, type ResetDeps } from '../swarm/run-reset';
 import type { Swarm } from '../swarm/swarm';
 import { requireRole } from './auth';
 import { parseBody } from './http';
-
-const ListQuery = z.object({
-  status: EpisodeStatusSchema.optional(),
-  clientId: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(10_000).default(100),
-});
-const IdParams = z.object({ id: z.string().max(300) });
+import { onRoute } from './route-table';
 
 /** Token ids decoded per engine call when listing the vocabulary. */
 export const VOCAB_CHUNK = 4096;
@@ -47,38 +40,38 @@ export function registerControlRoutes(
   // The vocabulary never changes while the model is loaded: decoded once, on first request.
   let vocab: Promise<string[]> | null = null;
 
-  app.get('/swarm/v1/config', async (req) => {
+  onRoute(app, 'config', async (req) => {
     admin(req.headers);
     return swarm.training;
   });
 
-  app.patch('/swarm/v1/config', async (req) => {
+  onRoute(app, 'updateConfig', async (req) => {
     admin(req.headers);
-    return swarm.updateTraining(parseBody(TrainingConfigPatchSchema, req.body));
+    return swarm.updateTraining(parseBody(workerRoutes.updateConfig.body, req.body));
   });
 
-  app.post('/swarm/v1/control/pause', async (req) => {
+  onRoute(app, 'pause', async (req) => {
     admin(req.headers);
     swarm.pause();
     return { state: swarm.state };
   });
 
-  app.post('/swarm/v1/control/start', async (req) => {
+  onRoute(app, 'start', async (req) => {
     admin(req.headers);
     swarm.resume();
     return { state: swarm.state };
   });
 
-  app.post('/swarm/v1/control/checkpoint', async (req) => {
+  onRoute(app, 'checkpoint', async (req) => {
     admin(req.headers);
     const info = await swarm.trainer.checkpoint('request');
     return { step: info.step, weightVersion: info.weightVersion, path: info.path };
   });
 
   // A fresh run without restarting the process (campaign trials on remote workers): run-reset.ts.
-  app.post('/swarm/v1/control/reset', async (req) => {
+  onRoute(app, 'reset', async (req) => {
     admin(req.headers);
-    const body = parseBody(ResetRequestSchema, req.body, true);
+    const body = parseBody(workerRoutes.reset.body, req.body, true);
     if (!deps.reset)
       throw conflict(
         'reset_unsupported',
@@ -87,9 +80,9 @@ export function registerControlRoutes(
     return resetRun(deps.reset, body);
   });
 
-  app.get('/swarm/v1/episodes', async (req) => {
+  onRoute(app, 'episodes', async (req) => {
     admin(req.headers);
-    const q = parseBody(ListQuery, req.query);
+    const q = parseBody(workerRoutes.episodes.query, req.query);
     return {
       episodes: swarm.episodeSummaries({
         limit: q.limit,
@@ -99,18 +92,18 @@ export function registerControlRoutes(
     };
   });
 
-  app.get('/swarm/v1/episodes/:id', async (req) => {
+  onRoute(app, 'episode', async (req) => {
     admin(req.headers);
-    const ep = swarm.getEpisode(parseBody(IdParams, req.params).id);
+    const ep = swarm.getEpisode(parseBody(workerRoutes.episode.params, req.params).id);
     return { episode: summarize(ep), result: ep.result ?? null, timelines: ep.calls };
   });
 
-  app.get('/swarm/v1/episodes/:id/merged', async (req) => {
+  onRoute(app, 'merged', async (req) => {
     admin(req.headers);
-    return swarm.mergedSamples(parseBody(IdParams, req.params).id);
+    return swarm.mergedSamples(parseBody(workerRoutes.merged.params, req.params).id);
   });
 
-  app.get('/swarm/v1/vocab', async (req) => {
+  onRoute(app, 'vocab', async (req) => {
     admin(req.headers);
     const size = swarm.engine.info?.vocabSize ?? 0;
     vocab ??= decodeVocabulary(
@@ -126,7 +119,7 @@ export function registerControlRoutes(
     }
   });
 
-  app.get('/swarm/v1/eval', async (req) => {
+  onRoute(app, 'eval', async (req) => {
     admin(req.headers);
     return { eval: swarm.evalResults() };
   });
