@@ -25,7 +25,7 @@ describe('RemoteSlot', () => {
     t = await startFakeWorker({ training: { strategy: 'C1', batch: 2 } }, { engine: { reply: scriptedReply } });
   });
   afterAll(async () => {
-    await t.worker.dispose();
+    await t.stop();
   });
 
   it('resets the worker per trial with its settings, starts it, and pauses it on release', async () => {
