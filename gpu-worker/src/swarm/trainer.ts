@@ -394,7 +394,8 @@ export class Trainer {
     }).finally(() => this.poke());
   }
 
-  private withLock<T>(fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` between updates (never during one), e.g. a quarantine of pooled episodes. */
+  withLock<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.lockChain.then(async () => {
       this.busy = true;
       try {
