@@ -394,7 +394,6 @@ export class Trainer {
     }).finally(() => this.poke());
   }
 
-  /** Runs `fn` between updates (never during one), e.g. a quarantine of pooled episodes. */
   withLock<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.lockChain.then(async () => {
       this.busy = true;
