@@ -29,6 +29,7 @@ import { CodeWorkspace } from './code-workspace';
 import { EvalLoop } from './eval-loop';
 import { exportRun, EXPORT_FORMATS } from './run-export';
 import { listExamples, resolveExample, type ResolvedExample } from './examples';
+import { InnerLoopService } from './inner-loop-service';
 import { LabelsService } from './labels-service';
 import { RewardModelService } from './reward-model-service';
 import { SessionState, type RunContext } from './run-context';
@@ -81,6 +82,7 @@ export class Backend implements WorkbenchBackend {
   private readonly campaignService: CampaignService;
 
   private readonly labelsService: LabelsService;
+  private readonly innerLoop: InnerLoopService;
   private readonly rewardModelService: RewardModelService;
   /** The certificates trusted per remote worker (`<data>/known-workers.json`). */
   private readonly known: KnownCertificates;
@@ -89,6 +91,11 @@ export class Backend implements WorkbenchBackend {
     this.known = new KnownCertificates(join(o.dataDir, 'known-workers.json'));
     this.campaignService = new CampaignService({ dataDir: o.dataDir, repoRoot: o.repoRoot, log: o.log });
     const flush = (): void => this.flush();
+    this.innerLoop = new InnerLoopService({
+      store: o.store,
+      flush,
+      live: () => (this.live ? { runId: this.live.ctx.runId, http: this.live.worker.http } : null),
+    });
     this.labelsService = new LabelsService({
       store: o.store,
       flush,
@@ -150,7 +157,9 @@ export class Backend implements WorkbenchBackend {
   }
 
   async saveCode(p: P<'saveCode'>): Promise<R<'saveCode'>> {
-    return this.requireLive().clients.saveCode(p.files);
+    const r = await this.requireLive().clients.saveCode(p.files);
+    if (!r.ok || !p.quarantinePrevious || r.previousCodeVersion === null) return r;
+    return { ...r, quarantined: (await this.innerLoop.quarantine(r.previousCodeVersion)).episodeIds.length };
   }
 
   async codeVersions(p: P<'codeVersions'>): Promise<R<'codeVersions'>> {
@@ -241,6 +250,14 @@ export class Backend implements WorkbenchBackend {
   trainRewardModel = (p: P<'trainRewardModel'>) => this.rewardModelService.trainRewardModel(p);
   deployRewardModel = (p: P<'deployRewardModel'>) => this.rewardModelService.deployRewardModel(p);
   rewardComparison = (p: P<'rewardComparison'>) => this.rewardModelService.rewardComparison(p);
+  // Quarantine, fork and probes: inner-loop-service.ts.
+  quarantine = (p: P<'quarantine'>) => this.innerLoop.quarantine(p.codeVersion);
+  releaseQuarantine = (p: P<'releaseQuarantine'>) => this.innerLoop.release(p.codeVersion);
+  quarantineList = (p: P<'quarantineList'>) => this.innerLoop.quarantineList(p.runId);
+  forkCall = (p: P<'forkCall'>) => this.innerLoop.fork(p);
+  saveProbe = (p: P<'saveProbe'>) => this.innerLoop.saveProbe(p.name, p.spec);
+  runProbes = () => this.innerLoop.runProbes();
+  probes = async (p: P<'probes'>) => this.innerLoop.probes(p.runId);
 
   /**
    * Reads of the run being connected: its row is stored once the worker serves, so until then it

@@ -31,13 +31,21 @@ interface Answer {
   text: string;
 }
 
-/** GET `url` through `agent` (an https worker's PinnedAgent): status and body, within `timeoutMs`. */
-function get(url: string, headers: Record<string, string>, timeoutMs: number, agent?: Agent): Promise<Answer> {
+/** GET (or, with a body, POST JSON to) `url` through `agent` (an https worker's PinnedAgent), within `timeoutMs`. */
+function get(
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  agent?: Agent,
+  body?: string,
+): Promise<Answer> {
   const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  const method = body === undefined ? 'GET' : 'POST';
+  const sent = body === undefined ? headers : { ...headers, 'content-type': 'application/json' };
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { headers, ...(agent ? { agent } : {}), signal: AbortSignal.timeout(timeoutMs) },
+      { method, headers: sent, ...(agent ? { agent } : {}), signal: AbortSignal.timeout(timeoutMs) },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -46,7 +54,7 @@ function get(url: string, headers: Record<string, string>, timeoutMs: number, ag
       },
     );
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -67,6 +75,20 @@ function networkReason(err: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
+/** A worker's error answer (`{error: {message}}`) as its message, else the text's start. */
+function workerMessage(text: string): string {
+  const parsed = z.object({ error: z.object({ message: z.string() }) }).safeParse(
+    (() => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return null;
+      }
+    })(),
+  );
+  return parsed.success ? parsed.data.error.message.slice(0, 500) : text.slice(0, 300);
+}
+
 export class WorkerHttp {
   constructor(
     readonly url: string,
@@ -78,14 +100,27 @@ export class WorkerHttp {
 
   /** GET `path` with the admin token; the body parsed with `schema`. */
   async get<T extends z.ZodType>(path: string, schema: T, timeoutMs = this.timeoutMs): Promise<z.output<T>> {
-    const res = await this.fetch(path, true, timeoutMs);
+    return this.answer(path, await this.fetch(path, true, timeoutMs), schema);
+  }
+
+  /** POST `body` as JSON to `path` with the admin token; the answer parsed with `schema`. */
+  async post<T extends z.ZodType>(
+    path: string,
+    body: unknown,
+    schema: T,
+    timeoutMs = this.timeoutMs,
+  ): Promise<z.output<T>> {
+    return this.answer(path, await this.fetch(path, true, timeoutMs, JSON.stringify(body)), schema);
+  }
+
+  private answer<T extends z.ZodType>(path: string, res: Answer, schema: T): z.output<T> {
     if (res.status === 401 || res.status === 403) {
       throw new WorkbenchError('token_rejected', `${this.url}: the admin token was rejected (HTTP ${res.status})`);
     }
     if (res.status === 404) throw new WorkbenchError('not_found', `${this.url}${path}: not found`);
     const text = res.text;
     if (res.status < 200 || res.status > 299)
-      throw new WorkbenchError('worker_error', `${this.url}${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+      throw new WorkbenchError('worker_error', `${this.url}${path}: HTTP ${res.status} ${workerMessage(text)}`);
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -135,13 +170,14 @@ export class WorkerHttp {
     return { health, status: await this.status() };
   }
 
-  private async fetch(path: string, auth: boolean, timeoutMs: number): Promise<Answer> {
+  private async fetch(path: string, auth: boolean, timeoutMs: number, body?: string): Promise<Answer> {
     try {
       return await get(
         `${this.url}${path}`,
         auth ? { authorization: `Bearer ${this.adminToken}` } : {},
         timeoutMs,
         this.agent,
+        body,
       );
     } catch (err) {
       if (err instanceof CertificateMismatchError)
