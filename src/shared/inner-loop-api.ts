@@ -1,13 +1,40 @@
 // The workbench methods of the researcher's inner loop (docs/inner-loop.md), merged into the one
 // method table of workbench-api.ts: quarantine by code version, fork a recorded call, saved probes.
 import { z } from 'zod';
-import { ProbePointSchema, ProbeSchema, ProbeSpecSchema, QuarantineMarkSchema } from './inner-loop';
+import {
+  ProbePointSchema,
+  ProbeSchema,
+  ProbeSpecSchema,
+  QuarantineMarkSchema,
+  RewardTryResultSchema,
+} from './inner-loop';
 import { ForkResultSchema, QuarantineListSchema, QuarantineResultSchema } from './swarm-inner-loop';
 
 const Id = z.string().min(1).max(300);
 const CodeVersion = z.string().min(1).max(200);
 
 export const innerLoopMethods = {
+  /**
+   * Runs reward code (a run file, with unsaved `content` when given) over the live run's last N
+   * ended train episodes in a child process; the verdict compares it with their recorded rewards.
+   */
+  rewardTry: {
+    params: z
+      .object({
+        path: z.string().min(1).max(1000),
+        content: z.string().max(2_000_000).optional(),
+        last: z.number().int().min(1).max(5000).default(200),
+        task: z.string().min(1).max(200).optional(),
+        codeVersion: CodeVersion.optional(),
+        exportName: z
+          .string()
+          .regex(/^[A-Za-z_$][\w$]*$/)
+          .optional(),
+        timeoutMs: z.number().int().min(10).max(60_000).default(2000),
+      })
+      .strict(),
+    result: RewardTryResultSchema,
+  },
   /** Holds the live run's pooled, untrained episodes of a code version out of training (marked in the store). */
   quarantine: { params: z.object({ codeVersion: CodeVersion }).strict(), result: QuarantineResultSchema },
   /** Undoes a quarantine: the version's held episodes rejoin the pool. */

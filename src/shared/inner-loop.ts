@@ -62,3 +62,53 @@ export const RegressResultSchema = z.object({
   ranAt: z.number(),
 });
 export type RegressResult = z.infer<typeof RegressResultSchema>;
+
+const DistributionSchema = z.object({
+  count: z.number().int(),
+  mean: z.number().nullable(),
+  std: z.number().nullable(),
+  min: z.number().nullable(),
+  max: z.number().nullable(),
+  /** Ten equal bins over the range of old and new rewards together. */
+  histogram: z.array(z.object({ lo: z.number(), hi: z.number(), count: z.number().int() })),
+});
+export type Distribution = z.infer<typeof DistributionSchema>;
+
+export const ChangedEpisodeSchema = z.object({
+  episodeId: z.string(),
+  taskId: z.string().nullable(),
+  oldReward: z.number().nullable(),
+  newReward: z.number(),
+  delta: z.number().nullable(),
+  oldSuccess: z.boolean().nullable(),
+  newSuccess: z.boolean().nullable(),
+});
+export type ChangedEpisode = z.infer<typeof ChangedEpisodeSchema>;
+
+/** `reward try`'s verdict (src/node/reward-try/verdict.ts). */
+export const RewardVerdictSchema = z.object({
+  ok: z.boolean(),
+  episodes: z.number().int(),
+  scored: z.number().int(),
+  old: DistributionSchema,
+  new: DistributionSchema,
+  /** Largest |change| first. */
+  changed: z.array(ChangedEpisodeSchema),
+  errors: z.array(z.object({ episodeId: z.string(), error: z.string() })),
+  /** Task groups of ≥ 2 episodes (of the last update when it is among those tried) gaining or losing reward variance. */
+  groups: z.object({
+    considered: z.number().int(),
+    gainSignal: z.array(z.string()),
+    loseSignal: z.array(z.string()),
+    scope: z.enum(['last_update', 'tried']),
+  }),
+});
+export type RewardVerdict = z.infer<typeof RewardVerdictSchema>;
+
+export const RewardTryResultSchema = RewardVerdictSchema.extend({
+  runId: z.string(),
+  file: z.string(),
+  /** Episodes whose task id has no row in the task files (their reward sees only `{id}`). */
+  missingTasks: z.number().int(),
+});
+export type RewardTryResult = z.infer<typeof RewardTryResultSchema>;

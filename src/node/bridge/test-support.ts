@@ -84,6 +84,7 @@ export class FakeBackend implements WorkbenchBackend {
   deployRewardModel = notInFake;
   rewardComparison = notInFake;
   quarantine = notInFake;
+  rewardTry = notInFake;
   releaseQuarantine = notInFake;
   quarantineList = notInFake;
   forkCall = notInFake;

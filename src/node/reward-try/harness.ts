@@ -55,7 +55,7 @@ if (!pick) {
 out.end();
 `;
 
-/** Python: argv[1] the reward file, argv[2] the function name ('' = reward, or the one *_score). */
+/** Python: argv[1] the reward file, argv[2] the function name ('' = reward, or the one *_score), argv[3] its folder. */
 export const PYTHON_HARNESS = `
 import importlib.util, json, math, os, sys, traceback
 out = os.fdopen(3, 'w', buffering=1)
@@ -67,6 +67,7 @@ class Sink:
     def flush(self): pass
 sys.stdout = sys.stderr = Sink()
 def send(o): out.write(json.dumps(o) + '\\n'); out.flush()
+sys.path.insert(0, sys.argv[3])
 spec = importlib.util.spec_from_file_location('agentjet_reward', sys.argv[1])
 try:
     mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)

@@ -7,7 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Store } from '../store/index';
 import { runReward, type RunRewardOptions } from './runner';
-import { rewardVerdict, type RewardVerdict, type TriedEpisode } from './verdict';
+import type { RewardTryResult } from '../../shared/inner-loop';
+import { rewardVerdict, type TriedEpisode } from './verdict';
+
+export type { RewardTryResult };
 
 export interface RewardTryOptions extends Omit<RunRewardOptions, 'file'> {
   store: Store;
@@ -20,13 +23,6 @@ export interface RewardTryOptions extends Omit<RunRewardOptions, 'file'> {
   codeVersion?: string;
   /** JSONL files of task rows with an `id`; default data/{train,eval}.jsonl beside the reward file. */
   taskFiles?: string[];
-}
-
-export interface RewardTryResult extends RewardVerdict {
-  runId: string;
-  file: string;
-  /** Episodes whose task id has no row in the task files (their reward sees only `{id}`). */
-  missingTasks: number;
 }
 
 /** Task rows by id from JSONL files (unreadable lines are skipped). */

@@ -6,6 +6,9 @@
 // and JavaScript rewards are bundled with the client runner's esbuild (exactly as the client runs
 // them); `.py` rewards run in Python.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { z } from 'zod';
@@ -26,6 +29,8 @@ export interface RunRewardOptions {
   exportName?: string;
   cacheDir: string;
   nodePaths: string[];
+  /** Edited contents by absolute path, served in place of the files on disk (TypeScript/JavaScript only). */
+  overlay?: Readonly<Record<string, string>>;
   python?: string;
   perEpisodeMs?: number;
   maxOutputBytes?: number;
@@ -51,14 +56,21 @@ interface Child {
   printed: number;
 }
 
-async function command(o: RunRewardOptions): Promise<{ cmd: string; args: string[] }> {
-  if (o.file.endsWith('.py'))
-    return { cmd: o.python ?? 'python3', args: ['-c', PYTHON_HARNESS, o.file, o.exportName ?? ''] };
+async function command(o: RunRewardOptions): Promise<{ cmd: string; args: string[]; tempDir?: string }> {
+  if (o.file.endsWith('.py')) {
+    // An edited Python file runs from a copy; its folder stays first on sys.path for its imports.
+    const edited = o.overlay?.[o.file];
+    const tempDir = edited === undefined ? undefined : mkdtempSync(join(tmpdir(), 'aj-reward-py-'));
+    const file = tempDir === undefined ? o.file : join(tempDir, basename(o.file));
+    if (tempDir !== undefined) writeFileSync(file, edited ?? '');
+    const args = ['-c', PYTHON_HARNESS, file, o.exportName ?? '', dirname(o.file)];
+    return { cmd: o.python ?? 'python3', args, ...(tempDir !== undefined ? { tempDir } : {}) };
+  }
   const source = NODE_HARNESS.replace('REWARD_PATH', JSON.stringify(o.file))
     .replace('EXPORT_NAME', JSON.stringify(o.exportName ?? ''))
     .replace('MAX_OUTPUT', String(o.maxOutputBytes ?? DEFAULT_MAX_OUTPUT));
   const compiled = await compileClient(
-    { source, resolveDir: process.cwd(), sourcefile: '__agentjet_reward_try__.ts' },
+    { source, resolveDir: process.cwd(), sourcefile: '__agentjet_reward_try__.ts', overlay: o.overlay ?? {} },
     { cacheDir: o.cacheDir, nodePaths: o.nodePaths },
   );
   if (!compiled.ok) throw new RewardLoadError(compiled.errors.map((e) => formatCompileMessage(e)).join('\n'));
@@ -130,7 +142,7 @@ export async function runReward(items: readonly RewardItem[], o: RunRewardOption
   const perEpisodeMs = o.perEpisodeMs ?? 2000;
   const maxOutput = o.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   const maxFailures = o.maxFailures ?? 10;
-  const { cmd, args } = await command(o);
+  const { cmd, args, tempDir } = await command(o);
   const outcomes: RewardOutcome[] = [];
   let child: Child | null = null;
   let kills = 0;
@@ -181,6 +193,7 @@ export async function runReward(items: readonly RewardItem[], o: RunRewardOption
     }
   } finally {
     child?.proc.kill('SIGKILL');
+    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
   }
   return outcomes;
 }

@@ -3,7 +3,10 @@
 // would have done to the advantage groups of the last update — groups (a task's episodes) whose
 // rewards were all equal and now differ gain signal; groups that differed and are now all equal
 // lose it (GRPO gives them zero advantage).
+import type { ChangedEpisode, Distribution, RewardVerdict } from '../../shared/inner-loop';
 import type { RewardOutcome } from './runner';
+
+export type { ChangedEpisode, Distribution, RewardVerdict };
 
 export interface TriedEpisode {
   episodeId: string;
@@ -11,37 +14,6 @@ export interface TriedEpisode {
   codeVersion: string | null;
   oldReward: number | null;
   oldSuccess: boolean | null;
-}
-
-export interface Distribution {
-  count: number;
-  mean: number | null;
-  std: number | null;
-  min: number | null;
-  max: number | null;
-  /** Ten equal bins over the range of old and new rewards together. */
-  histogram: { lo: number; hi: number; count: number }[];
-}
-
-export interface ChangedEpisode {
-  episodeId: string;
-  taskId: string | null;
-  oldReward: number | null;
-  newReward: number;
-  delta: number | null;
-  oldSuccess: boolean | null;
-  newSuccess: boolean | null;
-}
-
-export interface RewardVerdict {
-  ok: boolean;
-  episodes: number;
-  scored: number;
-  old: Distribution;
-  new: Distribution;
-  changed: ChangedEpisode[];
-  errors: { episodeId: string; error: string }[];
-  groups: { considered: number; gainSignal: string[]; loseSignal: string[]; scope: 'last_update' | 'tried' };
 }
 
 const EPS = 1e-9;

@@ -94,6 +94,9 @@ export class Backend implements WorkbenchBackend {
     this.innerLoop = new InnerLoopService({
       store: o.store,
       flush,
+      cacheDir: join(o.dataDir, 'cache', 'clients'),
+      nodePaths: [join(o.repoRoot, 'node_modules')],
+      editedFile: (path, content) => this.requireLive().clients.editedFile(path, content),
       live: () => (this.live ? { runId: this.live.ctx.runId, http: this.live.worker.http } : null),
     });
     this.labelsService = new LabelsService({
@@ -251,6 +254,7 @@ export class Backend implements WorkbenchBackend {
   deployRewardModel = (p: P<'deployRewardModel'>) => this.rewardModelService.deployRewardModel(p);
   rewardComparison = (p: P<'rewardComparison'>) => this.rewardModelService.rewardComparison(p);
   // Quarantine, fork and probes: inner-loop-service.ts.
+  rewardTry = (p: P<'rewardTry'>) => this.innerLoop.rewardTry(p);
   quarantine = (p: P<'quarantine'>) => this.innerLoop.quarantine(p.codeVersion);
   releaseQuarantine = (p: P<'releaseQuarantine'>) => this.innerLoop.release(p.codeVersion);
   quarantineList = (p: P<'quarantineList'>) => this.innerLoop.quarantineList(p.runId);

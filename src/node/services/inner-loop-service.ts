@@ -11,11 +11,19 @@ import {
   type QuarantineResult,
 } from '../../shared/swarm-inner-loop';
 import { WorkbenchError } from '../../shared/workbench-api';
+import type { RewardTryResult } from '../../shared/inner-loop';
+import { tryReward } from '../reward-try/reward-try';
+import { RewardLoadError } from '../reward-try/runner';
 import type { Store } from '../store/index';
 import type { WorkerHttp } from './worker-http';
 
 export interface InnerLoopDeps {
   store: Store;
+  /** Where reward try bundles (the client runner's cache) and the packages it resolves. */
+  cacheDir: string;
+  nodePaths: string[];
+  /** The live run's file and edited files for reward try (ClientService.editedFile). */
+  editedFile: (path: string, content?: string) => { file: string; overlay: Record<string, string> };
   /** The live run and its worker; null when not connected. */
   live: () => { runId: string; http: WorkerHttp } | null;
   /** Writes pending worker events (episode rows) before reading the store. */
@@ -102,6 +110,38 @@ export class InnerLoopService {
       timeline,
     };
     return http.post('/swarm/v1/fork', body, ForkResultSchema, FORK_TIMEOUT_MS);
+  }
+
+  async rewardTry(p: {
+    path: string;
+    content?: string | undefined;
+    last: number;
+    task?: string | undefined;
+    codeVersion?: string | undefined;
+    exportName?: string | undefined;
+    timeoutMs: number;
+  }): Promise<RewardTryResult> {
+    const { runId } = this.requireLive();
+    this.d.flush();
+    const { file, overlay } = this.d.editedFile(p.path, p.content);
+    try {
+      return await tryReward({
+        store: this.d.store,
+        runId,
+        file,
+        overlay,
+        last: p.last,
+        perEpisodeMs: p.timeoutMs,
+        cacheDir: this.d.cacheDir,
+        nodePaths: this.d.nodePaths,
+        ...(p.task !== undefined ? { task: p.task } : {}),
+        ...(p.codeVersion !== undefined ? { codeVersion: p.codeVersion } : {}),
+        ...(p.exportName !== undefined ? { exportName: p.exportName } : {}),
+      });
+    } catch (err) {
+      if (err instanceof RewardLoadError) throw new WorkbenchError('reward_load_failed', err.message);
+      throw err;
+    }
   }
 
   async saveProbe(name: string, spec: ProbeSpec) {
