@@ -21,6 +21,7 @@ import { frameworkErrorHandler, installHttpBasics, MAX_PARAM_LENGTH } from './ht
 import { registerAgentJetRoutes } from './routes-agentjet';
 import { registerControlRoutes } from './routes-control';
 import { registerInnerLoopRoutes } from './routes-inner-loop';
+import { registerInspectionRoutes } from './routes-inspect';
 import { registerMessagesRoutes } from './routes-messages';
 import { registerOpenAiRoutes } from './routes-openai';
 import { registerResponsesRoutes, responseStoreFor } from './routes-responses';
@@ -87,6 +88,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     ...(deps.tls ? { tlsFingerprint: deps.tls.fingerprint256 } : {}),
   });
   registerControlRoutes(app, deps);
+  registerInspectionRoutes(app, deps);
   registerInnerLoopRoutes(app, deps);
   if (deps.agentjetCompat)
     registerAgentJetRoutes(app, {

@@ -8,7 +8,7 @@ import type { ClaimResponse } from '../../shared/swarm-protocol';
 import { TimelineSchema } from '../../shared/timeline';
 import { episodeInput, newRun, tempStore, type TempStore } from '../store/test-support';
 import { InnerLoopService } from './inner-loop-service';
-import { WorkerHttp } from './worker-http';
+import { WorkerClient } from '../worker-client';
 
 const running: TestWorker[] = [];
 let temp: TempStore | null = null;
@@ -46,7 +46,7 @@ describe('InnerLoopService', () => {
     const store = temp.store;
     store.createRun(newRun('r'));
     let clock = 4000;
-    const workerHttp = new WorkerHttp(t.worker.url, TEST_TOKENS.admin);
+    const workerHttp = new WorkerClient(t.worker.url, TEST_TOKENS.admin);
     const svc = new InnerLoopService({
       store,
       live: () => ({ runId: 'r', http: workerHttp }),

@@ -3,19 +3,13 @@
 // episodes a quarantine holds, the stored call a fork starts from, each probe's points over
 // weight versions.
 import type { ProbePoint, ProbeSpec } from '../../shared/inner-loop';
-import {
-  ForkResultSchema,
-  QuarantineListSchema,
-  QuarantineResultSchema,
-  type ForkResult,
-  type QuarantineResult,
-} from '../../shared/swarm-inner-loop';
+import type { ForkResult, QuarantineResult } from '../../shared/swarm-inner-loop';
 import { WorkbenchError } from '../../shared/workbench-api';
 import type { RewardTryResult } from '../../shared/inner-loop';
 import { tryReward } from '../reward-try/reward-try';
 import { RewardLoadError } from '../reward-try/runner';
 import type { Store } from '../store/index';
-import type { WorkerHttp } from './worker-http';
+import type { WorkerClient } from '../worker-client';
 
 export interface InnerLoopDeps {
   store: Store;
@@ -25,7 +19,7 @@ export interface InnerLoopDeps {
   /** The live run's file and edited files for reward try (ClientService.editedFile). */
   editedFile: (path: string, content?: string) => { file: string; overlay: Record<string, string> };
   /** The live run and its worker; null when not connected. */
-  live: () => { runId: string; http: WorkerHttp } | null;
+  live: () => { runId: string; http: WorkerClient } | null;
   /** Writes pending worker events (episode rows) before reading the store. */
   flush: () => void;
   now?: () => number;
@@ -49,7 +43,7 @@ const FORK_TIMEOUT_MS = 300_000;
 export class InnerLoopService {
   constructor(private readonly d: InnerLoopDeps) {}
 
-  private requireLive(): { runId: string; http: WorkerHttp } {
+  private requireLive(): { runId: string; http: WorkerClient } {
     const live = this.d.live();
     if (!live) throw new WorkbenchError('not_connected', 'not connected: connect to a local or remote worker first');
     return live;
@@ -61,7 +55,7 @@ export class InnerLoopService {
 
   async quarantine(codeVersion: string): Promise<QuarantineResult> {
     const { runId, http } = this.requireLive();
-    const r = await http.post('/swarm/v1/pool/quarantine', { codeVersion }, QuarantineResultSchema);
+    const r = await http.call('quarantine', { body: { codeVersion } });
     this.d.flush();
     this.d.store.markQuarantined(runId, codeVersion, r.episodeIds, this.now());
     return r;
@@ -69,7 +63,7 @@ export class InnerLoopService {
 
   async release(codeVersion: string): Promise<QuarantineResult> {
     const { runId, http } = this.requireLive();
-    const r = await http.post('/swarm/v1/pool/release', { codeVersion }, QuarantineResultSchema);
+    const r = await http.call('releaseQuarantine', { body: { codeVersion } });
     this.d.store.markReleased(runId, r.episodeIds, this.now());
     return r;
   }
@@ -77,10 +71,7 @@ export class InnerLoopService {
   async quarantineList(runId: string) {
     this.d.flush();
     const live = this.d.live();
-    const held =
-      live && live.runId === runId
-        ? (await live.http.get('/swarm/v1/pool/quarantine', QuarantineListSchema)).quarantined
-        : null;
+    const held = live && live.runId === runId ? (await live.http.call('quarantined', {})).quarantined : null;
     return { marks: this.d.store.quarantineMarks(runId), held };
   }
 
@@ -109,7 +100,7 @@ export class InnerLoopService {
       ...(p.edit ? { edit: p.edit } : {}),
       timeline,
     };
-    return http.post('/swarm/v1/fork', body, ForkResultSchema, FORK_TIMEOUT_MS);
+    return http.call('fork', { body }, { timeoutMs: FORK_TIMEOUT_MS });
   }
 
   async rewardTry(p: {
