@@ -2,13 +2,7 @@
 // pooled, untrained episodes (journalled; undone by release) and list what is held; fork a recorded
 // call into K continuations with the current weights (swarm/fork.ts).
 import type { FastifyInstance } from 'fastify';
-import {
-  ForkRequestSchema,
-  QuarantineRequestSchema,
-  type ForkResult,
-  type QuarantineList,
-  type QuarantineResult,
-} from '../../../src/shared/swarm-inner-loop';
+import { ForkRequestSchema, QuarantineRequestSchema } from '../../../src/shared/swarm-inner-loop';
 import { badRequest, notFound } from '../errors';
 import type { CompletionService } from '../swarm/completions';
 import { forkCall } from '../swarm/fork';
@@ -16,6 +10,7 @@ import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { requireRole } from './auth';
 import { parseBody } from './http';
+import { onRoute } from './route-table';
 
 export function registerInnerLoopRoutes(
   app: FastifyInstance,
@@ -24,26 +19,26 @@ export function registerInnerLoopRoutes(
   const { swarm, matcher } = deps;
   const admin = (headers: Parameters<typeof requireRole>[0]): void => void requireRole(headers, matcher, 'admin');
 
-  app.post('/swarm/v1/pool/quarantine', async (req): Promise<QuarantineResult> => {
+  onRoute(app, 'quarantine', async (req) => {
     admin(req.headers);
     const { codeVersion } = parseBody(QuarantineRequestSchema, req.body);
     const episodeIds = await swarm.quarantine(codeVersion);
     return { codeVersion, episodeIds, poolEpisodes: swarm.pooled().length };
   });
 
-  app.post('/swarm/v1/pool/release', async (req): Promise<QuarantineResult> => {
+  onRoute(app, 'releaseQuarantine', async (req) => {
     admin(req.headers);
     const { codeVersion } = parseBody(QuarantineRequestSchema, req.body);
     const episodeIds = await swarm.release(codeVersion);
     return { codeVersion, episodeIds, poolEpisodes: swarm.pooled().length };
   });
 
-  app.get('/swarm/v1/pool/quarantine', async (req): Promise<QuarantineList> => {
+  onRoute(app, 'quarantined', async (req) => {
     admin(req.headers);
     return { quarantined: swarm.quarantinedVersions() };
   });
 
-  app.post('/swarm/v1/fork', async (req): Promise<ForkResult> => {
+  onRoute(app, 'fork', async (req) => {
     admin(req.headers);
     const body = parseBody(ForkRequestSchema, req.body);
     const call = body.timeline ?? swarm.getEpisode(body.episodeId).calls[body.callIndex];
