@@ -34,7 +34,7 @@ const benches: Record<string, Entry> = {
   engine: {
     about: 'engine generation tokens/s (batch 1, 32) and training tokens/s',
     run: benchEngine,
-    smoke: ['--gen-tokens', '4'],
+    smoke: ['--gen-tokens', '4', '--batch', '4', '--train-samples', '2', '--seq-len', '64'],
   },
   gpu: {
     about:
