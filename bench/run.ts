@@ -74,7 +74,7 @@ const benches: Record<string, Entry> = {
   merge: {
     about: 'policy-update time with no / linear / tree timeline merging on the same episodes',
     run: benchMerge,
-    smoke: ['--settings', 'calc,2,group', '--tasks', '1', '--episodes', '1', '--repeats', '1'],
+    smoke: ['--settings', '2', '--tasks', '0', '--episodes', '1', '--repeats', '1'],
   },
   'reward-model': {
     about:
