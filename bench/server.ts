@@ -44,6 +44,9 @@ interface Options {
   turnTokens: number;
   systemTokens: number;
   maxOpen: number;
+  /** Concurrent episodes of the throughput runs, and calls of the overhead series. */
+  concurrency: number[];
+  overheadCalls: number;
   fairness: FairnessOptions;
 }
 
@@ -147,14 +150,14 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
       `\n[${label}] ${info.model} · ${(info.params / 1e6).toFixed(1)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · context ${info.contextLength}`,
     );
     await throughput(w, 2, 1, 4); // warm-up
-    const o1 = await overhead(w, 20);
+    const o1 = await overhead(w, o.overheadCalls);
     console.log(`[${label}] server overhead per call: p50 ${o1.p50.toFixed(2)} ms · p99 ${o1.p99.toFixed(2)} ms`);
     f['overhead_p50_ms'] = round(o1.p50, 2);
     f['overhead_p99_ms'] = round(o1.p99, 2);
     const base = await unbatched(w, 4, o.maxTokens);
     console.log(`[${label}] one-at-a-time engine calls (render + generate): ${base.toFixed(1)} tokens/s`);
     f['tps_unbatched'] = round(base);
-    for (const n of [1, 8, 32, 64]) {
+    for (const n of o.concurrency) {
       const tps = await throughput(w, n, o.calls, o.maxTokens);
       console.log(
         `[${label}] ${String(n).padStart(2)} concurrent episodes: ${tps.toFixed(1)} tokens/s (${(tps / base).toFixed(1)}× one-at-a-time)`,
@@ -268,6 +271,8 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     turnTokens: Number(argValue(args, '--turn-tokens') ?? 16),
     systemTokens: Number(argValue(args, '--system-tokens') ?? 512),
     maxOpen: Number(argValue(args, '--max-open') ?? 20_000),
+    concurrency: (argValue(args, '--concurrency') ?? '1,8,32,64').split(',').map(Number),
+    overheadCalls: Number(argValue(args, '--overhead-calls') ?? 20),
     fairness: {
       streams: Number(argValue(args, '--fairness-streams') ?? 64),
       streamTokens: Number(argValue(args, '--fairness-stream-tokens') ?? 64),
