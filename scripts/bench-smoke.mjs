@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const LIMIT_S = Number(process.env.AGENTJET_BENCH_SMOKE_LIMIT_S ?? 180); // per bench
+const LIMIT_S = Number(process.env.AGENTJET_BENCH_SMOKE_LIMIT_S ?? 600); // per bench: catches a hang, not a slow machine
 const runTs = ['--import', 'tsx', 'bench/run.ts'];
 
 function listBenches() {
