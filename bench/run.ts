@@ -38,7 +38,7 @@ const benches: Record<string, Entry> = {
   },
   gpu: {
     about:
-      'GPU (python -m agentjet_engine.bench_gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails',
+      'GPU (python -m agentjet_bench.gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails',
     run: benchGpu,
     smoke: ['--smoke', '--minutes', '1'],
   },
