@@ -18,7 +18,7 @@ import { argValue, round } from './engine';
 const ROOT = resolve(import.meta.dirname, '..');
 const NAME = 'bench-lr-x-group';
 
-function campaignYaml(minutes: number, evalEpisodes: number, everyMinutes: number): string {
+function campaignYaml(trials: number, minutes: number, evalEpisodes: number, everyMinutes: number): string {
   return `name: ${NAME}
 question: Which learning rate and GRPO group size raise calculator-agent's held-out success most in ${minutes} minutes of training on a CPU?
 base:
@@ -35,7 +35,7 @@ optimizer:
   sampler: grid
   seed: 0
   pruner: { type: successive_halving, minResource: 1, reductionFactor: 2 }
-budget: { trials: 6, minutesPerTrial: ${minutes} }
+budget: { trials: ${trials}, minutesPerTrial: ${minutes} }
 workers: { local: 1 }
 `;
 }
@@ -63,15 +63,16 @@ function runCli(
 }
 
 export async function benchCampaign(args: string[]): Promise<Record<string, unknown>> {
+  const trials = Number(argValue(args, '--trials') ?? 6); // of the 6-point grid; `--smoke` runs 2
   const minutes = Number(argValue(args, '--minutes-per-trial') ?? 2);
   const evalEpisodes = Number(argValue(args, '--eval-episodes') ?? 16);
   const killAfter = Number(argValue(args, '--kill-during-trial') ?? 2);
   const dataDir = resolve(argValue(args, '--data-dir') ?? mkdtempSync(join(tmpdir(), 'agentjet-bench-campaign-')));
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, `${NAME}.yaml`);
-  writeFileSync(file, campaignYaml(minutes, evalEpisodes, minutes / 4));
+  writeFileSync(file, campaignYaml(trials, minutes, evalEpisodes, minutes / 4));
   console.log(
-    `campaign bench: 6 trials (lr {1e-4, 3.5e-4, 1e-3} × groupSize {2, 4}, grid sampler, successive halving on evaluation points every ${minutes / 4} min of ${evalEpisodes} held-out episodes), ${minutes} min of training per trial, calculator-agent on the built-in model, 1 local worker at a time; the runner is SIGKILLed during trial ${killAfter} and started again`,
+    `campaign bench: ${trials} trials (lr {1e-4, 3.5e-4, 1e-3} × groupSize {2, 4}, grid sampler, successive halving on evaluation points every ${minutes / 4} min of ${evalEpisodes} held-out episodes), ${minutes} min of training per trial, calculator-agent on the built-in model, 1 local worker at a time; the runner is SIGKILLed during trial ${killAfter} and started again`,
   );
   console.log(`data folder ${dataDir}`);
   const t0 = performance.now();

@@ -8,6 +8,8 @@ import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 export async function benchEngine(args: string[]): Promise<Record<string, unknown>> {
   const threads = Number(argValue(args, '--threads') ?? 2);
   const genTokens = Number(argValue(args, '--gen-tokens') ?? 64);
+  const trainSamples = Number(argValue(args, '--train-samples') ?? 16);
+  const seqLen = Number(argValue(args, '--seq-len') ?? 256);
   const engine = await EngineProcess.start({ onLog: (l) => process.stderr.write(`  engine: ${l}\n`) });
   try {
     const info = await engine.call('load', { path: BUILTIN_MODEL_DIR, threads, seed: 0 });
@@ -33,10 +35,10 @@ export async function benchEngine(args: string[]): Promise<Record<string, unknow
     };
     const b1 = await genTps(1);
     console.log(`generate batch 1:  ${b1.toFixed(0)} tokens/s`);
-    const b32 = await genTps(32);
-    console.log(`generate batch 32: ${b32.toFixed(0)} tokens/s  (${(b32 / b1).toFixed(1)}× batch 1)`);
-    const seqLen = 256;
-    const samples: TrainSample[] = Array.from({ length: 16 }, (_, s) => {
+    const batch = Number(argValue(args, '--batch') ?? 32);
+    const b32 = await genTps(batch);
+    console.log(`generate batch ${batch}: ${b32.toFixed(0)} tokens/s  (${(b32 / b1).toFixed(1)}× batch 1)`);
+    const samples: TrainSample[] = Array.from({ length: trainSamples }, (_, s) => {
       const ids = Array.from({ length: seqLen }, (_, i) => (i * 31 + s * 7) % Math.max(2, info.vocabSize - 1));
       return {
         tokenIds: ids,

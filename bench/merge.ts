@@ -99,8 +99,8 @@ function prepare(setting: Setting): Record<VariantKey, Variant> {
 }
 
 export async function benchMerge(args: string[]): Promise<Record<string, unknown>> {
-  const repeats = Number(argValue(args, '--repeats') ?? 5);
-  const perSetting = Number(argValue(args, '--episodes') ?? 8);
+  const repeats = Number(argValue(args, '--repeats') ?? 3);
+  const perSetting = Number(argValue(args, '--episodes') ?? 2); // per synthetic setting: the ratios are per episode
   const modelDir = argValue(args, '--model') ?? BUILTIN_MODEL_DIR;
   const engine = await EngineProcess.start({ onLog: (l) => process.stderr.write(`  engine: ${l}\n`) });
   try {

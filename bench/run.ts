@@ -1,4 +1,8 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
+// `--smoke` runs it at tiny sizes (seconds; no figure worth quoting) so CI notices a bench that rotted
+// (scripts/bench-smoke.mjs runs every one): the bench's smoke options are appended after the ones
+// given, and options given win (argValue reads a flag's first occurrence). A bench that fails exits
+// non-zero and prints no summary.
 import { benchCampaign } from './campaign';
 import { benchEngine } from './engine';
 import { benchGpu } from './gpu';
@@ -13,56 +17,140 @@ import { benchWarmstart } from './warmstart';
 
 type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 
-const benches: Record<string, { about: string; run: Bench }> = {
+interface Entry {
+  about: string;
+  run: Bench;
+  /** The options of `--smoke`: tiny sizes, seconds on the 2-core CPU. */
+  smoke: readonly string[];
+}
+
+const benches: Record<string, Entry> = {
   campaign: {
     about:
       'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report',
     run: benchCampaign,
+    smoke: ['--trials', '2', '--minutes-per-trial', '0.15', '--eval-episodes', '2', '--kill-during-trial', '2'],
   },
-  engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
+  engine: {
+    about: 'engine generation tokens/s (batch 1, 32) and training tokens/s',
+    run: benchEngine,
+    smoke: ['--gen-tokens', '4', '--batch', '4', '--train-samples', '2', '--seq-len', '64'],
+  },
   gpu: {
     about:
       'GPU (python -m agentjet_bench.gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails',
     run: benchGpu,
+    smoke: ['--smoke', '--minutes', '1'],
   },
   hotswap: {
     about:
       'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched',
     run: benchHotswap,
+    smoke: ['--swaps', '1', '--max-tokens', '8'],
   },
   memory: {
     about:
       'train-step peak memory and time with checkpointing + chunked logprobs on vs off at 8k/16k tokens; FSDP 2 ranks vs 1 process',
     run: benchMemory,
+    smoke: [
+      '--hidden',
+      '64',
+      '--layers',
+      '1',
+      '--heads',
+      '4',
+      '--kv-heads',
+      '2',
+      '--intermediate',
+      '128',
+      '--vocab',
+      '512',
+      '--lengths',
+      '256',
+      '--fsdp-tokens',
+      '64',
+    ],
   },
-  merge: { about: 'policy-update time with no / linear / tree timeline merging on the same episodes', run: benchMerge },
+  merge: {
+    about: 'policy-update time with no / linear / tree timeline merging on the same episodes',
+    run: benchMerge,
+    smoke: ['--settings', '2', '--tasks', '0', '--episodes', '1', '--repeats', '1'],
+  },
   'reward-model': {
     about:
       'learned rewards: reward-model training time and held-out accuracy, ONNX vs PyTorch, scoring conversations/s in one client process, policy trained on the RM score alone vs the verifiable reward',
     run: benchRewardModel,
+    smoke: [
+      '--label-tasks',
+      '4',
+      '--label-group',
+      '2',
+      '--minutes',
+      '0.1',
+      '--clients',
+      '1',
+      '--eval-episodes',
+      '2',
+      '--skip-policy',
+    ],
   },
   store: {
     about:
       'workbench SQLite store at 100,000 episodes: rows/s ingested, ms per filtered page, episodes/s with timelines, bytes per episode, detail ms',
     run: benchStore,
+    smoke: ['--episodes', '300', '--detailed', '20', '--calls', '3'],
   },
   server: {
     about: 'swarm server: overhead per call, tokens/s at 1–64 concurrent episodes vs unbatched, open episodes held',
     run: benchServer,
+    smoke: [
+      '--size',
+      'none',
+      '--calls',
+      '1',
+      '--streams',
+      '4',
+      '--episodes',
+      '2',
+      '--turns',
+      '2',
+      '--max-tokens',
+      '4',
+      '--concurrency',
+      '2',
+      '--overhead-calls',
+      '3',
+      '--fairness-streams',
+      '2',
+      '--fairness-rows',
+      '2',
+      '--fairness-calls',
+      '2',
+      '--max-open',
+      '50',
+      '--overhead-n',
+      '3',
+    ],
   },
   train: {
     about:
       "calculator-agent training: held-out success gain in --minutes, four client frameworks' reward curves, chaos (clients SIGKILLed) with no lost episode",
     run: benchTrain,
+    smoke: ['--minutes', '0.1', '--frameworks', 'fetch', '--clients', '1', '--eval-episodes', '2', '--no-chaos'],
   },
   warmstart: {
     about: 'held-out success of the warm-started built-in model on both example tasks',
     run: benchWarmstart,
+    smoke: ['--n', '2'],
   },
 };
 
 async function main(): Promise<void> {
-  const [name, ...args] = process.argv.slice(2);
+  const [name, ...given] = process.argv.slice(2);
+  if (name === '--list') {
+    console.log(JSON.stringify(Object.keys(benches))); // for scripts/bench-smoke.mjs
+    return;
+  }
   const bench = name ? benches[name] : undefined;
   if (!bench) {
     console.error(
@@ -72,8 +160,10 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
+  const smoke = given.includes('--smoke');
+  const args = smoke ? [...given.filter((a) => a !== '--smoke'), ...bench.smoke] : given;
   const summary = await bench.run(args);
-  console.log(JSON.stringify(summary));
+  console.log(JSON.stringify(smoke ? { ...summary, smoke: true } : summary));
 }
 
 main().catch((err: unknown) => {

@@ -7,7 +7,9 @@
 // all of them (what an engine without reuse computes), and episode throughput against the recorded
 // figure of the static-batch engine the continuous batcher replaced (STATIC_BASELINE: that engine is
 // gone; the ratio is given only for the settings it was measured with); (5) for the built-in model,
-// the open episodes held and the RSS. A real worker on a free port.
+// the open episodes held and the RSS; (6) for the built-in model, fairness: short calls' latency idle
+// and under 64 concurrent streams, arrival-order admission vs the short-call lane (server-fairness.ts;
+// `--fairness-only` runs just that). A real worker on a free port.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { join } from 'node:path';
 import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import { argValue, round } from './engine';
+import { fairness, type FairnessOptions } from './server-fairness';
 import { benchModule } from './python-bench';
 import { apiOverheads, reportApiOverheads, reportTranslationCost, translationCostUs } from './server-apis';
 import {
@@ -41,6 +44,10 @@ interface Options {
   turnTokens: number;
   systemTokens: number;
   maxOpen: number;
+  /** Concurrent episodes of the throughput runs, and calls of the overhead series. */
+  concurrency: number[];
+  overheadCalls: number;
+  fairness: FairnessOptions;
 }
 
 /**
@@ -143,14 +150,14 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
       `\n[${label}] ${info.model} · ${(info.params / 1e6).toFixed(1)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · context ${info.contextLength}`,
     );
     await throughput(w, 2, 1, 4); // warm-up
-    const o1 = await overhead(w, 20);
+    const o1 = await overhead(w, o.overheadCalls);
     console.log(`[${label}] server overhead per call: p50 ${o1.p50.toFixed(2)} ms · p99 ${o1.p99.toFixed(2)} ms`);
     f['overhead_p50_ms'] = round(o1.p50, 2);
     f['overhead_p99_ms'] = round(o1.p99, 2);
     const base = await unbatched(w, 4, o.maxTokens);
     console.log(`[${label}] one-at-a-time engine calls (render + generate): ${base.toFixed(1)} tokens/s`);
     f['tps_unbatched'] = round(base);
-    for (const n of [1, 8, 32, 64]) {
+    for (const n of o.concurrency) {
       const tps = await throughput(w, n, o.calls, o.maxTokens);
       console.log(
         `[${label}] ${String(n).padStart(2)} concurrent episodes: ${tps.toFixed(1)} tokens/s (${(tps / base).toFixed(1)}× one-at-a-time)`,
@@ -193,6 +200,8 @@ async function benchModel(label: string, model: string, dir: string, o: Options)
     } else {
       console.log(`[${label}] no episode speed-up over the static-batch engine: ${baseline}`);
     }
+    if (label === 'builtin' && o.fairness.calls > 0)
+      Object.assign(f, await fairness(w, o.fairness, (l) => console.log(`[${label}] ${l}`)));
     if (label === 'builtin' && o.maxOpen > 0) {
       const open = await openEpisodes(w, o.maxOpen);
       console.log(
@@ -234,6 +243,19 @@ function presetModel(size: string, dir: string): string {
   return out;
 }
 
+async function fairnessOnly(model: string, o: Options): Promise<Record<string, unknown>> {
+  const dir = mkdtempSync(join(tmpdir(), 'aj-bench-server-'));
+  const w = await worker(model, dir, o.threads);
+  try {
+    console.log(`worker ${w.url} · ${w.engine.info?.model} · ${o.threads} threads`);
+    await throughput(w, 2, 1, 4); // warm-up
+    return { bench: 'server', ...(await fairness(w, o.fairness, (l) => console.log(l))) };
+  } finally {
+    await w.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function benchServer(args: string[]): Promise<Record<string, unknown>> {
   const size = argValue(args, '--size') ?? 'mid';
   const o: Options = {
@@ -246,7 +268,17 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     turnTokens: Number(argValue(args, '--turn-tokens') ?? 16),
     systemTokens: Number(argValue(args, '--system-tokens') ?? 512),
     maxOpen: Number(argValue(args, '--max-open') ?? 20_000),
+    concurrency: (argValue(args, '--concurrency') ?? '1,8,32,64').split(',').map(Number),
+    overheadCalls: Number(argValue(args, '--overhead-calls') ?? 20),
+    fairness: {
+      streams: Number(argValue(args, '--fairness-streams') ?? 64),
+      streamTokens: Number(argValue(args, '--fairness-stream-tokens') ?? 64),
+      calls: Number(argValue(args, '--fairness-calls') ?? 30),
+      shortTokens: Number(argValue(args, '--fairness-short-tokens') ?? 8),
+      rows: Number(argValue(args, '--fairness-rows') ?? 0),
+    },
   };
+  if (args.includes('--fairness-only')) return fairnessOnly(argValue(args, '--model') ?? BUILTIN_MODEL_DIR, o);
   const model = argValue(args, '--model');
   console.log(
     'bench server: per model, (1) latency the server adds per call (p50/p99); (2) generated tokens/s at 1, 8, 32, 64 concurrent episodes vs one-at-a-time engine calls;',

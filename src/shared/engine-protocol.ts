@@ -34,6 +34,9 @@ export const ServingSummarySchema = z.object({
   kvCacheBytes: Int.optional(),
   prefixCacheBytes: Int.optional(),
   blockTokens: Int.optional(),
+  /** Rows kept above maxRows for short calls (at most shortTokens new tokens); 0: arrival order only. */
+  shortRows: Int.optional(),
+  shortTokens: Int.optional(),
   /** Key + value bytes one token takes in the KV cache (all layers). */
   bytesPerToken: Int.optional(),
 });
@@ -45,6 +48,8 @@ export const ConfigureParamsSchema = z.object({
   kvCacheBytes: Int.nonnegative().optional(),
   prefixCacheBytes: Int.nonnegative().optional(),
   blockTokens: Int.positive().optional(),
+  shortRows: Int.nonnegative().optional(),
+  shortTokens: Int.positive().optional(),
 });
 export type ConfigureParams = z.infer<typeof ConfigureParamsSchema>;
 

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 import torch
 from torch import Tensor
 
+from .admission_policy import RowLimits, takes_row
 from .attention import serving_attention
 from .detok import TextTracker
 from .generation import GenerationRequest
@@ -42,6 +43,12 @@ class ServingConfig:
     kv_bytes: int = 1 << 30  # slot store budget (admission stops above it)
     prefix_bytes: int = 512 << 20  # prefix cache budget
     block_tokens: int = 16  # prefix cache block size
+    short_rows: int = 8  # rows kept above max_rows for short calls (admission_policy.py); 0: none
+    short_tokens: int = 16  # a call asking for at most this many new tokens is short
+
+    @property
+    def rows(self) -> RowLimits:
+        return RowLimits(self.max_rows, self.short_rows, self.short_tokens)
 
 
 class JobSink(Protocol):
@@ -252,11 +259,11 @@ class ContinuousBatcher:
     def _admit(self) -> None:
         keep: list[Row] = []
         # room for every row that may be admitted now, so the store grows once, not once per row
-        self._rows_hint = min(self.config.max_rows, len(self.slots) + len(self.waiting))
+        self._rows_hint = min(self.config.rows.total, len(self.slots) + len(self.waiting))
         for row in self.waiting:
             if row.job.cancelled:
                 continue
-            if len(self.slots) >= self.config.max_rows:
+            if not takes_row(len(self.slots), row.req.max_tokens, self.config.rows):
                 keep.append(row)
                 continue
             need_tokens = max(self.store.tokens, len(row.prompt) + 1)
@@ -274,7 +281,7 @@ class ContinuousBatcher:
     def _ensure(self, rows: int, tokens: int) -> None:
         """Grows the slot store within the row cap and the KV budget (and the model's context)."""
         per_row = max(1, max(tokens, self.store.tokens) * self.store.bytes_per_token)
-        row_limit = max(1, min(self.config.max_rows, self.config.kv_bytes // per_row))
+        row_limit = max(1, min(self.config.rows.total, self.config.kv_bytes // per_row))
         self.store.ensure(
             rows, tokens, len(self.slots), self.store.tokens, row_limit=row_limit, token_limit=self.context
         )

@@ -224,6 +224,8 @@ class Serving:
             "kvCacheBytes": ("kv_bytes", 0, 1 << 50),
             "prefixCacheBytes": ("prefix_bytes", 0, 1 << 50),
             "blockTokens": ("block_tokens", 1, 4096),
+            "shortRows": ("short_rows", 0, 4096),
+            "shortTokens": ("short_tokens", 1, 1 << 20),
         }
         overrides = dict(self.overrides)
         for key, (attr, lo, hi) in fields.items():
@@ -251,6 +253,8 @@ class Serving:
             "kvCacheBytes": c.kv_bytes,
             "prefixCacheBytes": c.prefix_bytes,
             "blockTokens": c.block_tokens,
+            "shortRows": c.short_rows,
+            "shortTokens": c.short_tokens,
             "bytesPerToken": b.store.bytes_per_token,
         }
 
