@@ -114,10 +114,6 @@ interface Sampled {
   attempts: number;
 }
 
-/** The stream events the APIs send (reasoning is surfaced by the message, not yet streamed). */
-const streamable = (events: readonly ReplyEvent[]): StreamEvent[] =>
-  events.flatMap((e) => (e.kind === 'reasoning' ? [] : [e]));
-
 async function sample(
   deps: RecordDeps,
   spec: CallSpec,
@@ -126,7 +122,7 @@ async function sample(
   hooks: RecordHooks,
 ): Promise<Sampled> {
   const insist = spec.toolChoice.mode === 'required';
-  const emit = (events: readonly ReplyEvent[]): void => streamable(events).forEach((e) => hooks.onEvent?.(e));
+  const emit = (events: readonly ReplyEvent[]): void => events.forEach((e) => hooks.onEvent?.(e));
   const choice = deps.parsers ?? DEFAULT_PARSERS;
   const replySpec: ReplySpec = { idPrefix: spec.idPrefix, parseTools: spec.parseTools, tools: spec.tools };
   let out: Sampled | null = null;
@@ -191,10 +187,12 @@ export async function recordCall(deps: RecordDeps, spec: CallSpec, hooks: Record
   }
   const maxTokens = Math.min(spec.maxTokens, context - rendered.tokenIds.length);
   const { result, parsed, attempts } = await sample(deps, spec, rendered, maxTokens, hooks);
-  const message: ChatMessage =
-    parsed.toolCalls.length > 0
+  const message: ChatMessage = {
+    ...(parsed.toolCalls.length > 0
       ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls }
-      : { role: 'assistant', content: parsed.content ?? '' };
+      : { role: 'assistant', content: parsed.content ?? '' }),
+    ...(parsed.reasoning !== null ? { reasoning_content: parsed.reasoning } : {}),
+  };
   const timeline: Timeline = {
     id: `${spec.episodeId}/${spec.callIndex}`,
     episodeId: spec.episodeId,

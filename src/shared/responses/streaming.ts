@@ -58,8 +58,8 @@ export class ResponsesStream {
   private translate(b: BlockEvent): ResponsesEvent[] {
     const m = this.meta;
     const output_index = b.index;
-    const itemId = (block: Block): string =>
-      block.type === 'text' ? `msg_${m.itemBase}_${b.index}` : `fc_${m.itemBase}_${b.index}`;
+    const prefix = { text: 'msg', tool_call: 'fc', reasoning: 'rs' } as const;
+    const itemId = (block: Block): string => `${prefix[block.type]}_${m.itemBase}_${b.index}`;
     switch (b.kind) {
       case 'open': {
         const added = this.event('response.output_item.added', {
@@ -85,6 +85,15 @@ export class ResponsesStream {
             content_index: 0,
             delta: b.text,
             logprobs: [],
+          }),
+        ];
+      case 'reasoning':
+        return [
+          this.event('response.reasoning_text.delta', {
+            item_id: `rs_${m.itemBase}_${b.index}`,
+            output_index,
+            content_index: 0,
+            delta: b.text,
           }),
         ];
       case 'args':
@@ -115,14 +124,16 @@ export class ResponsesStream {
                   part: part(b.block.text),
                 }),
               ]
-            : [
-                done('response.function_call_arguments.done', {
-                  item_id,
-                  output_index,
-                  name: b.block.name,
-                  arguments: b.block.arguments,
-                }),
-              ];
+            : b.block.type === 'reasoning'
+              ? [done('response.reasoning_text.done', { item_id, output_index, content_index: 0, text: b.block.text })]
+              : [
+                  done('response.function_call_arguments.done', {
+                    item_id,
+                    output_index,
+                    name: b.block.name,
+                    arguments: b.block.arguments,
+                  }),
+                ];
         return [
           ...closing,
           this.event('response.output_item.done', { output_index, item: outputItem(m, b.index, b.block, 'completed') }),

@@ -5,8 +5,8 @@
 import type { ToolCall } from '../chat';
 import type { StreamEvent } from '../tool-call-stream';
 
-/** Stream events plus reasoning text (Qwen3 `<think>`, Harmony's analysis channel). */
-export type ReplyEvent = StreamEvent | { kind: 'reasoning'; text: string };
+/** Stream events, reasoning text included (Qwen3 `<think>`, Harmony's analysis channel). */
+export type ReplyEvent = StreamEvent;
 
 export interface ParsedReply {
   /** Text outside tool calls and reasoning; null when empty. */
