@@ -105,40 +105,28 @@ export class ResponsesStream {
           }),
         ];
       case 'close': {
-        const done = this.event.bind(this);
-        const item_id = itemId(b.block);
-        const closing =
-          b.block.type === 'text'
-            ? [
-                done('response.output_text.done', {
-                  item_id,
-                  output_index,
-                  content_index: 0,
-                  text: b.block.text,
-                  logprobs: [],
-                }),
-                done('response.content_part.done', {
-                  item_id,
-                  output_index,
-                  content_index: 0,
-                  part: part(b.block.text),
-                }),
-              ]
-            : b.block.type === 'reasoning'
-              ? [done('response.reasoning_text.done', { item_id, output_index, content_index: 0, text: b.block.text })]
-              : [
-                  done('response.function_call_arguments.done', {
-                    item_id,
-                    output_index,
-                    name: b.block.name,
-                    arguments: b.block.arguments,
-                  }),
-                ];
+        const closing = this.closing(b.block, itemId(b.block), output_index);
         return [
           ...closing,
           this.event('response.output_item.done', { output_index, item: outputItem(m, b.index, b.block, 'completed') }),
         ];
       }
     }
+  }
+
+  /** The done events of a block, before its output_item.done. */
+  private closing(block: Block, item_id: string, output_index: number): ResponsesEvent[] {
+    const done = this.event.bind(this);
+    if (block.type === 'text') {
+      return [
+        done('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }),
+        done('response.content_part.done', { item_id, output_index, content_index: 0, part: part(block.text) }),
+      ];
+    }
+    if (block.type === 'reasoning') {
+      return [done('response.reasoning_text.done', { item_id, output_index, content_index: 0, text: block.text })];
+    }
+    const fields = { item_id, output_index, name: block.name, arguments: block.arguments };
+    return [done('response.function_call_arguments.done', fields)];
   }
 }
