@@ -225,16 +225,16 @@ export const workerRoutes = {
 export type WorkerRoutes = typeof workerRoutes;
 export type WorkerRouteName = keyof WorkerRoutes;
 
-type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
-type Input<S> = S extends z.ZodType ? z.input<S> : undefined;
-/** What a route answers (parsed), and what a handler may return for it. */
-export type RouteAnswer<K extends WorkerRouteName> = Output<WorkerRoutes[K]['response' & keyof WorkerRoutes[K]]>;
-export type RouteReply<K extends WorkerRouteName> = Input<WorkerRoutes[K]['response' & keyof WorkerRoutes[K]]>;
+type SchemaOf<R, F extends string> = R extends Record<F, infer S> ? S : undefined;
+type Out<S> = S extends z.ZodType ? z.output<S> : never;
+type In<S> = S extends z.ZodType ? z.input<S> : unknown;
+/** What a route answers (parsed). */
+export type RouteAnswer<K extends WorkerRouteName> = Out<SchemaOf<WorkerRoutes[K], 'response'>>;
+/** What a handler may answer for a route (the schema's input; anything for a stream). */
+export type RouteReply<K extends WorkerRouteName> = In<SchemaOf<WorkerRoutes[K], 'response'>>;
 /** What a caller sends: path params, query and body, each where the route has them. */
 export type RouteCall<K extends WorkerRouteName> = {
-  [F in 'params' | 'query' | 'body' as F extends keyof WorkerRoutes[K] ? F : never]: Input<
-    WorkerRoutes[K][F & keyof WorkerRoutes[K]]
-  >;
+  [F in 'params' | 'query' | 'body' as F extends keyof WorkerRoutes[K] ? F : never]: In<SchemaOf<WorkerRoutes[K], F>>;
 };
 
 /**
