@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { detectParsers, type ModelTemplateInfo } from '../../../src/shared/tool-parsers/detect';
 import { keepReasoningTemplate } from '../../../src/shared/tool-parsers/keep-reasoning';
 import type { ParserChoice } from '../../../src/shared/tool-parsers/names';
+import { DEFAULT_PARSERS } from '../../../src/shared/tool-parsers/registry';
 
 const TemplateSchema = z.union([
   z.string(),
@@ -53,6 +54,8 @@ export function modelParsers(
     chatTemplate?: string | undefined;
   },
 ): { choice: ParserChoice; family: string } {
+  // A path that is no folder is the engine's to refuse at load (and test engines serve no folder).
+  if (!existsSync(modelPath)) return { choice: DEFAULT_PARSERS, family: 'Hermes (no model folder to read)' };
   const info = readTemplateInfo(modelPath, o.chatTemplate);
   const detected = detectParsers(info, {
     ...(o.toolParser ? { tool: o.toolParser } : {}),
