@@ -24,6 +24,13 @@ import {
   TrainingConfigSchema,
   WorkerStateSchema,
 } from './swarm-protocol';
+import {
+  ForkRequestSchema,
+  ForkResultSchema,
+  QuarantineListSchema,
+  QuarantineRequestSchema,
+  QuarantineResultSchema,
+} from './swarm-inner-loop';
 import { TimelineSchema } from './timeline/types';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
@@ -213,6 +220,35 @@ export const workerRoutes = {
     path: '/swarm/v1/eval',
     auth: 'admin',
     response: z.object({ eval: z.array(EvalResultSchema) }),
+  }),
+
+  // The researcher's inner loop (docs/inner-loop.md): quarantine by code version, fork a recorded call.
+  quarantine: route({
+    method: 'POST',
+    path: '/swarm/v1/pool/quarantine',
+    auth: 'admin',
+    body: QuarantineRequestSchema,
+    response: QuarantineResultSchema,
+  }),
+  releaseQuarantine: route({
+    method: 'POST',
+    path: '/swarm/v1/pool/release',
+    auth: 'admin',
+    body: QuarantineRequestSchema,
+    response: QuarantineResultSchema,
+  }),
+  quarantined: route({
+    method: 'GET',
+    path: '/swarm/v1/pool/quarantine',
+    auth: 'admin',
+    response: QuarantineListSchema,
+  }),
+  fork: route({
+    method: 'POST',
+    path: '/swarm/v1/fork',
+    auth: 'admin',
+    body: ForkRequestSchema,
+    response: ForkResultSchema,
   }),
 
   // OpenAI-compatible inference (the episode's key); bodies are checked by the API translators, answers may stream.
