@@ -2,7 +2,7 @@
 // so restarts and --resume load the same training setup.
 import { describe, expect, it } from 'vitest';
 import type { TrainingPlan } from '../../src/shared/engine-protocol';
-import { engineLoadParams, pinnedTraining } from './worker';
+import { engineLoadParams, pinnedTraining } from './worker-plan';
 import { WorkerConfigSchema } from './worker-config';
 
 const plan = (over: Partial<TrainingPlan> = {}): TrainingPlan => ({

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { ConfigureParams, LoadParams, TrainingPlan } from '../../src/shared/engine-protocol';
+import type { ConfigureParams } from '../../src/shared/engine-protocol';
 import type { WorkerFile } from '../../src/shared/swarm-protocol';
 import { Admission, type GenerationGate } from './engine/admission';
 import { gateGenerator } from './engine/generator';
@@ -34,6 +34,9 @@ import {
 import { Swarm } from './swarm/swarm';
 import { TensorBoardSink } from './swarm/tensorboard-sink';
 import type { CheckpointInfo } from './swarm/checkpoints';
+import { modelParsers } from './engine/model-family';
+import { engineLoadParams, pinnedTraining } from './worker-plan';
+import type { ParserChoice } from '../../src/shared/tool-parsers/names';
 import { loraOf, WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
 
 export interface StartOptions {
@@ -88,40 +91,6 @@ function resolveConfig(input: WorkerConfigInput, resume: boolean): WorkerConfig 
     throw new Error(`${runDir} already holds a run; continue it with --resume ${runDir}, or choose another --run-dir`);
   }
   return WorkerConfigSchema.parse({ ...input, runDir });
-}
-
-/** What the engine loads: the model, its placement, and the training setup the plan starts from. */
-export function engineLoadParams(config: WorkerConfig, modelPath: string): LoadParams {
-  return {
-    path: modelPath,
-    device: config.device,
-    dtype: config.dtype,
-    seed: config.seed,
-    mode: config.trainMode,
-    microBatchTokens: config.training.microBatchTokens,
-    klCoef: config.training.klCoef,
-    ...(config.threads ? { threads: config.threads } : {}),
-    ...(config.lora ? { lora: config.lora } : {}),
-    ...(config.activationCheckpointing !== undefined
-      ? { activationCheckpointing: config.activationCheckpointing }
-      : {}),
-  };
-}
-
-/** The worker-config fields that reproduce the engine's plan on every later load. */
-export function pinnedTraining(
-  plan: TrainingPlan,
-  given: WorkerConfig['lora'],
-): Pick<WorkerConfig, 'trainMode' | 'activationCheckpointing' | 'lora'> {
-  const chosen = plan.lora
-    ? {
-        r: plan.lora.r,
-        alpha: plan.lora.alpha,
-        ...(plan.lora.targetModules ? { targetModules: plan.lora.targetModules } : {}),
-      }
-    : undefined;
-  const lora = given ?? chosen; // LoRA settings given (dropout included) stay as given
-  return { trainMode: plan.mode, activationCheckpointing: plan.activationCheckpointing, ...(lora ? { lora } : {}) };
 }
 
 /** The engine's generation settings (applied after every engine start). */
@@ -216,7 +185,9 @@ function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   const modelPath = config.model === 'builtin' ? BUILTIN_MODEL_DIR : resolve(config.model);
   const modelName = config.modelName ?? (config.model === 'builtin' ? BUILTIN_MODEL_NAME : basename(modelPath));
   const tls = prepareTransport(config, files.dir); // refuses a plain-HTTP non-loopback bind
-  return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls };
+  // refuses a folder whose template or tokenizer has no tool-call format this worker knows
+  const parsers = modelParsers(modelPath, config);
+  return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls, parsers };
 }
 
 /** The completions path, the HTTP server and the events WebSocket, listening (on failure the app is closed). */
@@ -229,6 +200,7 @@ async function serve(
     scheduler: Admission;
     log: (line: string) => void;
     tls: TlsMaterial | null;
+    parsers: ParserChoice;
   },
 ): Promise<{ app: FastifyInstance; events: EventsSocketServer }> {
   const completions = new CompletionService(
@@ -237,6 +209,7 @@ async function serve(
       engine: o.engine,
       generator: gateGenerator(o.scheduler),
       contextLength: () => o.engine.info?.contextLength ?? Number.MAX_SAFE_INTEGER,
+      parsers: o.parsers,
     },
     config.seed,
   );
@@ -309,7 +282,11 @@ function announce(
 
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls } = prepareRun(input, opts);
+  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls, parsers } = prepareRun(
+    input,
+    opts,
+  );
+  log(`worker: ${parsers.family} — tool parser ${parsers.choice.tool}, reasoning parser ${parsers.choice.reasoning}`);
 
   let swarm: Swarm | null = null;
   const initialCheckpoint = saved?.checkpoint ? join(files.dir, saved.checkpoint) : null;
@@ -354,15 +331,21 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const matcher = new TokenMatcher(tokens);
   // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.
   if (config.agentjetCompat) s.pause();
-  const { app, events } = await serve(config, { swarm: s, matcher, engine, scheduler, log, tls }).catch(
-    async (err: unknown) => {
-      tensorboard?.close();
-      s.dispose();
-      counters.close();
-      await Promise.allSettled([engine.dispose(), pool.dispose()]);
-      throw err;
-    },
-  );
+  const { app, events } = await serve(config, {
+    swarm: s,
+    matcher,
+    engine,
+    scheduler,
+    log,
+    tls,
+    parsers: parsers.choice,
+  }).catch(async (err: unknown) => {
+    tensorboard?.close();
+    s.dispose();
+    counters.close();
+    await Promise.allSettled([engine.dispose(), pool.dispose()]);
+    throw err;
+  });
   const { url, port } = announce(app, s, { config, files, modelName, resumed: opts.resume === true, tensorboard, tls });
   s.emitState('started');
   s.trainer.poke();

@@ -7,6 +7,13 @@ export class ChatTurns {
   private readonly out: ChatMessage[] = [];
   private text: string[] | null = null;
   private calls: ToolCall[] = [];
+  private thinking: string[] = [];
+
+  /** Reasoning of the assistant turn being gathered (it opens the turn). */
+  reasoning(text: string): void {
+    this.text ??= [];
+    this.thinking.push(text);
+  }
 
   assistantText(text: string): void {
     (this.text ??= []).push(text);
@@ -31,12 +38,14 @@ export class ChatTurns {
   private close(): void {
     if (this.text === null) return;
     const content = this.text.join('');
+    const reasoning = this.thinking.length > 0 ? { reasoning_content: this.thinking.join('') } : {};
     this.out.push(
       this.calls.length > 0
-        ? { role: 'assistant', content: content === '' ? null : content, tool_calls: this.calls }
-        : { role: 'assistant', content },
+        ? { role: 'assistant', content: content === '' ? null : content, tool_calls: this.calls, ...reasoning }
+        : { role: 'assistant', content, ...reasoning },
     );
     this.text = null;
     this.calls = [];
+    this.thinking = [];
   }
 }

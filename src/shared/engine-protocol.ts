@@ -109,6 +109,8 @@ export const LoadParamsSchema = z.object({
   klCoef: z.number().min(0).optional(),
   /** Bytes a rank may use, instead of the device's free memory. */
   memoryBudgetBytes: Int.positive().optional(),
+  /** A chat template replacing the folder's own (--chat-template, the keep-reasoning variant). */
+  chatTemplate: z.string().min(1).optional(),
 });
 export type LoadParams = z.infer<typeof LoadParamsSchema>;
 

@@ -6,12 +6,17 @@
 import type { ChatMessage, ToolCall } from './chat';
 import type { StreamEvent } from './stream-events';
 
-export type Block = { type: 'text'; text: string } | { type: 'tool_call'; id: string; name: string; arguments: string };
+export type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: string }
+  /** The turn's reasoning: a Responses reasoning item, a Messages `thinking` block. */
+  | { type: 'reasoning'; text: string };
 
 export type BlockEvent =
   | { kind: 'open'; index: number; block: Block }
   | { kind: 'text'; index: number; text: string }
   | { kind: 'args'; index: number; text: string }
+  | { kind: 'reasoning'; index: number; text: string }
   | { kind: 'close'; index: number; block: Block };
 
 const callBlock = (c: ToolCall): Block => ({
@@ -28,7 +33,9 @@ const callBlock = (c: ToolCall): Block => ({
 export function blocksOfMessage(m: ChatMessage, emptyText: boolean): Block[] {
   const calls = (m.tool_calls ?? []).map(callBlock);
   const text = m.content ?? '';
-  return text !== '' || (calls.length === 0 && emptyText) ? [{ type: 'text', text }, ...calls] : calls;
+  const reasoning: Block[] = m.reasoning_content ? [{ type: 'reasoning', text: m.reasoning_content }] : [];
+  const rest = text !== '' || (calls.length === 0 && emptyText) ? [{ type: 'text', text } as const, ...calls] : calls;
+  return [...reasoning, ...rest];
 }
 
 export class BlockAssembler {
@@ -52,6 +59,18 @@ export class BlockAssembler {
         const block = this.blocks[index]!;
         if (block.type === 'text') block.text += e.text;
         out.push({ kind: 'text', index, text: e.text });
+        break;
+      }
+      case 'reasoning': {
+        const open = this.openIndex === null ? undefined : this.blocks[this.openIndex];
+        if (open?.type !== 'reasoning') {
+          this.closeOpen(out);
+          this.openBlock({ type: 'reasoning', text: '' }, out);
+        }
+        const index = this.openIndex!;
+        const block = this.blocks[index]!;
+        if (block.type === 'reasoning') block.text += e.text;
+        out.push({ kind: 'reasoning', index, text: e.text });
         break;
       }
       case 'tool_call_start':

@@ -32,7 +32,7 @@ function stream(
     } else if (e.kind === 'tool_call_args') {
       expect(state.get(e.index)).toBe('open');
       args.set(e.index, args.get(e.index)! + e.text);
-    } else {
+    } else if (e.kind === 'tool_call_end') {
       expect(state.get(e.index)).toBe('open');
       state.set(e.index, 'ended');
       expect(e.call.function.arguments).toBe(args.get(e.index));

@@ -35,7 +35,9 @@ export type StreamEvent =
   | { kind: 'content'; text: string }
   | { kind: 'tool_call_start'; index: number; id: string; name: string }
   | { kind: 'tool_call_args'; index: number; text: string }
-  | { kind: 'tool_call_end'; index: number; call: ToolCall };
+  | { kind: 'tool_call_end'; index: number; call: ToolCall }
+  /** Reasoning text (the family's reasoning parser, src/shared/tool-parsers/); Hermes sends none. */
+  | { kind: 'reasoning'; text: string };
 
 export interface ParsedAssistantText {
   /** Text outside tool calls (blocks that are not calls stay in it verbatim); null when empty. */

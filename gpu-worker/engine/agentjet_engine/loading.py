@@ -43,6 +43,7 @@ class LoadOptions:
     micro_batch_tokens: int = 4096  # planning hint: the train_step micro-batch budget
     kl_coef: float = 0.0  # planning hint: > 0 budgets the KL reference
     memory_budget_bytes: int | None = None  # override the device's memory (per rank)
+    chat_template: str | None = None  # replaces the folder's template (--chat-template, keep-reasoning variants)
 
     def to_json(self) -> dict[str, Any]:
         lora = (
@@ -103,6 +104,7 @@ def parse_load_options(params: dict[str, Any]) -> LoadOptions:
         micro_batch_tokens=P.get_int(params, "microBatchTokens", default=4096, lo=1),
         kl_coef=P.get_float(params, "klCoef", default=0.0, lo=0.0),
         memory_budget_bytes=P.get_int(params, "memoryBudgetBytes", default=None, lo=1),
+        chat_template=P.get_str(params, "chatTemplate", default=None),
     )
 
 
@@ -143,7 +145,7 @@ def autocast_context(device: torch.device, compute_dtype: torch.dtype) -> contex
     return torch.autocast(device_type=device.type, dtype=compute_dtype, cache_enabled=False)
 
 
-def load_tokenizer(path: str) -> Any:
+def load_tokenizer(path: str, chat_template: str | None = None) -> Any:
     """The folder's tokenizer, taken verbatim from tokenizer.json when there is one.
 
     transformers 5's AutoTokenizer rebuilds some tokenizers (e.g. every `qwen2` model) from
@@ -154,11 +156,27 @@ def load_tokenizer(path: str) -> Any:
         tokenizer = PreTrainedTokenizerFast.from_pretrained(path)
     else:
         tokenizer = AutoTokenizer.from_pretrained(path)
+    if chat_template is not None:
+        tokenizer.chat_template = chat_template
     if not getattr(tokenizer, "chat_template", None):
         raise invalid(
             "path", "the tokenizer has no chat template (expected an instruct/chat model folder)", "no_chat_template"
         )
+    check_template(tokenizer)
     return tokenizer
+
+
+PROBE = [{"role": "user", "content": "hi"}]
+
+
+def check_template(tokenizer: Any) -> None:
+    """Refuse a template that cannot render the simplest conversation (one user message)."""
+    try:
+        tokenizer.apply_chat_template(PROBE, tokenize=False, add_generation_prompt=True)
+    except Exception as exc:  # jinja errors, raise_exception(...) in the template, missing variables
+        raise invalid(
+            "path", f"the chat template raises on a one-message conversation: {exc}", "bad_chat_template"
+        ) from exc
 
 
 def _ints(value: Any) -> list[int]:
@@ -259,7 +277,7 @@ def load_model(options: LoadOptions, local_rank: int = 0) -> LoadedModel:
     """
     device = resolve_device(options.device, local_rank)
     compute_dtype = resolve_dtype(options.dtype, device)
-    tokenizer = load_tokenizer(options.path)
+    tokenizer = load_tokenizer(options.path, options.chat_template)
     storage_dtype = compute_dtype if options.lora is not None else torch.float32
     model = _from_pretrained(options.path, storage_dtype)
     if compute_dtype != torch.float32:

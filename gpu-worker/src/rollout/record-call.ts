@@ -1,18 +1,22 @@
 // The one call-recording path: render a conversation with the model's own template, generate
-// through a Generator (the engine batches it with every other call in flight), parse Hermes tool calls (insisting
-// on one for tool_choice "required" / a named function), stream content and tool-call deltas, and
+// through a Generator (the engine batches it with every other call in flight), parse the model
+// family's tool calls and reasoning (tool-parsers/; insisting on one for tool_choice "required" /
+// a named function), stream content and tool-call deltas, and
 // record the call token-exactly as a Timeline (prompt ids + spans, sampled ids + raw logprobs,
 // weight version). The server's completions and the rollout policy of eval and the demo both call it.
 import type { ChatMessage, Tool } from '../../../src/shared/chat';
 import type { RenderResult } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import type { Timeline } from '../../../src/shared/timeline/index';
+import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 import {
-  HermesStreamParser,
-  parseStream,
-  type ParsedAssistantText,
-  type StreamEvent,
-} from '../../../src/shared/tool-call-stream';
+  createReplyParser,
+  DEFAULT_PARSERS,
+  parseReply,
+  type ParserChoice,
+  type ReplySpec,
+} from '../../../src/shared/tool-parsers/registry';
+import type { ParsedReply, ReplyEvent } from '../../../src/shared/tool-parsers/types';
 import type { EngineCaller } from '../engine/engine-caller';
 import type { GenerationResult, Generator } from '../engine/generator';
 
@@ -26,6 +30,8 @@ export interface RecordDeps {
   contextLength: () => number;
   /** Timestamp source (ms) of the recorded timeline. */
   now?: () => number;
+  /** The model family's tool-call and reasoning parsers (default: Hermes, no reasoning). */
+  parsers?: ParserChoice;
 }
 
 export type ToolChoiceMode = { mode: 'auto' | 'none' | 'required'; name?: string };
@@ -46,7 +52,7 @@ export interface CallSpec {
   messages: ChatMessage[];
   tools: Tool[] | null;
   toolChoice: ToolChoiceMode;
-  /** Whether `<tool_call>` blocks in the output become tool calls. */
+  /** Whether tool-call blocks in the output become tool calls. */
   parseTools: boolean;
   maxTokens: number;
   temperature: number;
@@ -104,7 +110,7 @@ function refused(err: unknown): unknown {
 
 interface Sampled {
   result: GenerationResult;
-  parsed: ParsedAssistantText;
+  parsed: ParsedReply;
   attempts: number;
 }
 
@@ -116,11 +122,13 @@ async function sample(
   hooks: RecordHooks,
 ): Promise<Sampled> {
   const insist = spec.toolChoice.mode === 'required';
-  const emit = (events: readonly StreamEvent[]): void => events.forEach((e) => hooks.onEvent?.(e));
+  const emit = (events: readonly ReplyEvent[]): void => events.forEach((e) => hooks.onEvent?.(e));
+  const choice = deps.parsers ?? DEFAULT_PARSERS;
+  const replySpec: ReplySpec = { idPrefix: spec.idPrefix, parseTools: spec.parseTools, tools: spec.tools };
   let out: Sampled | null = null;
   for (let attempt = 0; attempt < (insist ? TOOL_CHOICE_ATTEMPTS : 1); attempt++) {
-    // Streamed as generated (the Hermes parser: content, a tool call's name once known, its arguments).
-    const parser = hooks.onEvent && !insist ? new HermesStreamParser(spec.idPrefix, spec.parseTools) : null;
+    // Streamed as generated (the family's parser: content, a tool call's name once known, its arguments).
+    const parser = hooks.onEvent && !insist ? createReplyParser(choice, replySpec) : null;
     let streamed = '';
     const onDelta = parser
       ? (d: { text: string }) => {
@@ -143,21 +151,21 @@ async function sample(
       .catch((err: unknown) => {
         throw refused(err);
       });
-    let parsed: ParsedAssistantText;
+    let parsed: ParsedReply;
     if (parser) {
       // the deltas add up to the reply's text; should they fall short, the rest goes out now
       if (result.text.startsWith(streamed)) emit(parser.push(result.text.slice(streamed.length)));
       emit(parser.finish());
       parsed = parser.result();
     } else {
-      parsed = parseStream(result.text, spec.idPrefix, spec.parseTools).parsed;
+      parsed = parseReply(choice, replySpec, result.text).parsed;
     }
     out = { result, parsed, attempts: attempt + 1 };
     const name = spec.toolChoice.name;
     if (!insist || parsed.toolCalls.some((c) => name === undefined || c.function.name === name)) break;
   }
   if (!out) throw new Error('no generation was made');
-  if (hooks.onEvent && insist) emit(parseStream(out.result.text, spec.idPrefix, spec.parseTools).events);
+  if (hooks.onEvent && insist) emit(parseReply(choice, replySpec, out.result.text).events);
   return out;
 }
 
@@ -179,10 +187,12 @@ export async function recordCall(deps: RecordDeps, spec: CallSpec, hooks: Record
   }
   const maxTokens = Math.min(spec.maxTokens, context - rendered.tokenIds.length);
   const { result, parsed, attempts } = await sample(deps, spec, rendered, maxTokens, hooks);
-  const message: ChatMessage =
-    parsed.toolCalls.length > 0
+  const message: ChatMessage = {
+    ...(parsed.toolCalls.length > 0
       ? { role: 'assistant', content: parsed.content, tool_calls: parsed.toolCalls }
-      : { role: 'assistant', content: parsed.content ?? '' };
+      : { role: 'assistant', content: parsed.content ?? '' }),
+    ...(parsed.reasoning !== null ? { reasoning_content: parsed.reasoning } : {}),
+  };
   const timeline: Timeline = {
     id: `${spec.episodeId}/${spec.callIndex}`,
     episodeId: spec.episodeId,

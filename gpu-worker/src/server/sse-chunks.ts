@@ -5,6 +5,7 @@ import type { StreamEvent } from '../../../src/shared/tool-call-stream';
 
 export type ChunkDelta =
   | { content: string }
+  | { reasoning_content: string }
   | { tool_calls: [{ index: number; id: string; type: 'function'; function: { name: string; arguments: string } }] }
   | { tool_calls: [{ index: number; function: { arguments: string } }] };
 
@@ -21,5 +22,7 @@ export function chunkDelta(e: StreamEvent): ChunkDelta | null {
       return e.text === '' ? null : { tool_calls: [{ index: e.index, function: { arguments: e.text } }] };
     case 'tool_call_end':
       return null;
+    case 'reasoning': // vLLM's and DeepSeek's field for reasoning deltas
+      return e.text === '' ? null : { reasoning_content: e.text };
   }
 }

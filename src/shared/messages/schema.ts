@@ -31,10 +31,18 @@ export const ToolResultBlockSchema = z.object({
   cache_control: CacheControl,
 });
 
+/** A thinking block sent back (the server's own output; rendered if the template shows reasoning). */
+export const ThinkingBlockSchema = z.object({
+  type: z.literal('thinking'),
+  thinking: TextSchema,
+  signature: z.string().max(100_000).optional(),
+});
+
 export const ContentBlockSchema = z.discriminatedUnion('type', [
   TextBlockSchema,
   ToolUseBlockSchema,
   ToolResultBlockSchema,
+  ThinkingBlockSchema,
 ]);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 

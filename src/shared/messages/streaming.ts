@@ -73,12 +73,16 @@ export class MessagesStream {
           type: 'content_block_start',
           index: b.index,
           content_block:
-            b.block.type === 'text'
-              ? { type: 'text', text: '' }
-              : { type: 'tool_use', id: b.block.id, name: b.block.name, input: {} },
+            b.block.type === 'reasoning'
+              ? { type: 'thinking', thinking: '', signature: '' }
+              : b.block.type === 'text'
+                ? { type: 'text', text: '' }
+                : { type: 'tool_use', id: b.block.id, name: b.block.name, input: {} },
         };
       case 'text':
         return { type: 'content_block_delta', index: b.index, delta: { type: 'text_delta', text: b.text } };
+      case 'reasoning':
+        return { type: 'content_block_delta', index: b.index, delta: { type: 'thinking_delta', thinking: b.text } };
       case 'args':
         return {
           type: 'content_block_delta',

@@ -88,7 +88,7 @@ function userMessages(content: readonly ContentBlock[]): ChatMessage[] {
             ? block.content
             : textOfBlocks(block.content);
       out.push({ role: 'tool', content: c, tool_call_id: block.tool_use_id });
-    } else throw refuse('invalid_messages', 'a user message cannot carry a tool_use block');
+    } else throw refuse('invalid_messages', `a user message cannot carry a ${block.type} block`);
   }
   flush();
   return out;
@@ -97,8 +97,10 @@ function userMessages(content: readonly ContentBlock[]): ChatMessage[] {
 function assistantMessage(content: readonly ContentBlock[]): ChatMessage {
   const texts: string[] = [];
   const calls: ToolCall[] = [];
+  const thinking: string[] = [];
   for (const block of content) {
     if (block.type === 'text') texts.push(block.text);
+    else if (block.type === 'thinking') thinking.push(block.thinking);
     else if (block.type === 'tool_use')
       calls.push({
         id: block.id,
@@ -108,9 +110,10 @@ function assistantMessage(content: readonly ContentBlock[]): ChatMessage {
     else throw refuse('invalid_messages', 'an assistant message cannot carry a tool_result block');
   }
   const text = texts.join('');
+  const reasoning = thinking.length > 0 ? { reasoning_content: thinking.join('') } : {};
   return calls.length > 0
-    ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls }
-    : { role: 'assistant', content: text };
+    ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls, ...reasoning }
+    : { role: 'assistant', content: text, ...reasoning };
 }
 
 /** The messages (system first) a Messages request stands for. */
@@ -180,6 +183,7 @@ export function stopReasonOf(finish: 'stop' | 'length' | 'tool_calls'): StopReas
 
 /** One content block of a Message (tool calls as tool_use with their arguments parsed). */
 export function contentBlock(block: Block): Record<string, unknown> {
+  if (block.type === 'reasoning') return { type: 'thinking', thinking: block.text, signature: '' };
   return block.type === 'text'
     ? { type: 'text', text: block.text }
     : { type: 'tool_use', id: block.id, name: block.name, input: argumentsObject(block.arguments) };

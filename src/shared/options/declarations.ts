@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { TrainModeSchema } from '../engine-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../timeline/types';
+import { MODEL_FAMILY_OPTIONS } from './model-family';
 import { bool, enumOf, intIn, numberIn, oneOf, option, text } from './spec';
 
 export const StrategySchema = z.enum(['C1', 'C2', 'C3', 'C4', 'C5']);
@@ -380,6 +381,7 @@ export const WORKER_OPTIONS = {
     unset: 'all',
   }),
   retainFinished: option({ value: intIn(0), default: 2000, help: 'finished episodes kept in memory for inspection' }),
+  ...MODEL_FAMILY_OPTIONS,
 };
 
 export type TrainingOptionKey = keyof typeof TRAINING_OPTIONS;

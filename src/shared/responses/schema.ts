@@ -44,7 +44,25 @@ export const FunctionCallOutputItemSchema = z.object({
   output: MessageContentSchema,
 });
 
-export const InputItemSchema = z.union([MessageItemSchema, FunctionCallItemSchema, FunctionCallOutputItemSchema]);
+/** A reasoning item sent back (the server's own output item; its text is rendered if the template shows reasoning). */
+export const ReasoningItemSchema = z.object({
+  type: z.literal('reasoning'),
+  id: z.string().max(300).optional(),
+  status: z.string().max(40).optional(),
+  summary: z.array(z.object({ type: z.string().max(40), text: TextSchema })).max(REQUEST_LIMITS.contentBlocks),
+  content: z
+    .array(z.object({ type: z.string().max(40), text: TextSchema }))
+    .max(REQUEST_LIMITS.contentBlocks)
+    .nullish(),
+  encrypted_content: z.string().nullish(),
+});
+
+export const InputItemSchema = z.union([
+  MessageItemSchema,
+  FunctionCallItemSchema,
+  FunctionCallOutputItemSchema,
+  ReasoningItemSchema,
+]);
 export type InputItem = z.infer<typeof InputItemSchema>;
 
 export const FunctionToolSchema = z.object({

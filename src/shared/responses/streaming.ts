@@ -58,8 +58,8 @@ export class ResponsesStream {
   private translate(b: BlockEvent): ResponsesEvent[] {
     const m = this.meta;
     const output_index = b.index;
-    const itemId = (block: Block): string =>
-      block.type === 'text' ? `msg_${m.itemBase}_${b.index}` : `fc_${m.itemBase}_${b.index}`;
+    const prefix = { text: 'msg', tool_call: 'fc', reasoning: 'rs' } as const;
+    const itemId = (block: Block): string => `${prefix[block.type]}_${m.itemBase}_${b.index}`;
     switch (b.kind) {
       case 'open': {
         const added = this.event('response.output_item.added', {
@@ -87,6 +87,15 @@ export class ResponsesStream {
             logprobs: [],
           }),
         ];
+      case 'reasoning':
+        return [
+          this.event('response.reasoning_text.delta', {
+            item_id: `rs_${m.itemBase}_${b.index}`,
+            output_index,
+            content_index: 0,
+            delta: b.text,
+          }),
+        ];
       case 'args':
         return [
           this.event('response.function_call_arguments.delta', {
@@ -96,38 +105,28 @@ export class ResponsesStream {
           }),
         ];
       case 'close': {
-        const done = this.event.bind(this);
-        const item_id = itemId(b.block);
-        const closing =
-          b.block.type === 'text'
-            ? [
-                done('response.output_text.done', {
-                  item_id,
-                  output_index,
-                  content_index: 0,
-                  text: b.block.text,
-                  logprobs: [],
-                }),
-                done('response.content_part.done', {
-                  item_id,
-                  output_index,
-                  content_index: 0,
-                  part: part(b.block.text),
-                }),
-              ]
-            : [
-                done('response.function_call_arguments.done', {
-                  item_id,
-                  output_index,
-                  name: b.block.name,
-                  arguments: b.block.arguments,
-                }),
-              ];
+        const closing = this.closing(b.block, itemId(b.block), output_index);
         return [
           ...closing,
           this.event('response.output_item.done', { output_index, item: outputItem(m, b.index, b.block, 'completed') }),
         ];
       }
     }
+  }
+
+  /** The done events of a block, before its output_item.done. */
+  private closing(block: Block, item_id: string, output_index: number): ResponsesEvent[] {
+    const done = this.event.bind(this);
+    if (block.type === 'text') {
+      return [
+        done('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }),
+        done('response.content_part.done', { item_id, output_index, content_index: 0, part: part(block.text) }),
+      ];
+    }
+    if (block.type === 'reasoning') {
+      return [done('response.reasoning_text.done', { item_id, output_index, content_index: 0, text: block.text })];
+    }
+    const fields = { item_id, output_index, name: block.name, arguments: block.arguments };
+    return [done('response.function_call_arguments.done', fields)];
   }
 }

@@ -73,11 +73,18 @@ function textOf(content: string | { text: string }[]): string {
   return typeof content === 'string' ? content : content.map((p) => p.text).join('');
 }
 
+/** A reasoning item's text: its reasoning_text content, else its summary. */
+function reasoningOf(item: Extract<InputItem, { type: 'reasoning' }>): string {
+  const content = (item.content ?? []).map((p) => p.text).join('');
+  return content !== '' ? content : item.summary.map((p) => p.text).join('\n');
+}
+
 /** Input items as chat messages (instructions not included). */
 export function itemsToMessages(items: readonly InputItem[]): ChatMessage[] {
   const turns = new ChatTurns();
   for (const item of items) {
-    if (item.type === 'function_call')
+    if (item.type === 'reasoning') turns.reasoning(reasoningOf(item));
+    else if (item.type === 'function_call')
       turns.toolCall({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
     else if (item.type === 'function_call_output')
       turns.message({ role: 'tool', content: textOf(item.output), tool_call_id: item.call_id });
@@ -166,6 +173,15 @@ export function outputItem(
   block: Block,
   status: 'in_progress' | 'completed',
 ): Record<string, unknown> {
+  if (block.type === 'reasoning') {
+    return {
+      type: 'reasoning',
+      id: `rs_${meta.itemBase}_${index}`,
+      summary: [],
+      content: [{ type: 'reasoning_text', text: block.text }],
+      status,
+    };
+  }
   if (block.type === 'tool_call') {
     return {
       type: 'function_call',

@@ -1,0 +1,41 @@
+// What the engine loads for a worker config (model folder, placement, the served chat template,
+// the training setup), and the config fields that pin the engine's first plan for later loads.
+import type { LoadParams, TrainingPlan } from '../../src/shared/engine-protocol';
+import { servedTemplate } from './engine/model-family';
+import type { WorkerConfig } from './worker-config';
+
+/** What the engine loads: the model, its placement, and the training setup the plan starts from. */
+export function engineLoadParams(config: WorkerConfig, modelPath: string): LoadParams {
+  const chatTemplate = servedTemplate(modelPath, config);
+  return {
+    path: modelPath,
+    device: config.device,
+    dtype: config.dtype,
+    seed: config.seed,
+    mode: config.trainMode,
+    microBatchTokens: config.training.microBatchTokens,
+    klCoef: config.training.klCoef,
+    ...(config.threads ? { threads: config.threads } : {}),
+    ...(chatTemplate !== null ? { chatTemplate } : {}),
+    ...(config.lora ? { lora: config.lora } : {}),
+    ...(config.activationCheckpointing !== undefined
+      ? { activationCheckpointing: config.activationCheckpointing }
+      : {}),
+  };
+}
+
+/** The worker-config fields that reproduce the engine's plan on every later load. */
+export function pinnedTraining(
+  plan: TrainingPlan,
+  given: WorkerConfig['lora'],
+): Pick<WorkerConfig, 'trainMode' | 'activationCheckpointing' | 'lora'> {
+  const chosen = plan.lora
+    ? {
+        r: plan.lora.r,
+        alpha: plan.lora.alpha,
+        ...(plan.lora.targetModules ? { targetModules: plan.lora.targetModules } : {}),
+      }
+    : undefined;
+  const lora = given ?? chosen; // LoRA settings given (dropout included) stay as given
+  return { trainMode: plan.mode, activationCheckpointing: plan.activationCheckpointing, ...(lora ? { lora } : {}) };
+}
