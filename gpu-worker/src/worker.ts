@@ -20,7 +20,6 @@ import { EngineHost, processEngineFactory, type EngineFactory } from './engine/e
 import { TokenMatcher, type Role } from './swarm/keys';
 import { DurableCounters } from './swarm/durable-counters';
 import type { JournalFs } from './swarm/journal-fs';
-import { DurablePool } from './swarm/pool';
 import {
   emptyCounters,
   loadOrCreateSecret,
@@ -35,6 +34,7 @@ import { Swarm } from './swarm/swarm';
 import { TensorBoardSink } from './swarm/tensorboard-sink';
 import type { CheckpointInfo } from './swarm/checkpoints';
 import { loraOf, WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
+import { openPoolAndStart } from './worker-start';
 
 export interface StartOptions {
   /** Continue the run in `config.runDir` (its saved config, overridden by `config` fields given). */
@@ -262,22 +262,6 @@ async function serve(
 }
 
 /** Opens the pool journal and starts the engine (closing the pool again should the engine fail to start). */
-async function openPoolAndStart(
-  engine: EngineHost,
-  files: RunFiles,
-  step: number,
-  o: { log: (line: string) => void; fs?: JournalFs },
-): Promise<DurablePool> {
-  const pool = await DurablePool.open(files.pool, step, (m) => o.log(`[warn] pool: ${m}`), o.fs ? { fs: o.fs } : {});
-  try {
-    await engine.start();
-  } catch (err) {
-    await pool.dispose();
-    throw err;
-  }
-  return pool;
-}
-
 /** Writes `<run-dir>/worker.json` (how to reach the worker) and logs where it serves. */
 function announce(
   app: FastifyInstance,
@@ -319,8 +303,9 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     swarm: () => swarm,
     ...(opts.engineFactory ? { factory: opts.engineFactory } : {}),
   });
-  const pool = await openPoolAndStart(engine, files, saved?.step ?? 0, {
+  const { pool, teacher } = await openPoolAndStart(engine, files, saved?.step ?? 0, {
     log,
+    config,
     ...(opts.journalFs ? { fs: opts.journalFs } : {}),
   });
   adoptPlan(engine, config, {
@@ -341,6 +326,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     generation: scheduler,
     pool,
     saved,
+    teacher,
     counters: counters.counters,
     log,
     ...(opts.now ? { now: opts.now } : {}),

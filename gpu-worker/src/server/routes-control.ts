@@ -1,7 +1,9 @@
 // Control routes (admin token): training config, pause / start, checkpoint, reset, episode listing and
-// inspection (timelines and their merged samples), evaluation results, the vocabulary's pieces.
+// inspection (timelines and their merged samples), evaluation results, the vocabulary's pieces, and
+// the engine's logprobs of given token sequences (what a student worker's distillation asks its teacher).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { LogprobsSequenceSchema } from '../../../src/shared/engine-protocol';
 import { EpisodeStatusSchema, TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
 import { summarize } from '../swarm/episodes';
 import { conflict } from '../errors';
@@ -17,6 +19,8 @@ const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(10_000).default(100),
 });
 const IdParams = z.object({ id: z.string().max(300) });
+/** POST /swarm/v1/logprobs: the sequences to score (the body limit bounds their tokens). */
+export const LogprobsRequestSchema = z.object({ sequences: z.array(LogprobsSequenceSchema).min(1).max(4096) }).strict();
 
 /** Token ids decoded per engine call when listing the vocabulary. */
 export const VOCAB_CHUNK = 4096;
@@ -124,6 +128,13 @@ export function registerControlRoutes(
       if (vocab === pending) vocab = null; // an engine restart or failure: try again next time
       throw err;
     }
+  });
+
+  app.post('/swarm/v1/logprobs', async (req) => {
+    admin(req.headers);
+    const { sequences } = parseBody(LogprobsRequestSchema, req.body);
+    const { logprobs } = await swarm.engine.call('logprobs', { sequences });
+    return { logprobs, weightVersion: swarm.weightVersion };
   });
 
   app.get('/swarm/v1/eval', async (req) => {

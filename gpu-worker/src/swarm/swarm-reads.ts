@@ -30,6 +30,7 @@ import type { DurablePool, PoolEntry } from './pool';
 import { emptyCounters, type RunFiles, type SavedState } from './run-dir';
 import { TrainedSamples } from './trained-samples';
 import type { GenerationGate, Trainer } from './trainer';
+import type { Teacher } from '../trainer/teacher';
 
 export interface SwarmDeps {
   config: WorkerConfig;
@@ -41,6 +42,8 @@ export interface SwarmDeps {
   generation: GenerationGate & { stats?(): ServingStatus };
   pool: DurablePool;
   saved: SavedState | null;
+  /** On-policy distillation's teacher (--teacher-url): the trainer mixes its logprobs into the advantages. */
+  teacher?: Teacher | null;
   /** The counters to count into (kept on disk by the worker); default: from `saved`. */
   counters?: Counters;
   now?: () => number;

@@ -1,0 +1,49 @@
+// The worker's start-up of its pool, engine and teacher. The teacher of on-policy distillation
+// (--teacher-url, --teacher-token) is connected after the engine is up, and refused there unless its
+// tokenizer is the student's.
+import type { EngineCaller } from './engine/engine-caller';
+import type { EngineHost } from './engine/engine-host';
+import type { JournalFs } from './swarm/journal-fs';
+import { DurablePool } from './swarm/pool';
+import type { RunFiles } from './swarm/run-dir';
+import { decodeVocabulary } from './server/routes-control';
+import { checkSameTokenizer, RemoteTeacher, type Teacher } from './trainer/teacher';
+import type { WorkerConfig } from './worker-config';
+
+export async function connectTeacher(
+  config: Pick<WorkerConfig, 'teacherUrl' | 'teacherToken'>,
+  engine: EngineCaller & { readonly info: { vocabSize: number } | null },
+  log: (line: string) => void,
+): Promise<Teacher | null> {
+  if (!config.teacherUrl) return null;
+  if (!config.teacherToken) throw new Error('--teacher-url needs --teacher-token (the teacher worker’s admin token)');
+  const teacher = new RemoteTeacher(config.teacherUrl, config.teacherToken);
+  await checkSameTokenizer(teacher, () =>
+    decodeVocabulary(engine.info?.vocabSize ?? 0, async (sequences) => {
+      return (await engine.call('decode', { sequences, skipSpecialTokens: false })).texts;
+    }),
+  );
+  log(`on-policy distillation: teacher ${teacher.url} (same tokenizer)`);
+  return teacher;
+}
+
+/** Opens the pool, starts the engine and connects the teacher (a refused teacher stops both). */
+export async function openPoolAndStart(
+  engine: EngineHost,
+  files: RunFiles,
+  step: number,
+  o: { log: (line: string) => void; fs?: JournalFs; config: WorkerConfig },
+): Promise<{ pool: DurablePool; teacher: Teacher | null }> {
+  const pool = await DurablePool.open(files.pool, step, (m) => o.log(`[warn] pool: ${m}`), o.fs ? { fs: o.fs } : {});
+  try {
+    await engine.start();
+    const teacher = await connectTeacher(o.config, engine, o.log).catch(async (err: unknown) => {
+      await engine.dispose();
+      throw err;
+    });
+    return { pool, teacher };
+  } catch (err) {
+    await pool.dispose();
+    throw err;
+  }
+}
