@@ -1,5 +1,6 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
 import { benchCampaign } from './campaign';
+import { benchDistill } from './distill';
 import { benchEngine } from './engine';
 import { benchGpu } from './gpu';
 import { benchHotswap } from './hotswap';
@@ -18,6 +19,11 @@ const benches: Record<string, { about: string; run: Bench }> = {
     about:
       'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report',
     run: benchCampaign,
+  },
+  distill: {
+    about:
+      'on-policy distillation from a teacher worker (the warm start after the RL run) vs RL on the verifiable reward: held-out success vs minutes, same start and budget',
+    run: benchDistill,
   },
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
   gpu: {

@@ -10,14 +10,19 @@ import { decodeVocabulary } from './server/routes-control';
 import { checkSameTokenizer, RemoteTeacher, type Teacher } from './trainer/teacher';
 import type { WorkerConfig } from './worker-config';
 
-export async function connectTeacher(
-  config: Pick<WorkerConfig, 'teacherUrl' | 'teacherToken'>,
-  engine: EngineCaller & { readonly info: { vocabSize: number } | null },
-  log: (line: string) => void,
-): Promise<Teacher | null> {
+/** The configured teacher, not contacted yet (null: none; throws on an incomplete setting). */
+export function teacherOf(config: Pick<WorkerConfig, 'teacherUrl' | 'teacherToken'>): RemoteTeacher | null {
   if (!config.teacherUrl) return null;
   if (!config.teacherToken) throw new Error('--teacher-url needs --teacher-token (the teacher worker’s admin token)');
-  const teacher = new RemoteTeacher(config.teacherUrl, config.teacherToken);
+  return new RemoteTeacher(config.teacherUrl, config.teacherToken);
+}
+
+/** Refuses the teacher unless it shares the started engine's tokenizer. */
+export async function connectTeacher(
+  teacher: RemoteTeacher,
+  engine: EngineCaller & { readonly info: { vocabSize: number } | null },
+  log: (line: string) => void,
+): Promise<Teacher> {
   await checkSameTokenizer(teacher, () =>
     decodeVocabulary(engine.info?.vocabSize ?? 0, async (sequences) => {
       return (await engine.call('decode', { sequences, skipSpecialTokens: false })).texts;
@@ -34,10 +39,12 @@ export async function openPoolAndStart(
   step: number,
   o: { log: (line: string) => void; fs?: JournalFs; config: WorkerConfig },
 ): Promise<{ pool: DurablePool; teacher: Teacher | null }> {
+  const configured = teacherOf(o.config);
   const pool = await DurablePool.open(files.pool, step, (m) => o.log(`[warn] pool: ${m}`), o.fs ? { fs: o.fs } : {});
   try {
     await engine.start();
-    const teacher = await connectTeacher(o.config, engine, o.log).catch(async (err: unknown) => {
+    if (!configured) return { pool, teacher: null };
+    const teacher = await connectTeacher(configured, engine, o.log).catch(async (err: unknown) => {
       await engine.dispose();
       throw err;
     });

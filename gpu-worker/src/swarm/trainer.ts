@@ -20,6 +20,7 @@ import type { StepMerge } from '../../../src/shared/swarm-events';
 import type { BatchProgress, Counters, EvalResult, StepMetrics, StepServing } from '../../../src/shared/swarm-protocol';
 import type { EngineCaller } from '../engine/engine-caller';
 import type { BuiltSamples } from '../trainer/train-samples';
+import type { Teacher } from '../trainer/teacher';
 import { trainOnEpisodes, type TrainSettings } from '../trainer/train-step';
 import { Checkpoints, type CheckpointInfo } from './checkpoints';
 import { SwarmError } from '../errors';
@@ -82,6 +83,8 @@ export interface TrainerDeps {
   files: RunFiles;
   saved: SavedState | null;
   now: () => number;
+  /** On-policy distillation's teacher: its logprobs of the sampled tokens join the advantages. */
+  teacher?: Teacher | null;
   /** Called with each committed step's episodes and what was trained from them. */
   onStep?: (step: CommittedStep) => void;
 }
@@ -244,6 +247,7 @@ export class Trainer {
         this.deps.engine,
         fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })),
         settings,
+        this.deps.teacher,
       );
       await this.commitStep({
         fresh,
