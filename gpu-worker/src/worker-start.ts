@@ -6,7 +6,7 @@ import type { EngineHost } from './engine/engine-host';
 import type { JournalFs } from './swarm/journal-fs';
 import { DurablePool } from './swarm/pool';
 import type { RunFiles } from './swarm/run-dir';
-import { decodeVocabulary } from './server/routes-control';
+import { decodeVocabulary } from './server/routes-inspect';
 import { checkSameTokenizer, RemoteTeacher, type Teacher } from './trainer/teacher';
 import type { WorkerConfig } from './worker-config';
 
@@ -36,15 +36,17 @@ export async function connectTeacher(
 export async function openPoolAndStart(
   engine: EngineHost,
   files: RunFiles,
+  config: WorkerConfig,
   step: number,
-  o: { log: (line: string) => void; fs?: JournalFs; config: WorkerConfig },
+  log: (line: string) => void,
+  fs?: JournalFs,
 ): Promise<{ pool: DurablePool; teacher: Teacher | null }> {
-  const configured = teacherOf(o.config);
-  const pool = await DurablePool.open(files.pool, step, (m) => o.log(`[warn] pool: ${m}`), o.fs ? { fs: o.fs } : {});
+  const configured = teacherOf(config);
+  const pool = await DurablePool.open(files.pool, step, (m) => log(`[warn] pool: ${m}`), fs ? { fs } : {});
   try {
     await engine.start();
     if (!configured) return { pool, teacher: null };
-    const teacher = await connectTeacher(configured, engine, o.log).catch(async (err: unknown) => {
+    const teacher = await connectTeacher(configured, engine, log).catch(async (err: unknown) => {
       await engine.dispose();
       throw err;
     });

@@ -303,11 +303,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     swarm: () => swarm,
     ...(opts.engineFactory ? { factory: opts.engineFactory } : {}),
   });
-  const { pool, teacher } = await openPoolAndStart(engine, files, saved?.step ?? 0, {
-    log,
-    config,
-    ...(opts.journalFs ? { fs: opts.journalFs } : {}),
-  });
+  const { pool, teacher } = await openPoolAndStart(engine, files, config, saved?.step ?? 0, log, opts.journalFs);
   adoptPlan(engine, config, {
     lrGiven: opts.resume === true || input.training?.lr !== undefined,
     modelPath,
