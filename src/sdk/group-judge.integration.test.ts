@@ -27,8 +27,8 @@ describe('GroupJudge with a real worker as the judge', () => {
   let worker: WorkerProcess;
 
   beforeAll(async () => {
-    worker = await startWorkerProcess(['--strategy', 'C1', '--batch', '1000']);
-  });
+    worker = await startWorkerProcess(['--strategy', 'C1', '--batch', '1000'], 240_000);
+  }, 300_000);
   afterAll(async () => {
     await worker?.stop();
   });
@@ -93,5 +93,5 @@ describe('GroupJudge with a real worker as the judge', () => {
     ]);
     expect(after).toMatchObject({ scores: [0.5, 0.5], judged: false });
     expect(after.error).toMatch(/answered 4\d\d/);
-  });
+  }, 300_000);
 });
