@@ -70,7 +70,7 @@ describe('on-policy distillation from a teacher worker', () => {
       },
       { tokens: TEST_TOKENS, log: () => undefined, sweepIntervalMs: 50 },
     );
-  });
+  }, 400_000); // two engines starting on a loaded machine take minutes
   afterAll(async () => {
     await student?.dispose();
     await teacher?.dispose();
