@@ -6,6 +6,8 @@ import { demoHelp, DemoOptionsSchema, runDemo } from './demo';
 import { parseFlags } from './flags';
 import { runRuns, runsHelp } from './runs';
 import { taskHelp } from './task-help';
+import { regressHelp } from './regress';
+import { rewardTryHelp } from './reward-try';
 import { rewardsHelp, runLabels, runRewardModel } from './rewards';
 import { parseExample, runTrain } from './train';
 import { trainHelp, TrainOptionsSchema } from './train-options';
@@ -23,6 +25,8 @@ ${runsHelp}
 ${campaignHelp}
 ${taskHelp}
 ${rewardsHelp}
+${rewardTryHelp}
+${regressHelp}
   agentjet help            this text
 
 benchmarks run with \`npm run bench -- <name>\` (engine, merge, server, warmstart, reward-model, …).`;
@@ -100,6 +104,24 @@ export const COMMANDS: Record<string, Command> = {
     help: rewardsHelp,
     helpWanted: (args) => args[0] === undefined || wantsHelp(args.slice(0, 1)),
     run: ([sub, ...flags]) => runLabels(sub!, flags),
+  },
+  reward: {
+    summary: "try edited reward code on a run's recorded episodes (reward try): a JSON verdict",
+    help: rewardTryHelp,
+    helpWanted: (args) => args[0] !== 'try' || wantsHelp(args),
+    run: async ([, ...flags]) => {
+      const { runRewardTry } = await import('./reward-try');
+      process.exit(await runRewardTry(flags));
+    },
+  },
+  regress: {
+    summary: 'the regression board: benchmarks at each commit in a scratch worktree (run), flagged table (show)',
+    help: regressHelp,
+    helpWanted: (args) => (args[0] !== 'run' && args[0] !== 'show') || wantsHelp(args),
+    run: async (args) => {
+      const { runRegress } = await import('./regress');
+      process.exit(await runRegress(args));
+    },
   },
   'reward-model': {
     summary: "train a reward model on a run's labels, or list them",

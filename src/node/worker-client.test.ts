@@ -24,7 +24,7 @@ describe('WorkerClient', () => {
     client = new WorkerClient(t.worker.url, TEST_TOKENS.admin);
   });
   afterAll(async () => {
-    await t.worker.dispose();
+    await t.stop();
   });
 
   const refusal = (p: Promise<unknown>): Promise<WorkerCallError> =>

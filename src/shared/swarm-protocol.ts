@@ -284,7 +284,12 @@ export const StatusSchema = z.object({
   uptimeS: z.number(),
   config: TrainingConfigSchema,
   progress: BatchProgressSchema,
-  pool: z.object({ episodes: z.number().int(), tasks: z.number().int() }),
+  pool: z.object({
+    episodes: z.number().int(),
+    tasks: z.number().int(),
+    /** Episodes held out by a quarantine (POST /swarm/v1/pool/quarantine); 0 from older workers. */
+    quarantined: z.number().int().default(0),
+  }),
   episodes: z.object({ open: z.number().int() }),
   counters: CountersSchema,
   clients: z.array(ClientInfoSchema),

@@ -30,6 +30,7 @@ import {
   StepPointSchema,
 } from './workbench-data';
 import { CampaignCommandSchema, CampaignDetailSchema, CampaignSummarySchema } from './campaign/api';
+import { innerLoopMethods } from './inner-loop-api';
 import { RewardModelEventSchema, rewardsMethods } from './rewards-api';
 import { TaskDraftRequestSchema, TaskDraftResultSchema } from './task-draft';
 
@@ -65,7 +66,13 @@ export const workbenchMethods = {
   /** The live run's client files. */
   codeFiles: { params: None, result: CodeFilesSchema },
   /** Saves the edited files, compiles, and hot-swaps the clients (running clients untouched on a compile error). */
-  saveCode: { params: z.object({ files: z.array(CodeFileSchema).min(1).max(50) }).strict(), result: SaveResultSchema },
+  /** With `quarantinePrevious`, the replaced version's pooled episodes are quarantined (docs/inner-loop.md). */
+  saveCode: {
+    params: z
+      .object({ files: z.array(CodeFileSchema).min(1).max(50), quarantinePrevious: z.boolean().optional() })
+      .strict(),
+    result: SaveResultSchema,
+  },
   codeVersions: { params: RunRef, result: z.object({ versions: z.array(CodeVersionSchema) }) },
   codeVersionFiles: {
     params: z.object({ runId: Id, codeVersion: z.string().min(1).max(100) }).strict(),
@@ -125,6 +132,7 @@ export const workbenchMethods = {
   /** "New task from description": an LLM writes client.ts, reward.ts and a dataset, checked by `agentjet task check` in a loop. */
   taskDraft: { params: TaskDraftRequestSchema, result: TaskDraftResultSchema },
   ...rewardsMethods,
+  ...innerLoopMethods,
 } as const;
 
 export type WorkbenchMethods = typeof workbenchMethods;

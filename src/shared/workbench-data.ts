@@ -146,6 +146,8 @@ export const SaveResultSchema = z.discriminatedUnion('ok', [
     previousCodeVersion: z.string().nullable(),
     compileMs: z.number(),
     swapMs: z.number(),
+    /** Episodes of the previous version quarantined by this save (`quarantinePrevious`). */
+    quarantined: z.number().int().optional(),
   }),
   z.object({ ok: z.literal(false), errors: z.array(CompileErrorSchema) }),
 ]);

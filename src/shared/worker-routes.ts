@@ -4,6 +4,7 @@
 // through it (the SDK's SwarmClient, the backend's WorkerClient, the event feed, the benchmarks), so a
 // path or a shape is written once. Errors are `ErrorBodySchema` on every route.
 import { z } from 'zod';
+import { LogprobsSequenceSchema } from './engine-protocol';
 import {
   AbortRequestSchema,
   BatchProgressSchema,
@@ -24,6 +25,13 @@ import {
   TrainingConfigSchema,
   WorkerStateSchema,
 } from './swarm-protocol';
+import {
+  ForkRequestSchema,
+  ForkResultSchema,
+  QuarantineListSchema,
+  QuarantineRequestSchema,
+  QuarantineResultSchema,
+} from './swarm-inner-loop';
 import { TimelineSchema } from './timeline/types';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
@@ -202,6 +210,14 @@ export const workerRoutes = {
     params: EpisodeParams,
     response: MergedEpisodeAnswerSchema,
   }),
+  /** On-policy distillation: a student's trainer asks its teacher (the body limit bounds the tokens). */
+  logprobs: route({
+    method: 'POST',
+    path: '/swarm/v1/logprobs',
+    auth: 'admin',
+    body: z.object({ sequences: z.array(LogprobsSequenceSchema).min(1).max(4096) }).strict(),
+    response: z.object({ logprobs: z.array(z.array(z.number())), weightVersion: z.number().int() }),
+  }),
   vocab: route({
     method: 'GET',
     path: '/swarm/v1/vocab',
@@ -215,6 +231,35 @@ export const workerRoutes = {
     response: z.object({ eval: z.array(EvalResultSchema) }),
   }),
 
+  // The researcher's inner loop (docs/inner-loop.md): quarantine by code version, fork a recorded call.
+  quarantine: route({
+    method: 'POST',
+    path: '/swarm/v1/pool/quarantine',
+    auth: 'admin',
+    body: QuarantineRequestSchema,
+    response: QuarantineResultSchema,
+  }),
+  releaseQuarantine: route({
+    method: 'POST',
+    path: '/swarm/v1/pool/release',
+    auth: 'admin',
+    body: QuarantineRequestSchema,
+    response: QuarantineResultSchema,
+  }),
+  quarantined: route({
+    method: 'GET',
+    path: '/swarm/v1/pool/quarantine',
+    auth: 'admin',
+    response: QuarantineListSchema,
+  }),
+  fork: route({
+    method: 'POST',
+    path: '/swarm/v1/fork',
+    auth: 'admin',
+    body: ForkRequestSchema,
+    response: ForkResultSchema,
+  }),
+
   // OpenAI-compatible inference (the episode's key); bodies are checked by the API translators, answers may stream.
   models: route({ method: 'GET', path: '/v1/models', auth: 'episode-key' }),
   chatCompletions: route({ method: 'POST', path: '/v1/chat/completions', auth: 'episode-key' }),
@@ -225,16 +270,16 @@ export const workerRoutes = {
 export type WorkerRoutes = typeof workerRoutes;
 export type WorkerRouteName = keyof WorkerRoutes;
 
-type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
-type Input<S> = S extends z.ZodType ? z.input<S> : undefined;
-/** What a route answers (parsed), and what a handler may return for it. */
-export type RouteAnswer<K extends WorkerRouteName> = Output<WorkerRoutes[K]['response' & keyof WorkerRoutes[K]]>;
-export type RouteReply<K extends WorkerRouteName> = Input<WorkerRoutes[K]['response' & keyof WorkerRoutes[K]]>;
+type SchemaOf<R, F extends string> = R extends Record<F, infer S> ? S : undefined;
+type Out<S> = S extends z.ZodType ? z.output<S> : never;
+type In<S> = S extends z.ZodType ? z.input<S> : unknown;
+/** What a route answers (parsed). */
+export type RouteAnswer<K extends WorkerRouteName> = Out<SchemaOf<WorkerRoutes[K], 'response'>>;
+/** What a handler may answer for a route (the schema's input; anything for a stream). */
+export type RouteReply<K extends WorkerRouteName> = In<SchemaOf<WorkerRoutes[K], 'response'>>;
 /** What a caller sends: path params, query and body, each where the route has them. */
 export type RouteCall<K extends WorkerRouteName> = {
-  [F in 'params' | 'query' | 'body' as F extends keyof WorkerRoutes[K] ? F : never]: Input<
-    WorkerRoutes[K][F & keyof WorkerRoutes[K]]
-  >;
+  [F in 'params' | 'query' | 'body' as F extends keyof WorkerRoutes[K] ? F : never]: In<SchemaOf<WorkerRoutes[K], F>>;
 };
 
 /**

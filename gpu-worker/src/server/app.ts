@@ -20,6 +20,7 @@ import {
 import { frameworkErrorHandler, installHttpBasics, MAX_PARAM_LENGTH } from './http';
 import { registerAgentJetRoutes } from './routes-agentjet';
 import { registerControlRoutes } from './routes-control';
+import { registerInnerLoopRoutes } from './routes-inner-loop';
 import { registerInspectionRoutes } from './routes-inspect';
 import { registerMessagesRoutes } from './routes-messages';
 import { registerOpenAiRoutes } from './routes-openai';
@@ -88,6 +89,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerControlRoutes(app, deps);
   registerInspectionRoutes(app, deps);
+  registerInnerLoopRoutes(app, deps);
   if (deps.agentjetCompat)
     registerAgentJetRoutes(app, {
       swarm: deps.swarm,

@@ -2,18 +2,14 @@
 // logprobs of given token sequences (what a student worker's distillation asks its teacher). Episode
 // listing and inspection, evaluation results and the vocabulary are in routes-inspect.ts.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { LogprobsSequenceSchema } from '../../../src/shared/engine-protocol';
-import { TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
+import { workerRoutes } from '../../../src/shared/worker-routes';
 import { conflict } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
-import { resetRun, ResetRequestSchema, type ResetDeps } from '../swarm/run-reset';
+import { resetRun, type ResetDeps } from '../swarm/run-reset';
 import type { Swarm } from '../swarm/swarm';
 import { requireRole } from './auth';
 import { parseBody } from './http';
-
-/** POST /swarm/v1/logprobs: the sequences to score (the body limit bounds their tokens). */
-export const LogprobsRequestSchema = z.object({ sequences: z.array(LogprobsSequenceSchema).min(1).max(4096) }).strict();
+import { onRoute } from './route-table';
 
 export function registerControlRoutes(
   app: FastifyInstance,
@@ -22,38 +18,38 @@ export function registerControlRoutes(
   const { swarm, matcher } = deps;
   const admin = (headers: Parameters<typeof requireRole>[0]): void => void requireRole(headers, matcher, 'admin');
 
-  app.get('/swarm/v1/config', async (req) => {
+  onRoute(app, 'config', async (req) => {
     admin(req.headers);
     return swarm.training;
   });
 
-  app.patch('/swarm/v1/config', async (req) => {
+  onRoute(app, 'updateConfig', async (req) => {
     admin(req.headers);
-    return swarm.updateTraining(parseBody(TrainingConfigPatchSchema, req.body));
+    return swarm.updateTraining(parseBody(workerRoutes.updateConfig.body, req.body));
   });
 
-  app.post('/swarm/v1/control/pause', async (req) => {
+  onRoute(app, 'pause', async (req) => {
     admin(req.headers);
     swarm.pause();
     return { state: swarm.state };
   });
 
-  app.post('/swarm/v1/control/start', async (req) => {
+  onRoute(app, 'start', async (req) => {
     admin(req.headers);
     swarm.resume();
     return { state: swarm.state };
   });
 
-  app.post('/swarm/v1/control/checkpoint', async (req) => {
+  onRoute(app, 'checkpoint', async (req) => {
     admin(req.headers);
     const info = await swarm.trainer.checkpoint('request');
     return { step: info.step, weightVersion: info.weightVersion, path: info.path };
   });
 
   // A fresh run without restarting the process (campaign trials on remote workers): run-reset.ts.
-  app.post('/swarm/v1/control/reset', async (req) => {
+  onRoute(app, 'reset', async (req) => {
     admin(req.headers);
-    const body = parseBody(ResetRequestSchema, req.body, true);
+    const body = parseBody(workerRoutes.reset.body, req.body, true);
     if (!deps.reset)
       throw conflict(
         'reset_unsupported',
@@ -62,9 +58,9 @@ export function registerControlRoutes(
     return resetRun(deps.reset, body);
   });
 
-  app.post('/swarm/v1/logprobs', async (req) => {
+  onRoute(app, 'logprobs', async (req) => {
     admin(req.headers);
-    const { sequences } = parseBody(LogprobsRequestSchema, req.body);
+    const { sequences } = parseBody(workerRoutes.logprobs.body, req.body);
     const { logprobs } = await swarm.engine.call('logprobs', { sequences });
     return { logprobs, weightVersion: swarm.weightVersion };
   });

@@ -72,7 +72,8 @@ export class CompletionService {
 
   constructor(
     private readonly ledger: CallLedger,
-    private readonly record: RecordDeps,
+    /** The engine and Generator the completions use (the fork route samples through them too). */
+    readonly record: RecordDeps,
     seed = 0,
   ) {
     this.prng = createPrng(seed);

@@ -27,6 +27,8 @@ export const PoolEntrySchema = z.object({
   success: z.boolean().optional(),
   metrics: z.record(z.string(), z.number()).optional(),
   endedAt: z.number(),
+  /** The client/reward code version that produced the episode (absent for clients that do not say). */
+  codeVersion: z.string().optional(),
   calls: z.array(TimelineSchema),
 });
 export type PoolEntry = z.infer<typeof PoolEntrySchema>;
@@ -36,7 +38,17 @@ export type RemoveReason = 'trained' | 'zero_variance' | 'stale' | 'no_signal' |
 const JournalLineSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('add'), entry: PoolEntrySchema }),
   z.object({ op: z.literal('remove'), ids: z.array(z.string()), reason: z.string(), step: z.number().int() }),
+  z.object({ op: z.literal('quarantine'), ids: z.array(z.string()), codeVersion: z.string(), at: z.number() }),
+  z.object({ op: z.literal('release'), ids: z.array(z.string()) }),
 ]);
+
+/** Episodes of one code version held out of the pool (never trained while held; `release` puts them back). */
+export interface QuarantinedVersion {
+  codeVersion: string;
+  episodeIds: string[];
+  /** When the last of them was quarantined. */
+  at: number;
+}
 
 export const oldestWeightVersion = (calls: readonly Timeline[]): number =>
   calls.reduce((m, c) => Math.min(m, c.weightVersion), Number.POSITIVE_INFINITY);
@@ -56,6 +68,8 @@ const describe = (err: unknown): string =>
 
 export class DurablePool {
   private readonly entries = new Map<string, PoolEntry>();
+  /** Quarantined entries (journalled; out of `list()`, so never trained), by episode id. */
+  private readonly held = new Map<string, { entry: PoolEntry; codeVersion: string; at: number }>();
   /** Entries removed since the last checkpoint, for rollback. */
   private removedSince: { entry: PoolEntry; step: number }[] = [];
   private nextSeq = 0;
@@ -112,6 +126,10 @@ export class DurablePool {
       if (parsed.op === 'add') {
         this.entries.set(parsed.entry.episodeId, parsed.entry);
         this.nextSeq = Math.max(this.nextSeq, parsed.entry.seq + 1);
+      } else if (parsed.op === 'quarantine') {
+        this.hold(parsed.ids, parsed.codeVersion, parsed.at);
+      } else if (parsed.op === 'release') {
+        this.unhold(parsed.ids);
       } else if (parsed.step <= checkpointStep) {
         for (const id of parsed.ids) this.entries.delete(id);
       }
@@ -181,6 +199,68 @@ export class DurablePool {
     );
   }
 
+  /**
+   * Quarantines the pooled episodes of `codeVersion`: once the line is on disk they leave the
+   * pool (the trainer never sees them) and are held until `release`. Rejects with a 503 on an
+   * I/O failure, the pool unchanged. Resolves with the entries held now.
+   */
+  quarantine(codeVersion: string): Promise<PoolEntry[]> {
+    const ids = this.list()
+      .filter((e) => e.codeVersion === codeVersion)
+      .map((e) => e.episodeId);
+    if (ids.length === 0) return Promise.resolve([]);
+    const at = this.now();
+    return this.append({ op: 'quarantine', ids, codeVersion, at }, () => this.hold(ids, codeVersion, at)).then(
+      () => ids.map((id) => this.held.get(id)?.entry).filter((e): e is PoolEntry => e !== undefined),
+      (err: unknown) => {
+        throw this.failed(`quarantining ${ids.length} episode(s) of code version ${codeVersion}`, err);
+      },
+    );
+  }
+
+  /** Puts a quarantined version's episodes back into the pool (undo); resolves with them. */
+  release(codeVersion: string): Promise<PoolEntry[]> {
+    const ids = [...this.held.entries()].filter(([, h]) => h.codeVersion === codeVersion).map(([id]) => id);
+    if (ids.length === 0) return Promise.resolve([]);
+    const entries = ids.map((id) => this.held.get(id)!.entry);
+    return this.append({ op: 'release', ids }, () => this.unhold(ids)).then(
+      () => entries,
+      (err: unknown) => {
+        throw this.failed(`releasing ${ids.length} quarantined episode(s) of code version ${codeVersion}`, err);
+      },
+    );
+  }
+
+  /** The quarantined episodes, by code version. */
+  quarantined(): QuarantinedVersion[] {
+    const byVersion = new Map<string, QuarantinedVersion>();
+    for (const [id, h] of this.held) {
+      const v = byVersion.get(h.codeVersion) ?? { codeVersion: h.codeVersion, episodeIds: [], at: h.at };
+      v.episodeIds.push(id);
+      v.at = Math.max(v.at, h.at);
+      byVersion.set(h.codeVersion, v);
+    }
+    return [...byVersion.values()];
+  }
+
+  private hold(ids: readonly string[], codeVersion: string, at: number): void {
+    for (const id of ids) {
+      const entry = this.entries.get(id);
+      if (!entry) continue;
+      this.entries.delete(id);
+      this.held.set(id, { entry, codeVersion, at });
+    }
+  }
+
+  private unhold(ids: readonly string[]): void {
+    for (const id of ids) {
+      const h = this.held.get(id);
+      if (!h) continue;
+      this.held.delete(id);
+      this.entries.set(id, h.entry);
+    }
+  }
+
   /** Puts back every entry removed by a step after `step` (their training was lost). */
   rollback(step: number): PoolEntry[] {
     const back = this.removedSince.filter((r) => r.step > step);
@@ -196,8 +276,14 @@ export class DurablePool {
    */
   compact(): Promise<void> {
     return this.enqueue(async () => {
-      const text = this.list()
+      const held = [...this.held.values()].map((h) => h.entry);
+      const text = [...this.list(), ...held]
         .map((entry) => `${JSON.stringify({ op: 'add', entry })}\n`)
+        .concat(
+          this.quarantined().map(
+            (q) => `${JSON.stringify({ op: 'quarantine', ids: q.episodeIds, codeVersion: q.codeVersion, at: q.at })}\n`,
+          ),
+        )
         .join('');
       const tmp = tempPathFor(this.path);
       let next: JournalFile | null = null;

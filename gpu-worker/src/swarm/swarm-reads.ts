@@ -202,6 +202,8 @@ export abstract class SwarmReads {
   openEpisodes = (): Episode[] => this.episodes.openEpisodes();
   /** The ended episodes waiting in the pool for an update. */
   pooled = (): ReturnType<DurablePool['list']> => this.deps.pool.list();
+  /** The episodes held out by quarantines, by code version. */
+  quarantinedVersions = (): ReturnType<DurablePool['quarantined']> => this.deps.pool.quarantined();
   get runDir(): string {
     return this.deps.files.dir;
   }
@@ -232,7 +234,11 @@ export abstract class SwarmReads {
       uptimeS: (this.now() - this.startedAt) / 1000,
       config: this.trainingConfig,
       progress: this.trainer.progress(),
-      pool: { episodes: pool.length, tasks: new Set(pool.map((e) => e.taskId)).size },
+      pool: {
+        episodes: pool.length,
+        tasks: new Set(pool.map((e) => e.taskId)).size,
+        quarantined: this.deps.pool.quarantined().reduce((n, q) => n + q.episodeIds.length, 0),
+      },
       episodes: { open: this.episodes.openCount },
       counters: { ...this.counters },
       clients: this.clientList(),

@@ -186,6 +186,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
           taskId: body.taskId,
           endedAt: this.now(),
           calls: ep.calls,
+          ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}),
           ...outcome,
         });
       } catch (err) {
@@ -230,6 +231,23 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
   private recordEval(ep: Episode, reward: number, success: boolean | undefined): void {
     const version = ep.calls.length > 0 ? oldestWeightVersion(ep.calls) : this.weightVersion;
     this.bus.emit({ type: 'eval_result', result: this.evals.add(version, reward, success) });
+  }
+
+  // ----- quarantine by code version (pool.ts) -----
+  /** Holds the pooled, untrained episodes of `codeVersion` out of training; between updates, never during one. */
+  async quarantine(codeVersion: string): Promise<string[]> {
+    const held = await this.trainer.withLock(() => this.deps.pool.quarantine(codeVersion));
+    this.log('info', 'pool', `quarantine of code version ${codeVersion} removed ${held.length} pooled episode(s)`);
+    this.trainer.poke();
+    return held.map((e) => e.episodeId);
+  }
+
+  /** Undoes a quarantine: the version's held episodes rejoin the pool. */
+  async release(codeVersion: string): Promise<string[]> {
+    const back = await this.trainer.withLock(() => this.deps.pool.release(codeVersion));
+    this.log('info', 'pool', `release of code version ${codeVersion} returned ${back.length} episode(s) to the pool`);
+    this.trainer.poke();
+    return back.map((e) => e.episodeId);
   }
 
   // ----- clients -----

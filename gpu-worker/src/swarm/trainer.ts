@@ -325,7 +325,7 @@ export class Trainer {
     }).finally(() => this.poke());
   }
 
-  private withLock<T>(fn: () => Promise<T>): Promise<T> {
+  withLock<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.lockChain.then(async () => {
       this.busy = true;
       try {

@@ -83,6 +83,14 @@ export class FakeBackend implements WorkbenchBackend {
   trainRewardModel = notInFake;
   deployRewardModel = notInFake;
   rewardComparison = notInFake;
+  quarantine = notInFake;
+  rewardTry = notInFake;
+  releaseQuarantine = notInFake;
+  quarantineList = notInFake;
+  forkCall = notInFake;
+  saveProbe = notInFake;
+  runProbes = notInFake;
+  probes = notInFake;
   /** A result JSON cannot carry (a backend bug the bridge must survive). */
   codeVersions = async (): Promise<{ versions: [] }> => {
     const cyclic: { versions: []; self?: unknown } = { versions: [] };

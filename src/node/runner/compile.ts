@@ -18,7 +18,13 @@ import { externalizePackages } from './externalize-plugin';
 export type ClientCode =
   | string
   | { entry: string; overlay?: Readonly<Record<string, string>> }
-  | { source: string; resolveDir: string; sourcefile?: string; loader?: 'ts' | 'js' };
+  | {
+      source: string;
+      resolveDir: string;
+      sourcefile?: string;
+      loader?: 'ts' | 'js';
+      overlay?: Readonly<Record<string, string>>;
+    };
 
 export interface CompileOptions {
   /** Where bundles are written, one folder per code version. Default: `<os tmp>/agentjet-runner`. */
@@ -109,7 +115,7 @@ function normalize(code: ClientCode): Normalized {
     rootDir,
     entryPath: join(rootDir, sourcefile),
     stdin: { contents: code.source, resolveDir: rootDir, sourcefile, loader },
-    overlay: new Map(),
+    overlay: new Map(Object.entries(code.overlay ?? {}).map(([path, text]) => [resolve(path), text])),
   };
 }
 

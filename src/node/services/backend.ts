@@ -17,6 +17,7 @@ import type { Store } from '../store/types';
 import { draftTask } from '../task/task-draft';
 import { exportRun, EXPORT_FORMATS } from './run-export';
 import { listExamples } from './examples';
+import { InnerLoopService } from './inner-loop-service';
 import { LabelsService } from './labels-service';
 import { RewardModelService } from './reward-model-service';
 import { KnownCertificates } from './known-certificates';
@@ -49,6 +50,7 @@ export class Backend implements WorkbenchBackend {
   private readonly campaignService: CampaignService;
 
   private readonly labelsService: LabelsService;
+  private readonly innerLoop: InnerLoopService;
   private readonly rewardModelService: RewardModelService;
 
   constructor(private readonly o: BackendOptions) {
@@ -56,6 +58,14 @@ export class Backend implements WorkbenchBackend {
     this.sessions = new SessionManager(o, new KnownCertificates(join(o.dataDir, 'known-workers.json')));
     this.campaignService = new CampaignService({ dataDir: o.dataDir, repoRoot: o.repoRoot, log: o.log });
     const flush = (): void => this.flush();
+    this.innerLoop = new InnerLoopService({
+      store: o.store,
+      flush,
+      cacheDir: join(o.dataDir, 'cache', 'clients'),
+      nodePaths: [join(o.repoRoot, 'node_modules')],
+      editedFile: (path, content) => this.requireLive().clients.editedFile(path, content),
+      live: () => (this.live ? { runId: this.live.ctx.runId, http: this.live.worker.http } : null),
+    });
     this.labelsService = new LabelsService({
       store: o.store,
       flush,
@@ -111,7 +121,9 @@ export class Backend implements WorkbenchBackend {
   }
 
   async saveCode(p: P<'saveCode'>): Promise<R<'saveCode'>> {
-    return this.requireLive().clients.saveCode(p.files);
+    const r = await this.requireLive().clients.saveCode(p.files);
+    if (!r.ok || !p.quarantinePrevious || r.previousCodeVersion === null) return r;
+    return { ...r, quarantined: (await this.innerLoop.quarantine(r.previousCodeVersion)).episodeIds.length };
   }
 
   async codeVersions(p: P<'codeVersions'>): Promise<R<'codeVersions'>> {
@@ -202,6 +214,15 @@ export class Backend implements WorkbenchBackend {
   trainRewardModel = (p: P<'trainRewardModel'>) => this.rewardModelService.trainRewardModel(p);
   deployRewardModel = (p: P<'deployRewardModel'>) => this.rewardModelService.deployRewardModel(p);
   rewardComparison = (p: P<'rewardComparison'>) => this.rewardModelService.rewardComparison(p);
+  // Quarantine, fork and probes: inner-loop-service.ts.
+  rewardTry = (p: P<'rewardTry'>) => this.innerLoop.rewardTry(p);
+  quarantine = (p: P<'quarantine'>) => this.innerLoop.quarantine(p.codeVersion);
+  releaseQuarantine = (p: P<'releaseQuarantine'>) => this.innerLoop.release(p.codeVersion);
+  quarantineList = (p: P<'quarantineList'>) => this.innerLoop.quarantineList(p.runId);
+  forkCall = (p: P<'forkCall'>) => this.innerLoop.fork(p);
+  saveProbe = (p: P<'saveProbe'>) => this.innerLoop.saveProbe(p.name, p.spec);
+  runProbes = () => this.innerLoop.runProbes();
+  probes = async (p: P<'probes'>) => this.innerLoop.probes(p.runId);
 
   /**
    * Reads of the run being connected: its row is stored once the worker serves, so until then it

@@ -148,6 +148,15 @@ export class ClientService {
     };
   }
 
+  /** A run file's absolute path and the workspace's edited files (with `content` for it): what reward try bundles. */
+  editedFile(path: string, content?: string): { file: string; overlay: Record<string, string> } {
+    const ws = this.requireWorkspace();
+    const file = ws.abs(path);
+    const code = ws.clientCode();
+    const saved = typeof code === 'object' && 'overlay' in code ? code.overlay : undefined;
+    return { file, overlay: { ...saved, ...(content !== undefined ? { [file]: content } : {}) } };
+  }
+
   clients(): ClientRow[] {
     return this.rows;
   }

@@ -291,6 +291,55 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 7,
+    name: 'quarantined episodes, fork probes, regression results',
+    sql: `
+      CREATE TABLE quarantined_episodes (
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        episode_id TEXT NOT NULL,
+        code_version TEXT NOT NULL,
+        quarantined_at REAL NOT NULL,
+        released_at REAL,
+        PRIMARY KEY (run, episode_id)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE probes (
+        id INTEGER PRIMARY KEY,
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        UNIQUE (run, name)
+      );
+
+      CREATE TABLE probe_results (
+        probe INTEGER NOT NULL REFERENCES probes (id) ON DELETE CASCADE,
+        weight_version INTEGER NOT NULL,
+        at REAL NOT NULL,
+        k INTEGER NOT NULL,
+        hits INTEGER NOT NULL,
+        mean_logprob REAL,
+        result TEXT NOT NULL,
+        PRIMARY KEY (probe, weight_version, at)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE regress_results (
+        id INTEGER PRIMARY KEY,
+        commit_sha TEXT NOT NULL,
+        commit_date REAL NOT NULL,
+        subject TEXT NOT NULL,
+        bench TEXT NOT NULL,
+        figure TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        value REAL NOT NULL,
+        curve TEXT,
+        machine TEXT NOT NULL,
+        ran_at REAL NOT NULL
+      );
+      CREATE INDEX regress_by_figure ON regress_results (bench, figure, commit_date);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,6 +3,7 @@
 // migrations applied on open. The tables are served by parts: runs.ts, episodes.ts, logs.ts.
 import { createContext } from './context';
 import { episodesPart } from './episodes';
+import { innerLoopPart } from './inner-loop';
 import { labelsPart } from './labels';
 import { logsPart } from './logs';
 import { openDatabase } from './open-database';
@@ -37,6 +38,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     ...logsPart(ctx, options.logCap ?? DEFAULT_LOG_CAP),
     ...labelsPart(ctx),
     ...rewardModelsPart(ctx),
+    ...innerLoopPart(ctx),
     close() {
       if (!db.open) return;
       db.pragma('optimize');

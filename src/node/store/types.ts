@@ -20,6 +20,7 @@ import type {
 } from '../../shared/workbench-api';
 import type { TrainedInfo } from '../../shared/swarm-protocol';
 import type { MergedSample, MergeStats, Timeline } from '../../shared/timeline';
+import type { InnerLoopStore } from './inner-loop';
 import type { RewardsStore } from './rewards-types';
 
 export type RunMode = 'local' | 'remote';
@@ -67,7 +68,7 @@ export interface MergedEpisode {
 export type EpisodeOrder = 'newest' | 'oldest' | 'reward_desc' | 'reward_asc';
 
 /** Learned rewards (labels, episode metrics, reward models): see rewards-types.ts. */
-export interface Store extends RewardsStore {
+export interface Store extends RewardsStore, InnerLoopStore {
   /** The database file (':memory:' in tests). */
   readonly path: string;
 
