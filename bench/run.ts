@@ -4,6 +4,7 @@
 // given, and options given win (argValue reads a flag's first occurrence). A bench that fails exits
 // non-zero and prints no summary.
 import { benchCampaign } from './campaign';
+import { benchDistill } from './distill';
 import { benchEngine } from './engine';
 import { benchGpu } from './gpu';
 import { benchHotswap } from './hotswap';
@@ -35,6 +36,12 @@ const benches: Record<string, Entry> = {
     about: 'engine generation tokens/s (batch 1, 32) and training tokens/s',
     run: benchEngine,
     smoke: ['--gen-tokens', '4', '--batch', '4', '--train-samples', '2', '--seq-len', '64'],
+  },
+  distill: {
+    about:
+      'on-policy distillation from a teacher worker (the warm start after the RL run) vs RL on the verifiable reward: held-out success vs minutes, same start and budget',
+    run: benchDistill,
+    smoke: ['--smoke'],
   },
   gpu: {
     about:

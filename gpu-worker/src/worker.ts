@@ -20,7 +20,6 @@ import { EngineHost, processEngineFactory, type EngineFactory } from './engine/e
 import { TokenMatcher, type Role } from './swarm/keys';
 import { DurableCounters } from './swarm/durable-counters';
 import type { JournalFs } from './swarm/journal-fs';
-import { DurablePool } from './swarm/pool';
 import {
   emptyCounters,
   loadOrCreateSecret,
@@ -38,6 +37,7 @@ import { modelParsers } from './engine/model-family';
 import { engineLoadParams, pinnedTraining } from './worker-plan';
 import type { ParserChoice } from '../../src/shared/tool-parsers/names';
 import { loraOf, WorkerConfigSchema, type WorkerConfig, type WorkerConfigInput } from './worker-config';
+import { openPoolAndStart } from './worker-start';
 
 export interface StartOptions {
   /** Continue the run in `config.runDir` (its saved config, overridden by `config` fields given). */
@@ -236,22 +236,6 @@ async function serve(
 }
 
 /** Opens the pool journal and starts the engine (closing the pool again should the engine fail to start). */
-async function openPoolAndStart(
-  engine: EngineHost,
-  files: RunFiles,
-  step: number,
-  o: { log: (line: string) => void; fs?: JournalFs },
-): Promise<DurablePool> {
-  const pool = await DurablePool.open(files.pool, step, (m) => o.log(`[warn] pool: ${m}`), o.fs ? { fs: o.fs } : {});
-  try {
-    await engine.start();
-  } catch (err) {
-    await pool.dispose();
-    throw err;
-  }
-  return pool;
-}
-
 /** Writes `<run-dir>/worker.json` (how to reach the worker) and logs where it serves. */
 function announce(
   app: FastifyInstance,
@@ -297,10 +281,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     swarm: () => swarm,
     ...(opts.engineFactory ? { factory: opts.engineFactory } : {}),
   });
-  const pool = await openPoolAndStart(engine, files, saved?.step ?? 0, {
-    log,
-    ...(opts.journalFs ? { fs: opts.journalFs } : {}),
-  });
+  const { pool, teacher } = await openPoolAndStart(engine, files, config, saved?.step ?? 0, log, opts.journalFs);
   adoptPlan(engine, config, {
     lrGiven: opts.resume === true || input.training?.lr !== undefined,
     modelPath,
@@ -319,6 +300,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     generation: scheduler,
     pool,
     saved,
+    teacher,
     counters: counters.counters,
     ...(opts.echoEventLogs === false ? {} : { log }),
     ...(opts.now ? { now: opts.now } : {}),

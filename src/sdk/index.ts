@@ -25,6 +25,8 @@ export { backoffMs, RETRY_DEFAULTS, type RetryOptions } from './retry';
 export { runTaskClient, taskClientMode, loadJsonl, type TaskClientOptions, type TaskClientMode } from './task';
 export type { ClaimResponse, EndRequest, EndResponse, EpisodeKind, Status } from '../shared/swarm-protocol';
 export { RewardModel, type RewardModelOptions } from './reward-model';
+export { GroupJudge, type GroupJudgeOptions, type JudgeStats, type JudgeVerdict } from './group-judge';
+export { judgePrompt, parseJudgeReply, type JudgedRollout } from '../shared/group-judge';
 export {
   episodeConversation,
   rewardModelPointerSource,

@@ -4,6 +4,7 @@
 // through it (the SDK's SwarmClient, the backend's WorkerClient, the event feed, the benchmarks), so a
 // path or a shape is written once. Errors are `ErrorBodySchema` on every route.
 import { z } from 'zod';
+import { LogprobsSequenceSchema } from './engine-protocol';
 import {
   AbortRequestSchema,
   BatchProgressSchema,
@@ -208,6 +209,14 @@ export const workerRoutes = {
     auth: 'admin',
     params: EpisodeParams,
     response: MergedEpisodeAnswerSchema,
+  }),
+  /** On-policy distillation: a student's trainer asks its teacher (the body limit bounds the tokens). */
+  logprobs: route({
+    method: 'POST',
+    path: '/swarm/v1/logprobs',
+    auth: 'admin',
+    body: z.object({ sequences: z.array(LogprobsSequenceSchema).min(1).max(4096) }).strict(),
+    response: z.object({ logprobs: z.array(z.array(z.number())), weightVersion: z.number().int() }),
   }),
   vocab: route({
     method: 'GET',

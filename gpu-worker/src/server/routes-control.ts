@@ -1,5 +1,6 @@
-// Control routes (admin token): training config, pause / start, checkpoint, reset. Episode listing and
-// inspection, evaluation results and the vocabulary are in routes-inspect.ts.
+// Control routes (admin token): training config, pause / start, checkpoint, reset, and the engine's
+// logprobs of given token sequences (what a student worker's distillation asks its teacher). Episode
+// listing and inspection, evaluation results and the vocabulary are in routes-inspect.ts.
 import type { FastifyInstance } from 'fastify';
 import { workerRoutes } from '../../../src/shared/worker-routes';
 import { conflict } from '../errors';
@@ -55,5 +56,12 @@ export function registerControlRoutes(
         'this server cannot reset its run (it was built without an engine to reload)',
       );
     return resetRun(deps.reset, body);
+  });
+
+  onRoute(app, 'logprobs', async (req) => {
+    admin(req.headers);
+    const { sequences } = parseBody(workerRoutes.logprobs.body, req.body);
+    const { logprobs } = await swarm.engine.call('logprobs', { sequences });
+    return { logprobs, weightVersion: swarm.weightVersion };
   });
 }

@@ -31,6 +31,7 @@ import { emptyCounters, type RunFiles, type SavedState } from './run-dir';
 import { TrainedSamples } from './trained-samples';
 import type { Trainer } from './trainer';
 import type { GenerationGate } from './trainer-ports';
+import type { Teacher } from '../trainer/teacher';
 
 export interface SwarmDeps {
   config: WorkerConfig;
@@ -42,6 +43,8 @@ export interface SwarmDeps {
   generation: GenerationGate & { stats?(): ServingStatus };
   pool: DurablePool;
   saved: SavedState | null;
+  /** On-policy distillation's teacher (--teacher-url): the trainer mixes its logprobs into the advantages. */
+  teacher?: Teacher | null;
   /** The counters to count into (kept on disk by the worker); default: from `saved`. */
   counters?: Counters;
   now?: () => number;

@@ -49,6 +49,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
       files: deps.files,
       saved: deps.saved,
       now: this.now,
+      teacher: deps.teacher ?? null,
       onStep: (step) => this.trained.record(step),
     });
     this.sweepTimer = setInterval(() => this.sweep(), deps.sweepIntervalMs ?? 1000);

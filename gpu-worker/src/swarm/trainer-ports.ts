@@ -8,6 +8,7 @@ import type { TrainSettings } from '../trainer/train-step';
 import type { EventSink } from './event-bus';
 import type { PoolEntry, RemoveReason } from './pool';
 import type { RunFiles, SavedState } from './run-dir';
+import type { Teacher } from '../trainer/teacher';
 
 /** The pool as the trainer uses it. */
 export interface TrainingPool {
@@ -61,6 +62,8 @@ export interface TrainerDeps {
   files: RunFiles;
   saved: SavedState | null;
   now: () => number;
+  /** On-policy distillation's teacher: its logprobs of the sampled tokens join the advantages. */
+  teacher?: Teacher | null;
   /** Called with each committed step's episodes and what was trained from them. */
   onStep?: (step: CommittedStep) => void;
 }

@@ -174,6 +174,7 @@ export class Trainer {
         this.deps.engine,
         fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })),
         settings,
+        this.deps.teacher,
       );
       await this.commitStep({
         fresh,

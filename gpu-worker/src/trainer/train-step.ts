@@ -14,11 +14,14 @@ import {
   type SampleOptions,
   type ScoredEpisode,
 } from './train-samples';
+import { withTeacher } from './distill-step';
+import type { Teacher } from './teacher';
 
 export type TrainSettings = Pick<
   TrainingConfig,
   'algo' | 'merge' | 'level' | 'lr' | 'clipLow' | 'clipHigh' | 'klCoef' | 'maxGradNorm' | 'microBatchTokens'
->;
+> &
+  Partial<Pick<TrainingConfig, 'distillWeight'>>;
 
 /** The engine's hyper-parameters of a training config. */
 export const hyperOf = (t: TrainSettings): TrainHyper => ({
@@ -71,15 +74,31 @@ export interface TrainedStep {
   built: BuiltSamples;
   /** null: no sample carried a gradient, the engine was not called. */
   stats: TrainStats | null;
+  /** With a teacher: the mean reverse-KL estimate (student − teacher logprob) over the trained tokens. */
+  distillReverseKl?: number;
 }
 
+/**
+ * With a `teacher` (and a distillation weight above 0), every episode trains — a group whose rewards
+ * are equal still carries the teacher's signal — and the per-token advantages mix in the teacher's
+ * logprobs of the sampled tokens (distill-step.ts).
+ */
 export async function trainOnEpisodes(
   engine: EngineCaller,
   episodes: readonly ScoredEpisode[],
   t: TrainSettings,
+  teacher?: Teacher | null,
 ): Promise<TrainedStep> {
-  const built = samplesFor(episodes, t);
-  const stats =
-    built.samples.length > 0 ? await engine.call('train_step', { samples: built.samples, hyper: hyperOf(t) }) : null;
-  return { built, stats };
+  const weight = teacher ? (t.distillWeight ?? 1) : 0;
+  if (!teacher || weight === 0) {
+    const built = samplesFor(episodes, t);
+    const stats =
+      built.samples.length > 0 ? await engine.call('train_step', { samples: built.samples, hyper: hyperOf(t) }) : null;
+    return { built, stats };
+  }
+  const built = buildTrainSamples(episodes, { ...sampleOptions(t), dropZeroAdvantage: false });
+  if (built.samples.length === 0) return { built, stats: null };
+  const distilled = await withTeacher(built.samples, teacher, weight);
+  const stats = await engine.call('train_step', { samples: distilled.samples, hyper: hyperOf(t) });
+  return { built: { ...built, samples: distilled.samples }, stats, distillReverseKl: distilled.reverseKl };
 }

@@ -153,6 +153,12 @@ export const TRAINING_OPTIONS = {
     arg: 'N',
     help: 'largest max_tokens a client may ask for',
   }),
+  distillWeight: option({
+    value: numberIn(z.number().min(0).max(1)),
+    default: 1,
+    flag: 'distill-weight',
+    help: 'with --teacher-url: per-token advantage (1−w)·task + w·(log π_teacher − log π_student); 1: distillation alone',
+  }),
   forceTrainSampling: option({
     value: bool,
     default: true,
@@ -380,6 +386,12 @@ export const WORKER_OPTIONS = {
     help: 'the GPUs the ranks use (CUDA_VISIBLE_DEVICES)',
     unset: 'all',
   }),
+  teacherUrl: option({
+    value: text(z.string().url()),
+    flag: 'teacher-url',
+    help: 'on-policy distillation: the teacher worker (same tokenizer) scoring the sampled tokens; unset: none',
+  }),
+  teacherToken: option({ value: text(), flag: 'teacher-token', arg: 'T', help: "the teacher's admin token" }),
   retainFinished: option({ value: intIn(0), default: 2000, help: 'finished episodes kept in memory for inspection' }),
   ...MODEL_FAMILY_OPTIONS,
 };

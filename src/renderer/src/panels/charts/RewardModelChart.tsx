@@ -1,8 +1,10 @@
 // The reward model's score against the verifiable reward, where episodes reported both (metrics
 // rm_score and verifiable_reward at `end`): their means over bins of consecutive episodes on two axes,
-// and how well the score separates verifiably good episodes from bad ones (ROC AUC, agreement).
+// and how well the score separates verifiably good episodes from bad ones (ROC AUC, agreement); a warning
+// when the score rises while verifiable success falls (reward hacking, src/shared/reward-hacking.ts).
 import { useEffect, useMemo, useState } from 'react';
 import { CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { hackingAlarm, type HackingVerdict } from '../../../../shared/reward-hacking';
 import type { RewardPoint } from '../../../../shared/rewards-api';
 import type { WorkbenchApi } from '../../../../shared/workbench-api';
 import { fmt } from '../../charts/series';
@@ -25,6 +27,7 @@ export function RewardModelChart({
   const points = useRewardPoints(api, runId, active, refreshKey);
   const rows = useMemo(() => rewardBins(points, binSize(points.length)), [points]);
   const sep = useMemo(() => separation(points), [points]);
+  const hacking = useMemo(() => hackingAlarm(points), [points]);
 
   return (
     <div className="card chart-card span-6" data-testid="chart-rm" data-points={points.length}>
@@ -35,6 +38,7 @@ export function RewardModelChart({
           {percent(sep.agreement)} ({sep.good} good / {sep.bad} bad)
         </span>
       </div>
+      {hacking.alarm && <HackingWarning verdict={hacking} />}
       <div className="chart-body">
         {points.length === 0 ? (
           <div className="chart-empty">
@@ -45,6 +49,17 @@ export function RewardModelChart({
           active && <RewardBinsChart rows={rows} />
         )}
       </div>
+    </div>
+  );
+}
+
+function HackingWarning({ verdict }: { verdict: HackingVerdict }) {
+  return (
+    <div className="chart-warning" role="alert" data-testid="rm-hacking-alarm">
+      Possible reward hacking: over the last {verdict.window} episodes the reward-model score rose{' '}
+      {fmt(verdict.scoreRise ?? 0, 2)} std while verifiable success fell {percent(verdict.successDrop ?? 0)} (±{' '}
+      {percent(verdict.successDropSe ?? 0)}) against the first {verdict.window}. Label new episodes and retrain, mix in
+      the verifiable reward, or raise --kl-coef.
     </div>
   );
 }

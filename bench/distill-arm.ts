@@ -1,0 +1,140 @@
+// Benchmark `distill`, one arm: a fresh worker with the warm-started built-in model (or a resumed run),
+// calculator-agent's openai clients through the client runner, GRPO with the training benchmark's
+// settings, for a fixed time; held-out success (the eval split, judged by the verifiable reward) at
+// the start and every --eval-every minutes while it trains (the eval episodes share the CPU with the
+// training, in both arms alike), and at the end after the clients stopped. With a teacher the worker
+// distils from it (--teacher-url; the clients' reward is ignored at --distill-weight 1).
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startWorker } from '../gpu-worker/src/worker';
+import { subscribeEvents } from '../src/cli/train-events';
+import { workerConfigFromOptions, WorkerOptionsSchema } from '../src/cli/worker';
+import { runEval, type EvalSummary } from '../src/node/eval';
+import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
+import { StatusSchema } from '../src/shared/swarm-protocol';
+
+const CLIENT = resolve(import.meta.dirname, '..', 'resources', 'examples', 'calculator-agent', 'client-openai.ts');
+
+export interface DistillArmOptions {
+  name: string;
+  minutes: number;
+  evalEveryMinutes: number;
+  clients: number;
+  evalEpisodes: number;
+  lr: number;
+  lrEnd: number;
+  threads: number;
+  seed: number;
+  runDir: string;
+  teacher?: { url: string; token: string; weight: number };
+  log: (line: string) => void;
+}
+
+export interface CurvePoint {
+  minutes: number;
+  success: number;
+  episodes: number;
+}
+
+export interface DistillArmResult {
+  name: string;
+  /** Held-out success over training time: 0 (the start), every --eval-every minutes, the end. */
+  curve: CurvePoint[];
+  updates: number;
+  trainEpisodes: number;
+  /** The worker's folder (its last checkpoint: what a resumed worker serves). */
+  workerDir: string;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const point = (minutes: number, e: EvalSummary): CurvePoint => ({
+  minutes,
+  success: e.successRate,
+  episodes: e.episodes,
+});
+
+export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmResult> {
+  mkdirSync(o.runDir, { recursive: true });
+  const logs = { worker: join(o.runDir, 'worker.log'), clients: join(o.runDir, 'clients.log') };
+  const workerDir = join(o.runDir, 'worker');
+  const wo = WorkerOptionsSchema.parse({
+    runDir: workerDir,
+    port: '0',
+    model: 'builtin',
+    strategy: 'C2',
+    batch: '8',
+    groupSize: '8',
+    lr: String(o.lr),
+    threads: String(o.threads),
+    seed: String(o.seed),
+    ...(o.teacher
+      ? { teacherUrl: o.teacher.url, teacherToken: o.teacher.token, distillWeight: String(o.teacher.weight) }
+      : {}),
+  });
+  const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
+  const worker = await startWorker(workerConfigFromOptions(wo).config, {
+    tokens,
+    log: (l) => appendFileSync(logs.worker, `${l}\n`),
+  });
+  let updates = 0;
+  let trainEpisodes = 0;
+  const events = await subscribeEvents(worker.url, tokens.admin, {
+    event: (e) => {
+      if (e.type === 'episode_ended' && e.kind === 'train') trainEpisodes++;
+      else if (e.type === 'step') updates = e.metrics.weightVersion;
+    },
+    error: (m) => appendFileSync(logs.worker, `${m}\n`),
+  });
+  const runner = new ClientRunner({
+    name: `bench-${o.name}`,
+    serverUrl: worker.url,
+    joinToken: tokens.join,
+    count: o.clients,
+    env: { AGENTJET_GROUP_SIZE: '8' },
+  });
+  runner.on('client:log', (l) => appendFileSync(logs.clients, `[${l.clientId}] ${l.line}\n`));
+  let lrTimer: NodeJS.Timeout | null = null;
+  const admin = { authorization: `Bearer ${tokens.admin}` };
+  try {
+    const curve = [point(0, await runEval(worker.url, tokens.join, o.evalEpisodes, 'calc'))];
+    o.log(`  [${o.name}] start: held-out success ${(100 * curve[0]!.success).toFixed(1)}%`);
+    const started = await runner.start({ entry: CLIENT });
+    if (!started.ok) throw new Error(`client did not compile:\n${started.errors.map(formatCompileMessage).join('\n')}`);
+    const t0 = performance.now();
+    const elapsedMin = (): number => (performance.now() - t0) / 60_000;
+    lrTimer = setInterval(() => {
+      const lr = o.lr + (o.lrEnd - o.lr) * Math.min(1, elapsedMin() / o.minutes);
+      void fetch(`${worker.url}/swarm/v1/config`, {
+        method: 'PATCH',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ lr }),
+      }).catch(() => undefined);
+    }, 10_000);
+    // Evaluations while training: each starts on the --eval-every grid and is stamped with its start.
+    for (let k = 1; k * o.evalEveryMinutes < o.minutes; k++) {
+      await sleep(Math.max(0, k * o.evalEveryMinutes - elapsedMin()) * 60_000);
+      const at = elapsedMin();
+      const e = await runEval(worker.url, tokens.join, o.evalEpisodes, 'calc');
+      curve.push(point(at, e));
+      o.log(`  [${o.name}] ${at.toFixed(1)} min · ${updates} updates · held-out ${(100 * e.successRate).toFixed(1)}%`);
+    }
+    await sleep(Math.max(0, o.minutes - elapsedMin()) * 60_000);
+    const end = elapsedMin();
+    await runner.stop();
+    for (let i = 0; i < 240; i++) {
+      const res = await fetch(`${worker.url}/swarm/v1/status`, { headers: admin });
+      if (StatusSchema.parse(await res.json()).state !== 'updating') break;
+      await sleep(500);
+    }
+    curve.push(point(end, await runEval(worker.url, tokens.join, o.evalEpisodes, 'calc')));
+    o.log(`  [${o.name}] end (${end.toFixed(1)} min): held-out ${(100 * curve.at(-1)!.success).toFixed(1)}%`);
+    await worker.checkpoint('bench end'); // a resumed worker serves these weights (the teacher)
+    return { name: o.name, curve, updates, trainEpisodes, workerDir };
+  } finally {
+    if (lrTimer) clearInterval(lrTimer);
+    await runner.dispose();
+    events.close();
+    await worker.dispose();
+  }
+}

@@ -1,0 +1,100 @@
+// Benchmark `distill`: on-policy distillation from a teacher worker vs RL on the verifiable reward, from
+// the same warm start with the same budget, on the calculator task with the built-in model:
+//  1. RL: the warm start trains --minutes on calculator-agent's verifiable reward (GRPO, the training
+//     benchmark's settings), held-out success every --eval-every minutes; its final weights are saved
+//     (the run's checkpoint) — this run is both the RL arm and the teacher;
+//  2. the teacher: a second worker resumed from that run's folder, serving those weights, never trained;
+//  3. distillation: a fresh warm start trains --minutes with --teacher-url on that worker (per-token
+//     advantage −(log π_student − log π_teacher), --distill-weight 1: the clients' reward is ignored),
+//     the same clients and evaluations.
+// Figures: the teacher's gain, each arm's gain, and the minutes each needs to reach the warm start +
+// 80 % of the teacher's gain (null: not within the budget); the curves in one chart (distill.svg).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startWorker } from '../gpu-worker/src/worker';
+import { runDistillArm, type DistillArmOptions } from './distill-arm';
+import { curvesSvg, curvesTable, gainPp, minutesTo } from './distill-stats';
+import { argValue, round } from './engine';
+
+export const distillBenchHelp = `npm run bench -- distill [options]
+  --minutes M          training minutes of each arm (default 15, the training benchmark's budget)
+  --eval-every M       held-out evaluation every M minutes while training (default 2.5)
+  --eval-episodes E    held-out episodes per evaluation (default 100 of the eval split)
+  --clients N          client processes per arm (default 6; each plays a group of 8 at once)
+  --lr LR --lr-end LR  learning rate, decayed linearly (default 3.5e-4 → 1e-4)
+  --distill-weight W   the teacher's weight in the advantage (default 1: distillation alone)
+  --threads T          engine threads per worker (default 1)     --seed S (default 1)
+  --smoke              1 minute per arm, evaluations of 8 episodes every 0.5 min, 2 clients (plumbing only)
+  --run-dir DIR        where everything goes (default a temp folder)`;
+
+const num = (args: string[], flag: string, d: number): number => {
+  const v = Number(argValue(args, flag) ?? d);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`${flag} must be a positive number\n${distillBenchHelp}`);
+  return v;
+};
+
+export async function benchDistill(args: string[]): Promise<Record<string, unknown>> {
+  if (args.includes('--help')) {
+    console.error(distillBenchHelp);
+    process.exit(0);
+  }
+  const smoke = args.includes('--smoke');
+  const runDir = argValue(args, '--run-dir') ?? mkdtempSync(join(tmpdir(), 'aj-bench-distill-'));
+  const weight = Number(argValue(args, '--distill-weight') ?? 1);
+  if (!(weight > 0 && weight <= 1)) throw new Error(`--distill-weight must be in (0, 1]\n${distillBenchHelp}`);
+  const log = (line: string): void => console.error(line);
+  const base: Omit<DistillArmOptions, 'name' | 'runDir'> = {
+    minutes: smoke ? 1 : num(args, '--minutes', 15),
+    evalEveryMinutes: smoke ? 0.5 : num(args, '--eval-every', 2.5),
+    evalEpisodes: smoke ? 8 : num(args, '--eval-episodes', 100),
+    clients: smoke ? 2 : num(args, '--clients', 6),
+    lr: num(args, '--lr', 3.5e-4),
+    lrEnd: num(args, '--lr-end', 1e-4),
+    threads: num(args, '--threads', 1),
+    seed: num(args, '--seed', 1),
+    log,
+  };
+  log(`distill bench in ${runDir}: ${base.minutes} min per arm${smoke ? ' (smoke)' : ''}`);
+  log('1. RL on the verifiable reward (also the teacher)');
+  const rl = await runDistillArm({ ...base, name: 'rl', runDir: join(runDir, 'rl') });
+  log('2. the teacher: a worker resumed from the RL run, serving its final weights');
+  const token = randomBytes(16).toString('hex');
+  const teacher = await startWorker(
+    { runDir: rl.workerDir, port: 0 },
+    { resume: true, tokens: { admin: token, join: randomBytes(16).toString('hex') }, log: () => undefined },
+  );
+  let distill;
+  try {
+    log('3. on-policy distillation from the teacher');
+    distill = await runDistillArm({
+      ...base,
+      name: 'distill',
+      runDir: join(runDir, 'distill'),
+      teacher: { url: teacher.url, token, weight },
+    });
+  } finally {
+    await teacher.dispose();
+  }
+  const warm = rl.curve[0]!.success;
+  const teacherGain = gainPp(rl.curve);
+  const target = warm + (0.8 * teacherGain) / 100;
+  const curves = { teacher: [rl.curve.at(-1)!, { ...rl.curve.at(-1)!, minutes: 0 }].reverse(), rl: rl.curve };
+  writeFileSync(join(runDir, 'distill.svg'), curvesSvg({ ...curves, distill: distill.curve }, target));
+  log(curvesTable({ rl: rl.curve, distill: distill.curve }));
+  log(
+    `teacher ${round(teacherGain)} pp; target (warm + 80 % of it) ${(100 * target).toFixed(1)} %; ` +
+      `updates rl ${rl.updates}, distill ${distill.updates}; chart ${join(runDir, 'distill.svg')}`,
+  );
+  const distillMinutes = teacherGain > 0 ? minutesTo(distill.curve, target) : null;
+  const rlMinutes = teacherGain > 0 ? minutesTo(rl.curve, target) : null;
+  return {
+    bench: 'distill',
+    teacher_gain_pp: round(teacherGain),
+    distill_gain_pp: round(gainPp(distill.curve)),
+    rl_gain_pp: round(teacherGain),
+    distill_minutes_to_80pct: distillMinutes === null ? null : round(distillMinutes, 2),
+    rl_minutes_to_same: rlMinutes === null ? null : round(rlMinutes, 2),
+  };
+}

@@ -1,0 +1,31 @@
+// The distillation hook of a training step: the teacher scores every trained sample's tokens (one
+// batched request per ~16k tokens) and each masked token's advantage becomes the mix of the task
+// advantage and the teacher's signal (src/shared/distill.ts). The samples keep their layout (tree
+// samples are scored as trees), their rollout logprobs and weights: only `advantages` changes.
+import { distillAdvantages, meanReverseKl } from '../../../src/shared/distill';
+import type { TrainSample } from '../../../src/shared/engine-protocol';
+import type { Teacher } from './teacher';
+
+export interface Distilled {
+  samples: TrainSample[];
+  /** Mean over the trained tokens of log π_student − log π_teacher (the reverse-KL estimate). */
+  reverseKl: number;
+}
+
+export async function withTeacher(
+  samples: readonly TrainSample[],
+  teacher: Teacher,
+  weight: number,
+): Promise<Distilled> {
+  const sequences = samples.map((s) => ({
+    tokenIds: s.tokenIds,
+    ...(s.parents ? { parents: s.parents } : {}),
+    ...(s.positions ? { positions: s.positions } : {}),
+  }));
+  const teacherLogprobs = await teacher.logprobs(sequences);
+  const scored = samples.map((s, i) => distillAdvantages(s, teacherLogprobs[i] ?? [], weight));
+  return {
+    samples: samples.map((s, i) => ({ ...s, advantages: scored[i]!.advantages })),
+    reverseKl: meanReverseKl(scored.map((x) => x.figures)),
+  };
+}
