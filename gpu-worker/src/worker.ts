@@ -158,7 +158,8 @@ function adoptPlan(
   engine.pinLoad(engineLoadParams(config, o.modelPath));
   writeFileAtomic(o.configFile, `${JSON.stringify(config, null, 2)}\n`);
   o.log(
-    `engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${o.lrGiven ? ' (given)' : ' (chosen for the model size)'}: ${plan.reason}`,
+    `engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ` +
+      `${config.training.lr}${o.lrGiven ? ' (given)' : ' (chosen for the model size)'}: ${plan.reason}`,
   );
 }
 

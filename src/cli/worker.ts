@@ -139,15 +139,18 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   );
   if (worker.tls)
     console.log(
-      `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 fingerprint ${worker.tls.fingerprint256}`,
+      `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 ` +
+        `fingerprint ${worker.tls.fingerprint256}`,
     );
   console.log(
-    `  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ${t.merge}/${t.level} · lr ${t.lr}`,
+    `  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ` +
+      `${t.merge}/${t.level} · lr ${t.lr}`,
   );
   const plan = worker.engine.info?.plan;
   if (plan)
     console.log(
-      `  training: ${plan.mode === 'lora' ? `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}` : 'full fine-tune'} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'} · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`,
+      '  training: ' +
+        `${plan.mode === 'lora' ? `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}` : 'full fine-tune'} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'} · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`,
     );
   console.log(
     worker.tokensFile
@@ -156,7 +159,8 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   );
   if (worker.config.agentjetCompat)
     console.log(
-      `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`,
+      `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's ` +
+        'start_engine',
     );
   await stopped;
 }

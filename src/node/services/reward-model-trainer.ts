@@ -187,7 +187,8 @@ export function trainRewardModel(
       const d: Extract<RmTrainEvent, { event: 'done' }> | null = done;
       if (code !== 0 || !d) {
         throw new Error(
-          `reward-model training exited with status ${code}${bad.length ? `; unreadable output: ${bad.slice(-2).join(' | ')}` : ''}${stderrTail ? `\n${stderrTail.split('\n').slice(-8).join('\n')}` : ''}`,
+          'reward-model training exited with status ' +
+            `${code}${bad.length ? `; unreadable output: ${bad.slice(-2).join(' | ')}` : ''}${stderrTail ? `\n${stderrTail.split('\n').slice(-8).join('\n')}` : ''}`,
         );
       }
       return { folder: d.folder, sha256: d.sha256, manifest: d.manifest, seconds: (performance.now() - t0) / 1000 };

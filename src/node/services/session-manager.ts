@@ -312,7 +312,10 @@ export class SessionManager {
   }
 }
 
-/** The worker settings of a local connect: the workbench's, then what the connect set (the worker's defaults apply otherwise). */
+/**
+ * The worker settings of a local connect: the workbench's, then what the connect set (the worker's defaults apply
+ * otherwise).
+ */
 export function localWorkerConfig(
   p: Readonly<Record<string, unknown>>,
   model: string,

@@ -267,7 +267,8 @@ function agentSection(d: ReportData): string[] {
     const trial = x.trial !== null ? ` trial ${x.trial}` : '';
     const params = x.payload['params'] ? ` — ${cell(JSON.stringify(x.payload['params']))}` : '';
     L.push(
-      `- ${new Date(x.t).toISOString().slice(11, 19)} **${x.kind}** (${x.status})${trial}: ${cell(x.rationale)}${params}`,
+      `- ${new Date(x.t).toISOString().slice(11, 19)} **${x.kind}** (${x.status})${trial}: ` +
+        `${cell(x.rationale)}${params}`,
     );
   }
   L.push('');
