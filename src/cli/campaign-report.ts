@@ -13,12 +13,14 @@ const mins = (s: number): string => `${(s / 60).toFixed(1)} min`;
 /** A line for a runner event (null: nothing to print; step events go to the progress line). */
 export function formatRunnerEvent(e: RunnerEvent, spec: CampaignSpec): string | null {
   switch (e.type) {
-    case 'started':
+    case 'started': {
+      const rerun = e.rerun.length ? ` (re-running trial ${e.rerun.join(', ')})` : '';
       return (
         `campaign ${spec.name}: ${spec.budget.trials} trials of ${fmtNum(spec.budget.minutesPerTrial)} min ` +
         `· ${spec.optimizer.sampler} sampler · ${spec.optimizer.pruner.type} pruner · slots ` +
-        `${e.slots.join(', ')}${e.resumed ? ` · resumed${e.rerun.length ? ` (re-running trial ${e.rerun.join(', ')})` : ''}` : ''}`
+        `${e.slots.join(', ')}${e.resumed ? ` · resumed${rerun}` : ''}`
       );
+    }
     case 'trial_started':
       return (
         `trial ${e.trial.number} ▶ ${paramsLabel(e.trial.params)} · seed ${e.trial.seed} · ` +
@@ -26,10 +28,11 @@ export function formatRunnerEvent(e: RunnerEvent, spec: CampaignSpec): string | 
       );
     case 'trial_point': {
       const v = metricOf(e.point, spec.objective.metric);
+      const reward = e.point.evalReward === null ? '-' : e.point.evalReward.toFixed(3);
       return (
         `trial ${e.trial.number} · eval ${e.point.index} at step ${e.point.step} ` +
         `(${mins(e.point.elapsedS)}): success ${pct(e.point.evalSuccess)} reward ` +
-        `${e.point.evalReward === null ? '-' : e.point.evalReward.toFixed(3)}${v === null ? '' : ` · ${spec.objective.metric} ${fmtNum(v)}`}`
+        `${reward}${v === null ? '' : ` · ${spec.objective.metric} ${fmtNum(v)}`}`
       );
     }
     case 'trial_step':
@@ -37,10 +40,9 @@ export function formatRunnerEvent(e: RunnerEvent, spec: CampaignSpec): string | 
     case 'trial_ended': {
       const t = e.trial;
       const took = t.endedAt !== null ? ` · ${t.steps} steps, ${mins((t.endedAt - t.startedAt) / 1000)}` : '';
-      return (
-        `trial ${t.number} ■ ` +
-        `${t.state}${t.value !== null ? ` · objective ${fmtNum(t.value)}` : ''}${took}${t.note ? `\n    ${t.note.split('\n').join('\n    ')}` : ''}`
-      );
+      const objective = t.value !== null ? ` · objective ${fmtNum(t.value)}` : '';
+      const note = t.note ? `\n    ${t.note.split('\n').join('\n    ')}` : '';
+      return `trial ${t.number} ■ ${t.state}${objective}${took}${note}`;
     }
     case 'note':
       return `  ${e.line}`;

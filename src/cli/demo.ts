@@ -6,6 +6,7 @@ import { BUILTIN_MODEL_DIR } from '../../gpu-worker/src/resources';
 import { playEpisodes, summarize, type PlayedEpisode } from '../../gpu-worker/src/rollout/evaluate';
 import { trainOnEpisodes } from '../../gpu-worker/src/trainer/train-step';
 import { calculatorExample, guessNumberExample, loadExampleTasks, type Example } from '../../resources/examples/index';
+import type { TrainStats } from '../shared/engine-protocol';
 import type { ChatMessage } from '../shared/chat';
 import {
   flagShape,
@@ -93,6 +94,15 @@ function show(messages: readonly ChatMessage[]): string {
     .join('\n');
 }
 
+/** What a demo step's update did (or that it had no signal). */
+function updateLine(st: TrainStats | null): string {
+  if (!st) return 'no signal (every group had equal rewards)';
+  return (
+    `loss ${st.loss.toFixed(4)} · kl ${st.approxKl.toFixed(4)} · clip ${st.clipFraction.toFixed(3)} ` +
+    `· ${st.trainedTokens} tokens trained · v${st.weightVersion}`
+  );
+}
+
 export async function runDemo(o: DemoOptions): Promise<void> {
   const d = demoSettings(o);
   const cfg = d.training;
@@ -155,15 +165,12 @@ export async function runDemo(o: DemoOptions): Promise<void> {
         cfg,
       );
       const { samples, droppedEpisodes, merge } = built;
-      let update = 'no signal (every group had equal rewards)';
-      if (st) {
-        update =
-          `loss ${st.loss.toFixed(4)} · kl ${st.approxKl.toFixed(4)} · clip ${st.clipFraction.toFixed(3)} ` +
-          `· ${st.trainedTokens} tokens trained · v${st.weightVersion}`;
-      }
+      const update = updateLine(st);
       console.log(
-        `step ${String(step).padStart(2)}/${o.steps} · reward ${s.rewardMean.toFixed(3)} · success ${(s.success * 100).toFixed(0)}% · ` +
-          `${played.length} episodes (${droppedEpisodes} zero-advantage) · ${merge.callsIn} calls → ${samples.length} samples ` +
+        `step ${String(step).padStart(2)}/${o.steps} · reward ${s.rewardMean.toFixed(3)} ` +
+          `· success ${(s.success * 100).toFixed(0)}% · ` +
+          `${played.length} episodes (${droppedEpisodes} zero-advantage) ` +
+          `· ${merge.callsIn} calls → ${samples.length} samples ` +
           `(${merge.compressionRatio.toFixed(2)}× fewer tokens) · ${update} · ` +
           `rollout ${rollout.toFixed(1)}s · total ${((performance.now() - t) / 1000).toFixed(1)}s`,
       );

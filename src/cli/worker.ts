@@ -47,7 +47,8 @@ export const workerHelp = [
 
 function timestamp(d = new Date()): string {
   const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+  const date = `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}`;
+  return `${date}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
 /** A `--config` file: worker options and `training`, as JSON, checked against the declared schemas. */
@@ -147,11 +148,14 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
       `${t.merge}/${t.level} · lr ${t.lr}`,
   );
   const plan = worker.engine.info?.plan;
-  if (plan)
+  if (plan) {
+    const lora = `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}`;
+    const mode = plan.mode === 'lora' ? lora : 'full fine-tune';
     console.log(
-      '  training: ' +
-        `${plan.mode === 'lora' ? `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}` : 'full fine-tune'} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'} · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`,
+      `  training: ${mode} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'}` +
+        ` · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`,
     );
+  }
   console.log(
     worker.tokensFile
       ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)`

@@ -210,7 +210,8 @@ const TEMPLATES: readonly Template[] = [
       const [n, [, many], a, b] = [r.pick(NAMES), r.pick(PRICED), r.int(2, 5), r.int(2, 9)];
       const c = r.pick([10, 20, 50, 100].filter((v) => v > a * b));
       return {
-        question: `${n} buys ${a} ${many} at ${b} dollars each and pays with ${c} dollars. How much change does ${n} get?`,
+        question:
+          `${n} buys ${a} ${many} at ${b} dollars each and pays with ${c} dollars. ` + `How much change does ${n} get?`,
         expression: `${c}-${a}*${b}`,
       };
     },

@@ -38,7 +38,8 @@ export interface Live {
 }
 
 function newRunId(now = new Date()): string {
-  return `run-${now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `run-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
