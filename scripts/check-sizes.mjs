@@ -2,8 +2,14 @@
 // function (declaration, method, arrow or function expression, React component) over 80 lines,
 // outside tests, test support, benchmarks and end-to-end tests. A function's length leaves out the
 // methods of object literals inside it (a factory returning an object of methods is measured like a
-// class: method by method); callbacks and inner helpers count. Prints each offender and exits 1.
-// `node scripts/check-sizes.mjs [--max-file N] [--max-function N]`.
+// class: method by method); callbacks and inner helpers count. And no line over 120 characters
+// (the formatter's print width), except two kinds of line that cannot be broken:
+//   - a line that is one string literal, template literal without `${…}` or regex literal and
+//     nothing else (indentation aside; a trailing `,`, `;` or `)` allowed) — a long message, data
+//     or pattern already on a line of its own;
+//   - a line that fits once each URL in it (`http://…`, `https://…`) counts as three characters.
+// Prints each offender and exits 1.
+// `node scripts/check-sizes.mjs [--max-file N] [--max-function N] [--max-line N]`.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import ts from 'typescript';
@@ -14,6 +20,14 @@ const arg = (name, fallback) => {
 };
 const MAX_FILE = arg('--max-file', 400);
 const MAX_FUNCTION = arg('--max-function', 80);
+const MAX_LINE = arg('--max-line', 120);
+
+/** A literal that stands alone on its line: string, template without substitutions, or regex. */
+const LONE_LITERAL =
+  /^\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\$]|\\.|\$(?!\{))*`|\/(?![*/])(?:[^/\\\n]|\\.)+\/[dgimsuvy]*)[,;)]*$/;
+const URL = /https?:\/\/[^\s'"`)>\]]+/g;
+/** Whether a line over the limit is one that cannot be broken (see the header). */
+const unbreakable = (line) => LONE_LITERAL.test(line) || line.replace(URL, 'URL').length <= MAX_LINE;
 
 const exempt = (path) =>
   /\.test\.tsx?$/.test(path) ||
@@ -38,8 +52,12 @@ for (const path of files) {
   } catch {
     continue; // listed but deleted in the work tree
   }
-  const lines = text.split('\n').length;
-  if (lines > MAX_FILE) problems.push(`${path}: ${lines} lines (max ${MAX_FILE})`);
+  const lines = text.split('\n');
+  if (lines.length > MAX_FILE) problems.push(`${path}: ${lines.length} lines (max ${MAX_FILE})`);
+  lines.forEach((line, i) => {
+    if (line.length > MAX_LINE && !unbreakable(line))
+      problems.push(`${path}:${i + 1}: line of ${line.length} characters (max ${MAX_LINE})`);
+  });
   const source = ts.createSourceFile(
     path,
     text,
@@ -89,4 +107,7 @@ if (problems.length > 0) {
   console.error(`size limits: ${problems.length} problem(s)\n${problems.join('\n')}`);
   process.exit(1);
 }
-console.log(`size limits: ${files.length} files within ${MAX_FILE} lines, every function within ${MAX_FUNCTION}`);
+console.log(
+  `size limits: ${files.length} files within ${MAX_FILE} lines, every function within ${MAX_FUNCTION}` +
+    `, every line within ${MAX_LINE} characters`,
+);

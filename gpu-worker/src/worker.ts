@@ -127,9 +127,9 @@ function adoptPlan(
   Object.assign(config, pinnedTraining(plan, config.lora));
   engine.pinLoad(engineLoadParams(config, o.modelPath));
   writeFileAtomic(o.configFile, `${JSON.stringify(config, null, 2)}\n`);
-  o.log(
-    `engine: training plan ${plan.mode}${plan.lora ? ` (LoRA r=${plan.lora.r})` : ''}, lr ${config.training.lr}${o.lrGiven ? ' (given)' : ' (chosen for the model size)'}: ${plan.reason}`,
-  );
+  const lora = plan.lora ? ` (LoRA r=${plan.lora.r})` : '';
+  const lr = `${config.training.lr}${o.lrGiven ? ' (given)' : ' (chosen for the model size)'}`;
+  o.log(`engine: training plan ${plan.mode}${lora}, lr ${lr}: ${plan.reason}`);
 }
 
 /** Node's HTTP-level defences from the worker's options (seconds → milliseconds). */

@@ -18,7 +18,9 @@ function inputOf(args: string): Record<string, unknown> {
   }
 }
 
-/** Our chat history (without system messages) as Anthropic messages; consecutive tool results share one user message. */
+/**
+ * Our chat history (without system messages) as Anthropic messages; consecutive tool results share one user message.
+ */
 export function toAnthropicMessages(messages: readonly ChatMessage[]): Anthropic.MessageParam[] {
   const out: Anthropic.MessageParam[] = [];
   const push = (role: 'user' | 'assistant', blocks: Block[]): void => {

@@ -113,7 +113,8 @@ export function describeStats(set: TranscriptSet): string[] {
     out.push(`${name}: ${s.count} transcripts, success ${(100 * s.successRate).toFixed(1)}%`);
     for (const [b, v] of Object.entries(s.behaviours)) {
       out.push(
-        `  ${b.padEnd(18)} ${String(v.count).padStart(6)}  success ${v.count === 0 ? '-' : ((100 * v.successes) / v.count).toFixed(1)}%`,
+        `  ${b.padEnd(18)} ${String(v.count).padStart(6)}  success ` +
+          `${v.count === 0 ? '-' : ((100 * v.successes) / v.count).toFixed(1)}%`,
       );
     }
   }
@@ -140,7 +141,8 @@ function main(argv: string[]): void {
   const parsed = CliSchema.safeParse(values);
   if (!parsed.success) {
     console.error(
-      `usage: tsx scripts/pretrain/make-transcripts.ts --out DIR [--seed S] [--calculator N] [--guess M]\n${z.prettifyError(parsed.error)}`,
+      'usage: tsx scripts/pretrain/make-transcripts.ts --out DIR [--seed S] [--calculator N] [--guess ' +
+        `M]\n${z.prettifyError(parsed.error)}`,
     );
     process.exit(2);
   }

@@ -13,20 +13,36 @@ const mins = (s: number): string => `${(s / 60).toFixed(1)} min`;
 /** A line for a runner event (null: nothing to print; step events go to the progress line). */
 export function formatRunnerEvent(e: RunnerEvent, spec: CampaignSpec): string | null {
   switch (e.type) {
-    case 'started':
-      return `campaign ${spec.name}: ${spec.budget.trials} trials of ${fmtNum(spec.budget.minutesPerTrial)} min · ${spec.optimizer.sampler} sampler · ${spec.optimizer.pruner.type} pruner · slots ${e.slots.join(', ')}${e.resumed ? ` · resumed${e.rerun.length ? ` (re-running trial ${e.rerun.join(', ')})` : ''}` : ''}`;
+    case 'started': {
+      const rerun = e.rerun.length ? ` (re-running trial ${e.rerun.join(', ')})` : '';
+      return (
+        `campaign ${spec.name}: ${spec.budget.trials} trials of ${fmtNum(spec.budget.minutesPerTrial)} min ` +
+        `· ${spec.optimizer.sampler} sampler · ${spec.optimizer.pruner.type} pruner · slots ` +
+        `${e.slots.join(', ')}${e.resumed ? ` · resumed${rerun}` : ''}`
+      );
+    }
     case 'trial_started':
-      return `trial ${e.trial.number} ▶ ${paramsLabel(e.trial.params)} · seed ${e.trial.seed} · ${e.trial.source} · on ${e.trial.worker}`;
+      return (
+        `trial ${e.trial.number} ▶ ${paramsLabel(e.trial.params)} · seed ${e.trial.seed} · ` +
+        `${e.trial.source} · on ${e.trial.worker}`
+      );
     case 'trial_point': {
       const v = metricOf(e.point, spec.objective.metric);
-      return `trial ${e.trial.number} · eval ${e.point.index} at step ${e.point.step} (${mins(e.point.elapsedS)}): success ${pct(e.point.evalSuccess)} reward ${e.point.evalReward === null ? '-' : e.point.evalReward.toFixed(3)}${v === null ? '' : ` · ${spec.objective.metric} ${fmtNum(v)}`}`;
+      const reward = e.point.evalReward === null ? '-' : e.point.evalReward.toFixed(3);
+      return (
+        `trial ${e.trial.number} · eval ${e.point.index} at step ${e.point.step} ` +
+        `(${mins(e.point.elapsedS)}): success ${pct(e.point.evalSuccess)} reward ` +
+        `${reward}${v === null ? '' : ` · ${spec.objective.metric} ${fmtNum(v)}`}`
+      );
     }
     case 'trial_step':
       return null;
     case 'trial_ended': {
       const t = e.trial;
       const took = t.endedAt !== null ? ` · ${t.steps} steps, ${mins((t.endedAt - t.startedAt) / 1000)}` : '';
-      return `trial ${t.number} ■ ${t.state}${t.value !== null ? ` · objective ${fmtNum(t.value)}` : ''}${took}${t.note ? `\n    ${t.note.split('\n').join('\n    ')}` : ''}`;
+      const objective = t.value !== null ? ` · objective ${fmtNum(t.value)}` : '';
+      const note = t.note ? `\n    ${t.note.split('\n').join('\n    ')}` : '';
+      return `trial ${t.number} ■ ${t.state}${objective}${took}${note}`;
     }
     case 'note':
       return `  ${e.line}`;
@@ -34,7 +50,10 @@ export function formatRunnerEvent(e: RunnerEvent, spec: CampaignSpec): string | 
 }
 
 export function formatStepProgress(e: Extract<RunnerEvent, { type: 'trial_step' }>): string {
-  return `  trial ${e.number} step ${e.point.step} · train reward ${e.point.rewardMean.toFixed(3)} · ${mins(e.point.elapsedS)}`;
+  return (
+    `  trial ${e.number} step ${e.point.step} · train reward ${e.point.rewardMean.toFixed(3)} · ` +
+    `${mins(e.point.elapsedS)}`
+  );
 }
 
 function table(header: string[], body: string[][]): string {
@@ -64,7 +83,9 @@ export function trialsTable(trials: readonly TrialRow[], spec: CampaignSpec): st
   const best = bestConfiguration(trials, spec.objective);
   if (best?.spread)
     out.push(
-      `best: ${paramsLabel(best.params)} · objective ${fmtNum(best.spread.mean)}${best.spread.se !== null ? ` ± ${fmtNum(best.spread.se)} (SE)` : ''} over ${best.spread.n} seed(s)`,
+      `best: ${paramsLabel(best.params)} · objective ` +
+        `${fmtNum(best.spread.mean)}${best.spread.se !== null ? ` ± ${fmtNum(best.spread.se)} (SE)` : ''} over ` +
+        `${best.spread.n} seed(s)`,
     );
   return out.join('\n');
 }

@@ -134,7 +134,9 @@ function status(target: string | undefined, dataDir: string, io: CampaignIo): vo
     const s = store.summary(where.name, Date.now());
     const spec = CampaignSpecSchema.parse(store.spec(where.name));
     io.out(
-      `campaign ${s.name}: ${s.state}${s.live ? ' (a runner is live)' : ''} · ${s.trials}/${s.budgetTrials} trials (${s.completed} completed, ${s.pruned} pruned, ${s.failed} failed, ${s.running} running) · wall ${(s.wallS / 60).toFixed(1)} min${s.note ? ` · ${s.note}` : ''}`,
+      `campaign ${s.name}: ${s.state}${s.live ? ' (a runner is live)' : ''} · ${s.trials}/${s.budgetTrials} ` +
+        `trials (${s.completed} completed, ${s.pruned} pruned, ${s.failed} failed, ${s.running} running) · wall ` +
+        `${(s.wallS / 60).toFixed(1)} min${s.note ? ` · ${s.note}` : ''}`,
     );
     if (spec.question) io.out(`  ${spec.question}`);
     io.out(

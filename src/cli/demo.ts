@@ -6,6 +6,7 @@ import { BUILTIN_MODEL_DIR } from '../../gpu-worker/src/resources';
 import { playEpisodes, summarize, type PlayedEpisode } from '../../gpu-worker/src/rollout/evaluate';
 import { trainOnEpisodes } from '../../gpu-worker/src/trainer/train-step';
 import { calculatorExample, guessNumberExample, loadExampleTasks, type Example } from '../../resources/examples/index';
+import type { TrainStats } from '../shared/engine-protocol';
 import type { ChatMessage } from '../shared/chat';
 import {
   flagShape,
@@ -93,6 +94,15 @@ function show(messages: readonly ChatMessage[]): string {
     .join('\n');
 }
 
+/** What a demo step's update did (or that it had no signal). */
+function updateLine(st: TrainStats | null): string {
+  if (!st) return 'no signal (every group had equal rewards)';
+  return (
+    `loss ${st.loss.toFixed(4)} · kl ${st.approxKl.toFixed(4)} · clip ${st.clipFraction.toFixed(3)} ` +
+    `· ${st.trainedTokens} tokens trained · v${st.weightVersion}`
+  );
+}
+
 export async function runDemo(o: DemoOptions): Promise<void> {
   const d = demoSettings(o);
   const cfg = d.training;
@@ -102,7 +112,9 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     const t0 = performance.now();
     const info = await engine.call('load', { path: d.model, threads: d.threads, seed: d.seed });
     console.log(
-      `AgentJet demo · ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} · torch ${info.torch} · ${info.threads} threads · loaded in ${((performance.now() - t0) / 1000).toFixed(1)}s`,
+      `AgentJet demo · ${info.model} · ${(info.params / 1e6).toFixed(2)}M params · ${info.device}/${info.dtype} ` +
+        `· torch ${info.torch} · ${info.threads} threads · loaded in ` +
+        `${((performance.now() - t0) / 1000).toFixed(1)}s`,
     );
     const sampling = { maxTokens: cfg.defaultMaxTokens, temperature: cfg.temperature, topP: cfg.topP };
     const evalTasks = loadExampleTasks(example, 'eval').slice(0, o.evalN);
@@ -115,7 +127,8 @@ export async function runDemo(o: DemoOptions): Promise<void> {
       });
       const s = summarize(played);
       console.log(
-        `${label}: held-out success ${(s.success * 100).toFixed(1)}% · reward ${s.rewardMean.toFixed(3)} · n=${s.episodes} · ${((performance.now() - t) / 1000).toFixed(1)}s`,
+        `${label}: held-out success ${(s.success * 100).toFixed(1)}% · reward ${s.rewardMean.toFixed(3)} · ` +
+          `n=${s.episodes} · ${((performance.now() - t) / 1000).toFixed(1)}s`,
       );
       return played;
     };
@@ -123,7 +136,8 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     const first = before[0];
     if (first)
       console.log(
-        `one ${example.name} episode (${first.task.id}, reward ${first.result.reward}):\n${show(first.result.messages)}`,
+        `one ${example.name} episode (${first.task.id}, reward ` +
+          `${first.result.reward}):\n${show(first.result.messages)}`,
       );
 
     const train = loadExampleTasks(example, 'train');
@@ -151,13 +165,12 @@ export async function runDemo(o: DemoOptions): Promise<void> {
         cfg,
       );
       const { samples, droppedEpisodes, merge } = built;
-      let update = 'no signal (every group had equal rewards)';
-      if (st) {
-        update = `loss ${st.loss.toFixed(4)} · kl ${st.approxKl.toFixed(4)} · clip ${st.clipFraction.toFixed(3)} · ${st.trainedTokens} tokens trained · v${st.weightVersion}`;
-      }
+      const update = updateLine(st);
       console.log(
-        `step ${String(step).padStart(2)}/${o.steps} · reward ${s.rewardMean.toFixed(3)} · success ${(s.success * 100).toFixed(0)}% · ` +
-          `${played.length} episodes (${droppedEpisodes} zero-advantage) · ${merge.callsIn} calls → ${samples.length} samples ` +
+        `step ${String(step).padStart(2)}/${o.steps} · reward ${s.rewardMean.toFixed(3)} ` +
+          `· success ${(s.success * 100).toFixed(0)}% · ` +
+          `${played.length} episodes (${droppedEpisodes} zero-advantage) ` +
+          `· ${merge.callsIn} calls → ${samples.length} samples ` +
           `(${merge.compressionRatio.toFixed(2)}× fewer tokens) · ${update} · ` +
           `rollout ${rollout.toFixed(1)}s · total ${((performance.now() - t) / 1000).toFixed(1)}s`,
       );

@@ -123,7 +123,9 @@ export async function runRewardModel(
         emit: (e) => {
           if (e.type !== 'reward_model') return;
           out(
-            `v${e.status.version} ${e.status.state}${e.status.fraction !== null ? ` ${Math.round(100 * e.status.fraction)}%` : ''}: ${e.status.detail}`,
+            `v${e.status.version} ` +
+              `${e.status.state}${e.status.fraction !== null ? ` ${Math.round(100 * e.status.fraction)}%` : ''}: ` +
+              `${e.status.detail}`,
           );
           if (e.status.state !== 'training') finish(e);
         },
@@ -143,7 +145,8 @@ export async function runRewardModel(
       for (const m of models) {
         const acc = m.heldoutAccuracy === null ? 'n/a' : `${(100 * m.heldoutAccuracy).toFixed(1)}%`;
         out(
-          `v${m.version}  ${m.loss}  held-out ${acc} (${m.heldoutLabels})  |ONNX−PyTorch| ${m.onnxMaxAbsDiff.toExponential(1)}  ${m.deployedAt ? 'deployed' : ''}  ${m.folder}`,
+          `v${m.version}  ${m.loss}  held-out ${acc} (${m.heldoutLabels})  |ONNX−PyTorch| ` +
+            `${m.onnxMaxAbsDiff.toExponential(1)}  ${m.deployedAt ? 'deployed' : ''}  ${m.folder}`,
         );
       }
     });

@@ -42,7 +42,8 @@ export async function runStudyFile(
   process.once('SIGTERM', onSignal);
   try {
     io.out(
-      `study ${spec.name}: ${Object.keys(spec.arms).length} arms × ${spec.seeds} seeds · ${spec.budget.minutes} min per trial`,
+      `study ${spec.name}: ${Object.keys(spec.arms).length} arms × ${spec.seeds} seeds · ${spec.budget.minutes} ` +
+        'min per trial',
     );
     const result = await runner.run();
     io.progress?.('');
@@ -50,12 +51,15 @@ export async function runStudyFile(
     io.out(`study ${result.campaignId} ${result.state} · wall ${(result.wallS / 60).toFixed(1)} min`);
     for (const a of result.analysis.arms)
       io.out(
-        `  ${a.arm}: ${a.spread ? `${f(a.spread.mean)}${a.spread.se === null ? '' : ` ± ${f(a.spread.se)}`}` : '—'} (${a.values.length} seed${a.values.length === 1 ? '' : 's'})`,
+        `  ${a.arm}: ` +
+          `${a.spread ? `${f(a.spread.mean)}${a.spread.se === null ? '' : ` ± ${f(a.spread.se)}`}` : '—'} ` +
+          `(${a.values.length} seed${a.values.length === 1 ? '' : 's'})`,
       );
     for (const c of result.analysis.comparisons) {
       const d = c.difference;
       io.out(
-        `  ${c.a} − ${c.b}: ${d ? `${f(d.diff)}${d.se === null ? '' : ` ± ${f(d.se)}`} · ${d.verdict.text}` : 'no values'}`,
+        `  ${c.a} − ${c.b}: ` +
+          `${d ? `${f(d.diff)}${d.se === null ? '' : ` ± ${f(d.se)}`} · ${d.verdict.text}` : 'no values'}`,
       );
       io.out(`    ${c.power.text}`);
     }

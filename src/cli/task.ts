@@ -42,11 +42,13 @@ export function formatVerdict(v: TaskVerdict): string {
   const lines = [`task check ${v.dir}: ${v.ok ? 'PASSED' : 'FAILED'}`];
   for (const c of v.checks)
     lines.push(
-      `  ${c.skipped ? 'skip' : c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.skipped && c.detail ? ` (${c.detail})` : ''}${c.ms ? ` · ${c.ms} ms` : ''}`,
+      `  ${c.skipped ? 'skip' : c.ok ? 'ok  ' : 'FAIL'} ` +
+        `${c.name}${c.skipped && c.detail ? ` (${c.detail})` : ''}${c.ms ? ` · ${c.ms} ms` : ''}`,
     );
   for (const f of v.failures)
     lines.push(
-      `  [${f.check}] ${f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}${f.message.split('\n').join('\n      ')}`,
+      `  [${f.check}] ` +
+        `${f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}${f.message.split('\n').join('\n      ')}`,
     );
   return lines.join('\n');
 }
@@ -89,7 +91,9 @@ export async function runTaskCommand(argv: readonly string[]): Promise<number> {
         log: err,
         onRound: (r) => {
           console.log(
-            `── round ${r.round}: ${r.verdict.ok ? 'check passed' : `check failed (${r.verdict.failures.length})`} · ${r.tokens} tokens`,
+            `── round ${r.round}: ` +
+              `${r.verdict.ok ? 'check passed' : `check failed (${r.verdict.failures.length})`} · ${r.tokens} ` +
+              'tokens',
           );
           if (r.diff) console.log(r.diff);
           if (!r.verdict.ok) console.log(formatVerdict(r.verdict));
@@ -98,8 +102,10 @@ export async function runTaskCommand(argv: readonly string[]): Promise<number> {
     );
     console.log(
       result.ok
-        ? `task ready in ${result.dir}: review client.ts and reward.ts, then train it (workbench: Connect → Local → folder ${result.dir}; or a campaign with base.task: ${result.dir})`
-        : `no passing task after ${result.rounds.length} round(s): ${result.note ?? ''}; the last files are in ${result.dir}`,
+        ? `task ready in ${result.dir}: review client.ts and reward.ts, then train it (workbench: Connect → ` +
+            `Local → folder ${result.dir}; or a campaign with base.task: ${result.dir})`
+        : `no passing task after ${result.rounds.length} round(s): ${result.note ?? ''}; the last files are in ` +
+            `${result.dir}`,
     );
     return result.ok ? 0 : 1;
   }

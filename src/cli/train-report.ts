@@ -47,14 +47,20 @@ const pct = (x: number | null): string => (x === null ? '–' : `${(x * 100).toF
 
 /** The step line; with task keys, the per-task figures follow (`· calc reward … | guess -`). */
 export function formatStep(r: StepRow, index: number, total: number, keys: readonly TaskKey[] = []): string {
-  const line = `step ${index}/${total} (v${r.weightVersion}) · reward ${f(r.rewardMean)} · success ${pct(r.successRate)} · merge ×${f(r.mergeRatio, 2)} · ${r.episodes} episodes · ${r.stepSeconds.toFixed(1)} s (train ${r.trainSeconds.toFixed(1)} s)`;
+  const line =
+    `step ${index}/${total} (v${r.weightVersion}) · reward ${f(r.rewardMean)} · success ` +
+    `${pct(r.successRate)} · merge ×${f(r.mergeRatio, 2)} · ${r.episodes} episodes · ${r.stepSeconds.toFixed(1)} s ` +
+    `(train ${r.trainSeconds.toFixed(1)} s)`;
   return keys.length > 0 ? `${line} · ${formatTasks(r.tasks ?? {}, keys)}` : line;
 }
 
 export function formatProgress(p: BatchProgress, width = 20): string {
   const frac = p.target > 0 ? Math.min(1, p.current / p.target) : 0;
   const filled = Math.round(frac * width);
-  return `  batch [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.current}/${p.target} ${p.unit}${p.ready ? ' · updating…' : ''}`;
+  return (
+    `  batch [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.current}/${p.target} ` +
+    `${p.unit}${p.ready ? ' · updating…' : ''}`
+  );
 }
 
 export function summaryTable(rows: readonly StepRow[], keys: readonly TaskKey[] = []): string {
@@ -81,7 +87,11 @@ export interface EvalRow extends EvalSummary {
 }
 
 export function formatEval(r: EvalRow): string {
-  return `eval after step ${r.afterStep} [${r.task}]: success ${pct(r.successRate)} · reward ${f(r.rewardMean)} · ${r.episodes} held-out episodes${r.failed > 0 ? ` (${r.failed} failed)` : ''} (v${r.versions.join(',v')}) · ${r.seconds.toFixed(1)} s`;
+  return (
+    `eval after step ${r.afterStep} [${r.task}]: success ${pct(r.successRate)} · reward ${f(r.rewardMean)} ` +
+    `· ${r.episodes} held-out episodes${r.failed > 0 ? ` (${r.failed} failed)` : ''} (v${r.versions.join(',v')}) · ` +
+    `${r.seconds.toFixed(1)} s`
+  );
 }
 
 export function evalTable(rows: readonly EvalRow[]): string {
@@ -89,7 +99,8 @@ export function evalTable(rows: readonly EvalRow[]): string {
     'eval success by step:',
     ...rows.map(
       (r) =>
-        `  after step ${String(r.afterStep).padStart(3)} [${r.task.padEnd(5)}]: ${pct(r.successRate).padStart(6)} (${r.episodes} episodes)`,
+        `  after step ${String(r.afterStep).padStart(3)} [${r.task.padEnd(5)}]: ` +
+        `${pct(r.successRate).padStart(6)} (${r.episodes} episodes)`,
     ),
   ].join('\n');
 }

@@ -161,7 +161,10 @@ export async function runTrain(example: TrainExample, o: TrainOptions, io: Train
   );
   const t = worker.swarm.training;
   io.out(
-    `agentjet train ${example}${mix !== undefined ? ` (mix ${mix} calc / ${Number((1 - mix).toFixed(3))} guess)` : ''}: worker ${worker.url} · ${o.clients} ${o.client} client(s) · ${o.steps} steps · strategy ${t.strategy} batch ${t.batch} group ${t.groupSize} · lr ${t.lr}`,
+    'agentjet train ' +
+      `${example}${mix !== undefined ? ` (mix ${mix} calc / ${Number((1 - mix).toFixed(3))} guess)` : ''}: worker ` +
+      `${worker.url} · ${o.clients} ${o.client} client(s) · ${o.steps} steps · strategy ${t.strategy} batch ` +
+      `${t.batch} group ${t.groupSize} · lr ${t.lr}`,
   );
   io.out(`  run dir ${runDir} (metrics.jsonl, worker.log, clients.log)`);
   const ev = evaluator(worker.url, tokens.join, o, keys, files, io);

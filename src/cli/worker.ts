@@ -48,7 +48,8 @@ export const workerHelp = [
 
 function timestamp(d = new Date()): string {
   const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+  const date = `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}`;
+  return `${date}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
 /** A `--config` file: worker options and `training`, as JSON, checked against the declared schemas. */
@@ -141,16 +142,22 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   );
   if (worker.tls)
     console.log(
-      `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 fingerprint ${worker.tls.fingerprint256}`,
+      `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 ` +
+        `fingerprint ${worker.tls.fingerprint256}`,
     );
   console.log(
-    `  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ${t.merge}/${t.level} · lr ${t.lr}`,
+    `  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ` +
+      `${t.merge}/${t.level} · lr ${t.lr}`,
   );
   const plan = worker.engine.info?.plan;
-  if (plan)
+  if (plan) {
+    const lora = `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}`;
+    const mode = plan.mode === 'lora' ? lora : 'full fine-tune';
     console.log(
-      `  training: ${plan.mode === 'lora' ? `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}` : 'full fine-tune'} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'} · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`,
+      `  training: ${mode} · activation checkpointing ${plan.activationCheckpointing ? 'on' : 'off'}` +
+        ` · ${worker.engine.info?.worldSize ?? 1} engine rank(s) — ${plan.reason}`,
     );
+  }
   console.log(
     worker.tokensFile
       ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)`
@@ -158,7 +165,8 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   );
   if (worker.config.agentjetCompat)
     console.log(
-      `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's start_engine`,
+      `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's ` +
+        'start_engine',
     );
   await stopped;
 }

@@ -118,7 +118,8 @@ void app.whenReady().then(async () => {
     const text = err instanceof Error ? err.message : String(err);
     // better-sqlite3 built for Node (npm install) cannot load in Electron until rebuilt for it.
     const hint = /NODE_MODULE_VERSION/.test(text)
-      ? '\n\nNative modules are built for Node, not Electron: run `npx electron-builder install-app-deps` (and `npm rebuild better-sqlite3` to go back to Node for `agentjet ui` and the tests).'
+      ? '\n\nNative modules are built for Node, not Electron: run `npx electron-builder install-app-deps` (and ' +
+        '`npm rebuild better-sqlite3` to go back to Node for `agentjet ui` and the tests).'
       : '';
     dialog.showErrorBox('AgentJet Workbench could not start', `${text}${hint}`);
     app.quit();

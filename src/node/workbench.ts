@@ -18,7 +18,10 @@ export interface WorkbenchOptions {
   log?: (line: string) => void;
   /** Worker settings of every local worker (tests: `{threads: 1, seed: 1}`). */
   workerConfig?: WorkerConfigPatch;
-  /** Held-out eval episodes per eval of a local run (default 16; 0 turns eval off) and the steps between evals (default 5). */
+  /**
+   * Held-out eval episodes per eval of a local run (default 16; 0 turns eval off) and the steps between evals (default
+   * 5).
+   */
   evalEpisodes?: number;
   evalEvery?: number;
   /** Who the inspector's labels are by (default $AGENTJET_LABEL_AUTHOR, else the OS user). */

@@ -20,7 +20,10 @@ export interface SwarmClientOptions {
   codeVersion?: string;
   /** A fetch implementation (default: the global one, or one trusting `ca`). */
   fetch?: typeof fetch;
-  /** PEM of a CA bundle or of the worker's self-signed certificate to trust for an https worker (fromEnv: AGENTJET_CA_FILE). */
+  /**
+   * PEM of a CA bundle or of the worker's self-signed certificate to trust for an https worker (fromEnv:
+   * AGENTJET_CA_FILE).
+   */
   ca?: string | Buffer;
   retry?: RetryOptions;
   /** Longest single HTTP attempt (default 60 s). */
@@ -75,7 +78,10 @@ export class SwarmClient {
     this.onRetry = o.onRetry;
   }
 
-  /** A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and (optionally) AGENTJET_CLIENT_ID, AGENTJET_CODE_VERSION and AGENTJET_CA_FILE. */
+  /**
+   * A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and (optionally)
+   * AGENTJET_CLIENT_ID, AGENTJET_CODE_VERSION and AGENTJET_CA_FILE.
+   */
   static fromEnv(env: NodeJS.ProcessEnv = process.env, o: Partial<SwarmClientOptions> = {}): SwarmClient {
     const url = o.url ?? env['AGENTJET_SERVER_URL'];
     const joinToken = o.joinToken ?? env['AGENTJET_JOIN_TOKEN'];

@@ -1,4 +1,5 @@
-// Exponential backoff with jitter (the shared backoff), honouring a server's Retry-After, bounded by an overall deadline.
+// Exponential backoff with jitter (the shared backoff), honouring a server's Retry-After, bounded by an overall
+// deadline.
 import { backoffDelay } from '../shared/backoff';
 
 export interface RetryOptions {

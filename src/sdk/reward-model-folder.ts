@@ -61,13 +61,15 @@ export async function readRewardModelFolder(folder: string, expectSha256?: strin
   const sha256 = sha256Hex(raw);
   if (expectSha256 !== undefined && sha256 !== expectSha256) {
     throw new Error(
-      `${manifestPath}: SHA-256 ${sha256.slice(0, 12)}… is not the expected ${expectSha256.slice(0, 12)}… (the folder changed since the reward code pointed at it)`,
+      `${manifestPath}: SHA-256 ${sha256.slice(0, 12)}… is not the expected ${expectSha256.slice(0, 12)}… (the ` +
+        'folder changed since the reward code pointed at it)',
     );
   }
   const parsed = RewardModelManifestSchema.safeParse(parseJsonObject(raw.toString('utf8'), manifestPath));
   if (!parsed.success)
     throw new Error(
-      `${manifestPath}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(manifest)'}: ${i.message}`).join('; ')}`,
+      `${manifestPath}: ` +
+        `${parsed.error.issues.map((i) => `${i.path.join('.') || '(manifest)'}: ${i.message}`).join('; ')}`,
     );
   const manifest = parsed.data;
   const needed: [field: string, name: string][] = [

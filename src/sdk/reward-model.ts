@@ -60,7 +60,8 @@ export class RewardModel {
     const pad = files.manifest.padTokenId;
     if (pad >= encoder.vocabSize)
       throw new Error(
-        `${files.folder}: padTokenId ${pad} is not a token of the tokenizer (its vocabulary has ${encoder.vocabSize} tokens)`,
+        `${files.folder}: padTokenId ${pad} is not a token of the tokenizer (its vocabulary has ` +
+          `${encoder.vocabSize} tokens)`,
       );
     const ort = await import('onnxruntime-node');
     const threads = o.threads ?? 1;
@@ -81,12 +82,16 @@ export class RewardModel {
     return new RewardModel(files.folder, files.manifest, files.sha256, encoder, ort, session, o.maxBatch ?? 16);
   }
 
-  /** The model a pointer file (`{"rewardModel": {folder, sha256} | null}`) names, checked against its hash; null when none is deployed. */
+  /**
+   * The model a pointer file (`{"rewardModel": {folder, sha256} | null}`) names, checked against its hash; null when
+   * none is deployed.
+   */
   static async fromPointer(pointer: unknown, o: Omit<RewardModelOptions, 'sha256'> = {}): Promise<RewardModel | null> {
     const parsed = RewardModelPointerSchema.safeParse(pointer);
     if (!parsed.success)
       throw new Error(
-        `not a reward-model pointer ({"rewardModel": {"folder", "sha256"} | null}): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        'not a reward-model pointer ({"rewardModel": {"folder", "sha256"} | null}): ' +
+          `${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
       );
     const ref: RewardModelRef | null = parsed.data.rewardModel;
     return ref ? RewardModel.load(ref.folder, { ...o, sha256: ref.sha256 }) : null;
@@ -172,7 +177,8 @@ export class RewardModel {
     const scores = result[this.manifest.onnx.output];
     if (!scores || !(scores.data instanceof Float32Array) || scores.data.length !== seqs.length) {
       throw new Error(
-        `the ONNX graph returned ${scores ? `${scores.type} ${JSON.stringify(scores.dims)}` : 'nothing'} for ${seqs.length} conversations`,
+        `the ONNX graph returned ${scores ? `${scores.type} ${JSON.stringify(scores.dims)}` : 'nothing'} for ` +
+          `${seqs.length} conversations`,
       );
     }
     return Array.from(scores.data);

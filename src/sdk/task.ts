@@ -34,7 +34,9 @@ const positive = (v: string | undefined, fallback: number): number => {
   return Number.isFinite(n) && n >= 1 ? Math.floor(n) : fallback;
 };
 
-/** The mode the environment asks for (AGENTJET_SPLIT, AGENTJET_MAX_EPISODES, AGENTJET_GROUP_SIZE, AGENTJET_CONCURRENCY). */
+/**
+ * The mode the environment asks for (AGENTJET_SPLIT, AGENTJET_MAX_EPISODES, AGENTJET_GROUP_SIZE, AGENTJET_CONCURRENCY).
+ */
 export function taskClientMode(env: NodeJS.ProcessEnv = process.env): TaskClientMode {
   const split = env['AGENTJET_SPLIT'] === 'eval' ? 'eval' : 'train';
   return {

@@ -18,7 +18,8 @@ export function refuseUnknownFields(body: unknown, known: readonly string[], api
       .join(', ');
     throw refuse(
       'unsupported_parameter',
-      `${api}: unsupported field${unknown.length > 1 ? 's' : ''} ${names}; this server does not implement ${unknown.length > 1 ? 'them' : 'it'}`,
+      `${api}: unsupported field${unknown.length > 1 ? 's' : ''} ${names}; this server does not implement ` +
+        `${unknown.length > 1 ? 'them' : 'it'}`,
     );
   }
 }

@@ -90,7 +90,8 @@ function syncDecision(pool: readonly PoolItem[], rule: BatchRule, sync: SyncView
   const target = rule.strategy === 'C4' ? 1 : Math.max(1, active.size);
   const ready = pool.length > 0 && agreed.length >= target;
   const who = rule.strategy === 'C4' ? 'any active client' : 'all active clients';
-  const detail = `${agreed.length}/${rule.strategy === 'C4' ? 1 : active.size} agreed (${who}); ${pool.length} episode(s) pooled`;
+  const needed = rule.strategy === 'C4' ? 1 : active.size;
+  const detail = `${agreed.length}/${needed} agreed (${who}); ${pool.length} episode(s) pooled`;
   return {
     progress: {
       strategy: rule.strategy,

@@ -205,7 +205,10 @@ export const TrainHyperSchema = z.object({
   microBatchTokens: Int.positive().optional(),
   /** Compute loss, stats and gradient norm only: no optimizer step, no weight-version bump. */
   dryRun: z.boolean().optional(),
-  /** Tree samples: `auto` (segments where the model takes them), the exact `segments` path, or the `dense` reference mask. */
+  /**
+   * Tree samples: `auto` (segments where the model takes them), the exact `segments` path, or the `dense` reference
+   * mask.
+   */
   treeAttention: z.enum(['auto', 'segments', 'dense']).optional(),
   /** false: logprobs from full logits (the reference path), for comparisons. */
   chunkedLogprobs: z.boolean().optional(),
@@ -236,7 +239,9 @@ export const TrainStatsSchema = z.object({
   treeAttention: z.enum(['segments', 'dense']).optional(),
   chunkedLogprobs: z.boolean().optional(),
   worldSize: Int.optional(),
-  /** Peak memory of rank 0 during the step (CUDA: allocated tensors; Linux CPU: resident set); null where unmeasured. */
+  /**
+   * Peak memory of rank 0 during the step (CUDA: allocated tensors; Linux CPU: resident set); null where unmeasured.
+   */
   peakMemoryBytes: Int.nullable().optional(),
   /** Per rank: bytes of its parameters (its shards under FSDP), trainable ones, optimizer states, and its step peak. */
   rankMemory: z

@@ -17,7 +17,8 @@ const tooLong = (field: string, what: string, limit: number): SwarmError =>
 const tooDeep = (field: string, at: string | null): SwarmError =>
   refuse(
     'too_deep',
-    `${field} nests deeper than ${L.jsonDepth} levels${at ? ` (at ${at})` : ''}; this server accepts at most ${L.jsonDepth} levels of JSON nesting`,
+    `${field} nests deeper than ${L.jsonDepth} levels${at ? ` (at ${at})` : ''}; this server accepts at most ` +
+      `${L.jsonDepth} levels of JSON nesting`,
   );
 
 /** A request body's text: refused (400 naming the field) when it nests deeper than the limit. */
@@ -41,7 +42,8 @@ export function checkContentBlocks(count: number, what: string): void {
   if (count > L.contentBlocks)
     throw refuse(
       'invalid_request',
-      `${what}: ${count} content blocks and items in one request; this server accepts at most ${L.contentBlocks} (and at most ${L.messages} messages once translated)`,
+      `${what}: ${count} content blocks and items in one request; this server accepts at most ${L.contentBlocks} ` +
+        `(and at most ${L.messages} messages once translated)`,
     );
 }
 

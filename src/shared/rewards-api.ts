@@ -115,7 +115,10 @@ export const rewardsMethods = {
       .strict(),
     result: z.object({ labels: z.array(LabelSchema), summary: LabelSummarySchema, author: z.string() }),
   },
-  /** Labels an episode good/bad, or prefers it over another of its task group; replaces the author's earlier label of the same episode (pair). */
+  /**
+   * Labels an episode good/bad, or prefers it over another of its task group; replaces the author's earlier label of
+   * the same episode (pair).
+   */
   putLabel: {
     params: z.object({ runId: Id, label: NewLabelSchema }).strict(),
     result: z.object({ label: LabelSchema }),
@@ -124,7 +127,10 @@ export const rewardsMethods = {
     params: z.object({ runId: Id, labelId: z.number().int() }).strict(),
     result: z.object({ ok: z.literal(true) }),
   },
-  /** Episodes (or pairs of a task group) worth labelling next: where the newest reward model is least sure; unlabelled ones first. */
+  /**
+   * Episodes (or pairs of a task group) worth labelling next: where the newest reward model is least sure; unlabelled
+   * ones first.
+   */
   labelQueue: {
     params: z
       .object({
@@ -135,7 +141,10 @@ export const rewardsMethods = {
       .strict(),
     result: z.object({ rewardModel: z.number().int().nullable(), candidates: Count, items: z.array(QueueItemSchema) }),
   },
-  /** Imports labels from JSONL text (docs/learned-rewards.md: one label per line); all or nothing. Larger files: `agentjet labels import`. */
+  /**
+   * Imports labels from JSONL text (docs/learned-rewards.md: one label per line); all or nothing. Larger files:
+   * `agentjet labels import`.
+   */
   importLabels: {
     params: z.object({ runId: Id, jsonl: z.string().max(3_500_000) }).strict(),
     result: z.object({ imported: Count, replaced: Count }),

@@ -9,7 +9,10 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export function runIdProblem(id: string): string | null {
   if (RUN_ID.test(id) && !id.includes('..')) return null;
   const shown = JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
-  return `run id ${shown} is not allowed: a run id is 1-128 letters, digits, '.', '_' or '-', starts with a letter or digit and holds no '..'`;
+  return (
+    `run id ${shown} is not allowed: a run id is 1-128 letters, digits, '.', '_' or '-', starts with a ` +
+    `letter or digit and holds no '..'`
+  );
 }
 
 export const RunIdSchema = z.string().superRefine((id, ctx) => {

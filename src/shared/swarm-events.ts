@@ -92,7 +92,10 @@ export const SwarmEventBodySchema = z.discriminatedUnion('type', [
     metrics: StepMetricsSchema,
     merge: StepMergeSchema.optional(),
     cache: StepCacheSchema.optional(),
-    /** The episodes the update consumed (trained, or without signal); their trained samples: GET /swarm/v1/episodes/:id/merged. */
+    /**
+     * The episodes the update consumed (trained, or without signal); their trained samples: GET
+     * /swarm/v1/episodes/:id/merged.
+     */
     episodeIds: z.array(z.string()).optional(),
   }),
   z.object({ type: z.literal('eval_result'), result: EvalResultSchema }),

@@ -350,7 +350,9 @@ export const HealthSchema = z.object({
   journal: z
     .object({ ok: z.boolean(), lastError: z.string().nullable(), lastErrorAt: z.number().nullable() })
     .optional(),
-  /** Served over HTTPS: the certificate's SHA-256 fingerprint (informational: a client pins what the handshake shows). */
+  /**
+   * Served over HTTPS: the certificate's SHA-256 fingerprint (informational: a client pins what the handshake shows).
+   */
   tls: z.object({ fingerprint256: z.string() }).optional(),
 });
 export type Health = z.infer<typeof HealthSchema>;

@@ -65,7 +65,10 @@ function renderArguments(argumentsJson: string): string {
 
 /** One `<tool_call>` block exactly as the chat template renders it. */
 export function formatToolCallBlock(name: string, argumentsJson: string): string {
-  return `${TOOL_CALL_OPEN}\n{"name": ${JSON.stringify(name)}, "arguments": ${renderArguments(argumentsJson)}}\n${TOOL_CALL_CLOSE}`;
+  return (
+    `${TOOL_CALL_OPEN}\n{"name": ${JSON.stringify(name)}, "arguments": ` +
+    `${renderArguments(argumentsJson)}}\n${TOOL_CALL_CLOSE}`
+  );
 }
 
 /**

@@ -109,7 +109,10 @@ export const workbenchMethods = {
     result: EpisodeDetailSchema,
   },
   runs: { params: None, result: z.object({ runs: z.array(RunRowSchema) }) },
-  /** Writes a stored run's step and eval curves and its episodes (CSV, JSONL) and a TensorBoard event file into a folder under the data dir. */
+  /**
+   * Writes a stored run's step and eval curves and its episodes (CSV, JSONL) and a TensorBoard event file into a folder
+   * under the data dir.
+   */
   exportRun: {
     params: z.object({ runId: Id, formats: z.array(ExportFormatSchema).min(1).max(3).optional() }).strict(),
     result: z.object({ dir: z.string(), files: z.array(z.string()) }),
@@ -129,7 +132,10 @@ export const workbenchMethods = {
     params: z.object({ campaignId: Id, decisionId: Int, approve: z.boolean() }).strict(),
     result: Ok,
   },
-  /** "New task from description": an LLM writes client.ts, reward.ts and a dataset, checked by `agentjet task check` in a loop. */
+  /**
+   * "New task from description": an LLM writes client.ts, reward.ts and a dataset, checked by `agentjet task check` in
+   * a loop.
+   */
   taskDraft: { params: TaskDraftRequestSchema, result: TaskDraftResultSchema },
   ...rewardsMethods,
   ...innerLoopMethods,

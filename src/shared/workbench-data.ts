@@ -109,7 +109,10 @@ export const RemoteConnectSchema = z.object({
   clients: Int.min(0).max(64).default(0),
   /** An https worker's certificate fingerprint to trust (replaces the pinned one); absent: trust on first use. */
   fingerprint: FingerprintTextSchema.optional(),
-  /** Reach the worker through an SSH tunnel to this host (a ~/.ssh/config alias or user@host); `url` is then the worker's address there. */
+  /**
+   * Reach the worker through an SSH tunnel to this host (a ~/.ssh/config alias or user@host); `url` is then the
+   * worker's address there.
+   */
   sshHost: z
     .string()
     .max(255)
@@ -120,7 +123,10 @@ export const RemoteConnectSchema = z.object({
 export type RemoteConnect = z.input<typeof RemoteConnectSchema>;
 
 export const CodeFileSchema = z.object({
-  /** Relative to the workspace root ('/'-separated, never '..'): the repository root for the bundled examples, the folder itself for a user's client folder. */
+  /**
+   * Relative to the workspace root ('/'-separated, never '..'): the repository root for the bundled examples, the
+   * folder itself for a user's client folder.
+   */
   path: z.string().min(1).max(500),
   content: z.string().max(2_000_000),
 });
@@ -334,7 +340,10 @@ export const EpisodeDetailSchema = z.object({
       breakCounts: z.record(z.string(), Count),
     })
     .nullable(),
-  /** How an update trained `samples`; null: they are a preview merged with the worker's settings of the time (not trained, or not yet). */
+  /**
+   * How an update trained `samples`; null: they are a preview merged with the worker's settings of the time (not
+   * trained, or not yet).
+   */
   trained: TrainedInfoSchema.nullable(),
 });
 export type EpisodeDetail = z.infer<typeof EpisodeDetailSchema>;

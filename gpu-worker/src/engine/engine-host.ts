@@ -163,7 +163,10 @@ export class EngineHost implements EngineView {
     return engine.call(method, params, { ...opts, deadlineMs });
   }
 
-  /** Loads the model afresh (initial weights, new optimizer; a reset), with changed load settings; later restarts use them too. */
+  /**
+   * Loads the model afresh (initial weights, new optimizer; a reset), with changed load settings; later restarts use
+   * them too.
+   */
   async reload(patch: Partial<LoadParams>): Promise<EngineInfo> {
     this.load = { ...this.load, ...patch };
     const info = await this.call('load', this.load);

@@ -17,6 +17,7 @@ export function findPython(explicit?: string, env: NodeJS.ProcessEnv = process.e
   const venv = join(ENGINE_DIR, '.venv', 'bin', 'python');
   if (existsSync(venv)) return venv;
   throw new Error(
-    `the engine's virtualenv is missing (${venv}); run \`npm run setup\`, or set AGENTJET_PYTHON to an interpreter with gpu-worker/engine/requirements.txt installed`,
+    `the engine's virtualenv is missing (${venv}); run \`npm run setup\`, or set AGENTJET_PYTHON to an ` +
+      'interpreter with gpu-worker/engine/requirements.txt installed',
   );
 }

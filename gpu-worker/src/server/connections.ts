@@ -46,7 +46,9 @@ export function writeRawError(socket: Duplex, err: SwarmError): void {
   if (socket.destroyed) return;
   const body = JSON.stringify(err.toBody());
   const retry = err.retryAfterS !== undefined ? `retry-after: ${err.retryAfterS}\r\n` : '';
-  const head = `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n${retry}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+  const head =
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\ncontent-type: application/json; ` +
+    `charset=utf-8\r\n${retry}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
   // Destroyed once written, so nothing more is read from it; a peer that never reads cannot keep
   // it either (destroyed after a second in any case).
   const timer = setTimeout(() => socket.destroy(), 1000);

@@ -110,7 +110,8 @@ export function installHttpBasics(app: FastifyInstance, bodyLimit: number, log: 
       );
     }
     log(
-      `[error] http: ${req.method} ${redactJoinToken(req.url.split('?')[0]!)} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      `[error] http: ${req.method} ${redactJoinToken(req.url.split('?')[0]!)} failed: ` +
+        `${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
     );
     return sendError(reply, new SwarmError(500, ErrorTypes.internal, 'internal', `internal error: ${err.message}`));
   });

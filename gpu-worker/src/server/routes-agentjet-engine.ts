@@ -97,7 +97,8 @@ function syncTrainConfig(body: SyncTrainConfigRequest, swarm: Swarm, state: Comp
   swarm.log(
     'info',
     'agentjet',
-    `sync_train_config applied ${Object.keys(sync.applied).join(', ') || 'nothing'}; ignored ${sync.ignored.length} setting(s)`,
+    `sync_train_config applied ${Object.keys(sync.applied).join(', ') || 'nothing'}; ignored ` +
+      `${sync.ignored.length} setting(s)`,
   );
   return {
     success: true,

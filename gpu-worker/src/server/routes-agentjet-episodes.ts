@@ -77,7 +77,9 @@ export function registerEpisodeRoutes(scope: FastifyInstance, deps: AgentJetRout
       if (!state.endedSinceSync.has(body.client_uuid)) {
         return {
           success: false,
-          failure_reason: `client ${body.client_uuid} is not in the active client list: it has ended no train episode since the last weight sync`,
+          failure_reason:
+            `client ${body.client_uuid} is not in the active client list: it has ended no train ` +
+            'episode since the last weight sync',
         };
       }
       swarm.agreeSync(body.client_uuid);
@@ -140,7 +142,8 @@ async function endEpisode(body: EndEpisodeRequest, swarm: Swarm, state: CompatSt
   if (ep.status !== 'open') {
     throw badRequest(
       'episode_not_claimed',
-      `Episode ${ep.id} is not in claimed status (${ep.status}${ep.reason ? `: ${ep.reason}` : ''}); if it expired, pass a larger \`discard_episode_timeout\` to begin_episode.`,
+      `Episode ${ep.id} is not in claimed status (${ep.status}${ep.reason ? `: ${ep.reason}` : ''}); if it ` +
+        `expired, pass a larger \`discard_episode_timeout\` to begin_episode.`,
     );
   }
   const out = body.workflow_output;

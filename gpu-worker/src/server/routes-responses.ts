@@ -42,7 +42,8 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ApiRouteDeps
     if (previous === undefined) {
       throw badRequest(
         'previous_response_not_found',
-        `previous response ${JSON.stringify(previousId!.slice(0, 80))} is not one of this episode's responses (previous_response_id continues a response of the same episode)`,
+        `previous response ${JSON.stringify(previousId!.slice(0, 80))} is not one of this episode's responses ` +
+          '(previous_response_id continues a response of the same episode)',
       );
     }
     const { chat, conversation } = responsesToChat(body, previous);

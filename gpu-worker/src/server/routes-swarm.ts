@@ -40,7 +40,8 @@ function knownClientParam(req: FastifyRequest, swarm: Swarm): string {
   if (!swarm.hasClient(clientId)) {
     throw notFound(
       'client_not_found',
-      `client ${JSON.stringify(clientId.slice(0, 80))} is not registered (or was pruned after going silent); register it with POST /swarm/v1/clients or claim an episode first`,
+      `client ${JSON.stringify(clientId.slice(0, 80))} is not registered (or was pruned after going silent); ` +
+        'register it with POST /swarm/v1/clients or claim an episode first',
     );
   }
   return clientId;

@@ -119,7 +119,8 @@ export function makeSelfSigned(dir: string, names: readonly string[], openssl = 
     const stderr = err instanceof Error && 'stderr' in err ? String(err.stderr).trim().slice(0, 500) : '';
     throw new Error(
       missing
-        ? `--tls self-signed needs the openssl command to make the certificate, and ${openssl} was not found: install it (e.g. apt-get install openssl) or give --tls-cert FILE --tls-key FILE`
+        ? `--tls self-signed needs the openssl command to make the certificate, and ${openssl} was not found: ` +
+            'install it (e.g. apt-get install openssl) or give --tls-cert FILE --tls-key FILE'
         : `making the self-signed certificate with ${openssl} failed: ${stderr || String(err)}`,
     );
   } finally {

@@ -79,7 +79,8 @@ export class DurableCounters {
     } catch (err) {
       this.failed = true;
       this.onError(
-        `counters: writing counters.json failed, they are kept in memory until the next checkpoint: ${err instanceof Error ? err.message : String(err)}`,
+        'counters: writing counters.json failed, they are kept in memory until the next checkpoint: ' +
+          `${err instanceof Error ? err.message : String(err)}`,
       );
     }
   }

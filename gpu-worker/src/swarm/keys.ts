@@ -100,12 +100,18 @@ export function explicitTokenProblem(
     if (token === undefined) continue;
     const from = sources[role] ?? `the ${role} token`;
     if (token.length < MIN_TOKEN_LENGTH)
-      return `${from} is ${token.length} characters long; use at least ${MIN_TOKEN_LENGTH} (e.g. \`openssl rand -hex 24\`)`;
+      return (
+        `${from} is ${token.length} characters long; use at least ${MIN_TOKEN_LENGTH} (e.g. \`openssl rand ` +
+        `-hex 24\`)`
+      );
     if (!/^[\x21-\x7e]+$/.test(token))
       return `${from} must be printable ASCII without spaces (it travels in an Authorization: Bearer header)`;
   }
   if (tokens.admin !== undefined && tokens.admin === tokens.join) {
-    return `${sources.admin ?? 'the admin token'} and ${sources.join ?? 'the join token'} are the same: the admin token must differ from the join token, or every client could act as the admin`;
+    return (
+      `${sources.admin ?? 'the admin token'} and ${sources.join ?? 'the join token'} are the same: the ` +
+      'admin token must differ from the join token, or every client could act as the admin'
+    );
   }
   return null;
 }

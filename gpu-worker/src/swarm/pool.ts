@@ -119,7 +119,8 @@ export class DurablePool {
         // A torn last line is an `end` that was never answered; anything else is reported.
         const last = lines.slice(i + 1).every((l) => l.trim() === '');
         this.log(
-          `pool journal line ${i + 1} ${last ? 'is incomplete (crash while writing); ignored' : `is unreadable and skipped: ${describe(err)}`}`,
+          `pool journal line ${i + 1} ` +
+            `${last ? 'is incomplete (crash while writing); ignored' : `is unreadable and skipped: ${describe(err)}`}`,
         );
         return;
       }
@@ -191,7 +192,8 @@ export class DurablePool {
       () => removed,
       (err: unknown) => {
         this.failed(
-          `recording the removal of ${removed.length} episode(s) (kept in memory; a crash before the next checkpoint redoes them)`,
+          `recording the removal of ${removed.length} episode(s) (kept in memory; a crash before the next ` +
+            'checkpoint redoes them)',
           err,
         );
         return removed;

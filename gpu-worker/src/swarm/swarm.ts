@@ -301,7 +301,8 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
     this.log(
       'error',
       'engine',
-      `engine process exited; in-flight calls fail with 503 and it is restarted from the last checkpoint (${reason.split('\n')[0]})`,
+      'engine process exited; in-flight calls fail with 503 and it is restarted from the last checkpoint ' +
+        `(${reason.split('\n')[0]})`,
     );
     this.emitState('engine exited');
   }

@@ -186,13 +186,15 @@ export class Trainer {
         serving,
       });
       const every = this.deps.config().checkpointEvery;
-      // The step is committed: a failed periodic checkpoint is reported as such (the next one retries), never as a failed update.
+      // The step is committed: a failed periodic checkpoint is reported as such (the next one retries), never as a
+      // failed update.
       if (stats && every > 0 && this.stepCount % every === 0) {
         await this.checkpointLocked('periodic').catch((err: unknown) => {
           this.deps.events.log(
             'error',
             'trainer',
-            `periodic checkpoint after step ${this.stepCount} failed (the step stands; the next checkpoint retries): ${err instanceof Error ? err.message : String(err)}`,
+            `periodic checkpoint after step ${this.stepCount} failed (the step stands; the next checkpoint ` +
+              `retries): ${err instanceof Error ? err.message : String(err)}`,
           );
         });
       }

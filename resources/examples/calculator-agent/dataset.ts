@@ -186,7 +186,9 @@ const TEMPLATES: readonly Template[] = [
       const [n, x, c, q] = [r.pick(NAMES), r.pick(THINGS), r.int(2, 6), r.int(2, 9)];
       const a = r.int(2, c * q - 2);
       return {
-        question: `${n} has ${a} ${x} and gets ${c * q - a} more. ${n} shares them equally among ${c} friends. How many ${x} does each friend get?`,
+        question:
+          `${n} has ${a} ${x} and gets ${c * q - a} more. ${n} shares them equally among ${c} friends. ` +
+          `How many ${x} does each friend get?`,
         expression: `(${a}+${c * q - a})/${c}`,
       };
     },
@@ -208,7 +210,8 @@ const TEMPLATES: readonly Template[] = [
       const [n, [, many], a, b] = [r.pick(NAMES), r.pick(PRICED), r.int(2, 5), r.int(2, 9)];
       const c = r.pick([10, 20, 50, 100].filter((v) => v > a * b));
       return {
-        question: `${n} buys ${a} ${many} at ${b} dollars each and pays with ${c} dollars. How much change does ${n} get?`,
+        question:
+          `${n} buys ${a} ${many} at ${b} dollars each and pays with ${c} dollars. ` + `How much change does ${n} get?`,
         expression: `${c}-${a}*${b}`,
       };
     },
@@ -219,7 +222,9 @@ const TEMPLATES: readonly Template[] = [
       const [x, a, c] = [r.pick(THINGS), r.int(4, 12), r.int(2, 9)];
       const b = r.int(1, a - 2);
       return {
-        question: `A shop has ${a} boxes of ${x} and sells ${b} boxes. Each box has ${c} ${x}. How many ${x} are left in the shop?`,
+        question:
+          `A shop has ${a} boxes of ${x} and sells ${b} boxes. Each box has ${c} ${x}. How many ${x} are ` +
+          'left in the shop?',
         expression: `(${a}-${b})*${c}`,
       };
     },

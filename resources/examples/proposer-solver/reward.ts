@@ -1,6 +1,7 @@
 // Proposer–solver rewards. The solver earns 1 when calculator-agent's `#### N` rule finds the true
 // value of the question; otherwise 0.1 for a well-formed `#### N` answer plus 0.1 for a well-formed calc
-// call (the tiny model rarely solves at first; the shaping gives its batches some signal). The proposer earns 0.5 for a valid, non-trivial expression (it evaluates
+// call (the tiny model rarely solves at first; the shaping gives its batches some signal). The proposer earns 0.5 for a
+// valid, non-trivial expression (it evaluates
 // and has an operator) and 0.5 more when the solver then solves it; an invalid proposal earns 0. Pure.
 import type { TaskScore } from '../../../src/shared/task';
 import type { Proposal } from './proposal';

@@ -78,7 +78,8 @@ export function originAllowed(origin: string | undefined, hostHeader: string | u
 function rejectUpgrade(socket: Duplex, status: 400 | 401 | 403 | 404, reason: string): void {
   const text = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status];
   socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ` +
+      `${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
   );
 }
 

@@ -93,7 +93,8 @@ export async function startUiSession(o: UiSessionOptions): Promise<UiSession> {
           return session;
         } catch (err) {
           out(
-            `agentjet ui: the local connect failed: ${err instanceof Error ? err.message : String(err)} (connect from the UI instead)`,
+            `agentjet ui: the local connect failed: ${err instanceof Error ? err.message : String(err)} (connect ` +
+              'from the UI instead)',
           );
           return null;
         }

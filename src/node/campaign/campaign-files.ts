@@ -123,7 +123,8 @@ export function takeLock(p: CampaignPaths, pid = process.pid): () => void {
     );
     if (held.success && held.data.pid !== pid && alive(held.data.pid)) {
       throw new Error(
-        `campaign ${p.dir} is already being run by process ${held.data.pid} (since ${new Date(held.data.startedAt).toISOString()})`,
+        `campaign ${p.dir} is already being run by process ${held.data.pid} (since ` +
+          `${new Date(held.data.startedAt).toISOString()})`,
       );
     }
     rmSync(p.lock, { force: true });

@@ -107,8 +107,10 @@ export class CampaignStore {
   upsertCampaign(c: NewCampaign): void {
     this.ctx
       .stmt(
-        `INSERT INTO campaigns (campaign_id, name, question, spec, dir, state, created_at) VALUES (?, ?, ?, ?, ?, 'stopped', ?)
-      ON CONFLICT (campaign_id) DO UPDATE SET name = excluded.name, question = excluded.question, spec = excluded.spec, dir = excluded.dir`,
+        `INSERT INTO campaigns (campaign_id, name, question, spec, dir, state, created_at)
+      VALUES (?, ?, ?, ?, ?, 'stopped', ?)
+      ON CONFLICT (campaign_id) DO UPDATE SET
+        name = excluded.name, question = excluded.question, spec = excluded.spec, dir = excluded.dir`,
       )
       .run(c.campaignId, c.name, c.question, JSON.stringify(c.spec), c.dir, c.createdAt);
   }

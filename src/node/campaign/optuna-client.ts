@@ -96,7 +96,8 @@ export class OptunaClient {
       });
       this.child.once('exit', (code, signal) => {
         this.fail(
-          `the optimiser process exited (${signal ?? `code ${code}`})${this.stderr.length ? `:\n${this.stderr.slice(-5).join('\n')}` : ''}`,
+          'the optimiser process exited ' +
+            `(${signal ?? `code ${code}`})${this.stderr.length ? `:\n${this.stderr.slice(-5).join('\n')}` : ''}`,
         );
         resolve();
       });

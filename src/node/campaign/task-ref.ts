@@ -40,7 +40,8 @@ export function resolveTask(task: string, baseDir: string, examplesDir: string):
   const dir = resolve(baseDir, task);
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new Error(
-      `base.task ${JSON.stringify(task)}: neither a bundled example (${TRAIN_EXAMPLES.join(', ')}) nor a folder (${dir})`,
+      `base.task ${JSON.stringify(task)}: neither a bundled example (${TRAIN_EXAMPLES.join(', ')}) nor a folder ` +
+        `(${dir})`,
     );
   const entry = join(dir, 'client.ts');
   if (!existsSync(entry)) throw new Error(`base.task: ${dir} holds no client.ts`);
@@ -92,7 +93,8 @@ export async function startTrialClients(
   if (!started.ok) {
     await runner.dispose();
     throw new Error(
-      `client.ts did not compile:\n${started.errors.map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`).join('\n')}`,
+      'client.ts did not ' +
+        `compile:\n${started.errors.map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`).join('\n')}`,
     );
   }
   return { dispose: () => runner.dispose() };

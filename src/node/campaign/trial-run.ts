@@ -213,7 +213,9 @@ class TrialRun {
         if (index > 0 && soFar !== null && (await c.report(p.resource, soFar)) && !final) {
           this.finish({
             state: 'pruned',
-            note: `stopped by the ${spec.optimizer.pruner.type} pruner at evaluation ${index} (resource ${p.resource}, step ${step}): objective so far ${soFar.toFixed(4)}`,
+            note:
+              `stopped by the ${spec.optimizer.pruner.type} pruner at evaluation ${index} (resource ` +
+              `${p.resource}, step ${step}): objective so far ${soFar.toFixed(4)}`,
           });
         }
       } catch (err) {
@@ -245,7 +247,9 @@ class TrialRun {
         if (crashCount >= maxClientCrashes(c.setup.clients)) {
           this.finish({
             state: 'failed',
-            note: `the clients keep crashing (${crashCount} times); ${id} exited with ${signal ?? `code ${code}`}; its last output:\n${(lastLines.get(id) ?? []).join('\n')}`,
+            note:
+              `the clients keep crashing (${crashCount} times); ${id} exited with ` +
+              `${signal ?? `code ${code}`}; its last output:\n${(lastLines.get(id) ?? []).join('\n')}`,
           });
         }
       },

@@ -67,7 +67,8 @@ const isWindows = process.platform === 'win32';
  * the client gets SIGTERM, so the SDK can abort its episodes, and exits at the latest 5 s later.
  */
 export const PARENT_WATCHDOG = `data:text/javascript,${encodeURIComponent(
-  'const p=Number(process.env.AGENTJET_PARENT_PID);if(p>0){const t=setInterval(()=>{if(process.ppid!==p){clearInterval(t);' +
+  'const p=Number(process.env.AGENTJET_PARENT_PID);' +
+    'if(p>0){const t=setInterval(()=>{if(process.ppid!==p){clearInterval(t);' +
     "setTimeout(()=>process.exit(1),5000).unref();process.kill(process.pid,'SIGTERM')}},1000);t.unref()}",
 )}`;
 

@@ -34,7 +34,10 @@ export interface BackendOptions {
   log: (line: string) => void;
   /** Worker settings of every local worker (e.g. `{threads: 1, seed: 1}`), under what a connect sets. */
   workerConfig?: WorkerConfigPatch;
-  /** Held-out eval episodes per eval of a local bundled-example run (default 16; 0: none), and how often (default every 5 steps). */
+  /**
+   * Held-out eval episodes per eval of a local bundled-example run (default 16; 0: none), and how often (default every
+   * 5 steps).
+   */
   evalEpisodes?: number;
   evalEvery?: number;
   workerStartTimeoutMs?: number;

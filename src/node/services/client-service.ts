@@ -249,7 +249,9 @@ export class ClientService {
     const first = errors[0];
     ctx.session.fail(
       'compile_failed',
-      `the client does not compile${first ? `: ${first.path}:${first.line}:${first.column}: ${first.message}` : ''}; fix it in the editor and save`,
+      'the client does not ' +
+        `compile${first ? `: ${first.path}:${first.line}:${first.column}: ${first.message}` : ''}; fix it in the ` +
+        'editor and save',
     );
     ctx.emit({ type: 'compile_failed', runId: ctx.runId, errors });
   }

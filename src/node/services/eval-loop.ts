@@ -58,7 +58,8 @@ export class EvalLoop {
       try {
         const r = await (this.o.play ?? runEval)(this.o.url, this.o.joinToken, this.o.episodes, this.o.task, 2);
         this.o.log(
-          `eval after step ${step}: ${r.episodes} episodes, success ${(r.successRate * 100).toFixed(1)}%, reward ${r.rewardMean.toFixed(3)}`,
+          `eval after step ${step}: ${r.episodes} episodes, success ${(r.successRate * 100).toFixed(1)}%, reward ` +
+            `${r.rewardMean.toFixed(3)}`,
         );
       } catch (err) {
         this.o.log(`eval after step ${step} failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -84,7 +84,8 @@ export function resolveExample(
   if (!isAbsolute(example))
     throw new WorkbenchError(
       'bad_example',
-      `unknown example ${JSON.stringify(example)}: name one of ${BUNDLED_EXAMPLES.map((e) => e.name).join(', ')}, or give the absolute path of a folder holding client.ts`,
+      `unknown example ${JSON.stringify(example)}: name one of ` +
+        `${BUNDLED_EXAMPLES.map((e) => e.name).join(', ')}, or give the absolute path of a folder holding client.ts`,
     );
   const dir = resolve(example);
   if (!existsSync(dir) || !statSync(dir).isDirectory())

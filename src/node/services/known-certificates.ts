@@ -24,7 +24,9 @@ export function pinDecision(remote: string, presented: string, known: Pin | null
       return {
         ok: false,
         code: 'certificate_mismatch',
-        message: `${remote} presented a certificate with SHA-256 fingerprint ${presented}, not the ${given} you gave; refused (check the fingerprint the worker printed at start)`,
+        message:
+          `${remote} presented a certificate with SHA-256 fingerprint ${presented}, not the ${given} you ` +
+          'gave; refused (check the fingerprint the worker printed at start)',
       };
     const replaced = known && known.fingerprint256 !== given ? known.fingerprint256 : null;
     return { ok: true, fingerprint256: given, firstUse: false, replaced };

@@ -77,7 +77,9 @@ export function remoteRun(
   };
 }
 
-/** The WorkerService connection of an attachment; an https worker's certificate is written to runDir for local clients. */
+/**
+ * The WorkerService connection of an attachment; an https worker's certificate is written to runDir for local clients.
+ */
 export function remoteConnection(p: RemoteConnect, r: RemoteAttachment, runDir: string): WorkerConnection {
   const caFile = r.certificatePem ? join(runDir, 'worker-certificate.pem') : null;
   if (caFile && r.certificatePem) writeFileSync(caFile, r.certificatePem, { mode: 0o600 });
@@ -121,7 +123,8 @@ export async function attachRemote(
         if (tunnel && err instanceof WorkbenchError && err.code === 'unreachable')
           throw new WorkbenchError(
             'unreachable',
-            `the SSH tunnel to ${p.sshHost} is up, but no worker answers at ${remoteUrl} there (${err.message}); is it running, with that --host and --port?`,
+            `the SSH tunnel to ${p.sshHost} is up, but no worker answers at ${remoteUrl} there (${err.message}); ` +
+              'is it running, with that --host and --port?',
           );
         throw err;
       });

@@ -138,7 +138,8 @@ export class RewardModelService {
     if (!pointer)
       throw new WorkbenchError(
         'no_pointer',
-        `the run's client code imports no ${POINTER_FILE} (the file reward code reads its reward model from; see the calculator-rm example)`,
+        `the run's client code imports no ${POINTER_FILE} (the file reward code reads its reward model from; see ` +
+          'the calculator-rm example)',
       );
     const saved = await live.clients.saveCode([
       {
@@ -149,7 +150,8 @@ export class RewardModelService {
     if (!saved.ok)
       throw new WorkbenchError(
         'compile_failed',
-        `the client code did not compile with the new pointer: ${saved.errors.map((e) => `${e.path}:${e.line}: ${e.message}`).join('; ')}`,
+        'the client code did not compile with the new pointer: ' +
+          `${saved.errors.map((e) => `${e.path}:${e.line}: ${e.message}`).join('; ')}`,
       );
     this.o.store.setRewardModelDeployed(p.runId, p.version, Date.now());
     this.o.log(`reward model v${p.version} deployed: code version ${saved.codeVersion}`);

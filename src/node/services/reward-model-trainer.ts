@@ -186,9 +186,9 @@ export function trainRewardModel(
       if (f) throw new Error(`reward-model training failed: ${f.error.message}`);
       const d: Extract<RmTrainEvent, { event: 'done' }> | null = done;
       if (code !== 0 || !d) {
-        throw new Error(
-          `reward-model training exited with status ${code}${bad.length ? `; unreadable output: ${bad.slice(-2).join(' | ')}` : ''}${stderrTail ? `\n${stderrTail.split('\n').slice(-8).join('\n')}` : ''}`,
-        );
+        const unreadable = bad.length ? `; unreadable output: ${bad.slice(-2).join(' | ')}` : '';
+        const tail = stderrTail ? `\n${stderrTail.split('\n').slice(-8).join('\n')}` : '';
+        throw new Error(`reward-model training exited with status ${code}${unreadable}${tail}`);
       }
       return { folder: d.folder, sha256: d.sha256, manifest: d.manifest, seconds: (performance.now() - t0) / 1000 };
     }),

@@ -38,7 +38,8 @@ export interface Live {
 }
 
 function newRunId(now = new Date()): string {
-  return `run-${now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `run-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -312,7 +313,10 @@ export class SessionManager {
   }
 }
 
-/** The worker settings of a local connect: the workbench's, then what the connect set (the worker's defaults apply otherwise). */
+/**
+ * The worker settings of a local connect: the workbench's, then what the connect set (the worker's defaults apply
+ * otherwise).
+ */
 export function localWorkerConfig(
   p: Readonly<Record<string, unknown>>,
   model: string,

@@ -29,11 +29,13 @@ export function sshFailure(host: string, stderr: string, code: number | null): s
   const known: [RegExp, string][] = [
     [
       /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i,
-      `ssh ${host}: the host key is unknown or changed; connect once with \`ssh ${host}\` in a terminal to check and accept it`,
+      `ssh ${host}: the host key is unknown or changed; connect once with \`ssh ${host}\` in a terminal to check ` +
+        'and accept it',
     ],
     [
       /Permission denied/i,
-      `ssh ${host}: authentication failed (no password prompts here: give the key in your ~/.ssh/config, e.g. IdentityFile, or load it into ssh-agent)`,
+      `ssh ${host}: authentication failed (no password prompts here: give the key in your ~/.ssh/config, e.g. ` +
+        'IdentityFile, or load it into ssh-agent)',
     ],
     [/Could not resolve hostname/i, `ssh ${host}: host not found (is it a Host alias of your ~/.ssh/config?)`],
     [/Connection refused/i, `ssh ${host}: connection refused (is sshd running there, on the configured port?)`],

@@ -56,10 +56,8 @@ export async function launchLocalWorker(
   const startup: LogLine[] = [];
   let sink: ((l: LogLine) => void) | null = opts.onLine ?? null;
   session.activity('starting_worker', 'launching the worker process');
-  writeFileSync(
-    spec.configFile,
-    `${JSON.stringify(WorkerConfigPatchSchema.parse({ ...spec.config, runDir: spec.runDir, port: opts.port ?? 0 }), null, 2)}\n`,
-  );
+  const config = WorkerConfigPatchSchema.parse({ ...spec.config, runDir: spec.runDir, port: opts.port ?? 0 });
+  writeFileSync(spec.configFile, `${JSON.stringify(config, null, 2)}\n`);
   const { proc, url } = await WorkerProcess.start(
     {
       bin: spec.bin,

@@ -56,7 +56,8 @@ export function parseStoredJson<T>(schema: z.ZodType<T>, text: string, what: str
   const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw new Error(
-      `stored ${what} does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`,
+      `stored ${what} does not match its schema: ` +
+        `${parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join('; ')}`,
     );
   return parsed.data;
 }
@@ -66,7 +67,8 @@ export function parseRow<T>(schema: z.ZodType<T>, row: unknown, what: string): T
   const parsed = schema.safeParse(row);
   if (!parsed.success)
     throw new Error(
-      `unexpected ${what} row: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(row)'}: ${i.message}`).join('; ')}`,
+      `unexpected ${what} row: ` +
+        `${parsed.error.issues.map((i) => `${i.path.join('.') || '(row)'}: ${i.message}`).join('; ')}`,
     );
   return parsed.data;
 }

@@ -62,7 +62,8 @@ const EpisodeInputSchema = EpisodeRowSchema.omit({ hasTimelines: true });
 // Nullable fields keep a value already known when a later upsert does not know it (an event
 // that carries no reward must not erase one stored from the episode list).
 const UPSERT_EPISODE_SQL = `
-  INSERT INTO episodes (run, episode_id, kind, status, task_id, client_id, code_version, reward, success, calls, created_at, finished_at)
+  INSERT INTO episodes (run, episode_id, kind, status, task_id, client_id, code_version, reward, success, calls,
+    created_at, finished_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (run, episode_id) DO UPDATE SET
     kind = excluded.kind,
@@ -77,14 +78,18 @@ const UPSERT_EPISODE_SQL = `
     finished_at = COALESCE(excluded.finished_at, episodes.finished_at)`;
 
 const TIMELINE_INSERT_SQL = `
-  INSERT INTO timelines (episode, seq, timeline_id, episode_id, agent, call_index, weight_version, finish_reason, created_at,
-    prompt_base, prompt_shared, messages_shared, spans_shared, prompt_ids, prompt_spans, output_ids, output_logprobs, messages, tools, output)
-  VALUES (@episode, @seq, @timeline_id, @episode_id, @agent, @call_index, @weight_version, @finish_reason, @created_at,
-    @prompt_base, @prompt_shared, @messages_shared, @spans_shared, @prompt_ids, @prompt_spans, @output_ids, @output_logprobs, @messages, @tools, @output)`;
+  INSERT INTO timelines (episode, seq, timeline_id, episode_id, agent, call_index, weight_version, finish_reason,
+    created_at, prompt_base, prompt_shared, messages_shared, spans_shared, prompt_ids, prompt_spans, output_ids,
+    output_logprobs, messages, tools, output)
+  VALUES (@episode, @seq, @timeline_id, @episode_id, @agent, @call_index, @weight_version, @finish_reason,
+    @created_at, @prompt_base, @prompt_shared, @messages_shared, @spans_shared, @prompt_ids, @prompt_spans, @output_ids,
+    @output_logprobs, @messages, @tools, @output)`;
 
 const SAMPLE_INSERT_SQL = `
-  INSERT INTO samples (episode, seq, kind, episode_ids, task_id, length, token_ids, loss_mask, rollout_logprobs, spans, absorbed, parents, positions, weights)
-  VALUES (@episode, @seq, @kind, @episode_ids, @task_id, @length, @token_ids, @loss_mask, @rollout_logprobs, @spans, @absorbed, @parents, @positions, @weights)`;
+  INSERT INTO samples (episode, seq, kind, episode_ids, task_id, length, token_ids, loss_mask, rollout_logprobs, spans,
+    absorbed, parents, positions, weights)
+  VALUES (@episode, @seq, @kind, @episode_ids, @task_id, @length, @token_ids, @loss_mask, @rollout_logprobs, @spans,
+    @absorbed, @parents, @positions, @weights)`;
 
 export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readonly string[] | null): EpisodesPart {
   const { stmt, runKey } = ctx;

@@ -90,7 +90,8 @@ export function labelsPart(ctx: StoreContext): LabelsPart {
         if (a.task_id === null || a.task_id !== b.task_id) {
           throw new WorkbenchError(
             'invalid_input',
-            `label: ${l.episodeId} (task ${a.task_id ?? 'none'}) and ${other} (task ${b.task_id ?? 'none'}) are not of the same task group`,
+            `label: ${l.episodeId} (task ${a.task_id ?? 'none'}) and ${other} (task ${b.task_id ?? 'none'}) are ` +
+              'not of the same task group',
           );
         }
         const firstIsChosen = l.episodeId < other;
@@ -122,7 +123,8 @@ export function labelsPart(ctx: StoreContext): LabelsPart {
         .pluck()
         .get(run, row.episode, row.other, l.author);
       const stored = stmt(`
-        INSERT INTO labels (run, episode_id, other_episode_id, value, task_id, code_version, other_code_version, author, source, created_at)
+        INSERT INTO labels (run, episode_id, other_episode_id, value, task_id, code_version, other_code_version, author,
+          source, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (run, episode_id, other_episode_id, author) DO UPDATE SET
           value = excluded.value, task_id = excluded.task_id, code_version = excluded.code_version,

@@ -358,7 +358,8 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
   const current = userVersion(db);
   if (current > migrations.length) {
     throw new Error(
-      `this database has schema version ${current}, newer than this workbench knows (${migrations.length}); use a newer workbench`,
+      `this database has schema version ${current}, newer than this workbench knows (${migrations.length}); use ` +
+        'a newer workbench',
     );
   }
   const applied: number[] = [];

@@ -106,7 +106,8 @@ export function rewardModelsPart(ctx: StoreContext): RewardModelsPart {
         throw new WorkbenchError('invalid_input', `limit must be a positive integer, got ${limit}`);
       const rows = stmt(`
         SELECT * FROM (
-          SELECT e.episode_id, e.created_at, e.code_version, json_extract(m.metrics, '$."' || ? || '"') AS x, json_extract(m.metrics, '$."' || ? || '"') AS y
+          SELECT e.episode_id, e.created_at, e.code_version,
+            json_extract(m.metrics, '$."' || ? || '"') AS x, json_extract(m.metrics, '$."' || ? || '"') AS y
           FROM episode_metrics m JOIN episodes e ON e.id = m.episode
           WHERE e.run = ? AND x IS NOT NULL AND y IS NOT NULL
           ORDER BY e.created_at DESC LIMIT ?

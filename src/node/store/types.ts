@@ -97,7 +97,9 @@ export interface Store extends RewardsStore, InnerLoopStore {
   metrics(runId: string): RunMetrics;
 
   // Code versions
-  /** Idempotent per (runId, codeVersion); a later call may set `step` when it was null. File contents are deduplicated. */
+  /**
+   * Idempotent per (runId, codeVersion); a later call may set `step` when it was null. File contents are deduplicated.
+   */
   putCodeVersion(runId: string, version: NewCodeVersion): void;
   /** Marks when a stored version took over (a hot-swap), if not set already. */
   setCodeVersionStep(runId: string, codeVersion: string, step: number): void;

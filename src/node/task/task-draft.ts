@@ -80,7 +80,8 @@ export async function draftTask(req: TaskDraftRequest, o: DraftOptions): Promise
       rounds.push(rec);
       o.onRound?.(rec);
       o.log(
-        `round ${round}: wrote ${wrote.join(', ') || 'nothing'}; check ${verdict.ok ? 'passed' : `failed (${verdict.failures.length} problem(s))`}`,
+        `round ${round}: wrote ${wrote.join(', ') || 'nothing'}; check ` +
+          `${verdict.ok ? 'passed' : `failed (${verdict.failures.length} problem(s))`}`,
       );
       if (verdict.ok)
         return { ok: true, dir, rounds, files: TASK_FILES.filter((f) => existsSync(join(dir, f))), note: null };

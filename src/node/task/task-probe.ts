@@ -15,8 +15,11 @@ const out = { rows: { train: 0, eval: 0 }, problems: [], examples: 0 };
 const problem = (check, file, line, message) => out.problems.push({ check, file, line, message });
 const mod = task;
 const where = (err) => String(err && err.stack ? err.stack : err).split('\\n').slice(0, 4).join('\\n');
-if (typeof mod.parseTask !== 'function') problem('dataset', 'reward.ts', null, 'reward.ts must export parseTask(raw: unknown): Task (it throws for a bad row)');
-if (typeof mod.reward !== 'function') problem('reward', 'reward.ts', null, 'reward.ts must export reward(task, messages): { reward, success, metrics? }');
+if (typeof mod.parseTask !== 'function')
+  problem('dataset', 'reward.ts', null,
+    'reward.ts must export parseTask(raw: unknown): Task (it throws for a bad row)');
+if (typeof mod.reward !== 'function')
+  problem('reward', 'reward.ts', null, 'reward.ts must export reward(task, messages): { reward, success, metrics? }');
 const ids = new Map();
 const rows = { train: [], eval: [] };
 for (const split of ['train', 'eval']) {
@@ -28,7 +31,10 @@ for (const split of ['train', 'eval']) {
     try { raw = JSON.parse(line); } catch (err) { problem('dataset', file, i + 1, 'not JSON: ' + err.message); return; }
     if (typeof mod.parseTask !== 'function') return;
     let row;
-    try { row = mod.parseTask(raw); } catch (err) { problem('dataset', file, i + 1, 'parseTask refused the row: ' + (err && err.message ? err.message : String(err))); return; }
+    try { row = mod.parseTask(raw); } catch (err) {
+      problem('dataset', file, i + 1, 'parseTask refused the row: ' + (err && err.message ? err.message : String(err)));
+      return;
+    }
     const id = row && typeof row.id === 'string' ? row.id : null;
     if (!id) { problem('dataset', file, i + 1, 'a task row needs a string "id"'); return; }
     if (ids.has(id)) problem('dataset', file, i + 1, 'id ' + JSON.stringify(id) + ' repeats ' + ids.get(id));
@@ -37,23 +43,30 @@ for (const split of ['train', 'eval']) {
   });
   out.rows[split] = rows[split].length;
 }
-if (out.rows.train < MIN_TRAIN) problem('dataset', 'data/train.jsonl', null, 'the train split needs at least ' + MIN_TRAIN + ' tasks (has ' + out.rows.train + ')');
-if (out.rows.eval < MIN_EVAL) problem('dataset', 'data/eval.jsonl', null, 'the eval split needs at least ' + MIN_EVAL + ' tasks (has ' + out.rows.eval + ')');
+const needs = (split, min) => 'the ' + split + ' split needs at least ' + min + ' tasks (has ' + out.rows[split] + ')';
+if (out.rows.train < MIN_TRAIN) problem('dataset', 'data/train.jsonl', null, needs('train', MIN_TRAIN));
+if (out.rows.eval < MIN_EVAL) problem('dataset', 'data/eval.jsonl', null, needs('eval', MIN_EVAL));
 const scoreOk = (s) => s && typeof s.reward === 'number' && Number.isFinite(s.reward) && typeof s.success === 'boolean';
 if (typeof mod.reward === 'function') {
   for (const row of [...rows.train.slice(0, 3), ...rows.eval.slice(0, 2)]) {
     try {
       const s = mod.reward(row, [{ role: 'user', content: 'check' }, { role: 'assistant', content: '' }]);
-      if (!scoreOk(s)) problem('reward', 'reward.ts', null, 'reward(' + row.id + ', …) returned ' + JSON.stringify(s) + '; expected { reward: finite number, success: boolean }');
+      if (!scoreOk(s))
+        problem('reward', 'reward.ts', null, 'reward(' + row.id + ', …) returned ' + JSON.stringify(s) +
+          '; expected { reward: finite number, success: boolean }');
     } catch (err) { problem('reward', 'reward.ts', null, 'reward threw on row ' + row.id + ': ' + where(err)); }
   }
   const examples = Array.isArray(mod.rewardExamples) ? mod.rewardExamples : null;
-  if (!examples || examples.length < 2) problem('reward', 'reward.ts', null, 'reward.ts must export rewardExamples: at least two { task, messages, reward } (a right answer and a wrong one)');
+  if (!examples || examples.length < 2)
+    problem('reward', 'reward.ts', null,
+      'reward.ts must export rewardExamples: at least two { task, messages, reward } (a right answer and a wrong one)');
   (examples || []).forEach((ex, i) => {
     try {
       const s = mod.reward(ex.task, ex.messages);
-      if (!scoreOk(s)) problem('reward', 'reward.ts', null, 'rewardExamples[' + i + ']: reward returned ' + JSON.stringify(s));
-      else if (Math.abs(s.reward - ex.reward) > 1e-9) problem('reward', 'reward.ts', null, 'rewardExamples[' + i + ']: expected reward ' + ex.reward + ', got ' + s.reward);
+      const at = 'rewardExamples[' + i + ']: ';
+      if (!scoreOk(s)) problem('reward', 'reward.ts', null, at + 'reward returned ' + JSON.stringify(s));
+      else if (Math.abs(s.reward - ex.reward) > 1e-9)
+        problem('reward', 'reward.ts', null, at + 'expected reward ' + ex.reward + ', got ' + s.reward);
       out.examples++;
     } catch (err) { problem('reward', 'reward.ts', null, 'rewardExamples[' + i + ']: reward threw: ' + where(err)); }
   });

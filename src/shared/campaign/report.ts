@@ -185,7 +185,8 @@ function setupSection(spec: CampaignSpec): string[] {
     '## Setup',
     '',
     `- Task **${b.task}**${client}, model **${b.model}**, ${b.clients} client(s)${mix}; training ${training}.`,
-    `- Objective: ${spec.objective.direction} the **${spec.objective.summary}** ${METRIC_LABEL[spec.objective.metric]}` +
+    `- Objective: ${spec.objective.direction} the **${spec.objective.summary}**` +
+      ` ${METRIC_LABEL[spec.objective.metric]}` +
       ` (${b.eval.episodes} held-out episodes per point, ${every}${b.eval.atStart ? ', and before training' : ''}).`,
     `- Optimiser: Optuna ${optimizer.sampler} sampler (seed ${optimizer.seed}), ${optimizer.pruner.type} pruner` +
       ` (min resource ${optimizer.pruner.minResource}, reduction ${optimizer.pruner.reductionFactor}).`,
@@ -267,7 +268,8 @@ function agentSection(d: ReportData): string[] {
     const trial = x.trial !== null ? ` trial ${x.trial}` : '';
     const params = x.payload['params'] ? ` — ${cell(JSON.stringify(x.payload['params']))}` : '';
     L.push(
-      `- ${new Date(x.t).toISOString().slice(11, 19)} **${x.kind}** (${x.status})${trial}: ${cell(x.rationale)}${params}`,
+      `- ${new Date(x.t).toISOString().slice(11, 19)} **${x.kind}** (${x.status})${trial}: ` +
+        `${cell(x.rationale)}${params}`,
     );
   }
   L.push('');
@@ -301,9 +303,9 @@ export function mdToHtml(md: string): string {
         rows.push(lines[i]!.slice(2, -2).split(/ (?<!\\)\| /));
       i--;
       const [head, , ...body] = rows;
-      out.push(
-        `<table><thead><tr>${(head ?? []).map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>${body.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`,
-      );
+      const cells = (r: string[], tag: string): string => r.map((c) => `<${tag}>${inline(c)}</${tag}>`).join('');
+      const bodyRows = body.map((r) => `<tr>${cells(r, 'td')}</tr>`).join('');
+      out.push(`<table><thead><tr>${cells(head ?? [], 'th')}</tr></thead><tbody>${bodyRows}</tbody></table>`);
     } else if (line.startsWith('![')) continue;
     else if (line.trim() !== '') out.push(`<p>${inline(line)}</p>`);
   }
@@ -320,7 +322,8 @@ function html(d: ReportData, md: string, svgs: Record<string, string>): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
 body{font:14px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1f2328}
-table{border-collapse:collapse;margin:.5rem 0;font-size:13px}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left}th{background:#f6f8fa}
+table{border-collapse:collapse;margin:.5rem 0;font-size:13px}
+th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left}th{background:#f6f8fa}
 blockquote{border-left:4px solid #d0d7de;margin:0;padding:0 1rem;color:#57606a}code{background:#f6f8fa;padding:0 3px}
 .charts{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;border:1px solid #d0d7de;border-radius:6px;padding:6px}
 </style></head><body>

@@ -109,7 +109,10 @@ export function checkParams(space: SearchSpace, params: Record<string, unknown>)
 export function describeParam(p: ParamSpec): string {
   if ('choice' in p) return `{${p.choice.map((c) => (typeof c === 'string' ? c : String(c))).join(', ')}}`;
   const [low, high] = 'float' in p ? p.float : p.int;
-  return `${'int' in p ? 'int ' : ''}[${low}, ${high}]${p.log ? ' log' : ''}${p.step !== undefined ? ` step ${p.step}` : ''}`;
+  return (
+    `${'int' in p ? 'int ' : ''}[${low}, ` +
+    `${high}]${p.log ? ' log' : ''}${p.step !== undefined ? ` step ${p.step}` : ''}`
+  );
 }
 
 export type OptunaDistribution =

@@ -35,7 +35,9 @@ export type EvalSpec = z.output<typeof EvalSpecSchema>;
 
 export const BaseRunSchema = z
   .object({
-    /** A bundled example (calculator-agent, guess-number, cocktail) or a task folder (relative to the campaign file). */
+    /**
+     * A bundled example (calculator-agent, guess-number, cocktail) or a task folder (relative to the campaign file).
+     */
     task: z.string().min(1).max(1000),
     /** Which client of a bundled example runs (task folders run their client.ts). */
     client: z.enum(CLIENT_KINDS).default('openai'),

@@ -116,11 +116,13 @@ export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: nu
     `| arm | what | ${metricName(spec)} (mean ± SE) | seeds | updates done | minutes trained | failed |`,
     '| --- | --- | --- | --- | --- | --- | --- |',
   );
-  for (const r of a.arms)
+  for (const r of a.arms) {
+    const running = r.running ? ` (+${r.running} running)` : '';
     L.push(
-      `| ${r.arm} | ${r.description || '—'} | ${pm(r.spread, f)} | ${r.values.length}${r.running ? ` (+${r.running} running)` : ''} | ` +
+      `| ${r.arm} | ${r.description || '—'} | ${pm(r.spread, f)} | ${r.values.length}${running} | ` +
         `${pm(r.updates, (x) => x.toFixed(1))} | ${pm(r.minutes, two)} | ${r.failed} |`,
     );
+  }
   L.push(
     '',
     '## Comparisons',

@@ -39,7 +39,8 @@ export function checkMessagesBody(body: unknown): void {
         if (!BLOCK_TYPES.includes(String(type))) {
           throw refuse(
             'unsupported_content',
-            `messages[${i}] has a ${JSON.stringify(String(type)).slice(0, 60)} block; this server takes text, tool_use and tool_result blocks`,
+            `messages[${i}] has a ${JSON.stringify(String(type)).slice(0, 60)} block; this server takes text, ` +
+              'tool_use and tool_result blocks',
           );
         }
         const result = prop(block, 'content');

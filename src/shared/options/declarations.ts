@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { TrainModeSchema } from '../engine-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../timeline/types';
 import { MODEL_FAMILY_OPTIONS } from './model-family';
+import { SERVER_OPTIONS } from './server-options';
 import { bool, enumOf, intIn, numberIn, oneOf, option, text } from './spec';
 
 export const StrategySchema = z.enum(['C1', 'C2', 'C3', 'C4', 'C5']);
@@ -23,7 +24,9 @@ export const TRAINING_OPTIONS = {
     flag: 'strategy',
     arg: 'C1..C5',
     label: 'Strategy',
-    help: 'when to update: C1 episodes, C2 tasks×group, C3 as C2 without flat groups, C4 any client agrees to sync, C5 all agree',
+    help:
+      'when to update: C1 episodes, C2 tasks×group, C3 as C2 without flat groups, C4 any client agrees to ' +
+      'sync, C5 all agree',
     choices: {
       C1: 'C1 — enough episodes',
       C2: 'C2 — enough task groups',
@@ -163,7 +166,9 @@ export const TRAINING_OPTIONS = {
     value: bool,
     default: true,
     flag: 'force-train-sampling',
-    help: "train episodes ignore the client's temperature/top_p (their logprobs are only unbiased under the server's sampling)",
+    help:
+      "train episodes ignore the client's temperature/top_p " +
+      "(their logprobs are only unbiased under the server's sampling)",
   }),
 };
 
@@ -183,120 +188,16 @@ export const WORKER_OPTIONS = {
     help: 'the name served as the OpenAI model',
     unset: 'the folder name',
   }),
-  host: option({
-    value: text(),
-    default: '127.0.0.1',
-    flag: 'host',
-    arg: 'H',
-    help: 'bind address (0.0.0.0 to serve other machines: needs TLS, or --insecure-http true)',
-  }),
-  tls: option({
-    value: oneOf(['off', 'self-signed']),
-    default: 'off',
-    flag: 'tls',
-    help: 'self-signed: serve HTTPS and WSS with a certificate made on first start in <run-dir>/tls (its SHA-256 fingerprint is printed and shown in /health; clients pin it)',
-  }),
-  tlsCert: option({
-    value: text(),
-    flag: 'tls-cert',
-    arg: 'FILE',
-    help: 'serve HTTPS and WSS with this PEM certificate (chain); needs --tls-key',
-    unset: 'plain HTTP unless --tls self-signed',
-  }),
-  tlsKey: option({
-    value: text(),
-    flag: 'tls-key',
-    arg: 'FILE',
-    help: 'the PEM private key of --tls-cert',
-    unset: 'none',
-  }),
-  insecureHttp: option({
-    value: bool,
-    default: false,
-    flag: 'insecure-http',
-    help: 'allow plain HTTP on a non-loopback --host: tokens, episode keys and conversations then cross the network unencrypted (only behind a TLS-terminating proxy or on a network you trust)',
-  }),
-  port: option({
-    value: intIn(0, 65_535),
-    default: 8321,
-    flag: 'port',
-    arg: 'P',
-    help: 'HTTP port (0 picks a free one)',
-  }),
-  publicUrl: option({
-    value: text(z.string().url()),
-    flag: 'public-url',
-    arg: 'URL',
-    help: 'base URL handed to clients in claims',
-    unset: 'from the Host header',
-  }),
-  episodeTimeoutS: option({
-    value: numberIn(z.number().positive()),
-    default: 300,
-    flag: 'episode-timeout',
-    arg: 'S',
-    help: 'default inactivity timeout of an episode, seconds',
-  }),
-  maxEpisodeTimeoutS: option({
-    value: numberIn(z.number().positive()),
-    default: 3600,
-    help: 'largest inactivity timeout a claim may ask for, seconds',
-  }),
-  clientTimeoutS: option({
-    value: numberIn(z.number().positive()),
-    default: 120,
-    flag: 'client-timeout',
-    arg: 'S',
-    help: 'a silent client is gone after S seconds (its open episodes are aborted)',
-  }),
-  bodyLimitBytes: option({
-    value: intIn(1),
-    default: 8 * 1024 * 1024,
-    flag: 'body-limit',
-    arg: 'BYTES',
-    help: 'largest request body',
-  }),
-  headersTimeoutS: option({
-    value: numberIn(z.number().positive()),
-    default: 10,
-    flag: 'headers-timeout',
-    arg: 'S',
-    help: 'the request line and headers must arrive within S seconds (slowloris)',
-  }),
-  requestTimeoutS: option({
-    value: numberIn(z.number().positive()),
-    default: 60,
-    flag: 'request-timeout',
-    arg: 'S',
-    help: 'a whole request, body included, must arrive within S seconds',
-  }),
-  keepAliveTimeoutS: option({
-    value: numberIn(z.number().positive()),
-    default: 30,
-    flag: 'keep-alive-timeout',
-    arg: 'S',
-    help: 'an idle keep-alive connection is closed after S seconds',
-  }),
-  maxConnectionsPerAddress: option({
-    value: intIn(0),
-    default: 256,
-    flag: 'max-connections-per-address',
-    arg: 'N',
-    help: 'concurrent connections from one address; more get a 503 (0: no limit)',
-  }),
-  stopTimeoutS: option({
-    value: numberIn(z.number().positive()),
-    default: 120,
-    flag: 'stop-timeout',
-    arg: 'S',
-    help: 'SIGTERM waits at most S seconds for the final checkpoint, then stops the engine without it (--resume continues from the previous one)',
-  }),
+  // The HTTP server's: address, TLS, public URL, episode and connection timeouts, limits (server-options.ts).
+  ...SERVER_OPTIONS,
   engineTimeoutScale: option({
     value: numberIn(z.number().positive().max(1000)),
     default: 1,
     flag: 'engine-timeout-scale',
     arg: 'X',
-    help: 'multiplies every engine call deadline (a minute for light calls, 2 min + 0.25 s per token for a generation, 1 h for a train step, 2 h for a load); past it the call fails with a 504',
+    help:
+      'multiplies every engine call deadline (a minute for light calls, 2 min + 0.25 s per token for a ' +
+      'generation, 1 h for a train step, 2 h for a load); past it the call fails with a 504',
   }),
   maxBatch: option({ value: intIn(1), default: 64, flag: 'max-batch', arg: 'N', help: 'largest generate batch' }),
   device: option({ value: oneOf(['auto', 'cpu', 'cuda']), default: 'auto', flag: 'device', help: 'engine device' }),
@@ -318,7 +219,9 @@ export const WORKER_OPTIONS = {
     value: bool,
     default: false,
     flag: 'agentjet-compat',
-    help: "also serve AgentJet's SwarmClient routes under /agentjet/<join-token> (the worker then starts paused, ENGINE.OFFLINE, until a client's start_engine)",
+    help:
+      "also serve AgentJet's SwarmClient routes under /agentjet/<join-token> " +
+      "(the worker then starts paused, ENGINE.OFFLINE, until a client's start_engine)",
   }),
   tensorboardDir: option({
     value: text(),
@@ -332,7 +235,9 @@ export const WORKER_OPTIONS = {
     default: 'auto',
     flag: 'train-mode',
     label: 'Training mode',
-    help: 'full fine-tune or LoRA; auto picks from the parameter count and the device memory, prints what and why, and refuses what cannot fit',
+    help:
+      'full fine-tune or LoRA; auto picks from the parameter count and the device memory, prints what and ' +
+      'why, and refuses what cannot fit',
   }),
   loraR: option({
     value: intIn(1, 4096),
@@ -377,7 +282,9 @@ export const WORKER_OPTIONS = {
     flag: 'engine-procs',
     arg: 'N',
     label: 'Engine ranks',
-    help: 'engine ranks: N > 1 trains with FSDP2 over N processes (torchrun; gloo on CPU, NCCL on CUDA with one GPU per rank)',
+    help:
+      'engine ranks: N > 1 trains with FSDP2 over N processes (torchrun; gloo on CPU, NCCL on CUDA with one ' +
+      'GPU per rank)',
   }),
   engineDevices: option({
     value: text(z.string().regex(/^\d+(,\d+)*$/, 'comma-separated GPU indices, e.g. 0,1')),

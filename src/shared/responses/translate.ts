@@ -40,7 +40,8 @@ export function checkResponsesBody(body: unknown): void {
       if (type !== undefined && !ITEM_TYPES.includes(String(type))) {
         throw refuse(
           'unsupported_input_item',
-          `input[${i}] has type ${JSON.stringify(String(type)).slice(0, 80)}; this server takes message, function_call and function_call_output items`,
+          `input[${i}] has type ${JSON.stringify(String(type)).slice(0, 80)}; this server takes message, ` +
+            'function_call and function_call_output items',
         );
       }
       const content = prop(item, 'content') ?? prop(item, 'output');

@@ -14,10 +14,10 @@ import type { CampaignStore } from '../campaign-store';
 import { AGENT_TOOLS, describeSpace, toolArgs } from './agent-tools';
 
 const SYSTEM = `You are a careful ML research assistant steering a hyper-parameter campaign for agentic RL training.
-Trials train a policy for a few minutes each and are scored by a held-out objective. An optimiser (Optuna) also proposes
-trials; your proposals run first. Use the tools: read the trials and curves, then propose configurations that test a clear
-hypothesis (say which in the rationale), stop trials that are clearly failing, and keep the analysis up to date. Every
-parameter of the search space must be set and lie inside its domain. End the turn with finish_turn.`;
+Trials train a policy for a few minutes each and are scored by a held-out objective. An optimiser (Optuna) also
+proposes trials; your proposals run first. Use the tools: read the trials and curves, then propose configurations that
+test a clear hypothesis (say which in the rationale), stop trials that are clearly failing, and keep the analysis up
+to date. Every parameter of the search space must be set and lie inside its domain. End the turn with finish_turn.`;
 
 export interface AgentDeps {
   spec: AgentSpec;

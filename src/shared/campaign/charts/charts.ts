@@ -23,7 +23,8 @@ export function paramsLabel(params: TrialRow['params']): string {
 }
 
 const trialTitle = (t: TrialRow): string =>
-  `trial ${t.number} (${t.state}) · ${paramsLabel(t.params)} · seed ${t.seed}${t.value !== null ? ` · objective ${fmtNum(t.value)}` : ''}`;
+  `trial ${t.number} (${t.state}) · ${paramsLabel(t.params)} · seed ` +
+  `${t.seed}${t.value !== null ? ` · objective ${fmtNum(t.value)}` : ''}`;
 
 function domainOf(values: number[], fallback: [number, number]): [number, number] {
   const v = values.filter(Number.isFinite);
@@ -232,7 +233,9 @@ export function paramScatterChart(
   return { width, height, title: `objective vs ${name}`, items, marks };
 }
 
-/** Parallel coordinates: one axis per parameter and one for the objective; a line per trial coloured by its objective. */
+/**
+ * Parallel coordinates: one axis per parameter and one for the objective; a line per trial coloured by its objective.
+ */
 export function parallelChart(
   trials: readonly TrialRow[],
   space: SearchSpace,

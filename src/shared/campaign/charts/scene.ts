@@ -65,25 +65,40 @@ const esc = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const n = (x: number): string => (Math.round(x * 10) / 10).toString();
 
+/** `;opacity:…` when the item sets one. */
+const opacityOf = (it: { opacity?: number | undefined }): string =>
+  it.opacity !== undefined ? `;opacity:${it.opacity}` : '';
+
 function itemSvg(it: SceneItem): string {
   const title = 'title' in it && it.title ? `<title>${esc(it.title)}</title>` : '';
   switch (it.kind) {
     case 'line': {
-      const style = `fill:none;stroke:${it.stroke};stroke-width:${it.width ?? 1.5}${it.dash ? `;stroke-dasharray:${it.dash}` : ''}${it.opacity !== undefined ? `;opacity:${it.opacity}` : ''}`;
-      return `<polyline points="${it.points.map(([x, y]) => `${n(x)},${n(y)}`).join(' ')}" style="${esc(style)}">${title}</polyline>`;
+      const dash = it.dash ? `;stroke-dasharray:${it.dash}` : '';
+      const style = `fill:none;stroke:${it.stroke};stroke-width:${it.width ?? 1.5}${dash}${opacityOf(it)}`;
+      const points = it.points.map(([x, y]) => `${n(x)},${n(y)}`).join(' ');
+      return `<polyline points="${points}" style="${esc(style)}">${title}</polyline>`;
     }
-    case 'circle':
-      return `<circle cx="${n(it.x)}" cy="${n(it.y)}" r="${n(it.r)}" style="${esc(`fill:${it.fill}${it.stroke ? `;stroke:${it.stroke};stroke-width:1.5` : ''}${it.opacity !== undefined ? `;opacity:${it.opacity}` : ''}`)}">${title}</circle>`;
+    case 'circle': {
+      const stroke = it.stroke ? `;stroke:${it.stroke};stroke-width:1.5` : '';
+      const style = `fill:${it.fill}${stroke}${opacityOf(it)}`;
+      return `<circle cx="${n(it.x)}" cy="${n(it.y)}" r="${n(it.r)}" style="${esc(style)}">${title}</circle>`;
+    }
     case 'cross': {
-      const d = `M${n(it.x - it.r)} ${n(it.y - it.r)}L${n(it.x + it.r)} ${n(it.y + it.r)}M${n(it.x - it.r)} ${n(it.y + it.r)}L${n(it.x + it.r)} ${n(it.y - it.r)}`;
+      const [x0, x1, y0, y1] = [n(it.x - it.r), n(it.x + it.r), n(it.y - it.r), n(it.y + it.r)];
+      const d = `M${x0} ${y0}L${x1} ${y1}M${x0} ${y1}L${x1} ${y0}`;
       return `<path d="${d}" style="${esc(`fill:none;stroke:${it.stroke};stroke-width:2`)}">${title}</path>`;
     }
-    case 'rect':
-      return `<rect x="${n(it.x)}" y="${n(it.y)}" width="${n(Math.max(0, it.w))}" height="${n(Math.max(0, it.h))}" style="${esc(`fill:${it.fill}${it.opacity !== undefined ? `;opacity:${it.opacity}` : ''}`)}">${title}</rect>`;
+    case 'rect': {
+      const box = `x="${n(it.x)}" y="${n(it.y)}" width="${n(Math.max(0, it.w))}" height="${n(Math.max(0, it.h))}"`;
+      return `<rect ${box} style="${esc(`fill:${it.fill}${opacityOf(it)}`)}">${title}</rect>`;
+    }
     case 'text': {
       const transform = it.rotate ? ` transform="rotate(${it.rotate} ${n(it.x)} ${n(it.y)})"` : '';
-      const style = `fill:${it.fill ?? COLORS.dim};font-size:${it.size ?? 11}px;font-family:system-ui,sans-serif${it.weight ? `;font-weight:${it.weight}` : ''}`;
-      return `<text x="${n(it.x)}" y="${n(it.y)}" text-anchor="${it.anchor ?? 'start'}"${transform} style="${esc(style)}">${esc(it.text)}</text>`;
+      const weight = it.weight ? `;font-weight:${it.weight}` : '';
+      const font = `font-size:${it.size ?? 11}px;font-family:system-ui,sans-serif${weight}`;
+      const style = `fill:${it.fill ?? COLORS.dim};${font}`;
+      const anchor = `text-anchor="${it.anchor ?? 'start'}"`;
+      return `<text x="${n(it.x)}" y="${n(it.y)}" ${anchor}${transform} style="${esc(style)}">${esc(it.text)}</text>`;
     }
   }
 }
@@ -91,7 +106,8 @@ function itemSvg(it: SceneItem): string {
 /** The scene as a standalone SVG element (inline in the HTML report, a file beside the Markdown one). */
 export function sceneToSvg(scene: Scene): string {
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${scene.width} ${scene.height}" width="${scene.width}" height="${scene.height}" role="img" aria-label="${esc(scene.title)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${scene.width} ${scene.height}"` +
+      ` width="${scene.width}" height="${scene.height}" role="img" aria-label="${esc(scene.title)}">`,
     ...scene.items.map(itemSvg),
     '</svg>',
   ].join('\n');
