@@ -2,6 +2,7 @@
 // request, the episode/client lifecycle, the runtime config and the status snapshot. Imported by
 // the server (gpu-worker), the SDKs and the workbench, so the two ends cannot drift.
 import { z } from 'zod';
+import { RolloutStatusSchema, StepHealthSchema } from './rollout-health';
 import { CacheStatsSchema } from './engine-protocol';
 import { AlgoSchema, StrategySchema, TrainingConfigSchema } from './options/index';
 import { MatchLevelSchema, MergedSampleSchema, MergeModeSchema, MergeStatsSchema } from './timeline/types';
@@ -245,6 +246,8 @@ export const StepMetricsSchema = z.object({
   trainedTokens: z.number().int(),
   seconds: z.number(),
   serving: StepServingSchema.optional(),
+  /** Run health: staleness, mismatch, correction, busy fractions, weight sync (rollout-health.ts). */
+  health: StepHealthSchema.optional(),
 });
 export type StepMetrics = z.infer<typeof StepMetricsSchema>;
 
@@ -265,6 +268,8 @@ export const ServingStatusSchema = z.object({
   waiting: z.number().int(),
   paused: z.boolean(),
   engine: CacheStatsSchema.nullable(),
+  /** Rollout replicas and asynchronous updates (absent: generation runs in the trainer's engine). */
+  rollout: RolloutStatusSchema.optional(),
 });
 export type ServingStatus = z.infer<typeof ServingStatusSchema>;
 

@@ -54,6 +54,8 @@ export interface CallSpec {
   stop?: readonly string[];
   /** The sampling seed of attempt `n` (0-based). */
   seedFor: (attempt: number) => number;
+  /** Routing key of the call (rollout replicas): its task group, else its episode. */
+  routeKey?: string;
 }
 
 export interface RecordHooks {
@@ -137,6 +139,7 @@ async function sample(
           topP: spec.topP,
           seed: spec.seedFor(attempt),
           ...(spec.stop ? { stop: spec.stop } : {}),
+          affinity: spec.routeKey ?? spec.episodeId,
         },
         { ...(onDelta ? { onDelta } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
       )
@@ -197,6 +200,7 @@ export async function recordCall(deps: RecordDeps, spec: CallSpec, hooks: Record
     finishReason: result.finishReason,
     output: message,
     weightVersion: result.weightVersion,
+    ...(result.versionSpans ? { versionSpans: result.versionSpans } : {}),
     createdAt: (deps.now ?? Date.now)(),
   };
   return {

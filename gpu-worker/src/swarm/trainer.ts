@@ -16,6 +16,7 @@ import { decideBatch, staleness, type BatchDecision } from '../../../src/shared/
 import type { TrainStats } from '../../../src/shared/engine-protocol';
 import type { TrainingConfig } from '../../../src/shared/options/index';
 import { RemoteError } from '../../../src/shared/result';
+import type { GateHealth } from '../../../src/shared/rollout-health';
 import type { StepMerge } from '../../../src/shared/swarm-events';
 import type { BatchProgress, Counters, EvalResult, StepMetrics, StepServing } from '../../../src/shared/swarm-protocol';
 import type { EngineCaller } from '../engine/engine-caller';
@@ -51,6 +52,8 @@ export interface GenerationGate {
   resume(): void;
   /** The engine's batching and prefix-cache figures since the previous call (admission layers that have them). */
   stepFigures?(): Promise<StepServing | undefined>;
+  /** Busy fractions and weight-sync time since the previous step (run health). */
+  healthFigures?(): GateHealth;
 }
 
 /** The clients' sync agreements (strategies C4/C5). */
@@ -304,6 +307,7 @@ export class Trainer {
         stats,
         droppedStale: u.droppedStale,
         seconds: u.seconds,
+        gate: this.deps.generation.healthFigures?.(),
       }),
       ...(u.serving ? { serving: u.serving } : {}),
     };

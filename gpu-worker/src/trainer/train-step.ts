@@ -17,7 +17,19 @@ import {
 
 export type TrainSettings = Pick<
   TrainingConfig,
-  'algo' | 'merge' | 'level' | 'lr' | 'clipLow' | 'clipHigh' | 'klCoef' | 'maxGradNorm' | 'microBatchTokens'
+  | 'algo'
+  | 'merge'
+  | 'level'
+  | 'lr'
+  | 'clipLow'
+  | 'clipHigh'
+  | 'klCoef'
+  | 'maxGradNorm'
+  | 'microBatchTokens'
+  | 'correction'
+  | 'correctionCap'
+  | 'correctionLow'
+  | 'correctionHigh'
 >;
 
 /** The engine's hyper-parameters of a training config. */
@@ -28,6 +40,14 @@ export const hyperOf = (t: TrainSettings): TrainHyper => ({
   klCoef: t.klCoef,
   maxGradNorm: t.maxGradNorm,
   microBatchTokens: t.microBatchTokens,
+  ...(t.correction !== 'none'
+    ? {
+        correction: t.correction,
+        correctionCap: t.correctionCap,
+        correctionLow: t.correctionLow,
+        correctionHigh: t.correctionHigh,
+      }
+    : {}),
 });
 
 /** How an update under `t` builds its samples. */

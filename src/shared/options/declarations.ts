@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { TrainModeSchema } from '../engine-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../timeline/types';
+import { ASYNC_TRAINING_OPTIONS, PLACEMENT_OPTIONS } from './placement';
 import { bool, enumOf, intIn, numberIn, oneOf, option, text } from './spec';
 
 export const StrategySchema = z.enum(['C1', 'C2', 'C3', 'C4', 'C5']);
@@ -158,6 +159,7 @@ export const TRAINING_OPTIONS = {
     flag: 'force-train-sampling',
     help: "train episodes ignore the client's temperature/top_p (their logprobs are only unbiased under the server's sampling)",
   }),
+  ...ASYNC_TRAINING_OPTIONS,
 };
 
 /** The worker's start-up settings (fixed while it runs). */
@@ -380,6 +382,7 @@ export const WORKER_OPTIONS = {
     unset: 'all',
   }),
   retainFinished: option({ value: intIn(0), default: 2000, help: 'finished episodes kept in memory for inspection' }),
+  ...PLACEMENT_OPTIONS,
 };
 
 export type TrainingOptionKey = keyof typeof TRAINING_OPTIONS;
