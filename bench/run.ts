@@ -1,4 +1,5 @@
 // `npm run bench -- <name> [options]`: runs one benchmark; each prints a one-line JSON summary last.
+import { benchAsync } from './async';
 import { benchCampaign } from './campaign';
 import { benchEngine } from './engine';
 import { benchGpu } from './gpu';
@@ -14,6 +15,11 @@ import { benchWarmstart } from './warmstart';
 type Bench = (args: string[]) => Promise<Record<string, unknown>>;
 
 const benches: Record<string, { about: string; run: Bench }> = {
+  async: {
+    about:
+      'sync colocated vs trainer + rollout replica, sync and --async (K 1/2 × corrections): episodes/min, held-out success, staleness, mismatch, sync ms, gen idle; replica tokens/s scaling (--smoke: quick)',
+    run: benchAsync,
+  },
   campaign: {
     about:
       'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report',
