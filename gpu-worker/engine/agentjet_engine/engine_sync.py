@@ -82,8 +82,9 @@ class SyncMethods:
                 store = connect_store(host, port, timeout)
             except Exception as exc:
                 raise sync_failed(f"rendezvous with {host}:{port}", exc) from exc
+        backend = P.get_str(params, "backend", default="auto", choices=("auto", "gloo", "nccl"))
         self.links.pop(link, None)
-        self.links[link] = SyncLink.join(store, link, rank, device, timeout)
+        self.links[link] = SyncLink.join(store, link, rank, device, timeout, backend)
         return {"link": link, "rank": rank}
 
     def sync_leave(self, params: dict[str, Any]) -> dict[str, Any]:

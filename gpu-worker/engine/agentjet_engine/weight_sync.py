@@ -82,11 +82,15 @@ class SyncLink:
     timeout: datetime.timedelta
 
     @staticmethod
-    def join(store: dist.Store, prefix: str, rank: int, device: torch.device, timeout_s: float) -> SyncLink:
+    def join(
+        store: dist.Store, prefix: str, rank: int, device: torch.device, timeout_s: float, backend: str = "auto"
+    ) -> SyncLink:
+        """`backend`: auto (NCCL between CUDA devices, else gloo), or gloo / nccl. Two processes on the same
+        GPU need gloo (NCCL refuses a duplicate device); gloo stages CUDA tensors through the host."""
         timeout = datetime.timedelta(seconds=timeout_s)
         pstore = dist.PrefixStore(prefix, store)
         try:
-            if device.type == "cuda":
+            if backend == "nccl" or (backend == "auto" and device.type == "cuda"):
                 opts = dist.ProcessGroupNCCL.Options()
                 opts._timeout = timeout
                 group: Any = dist.ProcessGroupNCCL(pstore, rank, 2, opts)
