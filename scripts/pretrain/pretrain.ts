@@ -25,7 +25,10 @@ const OptionsSchema = z.object({
   maxMinutes: z.coerce.number().positive().default(30),
 });
 
-async function main(): Promise<void> {
+type Options = z.infer<typeof OptionsSchema>;
+
+/** The command line's options, or the usage and exit 2. */
+function parseOptions(): Options {
   const { values } = parseArgs({
     options: Object.fromEntries(
       ['out', 'seed', 'calculator', 'guess', 'epochs', 'lr', 'size', 'vocab-size', 'threads', 'max-minutes'].map(
@@ -40,21 +43,17 @@ async function main(): Promise<void> {
   });
   if (!parsed.success) {
     console.error(
-      `usage: npm run pretrain -- [--out DIR] [--seed S] [--calculator N] [--guess M] [--epochs E] [--lr LR] [--size test|default] [--vocab-size V] [--threads T] [--max-minutes M]\n${z.prettifyError(parsed.error)}`,
+      'usage: npm run pretrain -- [--out DIR] [--seed S] [--calculator N] [--guess M] [--epochs E] [--lr LR]' +
+        ` [--size test|default] [--vocab-size V] [--threads T] [--max-minutes M]\n${z.prettifyError(parsed.error)}`,
     );
     process.exit(2);
   }
-  const o = parsed.data;
-  const work = join(REPO_ROOT, 'build', 'pretrain');
-  mkdirSync(work, { recursive: true });
-  const set = buildTranscripts({ seed: o.seed, calculator: o.calculator, guess: o.guess });
-  writeFileSync(join(work, 'train.jsonl'), toJsonl(set.train));
-  writeFileSync(join(work, 'val.jsonl'), toJsonl(set.val));
-  const stats = describeStats(set);
-  for (const line of stats) console.log(line);
+  return parsed.data;
+}
 
-  const out = resolve(o.out);
-  const args = [
+/** The arguments of the engine's pretraining run (Python, `agentjet_engine.pretrain`). */
+function engineArgs(o: Options, work: string, out: string): string[] {
+  return [
     '-m',
     'agentjet_engine.pretrain',
     '--transcripts',
@@ -78,6 +77,20 @@ async function main(): Promise<void> {
     '--max-minutes',
     String(o.maxMinutes),
   ];
+}
+
+async function main(): Promise<void> {
+  const o = parseOptions();
+  const work = join(REPO_ROOT, 'build', 'pretrain');
+  mkdirSync(work, { recursive: true });
+  const set = buildTranscripts({ seed: o.seed, calculator: o.calculator, guess: o.guess });
+  writeFileSync(join(work, 'train.jsonl'), toJsonl(set.train));
+  writeFileSync(join(work, 'val.jsonl'), toJsonl(set.val));
+  const stats = describeStats(set);
+  for (const line of stats) console.log(line);
+
+  const out = resolve(o.out);
+  const args = engineArgs(o, work, out);
   console.log(`training: ${findPython()} ${args.join(' ')}`);
   const res = spawnSync(findPython(), args, { cwd: ENGINE_DIR, stdio: 'inherit' });
   if (res.status !== 0) {
@@ -93,7 +106,8 @@ async function main(): Promise<void> {
       '## Transcripts (`npm run pretrain`, TypeScript side)',
       '',
       '```',
-      `npm run pretrain -- --seed ${o.seed} --calculator ${o.calculator} --guess ${o.guess} --epochs ${o.epochs} --lr ${o.lr} --size ${o.size} --vocab-size ${o.vocabSize} --threads ${o.threads}`,
+      `npm run pretrain -- --seed ${o.seed} --calculator ${o.calculator} --guess ${o.guess} --epochs ${o.epochs}` +
+        ` --lr ${o.lr} --size ${o.size} --vocab-size ${o.vocabSize} --threads ${o.threads}`,
       ...stats,
       '```',
       '',

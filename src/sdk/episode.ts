@@ -111,16 +111,7 @@ export async function runEpisode(
   });
   stopped.catch(() => undefined);
   try {
-    const ctx: EpisodeContext = {
-      baseUrl: claim.baseUrl,
-      apiKey: claim.apiKey,
-      model: claim.model,
-      episodeId: claim.episodeId,
-      taskId,
-      kind: claim.kind,
-      weightVersion: claim.weightVersion,
-      signal: ac.signal,
-    };
+    const ctx = contextOf(claim, taskId, ac.signal);
     let result: EpisodeResult;
     try {
       result = await Promise.race([Promise.resolve().then(() => fn(ctx)), stopped]);
@@ -131,27 +122,53 @@ export async function runEpisode(
     // Past this point the deadline and outer signal no longer apply: the episode is being ended.
     clearTimeout(timer);
     o.signal?.removeEventListener('abort', onOuterAbort);
-    const body = EndRequestSchema.safeParse({ taskId, ...result });
-    if (!body.success) {
-      await abortOnce('invalid episode result', null);
-      throw new SwarmError(
-        400,
-        'invalid_request_error',
-        'invalid_result',
-        `episode fn returned an invalid result for task ${taskId}: ${body.error.message}`,
-      );
-    }
-    let end: EndResponse;
-    try {
-      end = await client.end(claim.episodeId, body.data);
-    } catch (err) {
-      await abortOnce(`end failed: ${reasonOf(err)}`, err);
-      throw err;
-    }
+    const end = await endWith(client, claim.episodeId, taskId, result, abortOnce);
     return { episodeId: claim.episodeId, taskId, result, end };
   } finally {
     clearTimeout(timer);
     o.signal?.removeEventListener('abort', onOuterAbort);
     untrack();
   }
+}
+
+/** What fn is handed: the claim's credentials and model, the task and the episode's signal. */
+function contextOf(claim: ClaimResponse, taskId: string, signal: AbortSignal): EpisodeContext {
+  return {
+    baseUrl: claim.baseUrl,
+    apiKey: claim.apiKey,
+    model: claim.model,
+    episodeId: claim.episodeId,
+    taskId,
+    kind: claim.kind,
+    weightVersion: claim.weightVersion,
+    signal,
+  };
+}
+
+/** Ends the episode with fn's result; an invalid result or a failed end aborts it instead. */
+async function endWith(
+  client: SwarmClient,
+  episodeId: string,
+  taskId: string,
+  result: EpisodeResult,
+  abortOnce: (reason: string, cause: unknown) => Promise<void>,
+): Promise<EndResponse> {
+  const body = EndRequestSchema.safeParse({ taskId, ...result });
+  if (!body.success) {
+    await abortOnce('invalid episode result', null);
+    throw new SwarmError(
+      400,
+      'invalid_request_error',
+      'invalid_result',
+      `episode fn returned an invalid result for task ${taskId}: ${body.error.message}`,
+    );
+  }
+  let end: EndResponse;
+  try {
+    end = await client.end(episodeId, body.data);
+  } catch (err) {
+    await abortOnce(`end failed: ${reasonOf(err)}`, err);
+    throw err;
+  }
+  return end;
 }

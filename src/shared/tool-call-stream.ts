@@ -23,7 +23,7 @@
 //   dropped and the text runs around calls are joined with "\n" (leading whitespace of the reply
 //   itself is kept: it is sent before any call can be known).
 import type { ToolCall } from './chat';
-import { JsonMinifier } from './json-minify';
+import { BlockBody } from './tool-call-body';
 
 export const TOOL_CALL_OPEN = '<tool_call>';
 export const TOOL_CALL_CLOSE = '</tool_call>';
@@ -55,106 +55,6 @@ function partialTag(text: string, tags: readonly string[]): number {
     if (tags.some((t) => t.startsWith(tail))) return k;
   }
   return 0;
-}
-
-/** The JSON body of one block: `{"name": …, "arguments": {…}, …}`, scanned as it arrives. */
-class BlockBody {
-  state: 'pre' | 'key' | 'colon' | 'value' | 'next' | 'post' | 'broken' = 'pre';
-  name: string | null = null;
-  args: JsonMinifier | null = null;
-  argsNull = false;
-  argsInvalid = false;
-  private key: JsonMinifier | null = null;
-  private keyText = '';
-  private value: JsonMinifier | null = null;
-  private valueKey = '';
-  private first = true;
-
-  feed(ch: string): void {
-    if (this.state === 'broken') return;
-    if (this.value) {
-      const r = this.value.feed(ch);
-      if (r === 'error') return this.break();
-      if (r === 'consumed') {
-        if (this.value.done) this.valueDone();
-        return;
-      }
-      this.valueDone(); // rejected: the value ended before `ch`
-    }
-    if (this.key) {
-      if (this.key.feed(ch) === 'error') return this.break();
-      if (this.key.done) {
-        this.keyText = JSON.parse(this.key.out) as string;
-        this.key = null;
-        this.state = 'colon';
-      }
-      return;
-    }
-    this.structural(ch);
-  }
-
-  /** True when the text so far is exactly one complete object (whitespace around it aside). */
-  get complete(): boolean {
-    return this.state === 'post';
-  }
-
-  private break(): void {
-    this.state = 'broken';
-    this.value = this.key = null;
-  }
-
-  private structural(ch: string): void {
-    if (' \t\n\r'.includes(ch)) return;
-    switch (this.state) {
-      case 'pre':
-        return ch === '{' ? void (this.state = 'key') : this.break();
-      case 'key':
-        if (ch === '}' && this.first) return void (this.state = 'post');
-        if (ch !== '"') return this.break();
-        this.key = new JsonMinifier();
-        this.key.feed(ch);
-        return;
-      case 'colon':
-        if (ch !== ':') return this.break();
-        this.state = 'value';
-        return;
-      case 'value':
-        this.value = new JsonMinifier();
-        this.valueKey = this.keyText;
-        if (this.valueKey === 'arguments') {
-          if (this.args || this.argsNull) return this.break(); // a second `arguments`
-          if (ch === '{') this.args = this.value;
-          else if (ch !== 'n') this.argsInvalid = true;
-        }
-        if (this.value.feed(ch) === 'error') return this.break();
-        if (this.value.done) this.valueDone();
-        return;
-      case 'next':
-        if (ch === ',') {
-          this.first = false;
-          this.state = 'key';
-          return;
-        }
-        return ch === '}' ? void (this.state = 'post') : this.break();
-      case 'post':
-        return this.break();
-    }
-  }
-
-  private valueDone(): void {
-    const v = this.value!;
-    this.value = null;
-    this.state = 'next';
-    if (this.valueKey === 'name') {
-      if (this.name !== null) return this.break(); // a second `name`
-      const parsed: unknown = JSON.parse(v.out);
-      this.name = typeof parsed === 'string' ? parsed : '';
-    } else if (this.valueKey === 'arguments' && v.out === 'null') {
-      this.argsNull = true;
-    } else if (this.valueKey === 'arguments' && v !== this.args) {
-      this.argsInvalid = true;
-    }
-  }
 }
 
 interface OpenBlock {

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptedReply } from '../testing/scripted-replies';
 import { http, startFakeWorker, TEST_TOKENS, type TestWorker } from '../testing/workers';
-import { SYNC_HOLD_MS } from './routes-agentjet';
+import { SYNC_HOLD_MS } from './agentjet-compat';
 
 const YAML = `ajet:
   swarm_mode_sample_collection_method: rollout_until_all_clients_agree_sync_weight

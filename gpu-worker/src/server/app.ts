@@ -20,6 +20,7 @@ import {
 import { frameworkErrorHandler, installHttpBasics, MAX_PARAM_LENGTH } from './http';
 import { registerAgentJetRoutes } from './routes-agentjet';
 import { registerControlRoutes } from './routes-control';
+import { registerInspectionRoutes } from './routes-inspect';
 import { registerMessagesRoutes } from './routes-messages';
 import { registerOpenAiRoutes } from './routes-openai';
 import { registerResponsesRoutes, responseStoreFor } from './routes-responses';
@@ -86,6 +87,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     ...(deps.tls ? { tlsFingerprint: deps.tls.fingerprint256 } : {}),
   });
   registerControlRoutes(app, deps);
+  registerInspectionRoutes(app, deps);
   if (deps.agentjetCompat)
     registerAgentJetRoutes(app, {
       swarm: deps.swarm,

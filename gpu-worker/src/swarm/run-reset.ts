@@ -16,7 +16,7 @@ import { conflict, unavailable } from '../errors';
 import { DurablePool } from './pool';
 import { emptyCounters, loadOrCreateSecret, preparePrivateDir, runFiles, writeFileAtomic } from './run-dir';
 import type { Swarm } from './swarm';
-import type { GenerationGate } from './trainer';
+import type { GenerationGate } from './trainer-ports';
 
 /** What a reset works with besides the swarm: the engine to reload, the generation gate to drain. */
 export interface ResetDeps {

@@ -29,7 +29,8 @@ import { isEpisodeId, verifyEpisodeKey } from './keys';
 import type { DurablePool, PoolEntry } from './pool';
 import { emptyCounters, type RunFiles, type SavedState } from './run-dir';
 import { TrainedSamples } from './trained-samples';
-import type { GenerationGate, Trainer } from './trainer';
+import type { Trainer } from './trainer';
+import type { GenerationGate } from './trainer-ports';
 
 export interface SwarmDeps {
   config: WorkerConfig;

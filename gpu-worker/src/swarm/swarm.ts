@@ -27,7 +27,8 @@ import { oldestWeightVersion, type DurablePool } from './pool';
 import type { RunFiles } from './run-dir';
 import { SwarmReads, type SwarmDeps } from './swarm-reads';
 import { TrainedSamples } from './trained-samples';
-import { Trainer, type TrainerHost } from './trainer';
+import { Trainer } from './trainer';
+import type { TrainerHost } from './trainer-ports';
 
 export type { SwarmDeps };
 

@@ -7,7 +7,7 @@
 import type { MergedSample, MergeStats } from '../../../src/shared/timeline/index';
 import type { TrainedInfo } from '../../../src/shared/swarm-protocol';
 import { trainedOfEpisode } from '../trainer/train-samples';
-import type { CommittedStep } from './trainer';
+import type { CommittedStep } from './trainer-ports';
 
 export interface TrainedEpisode {
   info: TrainedInfo;

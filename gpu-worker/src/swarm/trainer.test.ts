@@ -15,7 +15,8 @@ import { unavailable } from '../errors';
 import { EventBus } from './event-bus';
 import { DurablePool } from './pool';
 import { runFiles } from './run-dir';
-import { Trainer, type CommittedStep, type TrainerHost } from './trainer';
+import { Trainer } from './trainer';
+import type { CommittedStep, TrainerHost } from './trainer-ports';
 
 /** A fake host: counts what the trainer reports and says whether the worker runs. */
 class FakeHost implements TrainerHost {

@@ -5,19 +5,21 @@
 // re-run (recover), and the budget counts what earlier sessions finished. The workbench talks to
 // a runner through the store's command table (stop, stop a trial, the agent's controls).
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { join } from 'node:path';
-import type { CampaignCommand, CampaignStepPoint } from '../../shared/campaign/api';
+import type { CampaignStepPoint } from '../../shared/campaign/api';
 import type { TrialPoint } from '../../shared/campaign/objective';
-import { configKey, gridOf, gridSize, toDistribution, type Params } from '../../shared/campaign/space';
+import { configKey, gridOf, gridSize, type Params } from '../../shared/campaign/space';
 import { trialSetup, type CampaignSpec } from '../../shared/campaign/spec';
 import { countStates, type TrialRow } from '../../shared/campaign/trials';
+import type { CampaignControl, RunnerHooks } from './campaign-control';
+import { slotsFor, studyOptions } from './campaign-plan';
 import { campaignPaths, publicSpec, takeLock, trialDir, type CampaignPaths } from './campaign-files';
 import type { CampaignStore } from './campaign-store';
 import { OptunaClient, type OptunaTrial } from './optuna-client';
 import { writeReports } from './report-writer';
-import { LocalSlot, localParallel, RemoteSlot, type Slot } from './slots';
+import type { Slot } from './slots';
 import { resolveTask, type TaskRef } from './task-ref';
+import { startedRow, tellOptimizer, trialSource, trialState, type AskedTrial } from './trial-record';
 import { runTrial, type TrialEnd, type TrialOutcome } from './trial-run';
 
 export type RunnerEvent =
@@ -27,28 +29,6 @@ export type RunnerEvent =
   | { type: 'trial_step'; number: number; point: CampaignStepPoint }
   | { type: 'trial_ended'; trial: TrialRow }
   | { type: 'note'; line: string };
-
-/** What the research agent (and tests) may do to a running campaign. */
-export interface CampaignControl {
-  readonly spec: CampaignSpec;
-  readonly campaignId: string;
-  trials(): TrialRow[];
-  /** Queues a configuration (validated by the caller) to run next, with who chose it and why. */
-  enqueue(params: Params, source: 'agent', rationale: string): Promise<void>;
-  stopTrial(number: number, reason: string): boolean;
-  running(): number[];
-}
-
-export interface RunnerHooks {
-  /** Once the study is open, before the first trial (the agent's first turn). */
-  start?(control: CampaignControl): Promise<void>;
-  /** Every heartbeat (approved proposals). */
-  tick?(control: CampaignControl): Promise<void>;
-  /** After each trial ends (the agent's turn). */
-  afterTrial?(control: CampaignControl, trial: TrialRow): Promise<void>;
-  onCommand?(control: CampaignControl, command: CampaignCommand): Promise<void>;
-  dispose?(): Promise<void>;
-}
 
 export interface CampaignRunnerOptions {
   spec: CampaignSpec;
@@ -187,25 +167,7 @@ export class CampaignRunner implements CampaignControl {
     store.setState(this.campaignId, 'running', null, Date.now());
     store.heartbeat(this.campaignId, process.pid, Date.now());
     this.optuna = await OptunaClient.start(this.o.python);
-    const grid = spec.optimizer.sampler === 'grid' ? gridOf(spec.search).grid : undefined;
-    await this.optuna.open({
-      storage: this.paths.study,
-      studyName: spec.name,
-      direction: spec.objective.direction,
-      space: Object.fromEntries(Object.entries(spec.search).map(([k, p]) => [k, toDistribution(p)])),
-      ...(grid ? { grid } : {}),
-      sampler: {
-        type: spec.optimizer.sampler,
-        seed: spec.optimizer.seed,
-        ...(spec.optimizer.startupTrials !== undefined ? { startupTrials: spec.optimizer.startupTrials } : {}),
-      },
-      pruner: {
-        type: spec.optimizer.pruner.type,
-        minResource: spec.optimizer.pruner.minResource,
-        reductionFactor: spec.optimizer.pruner.reductionFactor,
-        ...(spec.optimizer.pruner.maxResource !== undefined ? { maxResource: spec.optimizer.pruner.maxResource } : {}),
-      },
-    });
+    await this.optuna.open(studyOptions(spec, this.paths.study));
     const rerun = await this.optuna.recover();
     for (const r of rerun) {
       const row = store.trials(this.campaignId).find((t) => t.number === r.number);
@@ -218,20 +180,7 @@ export class CampaignRunner implements CampaignControl {
         });
     }
     this.countPrior(await this.optuna.trials());
-    const parallel = localParallel(spec.workers.local);
-    const threads = spec.base.worker.threads ?? Math.max(1, Math.floor(cpus().length / Math.max(1, parallel)) - 1);
-    const slots: Slot[] = [
-      ...Array.from(
-        { length: spec.workers.local === 0 ? 0 : parallel },
-        (_, i) =>
-          new LocalSlot(`local-${i + 1}`, {
-            bin: join(this.o.repoRoot, 'bin', 'agentjet.mjs'),
-            repoRoot: this.o.repoRoot,
-            threads,
-          }),
-      ),
-      ...spec.workers.remote.map((w) => new RemoteSlot(w)),
-    ];
+    const slots = slotsFor(spec, this.o.repoRoot);
     this.emit({ type: 'started', resumed, rerun: rerun.map((r) => r.number), slots: slots.map((s) => s.label) });
     return slots;
   }
@@ -306,20 +255,11 @@ export class CampaignRunner implements CampaignControl {
   }
 
   /** Runs one asked trial on a slot; returns its final state. */
-  private async execute(
-    asked: { number: number; params: Params; attrs: Record<string, unknown> },
-    slot: Slot,
-  ): Promise<TrialRow['state']> {
+  private async execute(asked: AskedTrial, slot: Slot): Promise<TrialRow['state']> {
     const { store } = this.o;
     const optuna = this.requireOptuna();
     const seed = typeof asked.attrs['seed'] === 'number' ? asked.attrs['seed'] : 0;
-    const rerun = typeof asked.attrs['rerunOf'] === 'number';
-    const chosenBy = asked.attrs['source'];
-    const source: TrialRow['source'] = rerun
-      ? 'rerun'
-      : chosenBy === 'agent' || chosenBy === 'seed'
-        ? chosenBy
-        : 'optimizer';
+    const source = trialSource(asked.attrs);
     if (source === 'optimizer') {
       // A new configuration from the sampler: its other seeds run next.
       for (let k = 1; k < this.spec.seeds; k++)
@@ -332,23 +272,7 @@ export class CampaignRunner implements CampaignControl {
       join(dir, 'trial.json'),
       `${JSON.stringify({ number: asked.number, params: asked.params, seed, setup }, null, 2)}\n`,
     );
-    let row: TrialRow = {
-      campaignId: this.campaignId,
-      number: asked.number,
-      state: 'running',
-      params: asked.params,
-      seed,
-      source,
-      rationale: typeof asked.attrs['rationale'] === 'string' ? asked.attrs['rationale'] : null,
-      value: null,
-      points: [],
-      note: null,
-      worker: slot.label,
-      runDir: null,
-      steps: 0,
-      startedAt: Date.now(),
-      endedAt: null,
-    };
+    let row = startedRow(this.campaignId, asked, { seed, source, worker: slot.label });
     const put = (next: Partial<TrialRow>): TrialRow => {
       row = { ...row, ...next };
       store.putTrial(row);
@@ -387,19 +311,10 @@ export class CampaignRunner implements CampaignControl {
       this.aborts.delete(asked.number);
       this.campaignAbort.signal.removeEventListener('abort', onCampaignAbort);
     }
-    const state: TrialRow['state'] =
-      out.state === 'stopped' ? 'pruned' : out.state === 'complete' ? 'complete' : out.state;
-    try {
-      if (state === 'complete' && out.value !== null)
-        await optuna.tell(asked.number, 'complete', out.value, { wallS: out.seconds, steps: out.steps });
-      else if (state === 'pruned')
-        await optuna.tell(asked.number, 'pruned', null, { note: out.note ?? '', wallS: out.seconds, steps: out.steps });
-      else if (state === 'failed')
-        await optuna.tell(asked.number, 'fail', null, { error: out.note ?? '', wallS: out.seconds });
-      // interrupted: left running in the study, so the next start re-runs it (recover).
-    } catch (err) {
-      this.note(`trial ${asked.number}: telling the optimiser failed: ${message(err)}`);
-    }
+    const state = trialState(out);
+    await tellOptimizer(optuna, asked.number, state, out).catch((err: unknown) =>
+      this.note(`trial ${asked.number}: telling the optimiser failed: ${message(err)}`),
+    );
     const ended = put({
       state,
       value: out.value,

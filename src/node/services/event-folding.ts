@@ -26,6 +26,8 @@ export interface FoldOutput {
   trained: string[];
 }
 
+type EventOf<T extends SwarmEvent['type']> = Extract<SwarmEvent, { type: T }>;
+
 interface FoldedStep {
   metrics: StepMetrics;
   time: number;
@@ -58,25 +60,9 @@ export class EventFolder {
       case 'batch_progress':
         out.session = { progress: e.progress, poolEpisodes: e.poolEpisodes };
         break;
-      case 'episode_started': {
-        this.lastStepAt ??= e.time;
-        const row: EpisodeInput = {
-          episodeId: e.episodeId,
-          kind: e.kind,
-          status: 'open',
-          taskId: e.taskId ?? null,
-          clientId: e.clientId,
-          codeVersion: e.codeVersion ?? null,
-          reward: null,
-          success: null,
-          calls: 0,
-          createdAt: e.time,
-          finishedAt: null,
-        };
-        this.open.set(e.episodeId, row);
-        out.episodes.push(row);
+      case 'episode_started':
+        this.started(e, out);
         break;
-      }
       case 'episode_ended': {
         const row: EpisodeInput = {
           ...this.base(e.episodeId, e.clientId, e.time, e.kind),
@@ -103,41 +89,66 @@ export class EventFolder {
           out,
         );
         break;
-      case 'step': {
-        const updateStart = e.time - e.metrics.seconds * 1000;
-        // A step without merge statistics (a worker older than the field) is charted as is.
-        this.chart(
-          {
-            metrics: e.metrics,
-            time: e.time,
-            rolloutS: Math.max(0, (updateStart - (this.lastStepAt ?? updateStart)) / 1000),
-          },
-          e.merge ?? null,
-          out,
-        );
-        this.lastStepAt = e.time;
-        out.session = { step: e.metrics.step, weightVersion: e.metrics.weightVersion };
-        out.trained.push(...(e.episodeIds ?? []));
+      case 'step':
+        this.stepped(e, out);
         break;
-      }
-      case 'eval_result': {
-        const r = e.result;
-        // One point per weight version: the running figures, keyed by the time of its first result.
-        const time = this.evalTimes.get(r.weightVersion) ?? e.time;
-        this.evalTimes.set(r.weightVersion, time);
-        out.evals.push({
-          weightVersion: r.weightVersion,
-          time,
-          episodes: r.episodes,
-          rewardMean: r.rewardMean,
-          successRate: r.successRate,
-        });
+      case 'eval_result':
+        this.evaluated(e, out);
         break;
-      }
       default:
         break;
     }
     return out;
+  }
+
+  private started(e: EventOf<'episode_started'>, out: FoldOutput): void {
+    this.lastStepAt ??= e.time;
+    const row: EpisodeInput = {
+      episodeId: e.episodeId,
+      kind: e.kind,
+      status: 'open',
+      taskId: e.taskId ?? null,
+      clientId: e.clientId,
+      codeVersion: e.codeVersion ?? null,
+      reward: null,
+      success: null,
+      calls: 0,
+      createdAt: e.time,
+      finishedAt: null,
+    };
+    this.open.set(e.episodeId, row);
+    out.episodes.push(row);
+  }
+
+  private stepped(e: EventOf<'step'>, out: FoldOutput): void {
+    const updateStart = e.time - e.metrics.seconds * 1000;
+    // A step without merge statistics (a worker older than the field) is charted as is.
+    this.chart(
+      {
+        metrics: e.metrics,
+        time: e.time,
+        rolloutS: Math.max(0, (updateStart - (this.lastStepAt ?? updateStart)) / 1000),
+      },
+      e.merge ?? null,
+      out,
+    );
+    this.lastStepAt = e.time;
+    out.session = { step: e.metrics.step, weightVersion: e.metrics.weightVersion };
+    out.trained.push(...(e.episodeIds ?? []));
+  }
+
+  private evaluated(e: EventOf<'eval_result'>, out: FoldOutput): void {
+    const r = e.result;
+    // One point per weight version: the running figures, keyed by the time of its first result.
+    const time = this.evalTimes.get(r.weightVersion) ?? e.time;
+    this.evalTimes.set(r.weightVersion, time);
+    out.evals.push({
+      weightVersion: r.weightVersion,
+      time,
+      episodes: r.episodes,
+      rewardMean: r.rewardMean,
+      successRate: r.successRate,
+    });
   }
 
   /**

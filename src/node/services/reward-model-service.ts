@@ -23,7 +23,7 @@ import { runPath } from '../run-paths';
 import type { Store } from '../store/types';
 import type { ClientService } from './client-service';
 import { buildDataset, conversationFromTimelines } from './labels-dataset';
-import { trainRewardModel, type RunningProcess, type RmTrained } from './reward-model-trainer';
+import { trainRewardModel, type RmTrainEvent, type RunningProcess, type RmTrained } from './reward-model-trainer';
 
 /** The module reward code imports to know its reward model (see resources/examples/calculator-rm). */
 export const POINTER_FILE = REWARD_MODEL_POINTER_FILE;
@@ -73,9 +73,10 @@ export class RewardModelService {
       (id) => store.getEpisode(p.runId, id).taskId ?? id,
     );
     if (ds.pointLabels + ds.pairLabels === 0) {
+      const missing = ds.missing.length ? ` (${ds.missing.length} labelled episodes have no stored calls)` : '';
       throw new WorkbenchError(
         'no_labels',
-        `run ${p.runId} has no usable labels yet${ds.missing.length ? ` (${ds.missing.length} labelled episodes have no stored calls)` : ''}: label episodes in the inspector or import labels first`,
+        `run ${p.runId} has no usable labels yet${missing}: label episodes in the inspector or import labels first`,
       );
     }
     const version = Math.max(0, ...store.listRewardModels(p.runId).map((m) => m.version)) + 1;
@@ -105,50 +106,15 @@ export class RewardModelService {
         ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}),
       },
       (e) => {
-        if (e.event === 'start')
-          this.update(p.runId, {
-            detail: `${status.detail}; ${e.trainPairs} train / ${e.heldoutPairs} held-out pairs, ${e.trainPoints} / ${e.heldoutPoints} points, ${e.steps} steps`,
-          });
-        else if (e.event === 'probe')
-          this.update(p.runId, {
-            fraction: 0.05,
-            detail: `score head fitted on ${e.conversations} episodes' features (loss ${e.loss.toFixed(4)}); fine-tuning`,
-          });
-        else if (e.event === 'step')
-          this.update(p.runId, {
-            fraction: Math.min(0.95, (0.9 * e.step) / e.steps),
-            detail: `step ${e.step}/${e.steps} · loss ${e.loss.toFixed(4)}`,
-          });
-        else if (e.event === 'exported')
-          this.update(p.runId, {
-            fraction: 0.97,
-            detail: `exported to ONNX (max |ONNX − PyTorch| ${e.onnxMaxAbsDiff.toExponential(1)})`,
-          });
+        const patch = progressOf(e, status.detail);
+        if (patch) this.update(p.runId, patch);
       },
     );
     this.training = { runId: p.runId, status, proc };
     this.emitStatus(p.runId, null);
     this.o.log(`reward model v${version} (run ${p.runId}): training on ${status.detail}`);
     void proc.done.then(
-      (t) => {
-        this.o.store.putRewardModel(p.runId, {
-          version,
-          folder: t.folder,
-          sha256: t.sha256,
-          createdAt: Date.now(),
-          manifest: t.manifest,
-        });
-        const row = this.o.store.listRewardModels(p.runId).find((m) => m.version === version) ?? null;
-        this.finish(
-          p.runId,
-          {
-            state: 'done',
-            fraction: 1,
-            detail: `held-out accuracy ${fmtAcc(t.manifest.metrics.heldoutAccuracy)} in ${t.seconds.toFixed(0)} s`,
-          },
-          row,
-        );
-      },
+      (t) => this.trained(p.runId, version, t),
       (err: unknown) =>
         this.finish(
           p.runId,
@@ -209,6 +175,20 @@ export class RewardModelService {
     await t.proc.done.catch(() => undefined);
   }
 
+  /** A finished training: the model is stored and the status says its held-out accuracy. */
+  private trained(runId: string, version: number, t: RmTrained): void {
+    this.o.store.putRewardModel(runId, {
+      version,
+      folder: t.folder,
+      sha256: t.sha256,
+      createdAt: Date.now(),
+      manifest: t.manifest,
+    });
+    const row = this.o.store.listRewardModels(runId).find((m) => m.version === version) ?? null;
+    const detail = `held-out accuracy ${fmtAcc(t.manifest.metrics.heldoutAccuracy)} in ${t.seconds.toFixed(0)} s`;
+    this.finish(runId, { state: 'done', fraction: 1, detail }, row);
+  }
+
   private update(runId: string, patch: Partial<RmTrainingStatus>): void {
     if (!this.training || this.training.runId !== runId) return;
     this.training.status = { ...this.training.status, ...patch };
@@ -226,6 +206,35 @@ export class RewardModelService {
 
   private emitStatus(runId: string, model: RewardModelRow | null): void {
     if (this.training) this.o.emit({ type: 'reward_model', runId, status: this.training.status, model });
+  }
+}
+
+/** The training status a progress event of the training process sets (null: none). */
+function progressOf(e: RmTrainEvent, detail: string): Partial<RmTrainingStatus> | null {
+  switch (e.event) {
+    case 'start':
+      return {
+        detail:
+          `${detail}; ${e.trainPairs} train / ${e.heldoutPairs} held-out pairs,` +
+          ` ${e.trainPoints} / ${e.heldoutPoints} points, ${e.steps} steps`,
+      };
+    case 'probe':
+      return {
+        fraction: 0.05,
+        detail: `score head fitted on ${e.conversations} episodes' features (loss ${e.loss.toFixed(4)}); fine-tuning`,
+      };
+    case 'step':
+      return {
+        fraction: Math.min(0.95, (0.9 * e.step) / e.steps),
+        detail: `step ${e.step}/${e.steps} · loss ${e.loss.toFixed(4)}`,
+      };
+    case 'exported':
+      return {
+        fraction: 0.97,
+        detail: `exported to ONNX (max |ONNX − PyTorch| ${e.onnxMaxAbsDiff.toExponential(1)})`,
+      };
+    default:
+      return null;
   }
 }
 

@@ -87,10 +87,41 @@ export function placeInText(
   return null;
 }
 
+interface ProbeRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/** Runs the bundled probe in the task folder; killed after `timeoutMs`. */
+function runProbe(bundlePath: string, dir: string, timeoutMs: number): Promise<ProbeRun> {
+  return new Promise<ProbeRun>((resolve) => {
+    const child = spawn(process.execPath, ['--enable-source-maps', bundlePath], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('exit', (c) => {
+      clearTimeout(timer);
+      resolve({ code: c, stdout: out, stderr: err, timedOut: killed });
+    });
+  });
+}
+
 export async function probeTask(
   dir: string,
   o: { cacheDir: string; nodePaths: string[]; timeoutMs?: number; minTrain?: number; minEval?: number },
 ): Promise<{ result: ProbeResult | null; failures: TaskFailure[] }> {
+  const timeoutMs = o.timeoutMs ?? 20_000;
   const source = PROBE.replace(/MIN_TRAIN/g, String(o.minTrain ?? 10)).replace(/MIN_EVAL/g, String(o.minEval ?? 3));
   const fail = (
     check: TaskFailure['check'],
@@ -110,37 +141,14 @@ export async function probeTask(
         column: e.column || null,
       })),
     };
-  const { code, stdout, stderr, timedOut } = await new Promise<{
-    code: number | null;
-    stdout: string;
-    stderr: string;
-    timedOut: boolean;
-  }>((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', compiled.bundlePath], {
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    let killed = false;
-    const timer = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, o.timeoutMs ?? 20_000);
-    child.once('exit', (c) => {
-      clearTimeout(timer);
-      resolve({ code: c, stdout: out, stderr: err, timedOut: killed });
-    });
-  });
+  const { code, stdout, stderr, timedOut } = await runProbe(compiled.bundlePath, dir, timeoutMs);
   if (timedOut)
     return {
       result: null,
       failures: [
         fail(
           'reward',
-          `loading reward.ts and scoring the rows did not finish within ${(o.timeoutMs ?? 20_000) / 1000} s (an endless loop?)`,
+          `loading reward.ts and scoring the rows did not finish within ${timeoutMs / 1000} s (an endless loop?)`,
           'reward.ts',
         ),
       ],

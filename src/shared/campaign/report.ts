@@ -70,9 +70,10 @@ export function prunedExplanations(
         .sort((a, b) => a - b);
       const mine = metricOf(last, spec.objective.metric);
       const median = peers.length ? peers[Math.floor((peers.length - 1) / 2)]! : null;
+      const best = spec.objective.direction === 'maximize' ? peers.at(-1)! : peers[0]!;
       const cmp =
         median !== null
-          ? `; the other trials at that point: median ${fmtNum(median)}, best ${fmtNum(spec.objective.direction === 'maximize' ? peers.at(-1)! : peers[0]!)} (n=${peers.length})`
+          ? `; the other trials at that point: median ${fmtNum(median)}, best ${fmtNum(best)} (n=${peers.length})`
           : '';
       return {
         trial: t,
@@ -102,63 +103,113 @@ export function buildReport(d: ReportData): Report {
 }
 
 function markdown(d: ReportData, chartFiles: string[]): string {
+  const now = d.summary.endedAt ?? d.generatedAt;
+  return [
+    ...headerSection(d, now),
+    ...bestSection(d),
+    ...setupSection(d.spec),
+    ...trialsSection(d, now),
+    ...outcomesSection(d),
+    ...agentSection(d),
+    '## Charts',
+    '',
+    ...chartFiles.map((f) => `![${f.replace(/\.svg$/, '')}](report-charts/${f})`),
+    '',
+  ].join('\n');
+}
+
+/** The title, the question and the state line (trial counts, wall time, compute). */
+function headerSection(d: ReportData, now: number): string[] {
   const { spec, trials, summary } = d;
   const counts = countStates(trials);
-  const best = bestConfiguration(trials, spec.objective);
-  const names = Object.keys(spec.search);
-  const now = summary.endedAt ?? d.generatedAt;
-  const L: string[] = [];
-  L.push(`# Campaign ${spec.name}`, '');
+  const L: string[] = [`# Campaign ${spec.name}`, ''];
   if (spec.question) L.push(`> ${spec.question.split('\n').join('\n> ')}`, '');
+  const running = counts.running ? `, ${counts.running} running` : '';
+  const interrupted = counts.interrupted ? `; ${counts.interrupted} interrupted and re-run` : '';
   L.push(
-    `State **${summary.state}** · ${counts.trials} of ${spec.budget.trials} trials (${counts.completed} completed, ${counts.pruned} pruned, ${counts.failed} failed${counts.running ? `, ${counts.running} running` : ''}${counts.interrupted ? `; ${counts.interrupted} interrupted and re-run` : ''}) · wall time ${minutes(summary.wallS)} · compute ${minutes(computeSeconds(trials, now))} of worker time · report of ${new Date(d.generatedAt).toISOString()}`,
+    `State **${summary.state}** · ${counts.trials} of ${spec.budget.trials} trials (${counts.completed} completed,` +
+      ` ${counts.pruned} pruned, ${counts.failed} failed${running}${interrupted})` +
+      ` · wall time ${minutes(summary.wallS)} · compute ${minutes(computeSeconds(trials, now))} of worker time` +
+      ` · report of ${new Date(d.generatedAt).toISOString()}`,
     '',
   );
-  L.push('## Best configuration', '');
+  return L;
+}
+
+/** The best configuration with its seeds' spread, and every configuration's when there are several. */
+function bestSection(d: ReportData): string[] {
+  const { spec, trials } = d;
+  const best = bestConfiguration(trials, spec.objective);
+  const L: string[] = ['## Best configuration', ''];
   if (best?.spread) {
+    const objective = `${spec.objective.summary} ${METRIC_LABEL[spec.objective.metric]}`;
     L.push(
-      `**${paramsLabel(best.params)}** — objective (${spec.objective.summary} ${METRIC_LABEL[spec.objective.metric]}) **${pm(best.spread.mean, best.spread.se, best.spread.n)}** over seeds (mean ± standard error), trials ${best.trials.join(', ')}.`,
+      `**${paramsLabel(best.params)}** — objective (${objective})` +
+        ` **${pm(best.spread.mean, best.spread.se, best.spread.n)}** over seeds (mean ± standard error),` +
+        ` trials ${best.trials.join(', ')}.`,
       '',
     );
   } else L.push('No trial has completed yet.', '');
   const configs = configurations(trials).filter((c) => c.spread);
   if (configs.length > 1 || spec.seeds > 1) {
     L.push('| configuration | objective (mean ± SE) | seeds | pruned | failed |', '| --- | --- | --- | --- | --- |');
-    for (const c of configs)
-      L.push(
-        `| ${cell(paramsLabel(c.params))} | ${pm(c.spread!.mean, c.spread!.se, c.spread!.n)} | ${c.trials.length} | ${c.pruned} | ${c.failed} |`,
-      );
+    for (const c of configs) {
+      const spread = pm(c.spread!.mean, c.spread!.se, c.spread!.n);
+      L.push(`| ${cell(paramsLabel(c.params))} | ${spread} | ${c.trials.length} | ${c.pruned} | ${c.failed} |`);
+    }
     L.push('');
   }
-  L.push('## Setup', '');
+  return L;
+}
+
+/** The setup: task and training, objective, optimiser, budget, workers; and the search space. */
+function setupSection(spec: CampaignSpec): string[] {
   const b = spec.base;
-  L.push(
-    `- Task **${b.task}**${b.task === 'calculator-agent' ? ` (${b.client} client)` : ''}, model **${b.model}**, ${b.clients} client(s)${b.mix !== undefined ? `, mix ${b.mix}` : ''}; training ${
-      Object.keys(b.training).length
-        ? Object.entries(b.training)
-            .map(([k, v]) => `${k}=${String(v)}`)
-            .join(', ')
-        : 'worker defaults'
-    }.`,
-  );
-  L.push(
-    `- Objective: ${spec.objective.direction} the **${spec.objective.summary}** ${METRIC_LABEL[spec.objective.metric]} (${b.eval.episodes} held-out episodes per point, ${b.eval.everySteps !== undefined ? `every ${b.eval.everySteps} steps` : `every ${fmtNum(b.eval.everyMinutes ?? spec.budget.minutesPerTrial / 4)} min`}${b.eval.atStart ? ', and before training' : ''}).`,
-  );
-  L.push(
-    `- Optimiser: Optuna ${spec.optimizer.sampler} sampler (seed ${spec.optimizer.seed}), ${spec.optimizer.pruner.type} pruner (min resource ${spec.optimizer.pruner.minResource}, reduction ${spec.optimizer.pruner.reductionFactor}).`,
-  );
-  L.push(
-    `- Budget: ${spec.budget.trials} trials of ${fmtNum(spec.budget.minutesPerTrial)} min${spec.budget.stepsPerTrial ? ` or ${spec.budget.stepsPerTrial} steps` : ''}${spec.budget.totalHours ? `, ${spec.budget.totalHours} h in all` : ''}; ${spec.seeds} seed(s) per configuration.`,
-  );
-  L.push(
-    `- Workers: ${spec.workers.local === 0 ? 'no local ones' : `local (${spec.workers.local})`}${spec.workers.remote.length ? `, remote ${spec.workers.remote.map((w) => w.url).join(', ')}` : ''}.`,
+  const { budget, optimizer } = spec;
+  const training = Object.keys(b.training).length
+    ? Object.entries(b.training)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(', ')
+    : 'worker defaults';
+  const client = b.task === 'calculator-agent' ? ` (${b.client} client)` : '';
+  const mix = b.mix !== undefined ? `, mix ${b.mix}` : '';
+  const every =
+    b.eval.everySteps !== undefined
+      ? `every ${b.eval.everySteps} steps`
+      : `every ${fmtNum(b.eval.everyMinutes ?? budget.minutesPerTrial / 4)} min`;
+  const steps = budget.stepsPerTrial ? ` or ${budget.stepsPerTrial} steps` : '';
+  const hours = budget.totalHours ? `, ${budget.totalHours} h in all` : '';
+  const local = spec.workers.local === 0 ? 'no local ones' : `local (${spec.workers.local})`;
+  const remote = spec.workers.remote.length ? `, remote ${spec.workers.remote.map((w) => w.url).join(', ')}` : '';
+  const L: string[] = [
+    '## Setup',
     '',
-  );
-  L.push('## Search space', '', '| parameter | domain |', '| --- | --- |');
+    `- Task **${b.task}**${client}, model **${b.model}**, ${b.clients} client(s)${mix}; training ${training}.`,
+    `- Objective: ${spec.objective.direction} the **${spec.objective.summary}** ${METRIC_LABEL[spec.objective.metric]}` +
+      ` (${b.eval.episodes} held-out episodes per point, ${every}${b.eval.atStart ? ', and before training' : ''}).`,
+    `- Optimiser: Optuna ${optimizer.sampler} sampler (seed ${optimizer.seed}), ${optimizer.pruner.type} pruner` +
+      ` (min resource ${optimizer.pruner.minResource}, reduction ${optimizer.pruner.reductionFactor}).`,
+    `- Budget: ${budget.trials} trials of ${fmtNum(budget.minutesPerTrial)} min${steps}${hours};` +
+      ` ${spec.seeds} seed(s) per configuration.`,
+    `- Workers: ${local}${remote}.`,
+    '',
+    '## Search space',
+    '',
+    '| parameter | domain |',
+    '| --- | --- |',
+  ];
   for (const [k, p] of Object.entries(spec.search)) L.push(`| ${k} | ${cell(describeParam(p))} |`);
-  L.push('', '## Trials', '');
+  return L;
+}
+
+/** Every trial: its state, parameters, seed, source, objective, steps, minutes and curve. */
+function trialsSection(d: ReportData, now: number): string[] {
+  const { spec, trials } = d;
+  const names = Object.keys(spec.search);
+  const L: string[] = ['', '## Trials', ''];
   L.push(
-    `| # | state | ${names.join(' | ')} | seed | source | objective | steps | minutes | curve (${METRIC_LABEL[spec.objective.metric]} per point) |`,
+    `| # | state | ${names.join(' | ')} | seed | source | objective | steps | minutes |` +
+      ` curve (${METRIC_LABEL[spec.objective.metric]} per point) |`,
   );
   L.push(`| --- | --- | ${names.map(() => '---').join(' | ')} | --- | --- | --- | --- | --- | --- |`);
   for (const t of trials) {
@@ -166,11 +217,21 @@ function markdown(d: ReportData, chartFiles: string[]): string {
       .sort((a, b) => a.index - b.index)
       .map((p) => val(metricOf(p, spec.objective.metric)))
       .join(' → ');
+    const params = names.map((n) => cell(fmtParam(t.params[n]))).join(' | ');
+    const mins = (((t.endedAt ?? now) - t.startedAt) / 60_000).toFixed(1);
     L.push(
-      `| ${t.number} | ${t.state} | ${names.map((n) => cell(fmtParam(t.params[n]))).join(' | ')} | ${t.seed} | ${t.source} | ${val(t.value)} | ${t.steps} | ${(((t.endedAt ?? now) - t.startedAt) / 60_000).toFixed(1)} | ${curve || '—'} |`,
+      `| ${t.number} | ${t.state} | ${params} | ${t.seed} | ${t.source} | ${val(t.value)} | ${t.steps}` +
+        ` | ${mins} | ${curve || '—'} |`,
     );
   }
   L.push('');
+  return L;
+}
+
+/** What was pruned (and why), what failed, and the parameters' importance. */
+function outcomesSection(d: ReportData): string[] {
+  const { spec, trials } = d;
+  const L: string[] = [];
   const pruned = prunedExplanations(trials, spec);
   L.push('## Pruned', '');
   if (pruned.length === 0) L.push('No trial was pruned.', '');
@@ -194,19 +255,23 @@ function markdown(d: ReportData, chartFiles: string[]): string {
     for (const [k, v] of Object.entries(d.importance).sort((a, b) => b[1] - a[1])) L.push(`| ${k} | ${fmtNum(v)} |`);
   } else L.push('Needs at least two completed trials.');
   L.push('');
-  if (d.analysis || d.decisions.length) {
-    L.push('## Research agent', '');
-    if (d.analysis) L.push(d.analysis, '');
-    for (const x of d.decisions)
-      L.push(
-        `- ${new Date(x.t).toISOString().slice(11, 19)} **${x.kind}** (${x.status})${x.trial !== null ? ` trial ${x.trial}` : ''}: ${cell(x.rationale)}${x.payload['params'] ? ` — ${cell(JSON.stringify(x.payload['params']))}` : ''}`,
-      );
-    L.push('');
+  return L;
+}
+
+/** The research agent's analysis and decisions (nothing when it took no part). */
+function agentSection(d: ReportData): string[] {
+  if (!d.analysis && !d.decisions.length) return [];
+  const L: string[] = ['## Research agent', ''];
+  if (d.analysis) L.push(d.analysis, '');
+  for (const x of d.decisions) {
+    const trial = x.trial !== null ? ` trial ${x.trial}` : '';
+    const params = x.payload['params'] ? ` — ${cell(JSON.stringify(x.payload['params']))}` : '';
+    L.push(
+      `- ${new Date(x.t).toISOString().slice(11, 19)} **${x.kind}** (${x.status})${trial}: ${cell(x.rationale)}${params}`,
+    );
   }
-  L.push('## Charts', '');
-  for (const f of chartFiles) L.push(`![${f.replace(/\.svg$/, '')}](report-charts/${f})`);
   L.push('');
-  return L.join('\n');
+  return L;
 }
 
 const escHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

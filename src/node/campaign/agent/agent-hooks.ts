@@ -2,7 +2,7 @@
 // workbench's agent commands, and approved proposals enqueued on every heartbeat.
 import type { AgentSpec } from '../../../shared/campaign/spec';
 import type { CampaignStore } from '../campaign-store';
-import type { RunnerHooks } from '../campaign-runner';
+import type { RunnerHooks } from '../campaign-control';
 import type { LlmClient } from '../../llm/llm-client';
 import { ResearchAgent } from './research-agent';
 

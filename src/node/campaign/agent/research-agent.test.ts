@@ -9,7 +9,7 @@ import { parseCampaign, type CampaignSpec } from '../../../shared/campaign/spec'
 import type { TrialRow } from '../../../shared/campaign/trials';
 import { LlmClient } from '../../llm/llm-client';
 import { FakeChatServer } from '../../llm/testing/fake-chat-server';
-import type { CampaignControl } from '../campaign-runner';
+import type { CampaignControl } from '../campaign-control';
 import { CampaignStore } from '../campaign-store';
 import { ResearchAgent } from './research-agent';
 

@@ -9,7 +9,7 @@ import { checkParams, type Params } from '../../../shared/campaign/space';
 import type { AgentSpec } from '../../../shared/campaign/spec';
 import { countStates, type TrialRow } from '../../../shared/campaign/trials';
 import { LlmClient, type LlmMessage, type ToolCallRequest } from '../../llm/llm-client';
-import type { CampaignControl } from '../campaign-runner';
+import type { CampaignControl } from '../campaign-control';
 import type { CampaignStore } from '../campaign-store';
 import { AGENT_TOOLS, describeSpace, toolArgs } from './agent-tools';
 
@@ -152,10 +152,17 @@ export class ResearchAgent {
       .decisions(c.campaignId)
       .slice(-10)
       .map((d) => `${d.kind} (${d.status}): ${d.rationale}`);
+    const proposalsLeft = this.d.spec.maxTrials - this.state.trialsProposed;
+    const tokensLeft = Math.max(0, this.d.spec.maxTokens - this.state.tokensUsed);
+    const mode =
+      this.state.mode === 'ask'
+        ? 'a person approves each proposal before it runs'
+        : 'proposals run as soon as a worker is free';
     return [
       `Campaign ${c.spec.name}: ${c.spec.question || '(no question given)'}`,
-      `Now: ${why}. Trials: ${counts.trials} of ${c.spec.budget.trials} (${counts.completed} completed, ${counts.pruned} pruned, ${counts.failed} failed, ${counts.running} running).`,
-      `Your limits left: ${this.d.spec.maxTrials - this.state.trialsProposed} proposals, ${Math.max(0, this.d.spec.maxTokens - this.state.tokensUsed)} tokens. Mode: ${this.state.mode === 'ask' ? 'a person approves each proposal before it runs' : 'proposals run as soon as a worker is free'}.`,
+      `Now: ${why}. Trials: ${counts.trials} of ${c.spec.budget.trials} (${counts.completed} completed,` +
+        ` ${counts.pruned} pruned, ${counts.failed} failed, ${counts.running} running).`,
+      `Your limits left: ${proposalsLeft} proposals, ${tokensLeft} tokens. Mode: ${mode}.`,
       recent.length ? `Your recent decisions:\n${recent.join('\n')}` : 'You have made no decisions yet.',
     ].join('\n');
   }
@@ -180,34 +187,10 @@ export class ResearchAgent {
             .filter((t) => t.state !== 'interrupted')
             .map(brief),
         };
-      case 'get_curve': {
-        const { trial } = toolArgs.get_curve.parse(a);
-        const t = c.trials().find((x) => x.number === trial);
-        if (!t) return { error: `no trial ${trial}` };
-        const steps = this.d.store.curves(c.campaignId)[String(trial)] ?? [];
-        const stride = Math.max(1, Math.ceil(steps.length / 50));
-        return {
-          trial,
-          points: t.points.map((p) => ({
-            index: p.index,
-            step: p.step,
-            minutes: +(p.elapsedS / 60).toFixed(2),
-            value: metricOf(p, c.spec.objective.metric),
-          })),
-          trainReward: steps.filter((_, i) => i % stride === 0).map((p) => [p.step, +p.rewardMean.toFixed(4)]),
-        };
-      }
-      case 'search_space': {
-        const counts = countStates(c.trials());
-        return {
-          space: describeSpace(c.spec.search),
-          objective: c.spec.objective,
-          trialsLeft: c.spec.budget.trials - counts.trials,
-          minutesPerTrial: c.spec.budget.minutesPerTrial,
-          seeds: c.spec.seeds,
-          proposalsLeft: this.d.spec.maxTrials - this.state.trialsProposed,
-        };
-      }
+      case 'get_curve':
+        return this.curve(c, toolArgs.get_curve.parse(a).trial);
+      case 'search_space':
+        return this.searchSpace(c);
       case 'propose_trials':
         return this.propose(c, toolArgs.propose_trials.parse(a).trials);
       case 'stop_trial': {
@@ -242,6 +225,37 @@ export class ResearchAgent {
       default:
         return { error: `unknown tool ${call.name}` };
     }
+  }
+
+  /** A trial's objective points and its training reward curve (at most ~50 points). */
+  private curve(c: CampaignControl, trial: number): unknown {
+    const t = c.trials().find((x) => x.number === trial);
+    if (!t) return { error: `no trial ${trial}` };
+    const steps = this.d.store.curves(c.campaignId)[String(trial)] ?? [];
+    const stride = Math.max(1, Math.ceil(steps.length / 50));
+    return {
+      trial,
+      points: t.points.map((p) => ({
+        index: p.index,
+        step: p.step,
+        minutes: +(p.elapsedS / 60).toFixed(2),
+        value: metricOf(p, c.spec.objective.metric),
+      })),
+      trainReward: steps.filter((_, i) => i % stride === 0).map((p) => [p.step, +p.rewardMean.toFixed(4)]),
+    };
+  }
+
+  /** The search space, the objective and what is left of the budget and the agent's proposals. */
+  private searchSpace(c: CampaignControl): unknown {
+    const counts = countStates(c.trials());
+    return {
+      space: describeSpace(c.spec.search),
+      objective: c.spec.objective,
+      trialsLeft: c.spec.budget.trials - counts.trials,
+      minutesPerTrial: c.spec.budget.minutesPerTrial,
+      seeds: c.spec.seeds,
+      proposalsLeft: this.d.spec.maxTrials - this.state.trialsProposed,
+    };
   }
 
   private async propose(

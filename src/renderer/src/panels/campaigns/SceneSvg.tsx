@@ -35,10 +35,7 @@ function Item({ it }: { it: SceneItem }) {
       );
     case 'cross':
       return (
-        <path
-          d={`M${it.x - it.r} ${it.y - it.r}L${it.x + it.r} ${it.y + it.r}M${it.x - it.r} ${it.y + it.r}L${it.x + it.r} ${it.y - it.r}`}
-          style={{ fill: 'none', stroke: it.stroke, strokeWidth: 2 }}
-        >
+        <path d={crossPath(it.x, it.y, it.r)} style={{ fill: 'none', stroke: it.stroke, strokeWidth: 2 }}>
           {title}
         </path>
       );
@@ -85,4 +82,9 @@ export function SceneSvg({ scene, testId }: { scene: Scene; testId: string }) {
       ))}
     </svg>
   );
+}
+
+/** An × marker: the two diagonals of the square of half-side `r` around (x, y). */
+function crossPath(x: number, y: number, r: number): string {
+  return `M${x - r} ${y - r}L${x + r} ${y + r}M${x - r} ${y + r}L${x + r} ${y - r}`;
 }

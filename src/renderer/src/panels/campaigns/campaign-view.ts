@@ -1,6 +1,7 @@
 // Pure helpers of the Campaigns panel: the spec of a campaign as the charts need it, the charts
 // to draw for a detail, and display text for trials.
-import type { CampaignDetail } from '../../../../shared/campaign/api';
+import type { AgentState, CampaignDetail, CampaignSummary } from '../../../../shared/campaign/api';
+import { fmtNum } from '../../../../shared/campaign/charts/scales';
 import {
   evalCurvesChart,
   importanceChart,
@@ -23,7 +24,10 @@ export interface ChartEntry {
   wide: boolean;
 }
 
-/** Every chart of a campaign: curves, live step curves, parallel coordinates, objective vs each parameter, importance. */
+/**
+ * Every chart of a campaign: curves, live step curves, parallel coordinates, objective vs each
+ * parameter, importance.
+ */
 export function campaignCharts(detail: CampaignDetail, spec: CampaignSpec): ChartEntry[] {
   const trials = detail.trials.filter((t) => t.state !== 'interrupted');
   const best = bestConfiguration(trials, spec.objective)?.key ?? null;
@@ -43,3 +47,24 @@ export function trialMinutes(t: TrialRow, now: number): string {
 }
 
 export const stateClass = (s: TrialRow['state']): string => `trial-state trial-${s}`;
+
+/** The agent's one-line status: state, mode, model, tokens used, trials proposed and its note. */
+export function agentStatusText(agent: AgentState): string {
+  const mode = agent.mode === 'ask' ? 'ask before running' : 'auto';
+  const note = agent.note ? ` · ${agent.note}` : '';
+  const usage = `${agent.tokensUsed} tokens · ${agent.trialsProposed} proposed`;
+  return `${agent.status} · ${mode} · ${agent.model} · ${usage}${note}`;
+}
+
+/** A campaign's line in the list: state, trials, pruned, failed and the best value so far. */
+export function campaignListText(c: CampaignSummary): string {
+  const best = c.bestValue === null ? '—' : fmtNum(c.bestValue);
+  return `${c.state} · ${c.trials}/${c.budgetTrials} trials · ${c.pruned} pruned · ${c.failed} failed · best ${best}`;
+}
+
+/** A campaign's summary line in its detail: trials by outcome, wall time and compute time in minutes. */
+export function campaignDetailText(s: CampaignSummary, computeS: number): string {
+  const outcomes = `${s.completed} completed · ${s.pruned} pruned · ${s.failed} failed`;
+  const counts = `${s.trials}/${s.budgetTrials} trials · ${outcomes}`;
+  return `${counts} · wall ${(s.wallS / 60).toFixed(1)} min · compute ${(computeS / 60).toFixed(1)} min`;
+}

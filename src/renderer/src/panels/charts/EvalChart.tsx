@@ -27,9 +27,10 @@ export const EvalChart = memo(function EvalChart({ evals, active }: { evals: rea
               <YAxis {...AXIS} width={44} domain={[0, 1]} tickFormatter={(v: number) => percent(v)} />
               <Tooltip
                 {...TOOLTIP}
-                labelFormatter={(v) =>
-                  `up to weights v${String(v)} · ${rows.find((r) => r.weightVersion === Number(v))?.episodes ?? '?'} episodes`
-                }
+                labelFormatter={(v) => {
+                  const episodes = rows.find((r) => r.weightVersion === Number(v))?.episodes ?? '?';
+                  return `up to weights v${String(v)} · ${episodes} episodes`;
+                }}
                 formatter={(v) => percent(Number(v))}
               />
               <Line

@@ -22,18 +22,7 @@ export function RewardModelChart({
   active: boolean;
   refreshKey: string | number;
 }) {
-  const [points, setPoints] = useState<RewardPoint[]>([]);
-  useEffect(() => {
-    if (!active) return;
-    let live = true;
-    api.rewardComparison({ runId, limit: 5000 }).then(
-      (r) => live && setPoints(r.points),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [api, runId, active, refreshKey]);
+  const points = useRewardPoints(api, runId, active, refreshKey);
   const rows = useMemo(() => rewardBins(points, binSize(points.length)), [points]);
   const sep = useMemo(() => separation(points), [points]);
 
@@ -53,54 +42,69 @@ export function RewardModelChart({
             reports them, e.g. calculator-rm).
           </div>
         ) : (
-          active && (
-            <ResponsiveContainer width="100%" height="100%">
-              <ComposedChart data={rows} margin={{ top: 14, right: 8, bottom: 0, left: 0 }}>
-                <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
-                <XAxis
-                  dataKey="episode"
-                  type="number"
-                  domain={['dataMin', 'dataMax']}
-                  allowDecimals={false}
-                  {...AXIS}
-                />
-                <YAxis yAxisId="rm" {...AXIS} width={44} tickFormatter={(v: number) => fmt(v, 2)} />
-                <YAxis
-                  yAxisId="v"
-                  orientation="right"
-                  domain={[0, 1]}
-                  {...AXIS}
-                  width={36}
-                  tickFormatter={(v: number) => fmt(v, 2)}
-                />
-                <Tooltip
-                  contentStyle={{ background: 'var(--bg-2)', border: '1px solid var(--border)', fontSize: 12 }}
-                  isAnimationActive={false}
-                  formatter={(v) => fmt(Number(v))}
-                  labelFormatter={(v) => `up to episode ${String(v)}`}
-                />
-                <Legend wrapperStyle={{ fontSize: 11 }} />
-                <Line
-                  yAxisId="rm"
-                  dataKey="rmScore"
-                  name="reward-model score (mean)"
-                  stroke="var(--violet)"
-                  dot={false}
-                  isAnimationActive={false}
-                />
-                <Line
-                  yAxisId="v"
-                  dataKey="verifiable"
-                  name="verifiable reward (mean)"
-                  stroke="var(--ok)"
-                  dot={false}
-                  isAnimationActive={false}
-                />
-              </ComposedChart>
-            </ResponsiveContainer>
-          )
+          active && <RewardBinsChart rows={rows} />
         )}
       </div>
     </div>
+  );
+}
+
+/** The run's episodes with both scores, fetched while the chart is shown and again on each refresh. */
+function useRewardPoints(api: WorkbenchApi, runId: string, active: boolean, refreshKey: string | number) {
+  const [points, setPoints] = useState<RewardPoint[]>([]);
+  useEffect(() => {
+    if (!active) return;
+    let live = true;
+    api.rewardComparison({ runId, limit: 5000 }).then(
+      (r) => live && setPoints(r.points),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, runId, active, refreshKey]);
+  return points;
+}
+
+function RewardBinsChart({ rows }: { rows: ReturnType<typeof rewardBins> }) {
+  return (
+    <ResponsiveContainer width="100%" height="100%">
+      <ComposedChart data={rows} margin={{ top: 14, right: 8, bottom: 0, left: 0 }}>
+        <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
+        <XAxis dataKey="episode" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} {...AXIS} />
+        <YAxis yAxisId="rm" {...AXIS} width={44} tickFormatter={(v: number) => fmt(v, 2)} />
+        <YAxis
+          yAxisId="v"
+          orientation="right"
+          domain={[0, 1]}
+          {...AXIS}
+          width={36}
+          tickFormatter={(v: number) => fmt(v, 2)}
+        />
+        <Tooltip
+          contentStyle={{ background: 'var(--bg-2)', border: '1px solid var(--border)', fontSize: 12 }}
+          isAnimationActive={false}
+          formatter={(v) => fmt(Number(v))}
+          labelFormatter={(v) => `up to episode ${String(v)}`}
+        />
+        <Legend wrapperStyle={{ fontSize: 11 }} />
+        <Line
+          yAxisId="rm"
+          dataKey="rmScore"
+          name="reward-model score (mean)"
+          stroke="var(--violet)"
+          dot={false}
+          isAnimationActive={false}
+        />
+        <Line
+          yAxisId="v"
+          dataKey="verifiable"
+          name="verifiable reward (mean)"
+          stroke="var(--ok)"
+          dot={false}
+          isAnimationActive={false}
+        />
+      </ComposedChart>
+    </ResponsiveContainer>
   );
 }

@@ -79,14 +79,14 @@ export function ClientsPanel({ api, active, connected, clients, liveLogs, report
   const [selected, setSelected] = useState<LogSource | null>(null);
   const { busy, act } = useClientActions(api, reportError);
   const localCount = clients.filter((c) => c.local).length;
+  const remoteCount = clients.length - localCount;
   const isSelected = (s: LogSource): boolean => selected !== null && sameSource(selected, s);
   return (
     <div className="clients">
       <div className="panel-head">
         <h2>Clients</h2>
         <span className="muted">
-          {clients.length} client{clients.length === 1 ? '' : 's'} · {localCount} local · {clients.length - localCount}{' '}
-          remote
+          {clients.length} client{clients.length === 1 ? '' : 's'} · {localCount} local · {remoteCount} remote
         </span>
         <span className="sb-spacer" />
         <button

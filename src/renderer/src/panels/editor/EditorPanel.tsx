@@ -2,10 +2,11 @@
 // SDK sources, which come read-only), Save & restart with inline compile errors, and the code
 // versions with a diff between any two. The tabs live in the workspace (they survive unmounts),
 // the compile errors in the app store; the rest is this panel's own view state.
-import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useRef, useState, type KeyboardEvent } from 'react';
 import type { CodeMarker, Session, WorkbenchApi } from '../../../../shared/workbench-api';
 import type { AppStore } from '../../store/store';
 import { codeWorkspace, type LocatedError } from './code-workspace';
+import { isConnecting } from './editor-model';
 import { CompileErrors } from './CompileErrors';
 import { EditorArea } from './EditorArea';
 import { DiffBar, EditorTabs } from './EditorTabs';
@@ -21,6 +22,7 @@ import {
   useSave,
   useWorkspaceRevision,
 } from './use-editor';
+import { useEditorTabs } from './use-tabs';
 import { VersionsPanel } from './VersionsPanel';
 import './editor.css';
 
@@ -33,11 +35,7 @@ export interface EditorPanelProps {
 
 export function EditorPanel({ api, store, session, markers }: EditorPanelProps) {
   const runId = session?.runId ?? null;
-  // A connect is finished only when its activity (starting the worker, compiling, starting the
-  // clients) has cleared: the client files exist from then on.
-  const connecting =
-    session !== null &&
-    (session.state === 'connecting' || (session.activity !== null && session.activity.phase !== 'stopping'));
+  const connecting = isConnecting(session);
   const revision = useWorkspaceRevision();
   const files = useClientFiles(api, runId, connecting);
   const versions = useCodeVersions(api, runId, markers);
@@ -47,29 +45,12 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
   const diff = useDiff(api, runId, versions.setError);
   const jump = useJump(editor, [codeWorkspace.view.active, diff.diff]);
   const saver = useSave(api, store, files.entry, files.load.kind === 'ready', versions.noteRunning);
-  // The running version: what went live last (a save, a `code` event, the newest marker), else what the files were loaded at.
+  // The running version: what went live last (a save, a `code` event, the newest marker), else
+  // what the files were loaded at.
   const codeVersion = versions.liveVersion ?? files.loadedVersion;
 
-  const all = useMemo(() => (revision >= 0 ? codeWorkspace.list() : []), [revision]);
-  const editable = all.filter((f) => f.editable);
-  const { active, readOnlyTabs } = codeWorkspace.view;
-  const tabs = [...editable.map((f) => f.path), ...readOnlyTabs.filter((p) => !editable.some((f) => f.path === p))];
-  const openFile = (path: string): void => {
-    diff.setDiff(null);
-    const extra =
-      editable.some((f) => f.path === path) || readOnlyTabs.includes(path) ? readOnlyTabs : [...readOnlyTabs, path];
-    codeWorkspace.setView({ active: path, readOnlyTabs: extra });
-  };
-  const closeTab = (path: string): void =>
-    codeWorkspace.setView({
-      active: active === path ? (files.entry ?? editable[0]?.path ?? null) : active,
-      readOnlyTabs: readOnlyTabs.filter((p) => p !== path),
-    });
-  const jumpTo = (e: LocatedError): void => {
-    if (e.file === null) return;
-    openFile(e.file);
-    jump(e);
-  };
+  const tabs = useEditorTabs(revision, files.entry, () => diff.setDiff(null), jump);
+  const { all, editable, active, openFile } = tabs;
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
       e.preventDefault();
@@ -92,14 +73,7 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
         onSave={() => void saver.save()}
         onToggleVersions={() => setShowVersions((v) => !v)}
       />
-      {files.load.kind === 'error' && (
-        <div className="ed-inline-error" role="alert">
-          Could not load the client files: {files.load.message}{' '}
-          <button type="button" className="ed-link" onClick={files.reload}>
-            retry
-          </button>
-        </div>
-      )}
+      {files.load.kind === 'error' && <LoadError message={files.load.message} onRetry={files.reload} />}
       <div className="ed-body">
         <FileList
           editable={editable}
@@ -110,28 +84,14 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
           isDirty={(p) => codeWorkspace.isDirty(p)}
           onOpen={openFile}
         />
-        <section className="ed-main">
-          <EditorTabs
-            tabs={tabs}
-            active={active}
-            diff={diff.diff}
-            isEditable={(p) => codeWorkspace.get(p)?.editable ?? false}
-            isDirty={(p) => codeWorkspace.isDirty(p)}
-            onOpen={openFile}
-            onClose={closeTab}
-            onCloseDiff={() => diff.setDiff(null)}
-          />
-          {diff.diff && (
-            <DiffBar diff={diff.diff} onPath={(path) => diff.diff && diff.setDiff({ ...diff.diff, path })} />
-          )}
-          <EditorArea
-            file={active ? codeWorkspace.get(active) : null}
-            diff={diff.diff}
-            onSave={() => void saver.save()}
-            onEditor={(e) => void (editor.current = e)}
-          />
-          <CompileErrors errors={compile.errors} onJump={jumpTo} onDismiss={compile.dismiss} />
-        </section>
+        <EditorMain
+          tabs={tabs}
+          diff={diff}
+          errors={compile.errors}
+          onDismissErrors={compile.dismiss}
+          onSave={() => void saver.save()}
+          onEditor={(e) => void (editor.current = e)}
+        />
         {showVersions && (
           <VersionsPanel
             versions={versions.versions}
@@ -147,5 +107,51 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
         )}
       </div>
     </div>
+  );
+}
+
+function LoadError({ message, onRetry }: { message: string; onRetry: () => void }) {
+  return (
+    <div className="ed-inline-error" role="alert">
+      Could not load the client files: {message}{' '}
+      <button type="button" className="ed-link" onClick={onRetry}>
+        retry
+      </button>
+    </div>
+  );
+}
+
+interface EditorMainProps {
+  tabs: ReturnType<typeof useEditorTabs>;
+  diff: ReturnType<typeof useDiff>;
+  errors: LocatedError[];
+  onDismissErrors: () => void;
+  onSave: () => void;
+  onEditor: (editor: monaco.editor.IStandaloneCodeEditor | null) => void;
+}
+
+/** The tabs, the diff bar while a diff is open, Monaco and the compile errors under it. */
+function EditorMain({ tabs, diff, errors, onDismissErrors, onSave, onEditor }: EditorMainProps) {
+  return (
+    <section className="ed-main">
+      <EditorTabs
+        tabs={tabs.tabs}
+        active={tabs.active}
+        diff={diff.diff}
+        isEditable={(p) => codeWorkspace.get(p)?.editable ?? false}
+        isDirty={(p) => codeWorkspace.isDirty(p)}
+        onOpen={tabs.openFile}
+        onClose={tabs.closeTab}
+        onCloseDiff={() => diff.setDiff(null)}
+      />
+      {diff.diff && <DiffBar diff={diff.diff} onPath={(path) => diff.diff && diff.setDiff({ ...diff.diff, path })} />}
+      <EditorArea
+        file={tabs.active ? codeWorkspace.get(tabs.active) : null}
+        diff={diff.diff}
+        onSave={onSave}
+        onEditor={onEditor}
+      />
+      <CompileErrors errors={errors} onJump={tabs.jumpTo} onDismiss={onDismissErrors} />
+    </section>
   );
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { session } from '../../test-fixtures';
 import {
   ambientDeclarations,
   errorLocation,
@@ -8,6 +9,7 @@ import {
   filesToSave,
   importSpecifiers,
   isBareSpecifier,
+  isConnecting,
   isDirty,
   languageOf,
   pairDiffFiles,
@@ -183,5 +185,16 @@ describe('pairDiffFiles', () => {
       { path: 'reward.ts', original: 'r1', modified: 'r2' },
       { path: 'client.ts', original: 'c', modified: 'c' },
     ]);
+  });
+});
+
+describe('isConnecting', () => {
+  it('while the session connects or an activity other than stopping runs', () => {
+    expect(isConnecting(null)).toBe(false);
+    expect(isConnecting(session('r1'))).toBe(false);
+    expect(isConnecting(session('r1', { state: 'connecting' }))).toBe(true);
+    const activity = { phase: 'compiling', detail: '', fraction: null } as const;
+    expect(isConnecting(session('r1', { activity }))).toBe(true);
+    expect(isConnecting(session('r1', { activity: { ...activity, phase: 'stopping' } }))).toBe(false);
   });
 });

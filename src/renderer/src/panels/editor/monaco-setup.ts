@@ -17,7 +17,10 @@ self.MonacoEnvironment = {
 
 loader.config({ monaco });
 
-/** TypeScript's `ModuleResolutionKind.Bundler`: the bundled TypeScript (5.9) knows it; the enum in Monaco's typings lags. */
+/**
+ * TypeScript's `ModuleResolutionKind.Bundler`: the bundled TypeScript (5.9) knows it; the enum in
+ * Monaco's typings lags.
+ */
 const BUNDLER_RESOLUTION = 100 as monaco.typescript.ModuleResolutionKind;
 
 const ts = monaco.typescript;

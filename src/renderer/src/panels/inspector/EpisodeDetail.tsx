@@ -14,11 +14,10 @@ type Hover =
   | null;
 
 export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
-  const { episode, calls, samples, stats, trained } = props.detail;
+  const { episode, calls, samples, trained } = props.detail;
   const [hover, setHover] = useState<Hover>(null);
   const [showWhitespace, setShowWhitespace] = useState(true);
   const [showPrompts, setShowPrompts] = useState(false);
-  const breaks = stats ? Object.entries(stats.breakCounts).filter(([, n]) => n > 0) : [];
   const callLit = (c: CallView): boolean =>
     (hover?.kind === 'call' && hover.timelineId === c.timelineId) ||
     (hover?.kind === 'sample' && hover.timelineIds.includes(c.timelineId));
@@ -34,51 +33,13 @@ export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
           <span className={`in-status ${episode.status}`}>{episode.status}</span>
           <span className="in-chip">{episode.kind}</span>
         </div>
-        <dl className="in-facts">
-          <Fact label="task" value={episode.taskId ?? '—'} />
-          <Fact label="reward" value={formatReward(episode.reward)} />
-          <Fact label="success" value={formatSuccess(episode.success)} />
-          <Fact label="client" value={episode.clientId} />
-          <Fact
-            label="code"
-            value={episode.codeVersion ? episode.codeVersion.slice(0, 8) : '—'}
-            title={episode.codeVersion ?? undefined}
-          />
-          <Fact label="calls" value={String(episode.calls)} />
-          <Fact label="started" value={formatClock(episode.createdAt)} />
-          <Fact label="took" value={formatDuration(episode.createdAt, episode.finishedAt)} />
-          {stats && (
-            <Fact
-              label="tokens"
-              value={`${stats.tokensBefore.toLocaleString()} → ${stats.tokensAfter.toLocaleString()}`}
-              title="Σ prompt+output over calls → Σ sample lengths"
-            />
-          )}
-          {stats && <Fact label="compression" value={`${stats.compressionRatio.toFixed(2)}×`} />}
-          {stats && <Fact label="samples" value={String(samples.length)} />}
-          {breaks.length > 0 && (
-            <Fact label="chain breaks" value={breaks.map(([c, n]) => `${n} ${c.replaceAll('_', ' ')}`).join(', ')} />
-          )}
-        </dl>
-        <div className="in-view-options">
-          <label>
-            <input type="checkbox" checked={showWhitespace} onChange={(e) => setShowWhitespace(e.target.checked)} />{' '}
-            whitespace
-          </label>
-          <label>
-            <input type="checkbox" checked={showPrompts} onChange={(e) => setShowPrompts(e.target.checked)} /> full
-            prompts in calls
-          </label>
-          <span className="in-legend">
-            <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(0) ?? undefined }}>
-              trained, p≈1
-            </span>
-            <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(-5) ?? undefined }}>
-              trained, p≈0
-            </span>
-            <span className="in-legend-item ctx">context</span>
-          </span>
-        </div>
+        <EpisodeFacts detail={props.detail} />
+        <ViewOptions
+          showWhitespace={showWhitespace}
+          showPrompts={showPrompts}
+          onWhitespace={setShowWhitespace}
+          onPrompts={setShowPrompts}
+        />
       </header>
       {!episode.hasTimelines && (
         <p className="in-note">
@@ -115,6 +76,69 @@ export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
           {samples.length === 0 && <p className="in-note">No merged samples.</p>}
         </section>
       </div>
+    </div>
+  );
+}
+
+function EpisodeFacts({ detail }: { detail: EpisodeDetail }) {
+  const { episode, samples, stats } = detail;
+  const breaks = stats ? Object.entries(stats.breakCounts).filter(([, n]) => n > 0) : [];
+  return (
+    <dl className="in-facts">
+      <Fact label="task" value={episode.taskId ?? '—'} />
+      <Fact label="reward" value={formatReward(episode.reward)} />
+      <Fact label="success" value={formatSuccess(episode.success)} />
+      <Fact label="client" value={episode.clientId} />
+      <Fact
+        label="code"
+        value={episode.codeVersion ? episode.codeVersion.slice(0, 8) : '—'}
+        title={episode.codeVersion ?? undefined}
+      />
+      <Fact label="calls" value={String(episode.calls)} />
+      <Fact label="started" value={formatClock(episode.createdAt)} />
+      <Fact label="took" value={formatDuration(episode.createdAt, episode.finishedAt)} />
+      {stats && (
+        <Fact
+          label="tokens"
+          value={`${stats.tokensBefore.toLocaleString()} → ${stats.tokensAfter.toLocaleString()}`}
+          title="Σ prompt+output over calls → Σ sample lengths"
+        />
+      )}
+      {stats && <Fact label="compression" value={`${stats.compressionRatio.toFixed(2)}×`} />}
+      {stats && <Fact label="samples" value={String(samples.length)} />}
+      {breaks.length > 0 && (
+        <Fact label="chain breaks" value={breaks.map(([c, n]) => `${n} ${c.replaceAll('_', ' ')}`).join(', ')} />
+      )}
+    </dl>
+  );
+}
+
+function ViewOptions(props: {
+  showWhitespace: boolean;
+  showPrompts: boolean;
+  onWhitespace: (on: boolean) => void;
+  onPrompts: (on: boolean) => void;
+}) {
+  const { showWhitespace, showPrompts } = props;
+  return (
+    <div className="in-view-options">
+      <label>
+        <input type="checkbox" checked={showWhitespace} onChange={(e) => props.onWhitespace(e.target.checked)} />{' '}
+        whitespace
+      </label>
+      <label>
+        <input type="checkbox" checked={showPrompts} onChange={(e) => props.onPrompts(e.target.checked)} /> full prompts
+        in calls
+      </label>
+      <span className="in-legend">
+        <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(0) ?? undefined }}>
+          trained, p≈1
+        </span>
+        <span className="in-legend-item tr" style={{ backgroundColor: logprobColor(-5) ?? undefined }}>
+          trained, p≈0
+        </span>
+        <span className="in-legend-item ctx">context</span>
+      </span>
     </div>
   );
 }

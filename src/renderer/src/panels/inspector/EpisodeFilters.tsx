@@ -2,6 +2,8 @@
 import type { FilterForm, EpisodeOrder } from './episode-query';
 import { EPISODE_KINDS, EPISODE_ORDERS, EPISODE_STATUSES } from './episode-query';
 
+type SetFilter = <K extends keyof FilterForm>(k: K, v: FilterForm[K]) => void;
+
 export function EpisodeFilters(props: {
   form: FilterForm;
   order: EpisodeOrder;
@@ -11,49 +13,11 @@ export function EpisodeFilters(props: {
   onClear: () => void;
 }) {
   const { form, onForm } = props;
-  const set = <K extends keyof FilterForm>(k: K, v: FilterForm[K]): void => onForm({ ...form, [k]: v });
+  const set: SetFilter = (k, v) => onForm({ ...form, [k]: v });
   return (
     <div className="in-filters">
-      <input
-        data-testid="filter-task"
-        placeholder="task contains…"
-        value={form.task}
-        onChange={(e) => set('task', e.target.value)}
-        aria-label="task substring"
-      />
-      <input
-        data-testid="filter-client"
-        placeholder="client"
-        value={form.clientId}
-        onChange={(e) => set('clientId', e.target.value)}
-        aria-label="client id"
-      />
-      <input
-        data-testid="filter-code-version"
-        placeholder="code version"
-        value={form.codeVersion}
-        onChange={(e) => set('codeVersion', e.target.value)}
-        aria-label="code version"
-      />
-      <span className="in-range">
-        <input
-          data-testid="filter-min-reward"
-          placeholder="min r"
-          value={form.minReward}
-          onChange={(e) => set('minReward', e.target.value)}
-          aria-label="minimum reward"
-          inputMode="decimal"
-        />
-        <span className="in-muted">–</span>
-        <input
-          data-testid="filter-max-reward"
-          placeholder="max r"
-          value={form.maxReward}
-          onChange={(e) => set('maxReward', e.target.value)}
-          aria-label="maximum reward"
-          inputMode="decimal"
-        />
-      </span>
+      <TextFilters form={form} set={set} />
+      <RewardRange form={form} set={set} />
       <select
         data-testid="filter-kind"
         value={form.kind}
@@ -101,5 +65,58 @@ export function EpisodeFilters(props: {
         </div>
       )}
     </div>
+  );
+}
+
+/** The task substring, client id and code version fields. */
+function TextFilters({ form, set }: { form: FilterForm; set: SetFilter }) {
+  return (
+    <>
+      <input
+        data-testid="filter-task"
+        placeholder="task contains…"
+        value={form.task}
+        onChange={(e) => set('task', e.target.value)}
+        aria-label="task substring"
+      />
+      <input
+        data-testid="filter-client"
+        placeholder="client"
+        value={form.clientId}
+        onChange={(e) => set('clientId', e.target.value)}
+        aria-label="client id"
+      />
+      <input
+        data-testid="filter-code-version"
+        placeholder="code version"
+        value={form.codeVersion}
+        onChange={(e) => set('codeVersion', e.target.value)}
+        aria-label="code version"
+      />
+    </>
+  );
+}
+
+function RewardRange({ form, set }: { form: FilterForm; set: SetFilter }) {
+  return (
+    <span className="in-range">
+      <input
+        data-testid="filter-min-reward"
+        placeholder="min r"
+        value={form.minReward}
+        onChange={(e) => set('minReward', e.target.value)}
+        aria-label="minimum reward"
+        inputMode="decimal"
+      />
+      <span className="in-muted">–</span>
+      <input
+        data-testid="filter-max-reward"
+        placeholder="max r"
+        value={form.maxReward}
+        onChange={(e) => set('maxReward', e.target.value)}
+        aria-label="maximum reward"
+        inputMode="decimal"
+      />
+    </span>
   );
 }

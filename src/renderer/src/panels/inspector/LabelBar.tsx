@@ -1,6 +1,6 @@
 // The inspector's labels for the selected episode: its current labels (who, when, which code version),
 // Good / Bad / Clear (keys G, B, X), and a preference over another episode of the same task group.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import type { Label, NewLabel } from '../../../../shared/rewards-api';
 import type { EpisodeRow, WorkbenchApi } from '../../../../shared/workbench-api';
 import { relativeTime } from '../../format';
@@ -53,68 +53,11 @@ function LabelChips({ labels, id }: { labels: readonly Label[]; id: string }) {
 }
 
 export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: string; episode: EpisodeRow }) {
-  const [labels, setLabels] = useState<Label[]>([]);
-  const [author, setAuthor] = useState<string | null>(null);
-  const siblings = useSiblings(api, runId, episode);
-  const [other, setOther] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
-  const ref = useRef<HTMLDivElement>(null);
   const id = episode.episodeId;
-
-  useEffect(() => {
-    let live = true;
-    api.labels({ runId, episodeId: id }).then(
-      (r) => {
-        if (!live) return;
-        setLabels(r.labels);
-        setAuthor(r.author);
-      },
-      (err: unknown) => live && setError(errorMessage(err)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [api, runId, id, tick]);
-
-  useEffect(() => setOther(''), [id]);
-
-  const put = useCallback(
-    (label: NewLabel) => {
-      setError(null);
-      api.putLabel({ runId, label }).then(
-        () => setTick((t) => t + 1),
-        (err: unknown) => setError(errorMessage(err)),
-      );
-    },
-    [api, runId],
-  );
-
-  const clear = useCallback(async () => {
-    setError(null);
-    try {
-      const mine = labels.filter((l) => l.author === author);
-      for (const l of mine) await api.deleteLabel({ runId, labelId: l.id });
-      setTick((t) => t + 1);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  }, [api, runId, labels, author]);
-
-  // Shortcuts while the inspector is shown (its section is hidden otherwise) and no field has focus.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent): void => {
-      if (!ref.current || ref.current.offsetParent === null) return;
-      const t = e.target instanceof HTMLElement ? e.target : null;
-      const action = labelAction({ key: e.key, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, target: t });
-      if (action === 'good' || action === 'bad') put({ kind: action, episodeId: id });
-      else if (action === 'clear') void clear();
-      else return;
-      e.preventDefault();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [put, clear, id]);
+  const siblings = useSiblings(api, runId, episode);
+  const { labels, author, error, put, clear } = useEpisodeLabels(api, runId, id);
+  const ref = useRef<HTMLDivElement>(null);
+  useLabelKeys(ref, id, put, clear);
 
   return (
     <div className="in-labels" ref={ref} data-testid="label-bar">
@@ -142,6 +85,28 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
       >
         clear <kbd>X</kbd>
       </button>
+      <PreferPicker
+        id={id}
+        siblings={siblings}
+        onPrefer={(other) => put({ kind: 'prefer', episodeId: id, otherEpisodeId: other })}
+      />
+      <LabelChips labels={labels} id={id} />
+      {error && (
+        <span className="in-error" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** A preference of this episode over another of its task group: the picker and its button. */
+function PreferPicker(props: { id: string; siblings: readonly EpisodeRow[]; onPrefer: (other: string) => void }) {
+  const { siblings } = props;
+  const [other, setOther] = useState('');
+  useEffect(() => setOther(''), [props.id]);
+  return (
+    <>
       <select
         value={other}
         onChange={(e) => setOther(e.target.value)}
@@ -157,20 +122,77 @@ export function LabelBar({ api, runId, episode }: { api: WorkbenchApi; runId: st
           </option>
         ))}
       </select>
-      <button
-        type="button"
-        disabled={other === ''}
-        data-testid="label-prefer"
-        onClick={() => put({ kind: 'prefer', episodeId: id, otherEpisodeId: other })}
-      >
+      <button type="button" disabled={other === ''} data-testid="label-prefer" onClick={() => props.onPrefer(other)}>
         prefer this
       </button>
-      <LabelChips labels={labels} id={id} />
-      {error && (
-        <span className="in-error" role="alert">
-          {error}
-        </span>
-      )}
-    </div>
+    </>
   );
+}
+
+/** The episode's labels and who "you" are; adding a label and clearing your own reload them. */
+function useEpisodeLabels(api: WorkbenchApi, runId: string, id: string) {
+  const [labels, setLabels] = useState<Label[]>([]);
+  const [author, setAuthor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+
+  useEffect(() => {
+    let live = true;
+    api.labels({ runId, episodeId: id }).then(
+      (r) => {
+        if (!live) return;
+        setLabels(r.labels);
+        setAuthor(r.author);
+      },
+      (err: unknown) => live && setError(errorMessage(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, runId, id, tick]);
+
+  const put = useCallback(
+    (label: NewLabel) => {
+      setError(null);
+      api.putLabel({ runId, label }).then(
+        () => setTick((t) => t + 1),
+        (err: unknown) => setError(errorMessage(err)),
+      );
+    },
+    [api, runId],
+  );
+
+  const clear = useCallback(async () => {
+    setError(null);
+    try {
+      const mine = labels.filter((l) => l.author === author);
+      for (const l of mine) await api.deleteLabel({ runId, labelId: l.id });
+      setTick((t) => t + 1);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  }, [api, runId, labels, author]);
+  return { labels, author, error, put, clear };
+}
+
+/** Shortcuts while the inspector is shown (its section is hidden otherwise) and no field has focus. */
+function useLabelKeys(
+  ref: RefObject<HTMLDivElement | null>,
+  id: string,
+  put: (label: NewLabel) => void,
+  clear: () => Promise<void>,
+): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (!ref.current || ref.current.offsetParent === null) return;
+      const t = e.target instanceof HTMLElement ? e.target : null;
+      const action = labelAction({ key: e.key, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, target: t });
+      if (action === 'good' || action === 'bad') put({ kind: action, episodeId: id });
+      else if (action === 'clear') void clear();
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [ref, put, clear, id]);
 }

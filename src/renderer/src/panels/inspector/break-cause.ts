@@ -5,22 +5,26 @@ const EXPLANATIONS: Record<BreakCause, { label: string; detail: string }> = {
   token_drift: {
     label: 'token drift',
     detail:
-      'The messages extend the previous call, but re-rendering them gave different token ids than the ones sampled (e.g. a re-tokenised assistant turn), so the exact sampled tokens could not be kept in one sequence.',
+      'The messages extend the previous call, but re-rendering them gave different token ids than the ones ' +
+      'sampled (e.g. a re-tokenised assistant turn), so the exact sampled tokens could not be kept in one sequence.',
   },
   rewritten_history: {
     label: 'rewritten history',
     detail:
-      'The conversation is not a continuation of the previous call: earlier messages were changed, dropped or truncated (summarised context, edited turns), so it starts a new chain.',
+      'The conversation is not a continuation of the previous call: earlier messages were changed, dropped or ' +
+      'truncated (summarised context, edited turns), so it starts a new chain.',
   },
   different_agent: {
     label: 'another agent',
     detail:
-      'This call was made by a different agent of the episode than the previous one, so it continues that agent’s chain or starts its own.',
+      'This call was made by a different agent of the episode than the previous one, so it continues that ' +
+      'agent’s chain or starts its own.',
   },
   different_tools: {
     label: 'different tools',
     detail:
-      'The request offered a different set of tools than the previous call, which changes the rendered prompt, so the sequences cannot be merged.',
+      'The request offered a different set of tools than the previous call, which changes the rendered prompt, ' +
+      'so the sequences cannot be merged.',
   },
 };
 

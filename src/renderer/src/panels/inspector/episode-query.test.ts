@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodeRow } from '../../../../shared/workbench-api';
+import { episodeRow } from '../../test-fixtures';
 import {
   EMPTY_FILTER_FORM,
+  episodeTick,
   filterFromForm,
   formatDuration,
   formatReward,
@@ -120,5 +122,16 @@ describe('formatting', () => {
     expect(formatDuration(0, 250)).toBe('250 ms');
     expect(formatDuration(0, 2500)).toBe('2.5 s');
     expect(formatDuration(0, 125_000)).toBe('2 m 5 s');
+  });
+});
+
+describe('episodeTick', () => {
+  it('changes when the episode ends or its timelines arrive', () => {
+    expect(episodeTick(null)).toBeNull();
+    const running = episodeRow('e1', { status: 'open', finishedAt: null, hasTimelines: false });
+    const ended = { ...running, status: 'ended' as const, finishedAt: 9 };
+    const stored = { ...ended, hasTimelines: true };
+    expect(episodeTick(running)).toBe('e1|open||false');
+    expect(new Set([episodeTick(running), episodeTick(ended), episodeTick(stored)]).size).toBe(3);
   });
 });

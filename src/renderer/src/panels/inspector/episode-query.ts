@@ -167,3 +167,9 @@ export function formatClock(ms: number): string {
   const pad = (n: number): string => String(n).padStart(2, '0');
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
+
+/** What changes when the newest episode changes on the worker (ends, gets its timelines); null without one. */
+export function episodeTick(row: EpisodeRow | null): string | null {
+  if (!row) return null;
+  return `${row.episodeId}|${row.status}|${row.finishedAt ?? ''}|${String(row.hasTimelines)}`;
+}

@@ -11,6 +11,13 @@ import { LABEL_KEY_HELP, labelAction, type LabelAction } from './label-keys';
 
 type Mode = 'auto' | 'points' | 'pairs';
 
+/** How the queue is ordered (by which reward model, if any) and how many episodes it drew from. */
+function queueOrderText(meta: { rewardModel: number | null; candidates: number }): string {
+  const order =
+    meta.rewardModel === null ? 'no reward model yet: newest first' : `ranked by reward model v${meta.rewardModel}`;
+  return `${order} · ${meta.candidates} candidates`;
+}
+
 /** The label an action gives the item (null: the action does not apply to it, or it is a skip). */
 export function labelFor(item: QueueItem, action: LabelAction): NewLabel | null {
   if (item.kind === 'point' && (action === 'good' || action === 'bad'))
@@ -211,9 +218,7 @@ export function LabelQueueView({
           <option value="points">single episodes</option>
         </select>
         <span className="muted">
-          {q.meta
-            ? `${q.meta.rewardModel === null ? 'no reward model yet: newest first' : `ranked by reward model v${q.meta.rewardModel}`} · ${q.meta.candidates} candidates`
-            : ''}
+          {q.meta ? queueOrderText(q.meta) : ''}
           {item ? ` · ${q.index + 1}/${q.items.length} · uncertainty ${item.uncertainty.toFixed(2)}` : ''}
         </span>
         <button type="button" onClick={q.refresh}>

@@ -25,24 +25,8 @@ export function LabelsCard({
   refreshKey: string;
   onChanged: () => void;
 }) {
-  const [summary, setSummary] = useState<LabelSummary | null>(null);
-  const [note, setNote] = useState<string | null>(null);
   const [withConvs, setWithConvs] = useState(false);
-
-  useEffect(() => {
-    let live = true;
-    api.labels({ runId }).then(
-      (r) => {
-        if (!live) return;
-        setSummary(r.summary);
-        setNote(null);
-      },
-      (err: unknown) => live && setNote(errorMessage(err)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [api, runId, refreshKey]);
+  const { summary, note, setNote } = useLabelSummary(api, runId, refreshKey);
 
   const onFile = (e: ChangeEvent<HTMLInputElement>): void => {
     const file = e.target.files?.[0];
@@ -75,33 +59,7 @@ export function LabelsCard({
       <div className="rw-head">
         <span className="chart-title">Labels</span>
       </div>
-      {summary ? (
-        <div
-          className="rw-counts"
-          data-testid="label-counts"
-          data-good={summary.good}
-          data-bad={summary.bad}
-          data-pairs={summary.pairs}
-        >
-          <span>
-            <b className="mono">{summary.good}</b> good
-          </span>
-          <span>
-            <b className="mono">{summary.bad}</b> bad
-          </span>
-          <span>
-            <b className="mono">{summary.pairs}</b> preferences
-          </span>
-          <span>
-            <b className="mono">{summary.labelledEpisodes}</b> episodes
-          </span>
-          <span className="muted">
-            {summary.authors.length
-              ? `by ${summary.authors.join(', ')}`
-              : 'no labels yet: label in the inspector or the queue'}
-          </span>
-        </div>
-      ) : null}
+      {summary ? <LabelCounts summary={summary} /> : null}
       <div className="rw-row">
         <label className="rw-file">
           import JSONL{' '}
@@ -120,6 +78,58 @@ export function LabelsCard({
           {note}
         </div>
       )}
+    </div>
+  );
+}
+
+/** The run's label summary, reloaded on each refresh; `note` says what went wrong or what was done. */
+function useLabelSummary(api: WorkbenchApi, runId: string, refreshKey: string) {
+  const [summary, setSummary] = useState<LabelSummary | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    api.labels({ runId }).then(
+      (r) => {
+        if (!live) return;
+        setSummary(r.summary);
+        setNote(null);
+      },
+      (err: unknown) => live && setNote(errorMessage(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, runId, refreshKey]);
+  return { summary, note, setNote };
+}
+
+function LabelCounts({ summary }: { summary: LabelSummary }) {
+  return (
+    <div
+      className="rw-counts"
+      data-testid="label-counts"
+      data-good={summary.good}
+      data-bad={summary.bad}
+      data-pairs={summary.pairs}
+    >
+      <span>
+        <b className="mono">{summary.good}</b> good
+      </span>
+      <span>
+        <b className="mono">{summary.bad}</b> bad
+      </span>
+      <span>
+        <b className="mono">{summary.pairs}</b> preferences
+      </span>
+      <span>
+        <b className="mono">{summary.labelledEpisodes}</b> episodes
+      </span>
+      <span className="muted">
+        {summary.authors.length
+          ? `by ${summary.authors.join(', ')}`
+          : 'no labels yet: label in the inspector or the queue'}
+      </span>
     </div>
   );
 }

@@ -6,8 +6,7 @@ import type { RewardModelRow, RmTrainingStatus } from '../../../../shared/reward
 import type { WorkbenchApi } from '../../../../shared/workbench-api';
 import { dateTime, percent } from '../../format';
 import { errorMessage } from '../../store/toasts';
-
-type Loss = 'pairwise' | 'pointwise' | 'both';
+import { lossOf, parseTrainFields, TRAIN_DEFAULTS, type TrainFields } from './rm-train-form';
 
 function ModelsTable({
   models,
@@ -78,13 +77,58 @@ export function RewardModelsCard({
   live: boolean;
   refreshKey: string;
 }) {
+  const { models, status, loadError, reload } = useRewardModels(api, runId, refreshKey);
+  const [note, setNote] = useState<string | null>(null);
+
+  const train = (fields: TrainFields): void => {
+    setNote(null);
+    const parsed = parseTrainFields(fields);
+    if (!parsed.ok) return setNote(parsed.error);
+    api.trainRewardModel({ runId, ...parsed.settings }).then(
+      (r) => setNote(`training v${r.version}…`),
+      (err: unknown) => setNote(errorMessage(err)),
+    );
+  };
+
+  const deploy = (version: number): void => {
+    setNote(null);
+    api.deployRewardModel({ runId, version }).then(
+      (r) => {
+        setNote(`v${version} deployed: clients hot-swapped to code version ${r.codeVersion}`);
+        reload();
+      },
+      (err: unknown) => setNote(`deploy failed: ${errorMessage(err)}`),
+    );
+  };
+
+  const training = status?.state === 'training';
+  return (
+    <div className="card rw-models" data-testid="reward-models" data-models={models.length}>
+      <div className="rw-head">
+        <span className="chart-title">Reward models</span>
+      </div>
+      <TrainForm training={training} onTrain={train} />
+      {status && <TrainingStatus status={status} />}
+      <ModelsTable models={models} live={live} onDeploy={deploy} />
+      {models.length === 0 && <div className="muted">No reward model yet.</div>}
+      {note && (
+        <div className="muted" role="status">
+          {note}
+        </div>
+      )}
+      {loadError && (
+        <div className="muted" role="status">
+          {loadError}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The run's reward models and the training in progress, reloaded when a training ends and on `reload`. */
+function useRewardModels(api: WorkbenchApi, runId: string, refreshKey: string) {
   const [models, setModels] = useState<RewardModelRow[]>([]);
   const [status, setStatus] = useState<RmTrainingStatus | null>(null);
-  const [loss, setLoss] = useState<Loss>('pairwise');
-  const [epochs, setEpochs] = useState('1');
-  const [lr, setLr] = useState('1e-4');
-  const [heldout, setHeldout] = useState('0.2');
-  const [note, setNote] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
 
@@ -113,81 +157,49 @@ export function RewardModelsCard({
       }),
     [api, runId],
   );
+  return { models, status, loadError, reload: () => setTick((t) => t + 1) };
+}
 
-  const train = (): void => {
-    setNote(null);
-    const n = { epochs: Number(epochs), lr: Number(lr), heldout: Number(heldout) };
-    if (!(n.epochs > 0) || !(n.lr > 0) || !(n.heldout >= 0 && n.heldout < 0.9))
-      return setNote('epochs and learning rate must be positive, held-out share in [0, 0.9)');
-    api.trainRewardModel({ runId, loss, ...n }).then(
-      (r) => setNote(`training v${r.version}…`),
-      (err: unknown) => setNote(errorMessage(err)),
-    );
-  };
-
-  const deploy = (version: number): void => {
-    setNote(null);
-    api.deployRewardModel({ runId, version }).then(
-      (r) => {
-        setNote(`v${version} deployed: clients hot-swapped to code version ${r.codeVersion}`);
-        setTick((t) => t + 1);
-      },
-      (err: unknown) => setNote(`deploy failed: ${errorMessage(err)}`),
-    );
-  };
-
-  const training = status?.state === 'training';
+function TrainForm({ training, onTrain }: { training: boolean; onTrain: (fields: TrainFields) => void }) {
+  const [fields, setFields] = useState<TrainFields>(TRAIN_DEFAULTS);
+  const set = (k: 'epochs' | 'lr' | 'heldout') => (e: { target: { value: string } }) =>
+    setFields((f) => ({ ...f, [k]: e.target.value }));
   return (
-    <div className="card rw-models" data-testid="reward-models" data-models={models.length}>
-      <div className="rw-head">
-        <span className="chart-title">Reward models</span>
-      </div>
-      <div className="rw-row">
-        <select
-          value={loss}
-          onChange={(e) =>
-            setLoss(e.target.value === 'pointwise' ? 'pointwise' : e.target.value === 'both' ? 'both' : 'pairwise')
-          }
-          aria-label="loss"
-        >
-          <option value="pairwise">pairwise (Bradley–Terry)</option>
-          <option value="pointwise">pointwise (good/bad)</option>
-          <option value="both">both</option>
-        </select>
-        <label>
-          epochs <input value={epochs} onChange={(e) => setEpochs(e.target.value)} size={3} />
-        </label>
-        <label>
-          lr <input value={lr} onChange={(e) => setLr(e.target.value)} size={6} />
-        </label>
-        <label>
-          held-out <input value={heldout} onChange={(e) => setHeldout(e.target.value)} size={4} />
-        </label>
-        <button type="button" onClick={train} disabled={training} data-testid="rm-train">
-          train
-        </button>
-      </div>
-      {status && (
-        <div className={`rw-status ${status.state}`} data-testid="rm-status" data-state={status.state}>
-          v{status.version} {status.state}
-          {status.fraction !== null && training ? ` ${Math.round(status.fraction * 100)}%` : ''} — {status.detail}
-          {training && (
-            <div className="meter">
-              <span className="meter-fill" style={{ width: `${(status.fraction ?? 0) * 100}%` }} />
-            </div>
-          )}
-        </div>
-      )}
-      <ModelsTable models={models} live={live} onDeploy={deploy} />
-      {models.length === 0 && <div className="muted">No reward model yet.</div>}
-      {note && (
-        <div className="muted" role="status">
-          {note}
-        </div>
-      )}
-      {loadError && (
-        <div className="muted" role="status">
-          {loadError}
+    <div className="rw-row">
+      <select
+        value={fields.loss}
+        onChange={(e) => setFields((f) => ({ ...f, loss: lossOf(e.target.value) }))}
+        aria-label="loss"
+      >
+        <option value="pairwise">pairwise (Bradley–Terry)</option>
+        <option value="pointwise">pointwise (good/bad)</option>
+        <option value="both">both</option>
+      </select>
+      <label>
+        epochs <input value={fields.epochs} onChange={set('epochs')} size={3} />
+      </label>
+      <label>
+        lr <input value={fields.lr} onChange={set('lr')} size={6} />
+      </label>
+      <label>
+        held-out <input value={fields.heldout} onChange={set('heldout')} size={4} />
+      </label>
+      <button type="button" onClick={() => onTrain(fields)} disabled={training} data-testid="rm-train">
+        train
+      </button>
+    </div>
+  );
+}
+
+function TrainingStatus({ status }: { status: RmTrainingStatus }) {
+  const training = status.state === 'training';
+  return (
+    <div className={`rw-status ${status.state}`} data-testid="rm-status" data-state={status.state}>
+      v{status.version} {status.state}
+      {status.fraction !== null && training ? ` ${Math.round(status.fraction * 100)}%` : ''} — {status.detail}
+      {training && (
+        <div className="meter">
+          <span className="meter-fill" style={{ width: `${(status.fraction ?? 0) * 100}%` }} />
         </div>
       )}
     </div>

@@ -36,7 +36,8 @@ export function RewardsPanel({ api, active, runId, live, refreshKey }: RewardsPa
           {active && <LabelQueueView key={runId} api={api} runId={runId} onLabelled={onLabelled} />}
         </div>
         <div className="rw-side-col">
-          {/* Reloaded when shown, on the run's progress and after a label: a run being connected is not in the store yet. */}
+          {/* Reloaded when shown, on the run's progress and after a label: a run being connected is not in
+              the store yet. */}
           <LabelsCard
             api={api}
             runId={runId}
