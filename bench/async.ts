@@ -31,6 +31,7 @@ export const asyncBenchHelp = `npm run bench -- async [options]
   --clients N          calculator client processes (default 4)
   --batch B --group-size G --lr LR   training settings (default 4, 8, 3.5e-4)
   --scaling-seconds S  tokens/s measurement at 64 episodes (default: 8 calls each; 0 skips it)
+  --no-warm            skip the held-out eval of the warm start (before training)
   --smoke              a quick check of the machinery: 0.5 min, arms a,b,c-k1-tis, 10 eval episodes
   --run-dir DIR        where the workers' files go (default runs/bench-async-<time>)`;
 
@@ -166,11 +167,13 @@ export async function benchAsync(args: string[]): Promise<Record<string, unknown
   }
   const s = settingsOf(args);
   s.out(`bench async · arms ${s.arms.join(', ')} · ${s.minutes} min each · run dir ${s.runDir}`);
-  const warmWorker = await startArm(s, 'a', join(s.runDir, 'warm'));
-  const before = await runEval(warmWorker.url, warmWorker.tokens.join, s.evalEpisodes, 'calc').finally(() =>
-    warmWorker.dispose(),
-  );
-  s.out(`warm start: held-out success ${(100 * before.successRate).toFixed(1)}% (${before.episodes})`);
+  if (!args.includes('--no-warm')) {
+    const warmWorker = await startArm(s, 'a', join(s.runDir, 'warm'));
+    const before = await runEval(warmWorker.url, warmWorker.tokens.join, s.evalEpisodes, 'calc').finally(() =>
+      warmWorker.dispose(),
+    );
+    s.out(`warm start: held-out success ${(100 * before.successRate).toFixed(1)}% (${before.episodes})`);
+  }
   const results = new Map<string, { summary: ArmSummary; after: EvalSummary }>();
   for (const arm of s.arms) results.set(arm, await runArm(s, arm));
   const a = results.get('a');
