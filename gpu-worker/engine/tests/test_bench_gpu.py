@@ -37,4 +37,3 @@ def test_sections_run_on_tiny_shapes(capsys: pytest.CaptureFixture[str]) -> None
     assert reuse["prefilled_tokens"] < scratch["prefilled_tokens"] / 2
     assert summary["train"]["smoke_lora_512"]["tokens"] == 512
     assert summary["extra"] == {"ok": True} and calls
-
