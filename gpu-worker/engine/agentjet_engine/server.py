@@ -8,8 +8,8 @@ stops, the running generations finish, it runs alone, and the requests that arri
 (generations, logprobs, further exclusive ones) follow in order. Every weight change drops the
 prefix KV cache. A replica's `sync_pull` (engine_sync.py) receives weights on a background thread
 and is applied from the loop: between two decode steps, or — `inflight: "finish"` — as an exclusive
-request once the running generations finish. No input can stop the loop: bad frames get error frames; EOF on stdin ends it
-within a step (and a watchdog exits the process when a long exclusive call holds the loop).
+request once the running generations finish. No input can stop the loop: bad frames get error
+frames; EOF on stdin ends it within a step (and a watchdog exits the process when a long exclusive call holds the loop).
 """
 
 from __future__ import annotations
