@@ -1,15 +1,16 @@
-// Benchmark `gpu`: runs the engine's own GPU benchmark (`python -m agentjet_engine.bench_gpu`, which
+// Benchmark `gpu`: runs the engine's GPU benchmark (`python -m agentjet_bench.gpu`, bench/python, which
 // needs only torch, transformers, peft and tokenizers, so it also runs on a GPU box without Node)
 // with the engine's interpreter, passing the options through; its lines are printed as they come
 // and its last line is the summary. Without CUDA it says so and fails.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { ENGINE_DIR, findPython } from '../gpu-worker/src/engine/find-python';
+import { benchModule } from './python-bench';
 
 export async function benchGpu(args: string[]): Promise<Record<string, unknown>> {
-  const child = spawn(findPython(), ['-m', 'agentjet_engine.bench_gpu', ...args], {
-    cwd: ENGINE_DIR,
+  const run = benchModule('gpu', args);
+  const child = spawn(run.python, run.args, {
+    env: run.env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let last = '';

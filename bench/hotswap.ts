@@ -12,6 +12,7 @@ import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
 import { StatusSchema, type Status } from '../src/shared/swarm-protocol';
+import { workerRoutes } from '../src/shared/worker-routes';
 import { argValue, round } from './engine';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -51,8 +52,10 @@ await runSwarmLoop({
 }
 
 async function status(w: Worker): Promise<Status> {
-  const res = await fetch(`${w.url}/swarm/v1/status`, { headers: { authorization: `Bearer ${w.tokens.join}` } });
-  if (!res.ok) throw new Error(`GET /swarm/v1/status: HTTP ${res.status}`);
+  const res = await fetch(`${w.url}${workerRoutes.status.path}`, {
+    headers: { authorization: `Bearer ${w.tokens.join}` },
+  });
+  if (!res.ok) throw new Error(`GET ${workerRoutes.status.path}: HTTP ${res.status}`);
   return StatusSchema.parse(await res.json());
 }
 

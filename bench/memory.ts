@@ -1,6 +1,6 @@
 // Benchmark `memory`: peak memory and time of one train step of a randomly initialised mid-size
-// Qwen2-architecture model (`from_config`, ~20M parameters, a 16k vocabulary) on 8k- and 16k-token
-// samples with activation checkpointing + chunked logprobs on ("lean") vs off (full activations and
+// Qwen2-architecture model (agentjet_bench.random_model, ~20M parameters, a 16k vocabulary) on 8k- and
+// 16k-token samples with activation checkpointing + chunked logprobs on ("lean") vs off (full activations and
 // [tokens × vocab] fp32 logits), side by side on one engine (dry runs: forward + backward + gradient
 // norm, the weights untouched); then FSDP over 2 gloo ranks vs 1 process on the same real step:
 // per-rank parameter + AdamW bytes and the loss. Peaks are the engine's step peaks (PROTOCOL.md:
@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EngineProcess } from '../gpu-worker/src/engine/engine-process';
-import { ENGINE_DIR, findPython } from '../gpu-worker/src/engine/find-python';
 import type { TrainSample, TrainStats } from '../src/shared/engine-protocol';
 import { argValue, round } from './engine';
+import { benchModule } from './python-bench';
 
 const GiB = 2 ** 30;
 // Large allocations are mmapped and given back when freed, so the resident set follows the tensors.
@@ -28,30 +28,25 @@ interface Shape {
 }
 
 function createModel(dir: string, s: Shape): { path: string; params: number } {
-  const out = spawnSync(
-    findPython(),
-    [
-      '-m',
-      'agentjet_engine.random_model',
-      '--out',
-      dir,
-      '--hidden',
-      String(s.hidden),
-      '--layers',
-      String(s.layers),
-      '--heads',
-      String(s.heads),
-      '--kv-heads',
-      String(s.kvHeads),
-      '--intermediate',
-      String(s.intermediate),
-      '--vocab',
-      String(s.vocab),
-      '--context',
-      '32768',
-    ],
-    { cwd: ENGINE_DIR, encoding: 'utf8' },
-  );
+  const run = benchModule('random_model', [
+    '--out',
+    dir,
+    '--hidden',
+    String(s.hidden),
+    '--layers',
+    String(s.layers),
+    '--heads',
+    String(s.heads),
+    '--kv-heads',
+    String(s.kvHeads),
+    '--intermediate',
+    String(s.intermediate),
+    '--vocab',
+    String(s.vocab),
+    '--context',
+    '32768',
+  ]);
+  const out = spawnSync(run.python, run.args, { env: run.env, encoding: 'utf8' });
   if (out.status !== 0) throw new Error(`random_model failed: ${out.stderr}`);
   const line = out.stdout.trim().split('\n').pop() ?? '{}';
   return JSON.parse(line) as { path: string; params: number };

@@ -12,6 +12,8 @@ import {
   type Timeline,
 } from '../src/shared/timeline/index';
 import type { EngineCaller } from '../gpu-worker/src/engine/engine-caller';
+import { RemoteError } from '../src/shared/result';
+import { fitChars } from './fit-chars';
 import type { PlayedEpisode } from '../gpu-worker/src/rollout/evaluate';
 import type { ScoredEpisode } from '../gpu-worker/src/trainer/train-samples';
 
@@ -148,16 +150,18 @@ export async function synthesizeCalls(
   return calls;
 }
 
-/** The `chars` for which `measure(chars)` (a token count, growing linearly in chars) is about `target`. */
-export async function fitChars(measure: (chars: number) => Promise<number>, target: number): Promise<number> {
-  const base = await measure(0);
-  let chars = 400;
-  for (let i = 0; i < 4; i++) {
-    const tokens = await measure(chars);
-    if (Math.abs(tokens - target) < target * 0.04) break;
-    chars = Math.max(8, Math.floor(((target - base) * chars) / Math.max(1, tokens - base)));
+/** Tokens of `messages` rendered with the calc tool; null where the engine refuses them as over the context. */
+async function renderedTokens(
+  engine: EngineCaller,
+  messages: ChatMessage[],
+  addGenerationPrompt: boolean,
+): Promise<number | null> {
+  try {
+    return (await engine.call('render', { messages, tools: [CALC_TOOL], addGenerationPrompt })).tokenIds.length;
+  } catch (err) {
+    if (err instanceof RemoteError && err.type === 'context_overflow') return null;
+    throw err;
   }
-  return chars;
 }
 
 /** Tool-output size (characters per result) that makes a `turns`-turn conversation about `targetTokens` long. */
@@ -169,22 +173,27 @@ export async function fitToolChars(
   system = SYSTEM,
 ): Promise<number> {
   if (turns < 2) return 0;
-  return fitChars(async (chars) => {
-    const messages = toolConversation(createPrng(seed), turns, chars, system);
-    return (await engine.call('render', { messages, tools: [CALC_TOOL], addGenerationPrompt: false })).tokenIds.length;
-  }, targetTokens);
+  return fitChars(
+    (chars) => renderedTokens(engine, toolConversation(createPrng(seed), turns, chars, system), false),
+    targetTokens,
+  );
 }
 
 /** A long system prompt whose rendered opening (system + task) is about `targetTokens` long. */
 export async function fitSystemPrompt(engine: EngineCaller, targetTokens: number, seed: number): Promise<string> {
   const prompt = (chars: number): string => longSystemPrompt(createPrng(seed), chars);
-  const chars = await fitChars(async (c) => {
-    const messages: ChatMessage[] = [
-      { role: 'system', content: prompt(c) },
-      { role: 'user', content: GROUP_TASK },
-    ];
-    return (await engine.call('render', { messages, tools: [CALC_TOOL] })).tokenIds.length;
-  }, targetTokens);
+  const chars = await fitChars(
+    (c) =>
+      renderedTokens(
+        engine,
+        [
+          { role: 'system', content: prompt(c) },
+          { role: 'user', content: GROUP_TASK },
+        ],
+        true,
+      ),
+    targetTokens,
+  );
   return prompt(chars);
 }
 

@@ -9,7 +9,7 @@ import { calculatorEnv } from '../resources/examples/calculator-agent/env';
 import { openaiPolicy } from '../resources/examples/openai-policy';
 import { EpisodeFetcher, type FetchedEpisode } from '../src/node/services/episode-fetcher';
 import { LabelsService } from '../src/node/services/labels-service';
-import { WorkerHttp } from '../src/node/services/worker-http';
+import { WorkerClient } from '../src/node/worker-client';
 import type { Store } from '../src/node/store/types';
 import { SwarmClient } from '../src/sdk/index';
 import { runEpisode } from '../src/shared/episode';
@@ -78,7 +78,7 @@ export async function collectLabels(o: CollectOptions): Promise<Collected> {
   // Store them as the workbench does (summary + timelines from the worker), then label.
   const fetched: FetchedEpisode[] = [];
   const fetcher = new EpisodeFetcher(
-    new WorkerHttp(o.url, o.adminToken),
+    new WorkerClient(o.url, o.adminToken),
     (e) => fetched.push(e),
     () => undefined,
     (m) => o.log(`  fetch: ${m}`),

@@ -13,6 +13,7 @@ import { subscribeEvents } from '../src/cli/train-events';
 import { workerConfigFromOptions, WorkerOptionsSchema } from '../src/cli/worker';
 import { rewardModelPointerSource, type RewardModelRef } from '../src/shared/reward-model';
 import { StatusSchema } from '../src/shared/swarm-protocol';
+import { workerRoutes } from '../src/shared/worker-routes';
 
 const EXAMPLES = resolve(import.meta.dirname, '..', 'resources', 'examples');
 
@@ -110,7 +111,7 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
     const t0 = performance.now();
     lrTimer = setInterval(() => {
       const lr = o.lr + (o.lrEnd - o.lr) * Math.min(1, (performance.now() - t0) / (o.minutes * 60_000));
-      void fetch(`${worker.url}/swarm/v1/config`, {
+      void fetch(`${worker.url}${workerRoutes.updateConfig.path}`, {
         method: 'PATCH',
         headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' },
         body: JSON.stringify({ lr }),
@@ -129,7 +130,7 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
     stopping = true; // episodes aborted by the stop below are not failures
     await runner.stop();
     for (let i = 0; i < 120; i++) {
-      const res = await fetch(`${worker.url}/swarm/v1/status`, {
+      const res = await fetch(`${worker.url}${workerRoutes.status.path}`, {
         headers: { authorization: `Bearer ${tokens.admin}` },
       });
       if (StatusSchema.parse(await res.json()).state !== 'updating') break;

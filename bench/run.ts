@@ -28,7 +28,7 @@ const benches: Record<string, { about: string; run: Bench }> = {
   engine: { about: 'engine generation tokens/s (batch 1, 32) and training tokens/s', run: benchEngine },
   gpu: {
     about:
-      'GPU (python -m agentjet_engine.bench_gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails',
+      'GPU (python -m agentjet_bench.gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails',
     run: benchGpu,
   },
   hotswap: {

@@ -20,6 +20,7 @@ import {
   type ClaimResponse,
 } from '../src/shared/swarm-protocol';
 import { round } from './engine';
+import { routePath, workerRoutes } from '../src/shared/worker-routes';
 
 const PROMPTS = [
   'What is 345 + 678?',
@@ -53,7 +54,7 @@ const percentile = (xs: readonly number[], p: number): number => {
 };
 
 async function claim(w: Worker): Promise<ClaimResponse> {
-  const res = await fetch(`${w.url}/swarm/v1/episodes`, {
+  const res = await fetch(`${w.url}${workerRoutes.claim.path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${w.tokens.join}`, 'content-type': 'application/json' },
     body: JSON.stringify({ clientId: 'bench-apis', kind: 'eval' }),
@@ -84,7 +85,7 @@ export async function apiOverheads(w: Worker, n: number, maxTokens = 8): Promise
       if (i >= 3) samples[api]!.push(total - Number(res.headers.get('x-agentjet-engine-ms')));
     }
   }
-  await fetch(`${w.url}/swarm/v1/episodes/${c.episodeId}/abort`, {
+  await fetch(`${w.url}${routePath(workerRoutes.abort, { id: c.episodeId })}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${w.tokens.join}` },
   });

@@ -3,6 +3,7 @@
 // with a long system + tools prompt that grows by the reply and a new message each turn.
 import type { Worker } from '../gpu-worker/src/worker';
 import type { ClaimResponse } from '../src/shared/swarm-protocol';
+import { routePath, workerRoutes } from '../src/shared/worker-routes';
 
 export const PROMPTS = [
   'Tom has 12 apples and buys 7 more. How many apples does he have now?',
@@ -12,7 +13,7 @@ export const PROMPTS = [
 ];
 
 export async function claim(w: Worker, clientId: string): Promise<ClaimResponse> {
-  const res = await fetch(`${w.url}/swarm/v1/episodes`, {
+  const res = await fetch(`${w.url}${workerRoutes.claim.path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${w.tokens.join}`, 'content-type': 'application/json' },
     body: JSON.stringify({ clientId, kind: 'eval' }),
@@ -22,7 +23,7 @@ export async function claim(w: Worker, clientId: string): Promise<ClaimResponse>
 }
 
 export async function abort(w: Worker, episodeId: string): Promise<void> {
-  await fetch(`${w.url}/swarm/v1/episodes/${episodeId}/abort`, {
+  await fetch(`${w.url}${routePath(workerRoutes.abort, { id: episodeId })}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${w.tokens.join}` },
   });

@@ -12,10 +12,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ENGINE_DIR, findPython } from '../gpu-worker/src/engine/find-python';
 import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import { argValue, round } from './engine';
+import { benchModule } from './python-bench';
 import { apiOverheads, reportApiOverheads, reportTranslationCost, translationCostUs } from './server-apis';
 import {
   abort,
@@ -226,14 +226,11 @@ async function openEpisodes(w: Worker, max: number): Promise<{ held: number; rss
   return { held: open, rss, rssLater };
 }
 
-/** Writes the random-init mid-size model folder (agentjet_engine.midsize) into `dir`. */
-function midsizeModel(size: string, dir: string): string {
+/** Writes the random-init model folder of preset `size` (agentjet_bench.random_model) into `dir`. */
+function presetModel(size: string, dir: string): string {
   const out = join(dir, `qwen2-${size}`);
-  execFileSync(
-    findPython(),
-    ['-m', 'agentjet_engine.midsize', '--size', size, '--out', out, '--tokenizer', BUILTIN_MODEL_DIR],
-    { cwd: ENGINE_DIR, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  const run = benchModule('random_model', ['--size', size, '--out', out, '--tokenizer', BUILTIN_MODEL_DIR]);
+  execFileSync(run.python, run.args, { env: run.env, stdio: ['ignore', 'ignore', 'inherit'] });
   return out;
 }
 
@@ -269,7 +266,7 @@ export async function benchServer(args: string[]): Promise<Record<string, unknow
     const builtin = args.includes('--skip-builtin')
       ? {}
       : await benchModel('builtin', model ?? BUILTIN_MODEL_DIR, dir, o);
-    const mid = size === 'none' ? {} : await benchModel(size, midsizeModel(size, dir), dir, { ...o, maxOpen: 0 });
+    const mid = size === 'none' ? {} : await benchModel(size, presetModel(size, dir), dir, { ...o, maxOpen: 0 });
     const prefixed = Object.fromEntries(Object.entries(builtin).map(([k, v]) => [`builtin_${k}`, v]));
     // The CPU cost each inference API adds per call (chat completions, Responses, Messages) on the built-in model.
     const n = Number(argValue(args, '--overhead-n') ?? 40);

@@ -41,6 +41,7 @@ import {
   type EndedTrainEpisode,
   type FrameworkCurves,
 } from './train-stats';
+import { routePath, workerRoutes } from '../src/shared/worker-routes';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const EXAMPLE_DIR = join(ROOT, 'resources', 'examples', 'calculator-agent');
@@ -278,7 +279,7 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
       lrTimer = setInterval(() => {
         const frac = Math.min(1, (performance.now() - t0) / (s.minutes * 60_000));
         lrNow = lr0 + (lrEnd - lr0) * frac;
-        void fetch(`${worker.url}/swarm/v1/config`, {
+        void fetch(`${worker.url}${workerRoutes.updateConfig.path}`, {
           method: 'PATCH',
           headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' },
           body: JSON.stringify({ lr: lrNow }),
@@ -316,7 +317,7 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
     await midEval;
     // Let a running update finish before the final eval, so it measures one weight version.
     for (let i = 0; i < 120; i++) {
-      const st = StatusSchema.parse(await adminGet(worker, '/swarm/v1/status'));
+      const st = StatusSchema.parse(await adminGet(worker, workerRoutes.status.path));
       if (st.state !== 'updating') break;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -326,7 +327,7 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
     for (const id of ledger.acked) {
       if (serverEnded.has(id)) continue;
       const ep = EpisodeSummarySchema.safeParse(
-        await adminGet(worker, `/swarm/v1/episodes/${encodeURIComponent(id)}`).catch(() => null),
+        await adminGet(worker, routePath(workerRoutes.episode, { id })).catch(() => null),
       );
       if (!ep.success || ep.data.status !== 'ended') lost.push(id);
     }

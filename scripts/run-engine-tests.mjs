@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the Python test suites with the engine's interpreter (AGENTJET_PYTHON or the setup venv):
-// the engine's own tests (gpu-worker/engine/tests) and the Python SDK's tests against a real
-// worker (resources/sdk/python). Extra arguments go to the engine's pytest.
+// the engine's own tests (gpu-worker/engine/tests), the Python benchmarks' (bench/python/tests) and
+// the Python SDK's tests against a real worker (resources/sdk/python). Extra arguments go to the
+// engine's pytest.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,5 +21,6 @@ function pytest(cwd, args) {
 }
 
 const engine = pytest(engineDir, process.argv.slice(2));
+const bench = pytest(root, ['-p', 'no:cacheprovider', 'bench/python/tests']);
 const sdk = pytest(root, ['resources/sdk/python']);
-process.exit(engine !== 0 ? engine : sdk);
+process.exit([engine, bench, sdk].find((status) => status !== 0) ?? 0);

@@ -45,6 +45,7 @@ export interface StartOptions {
   engineFactory?: EngineFactory;
   /** Log sink for worker and engine lines (default stderr). */
   log?: (line: string) => void;
+  echoEventLogs?: boolean; // false: `log` events' lines go only to the events stream (its supervisor stores it)
   now?: () => number;
   /** How often expiry and client liveness are checked (default 1 s). */
   sweepIntervalMs?: number;
@@ -332,7 +333,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     pool,
     saved,
     counters: counters.counters,
-    log,
+    ...(opts.echoEventLogs === false ? {} : { log }),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}),
   });

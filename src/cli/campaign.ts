@@ -7,7 +7,10 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { CampaignSpecSchema } from '../shared/campaign/spec';
 import { createAgentHooks } from '../node/campaign/agent/agent-hooks';
-import { defaultDataDir, loadCampaignFile } from '../node/campaign/campaign-files';
+import { defaultDataDir, loadCampaignFile, type LoadedCampaign } from '../node/campaign/campaign-files';
+import { loadRunFile } from '../node/campaign/study-files';
+import type { StudyResult } from '../node/campaign/study-runner';
+import { runStudyFile } from './study';
 import { CampaignRunner, type CampaignResult } from '../node/campaign/campaign-runner';
 import { CampaignStore } from '../node/campaign/campaign-store';
 import { campaignsTable, formatRunnerEvent, formatStepProgress, trialsTable } from './campaign-report';
@@ -19,7 +22,9 @@ import { campaignHelp } from './campaign-help';
 
 export { campaignHelp };
 
-const Flags = z.object({ dataDir: z.string().optional() }).strict();
+const Flags = z
+  .object({ dataDir: z.string().optional(), scale: z.coerce.number().positive().finite().optional() })
+  .strict();
 
 export interface CampaignIo {
   out: (line: string) => void;
@@ -34,14 +39,16 @@ const defaultIo = (): CampaignIo => ({
 export async function runCampaignCommand(
   argv: readonly string[],
   io: CampaignIo = defaultIo(),
-): Promise<CampaignResult | null> {
+): Promise<CampaignResult | StudyResult | null> {
   const [sub, ...rest] = argv;
   const target = rest[0] && !rest[0].startsWith('--') ? rest[0] : undefined;
   const flags = Flags.parse(parseFlags(target ? rest.slice(1) : rest));
   const dataDir = resolve(flags.dataDir ?? defaultDataDir());
   if (sub === 'run') {
     if (!target) throw new Error(`name the campaign file\n\n${campaignHelp}`);
-    return runFile(target, dataDir, io);
+    const loaded = loadRunFile(target, flags.scale ?? 1);
+    if (loaded.kind === 'study') return runStudyFile(loaded, dataDir, REPO_ROOT, io);
+    return runFile(loaded, dataDir, io);
   }
   if (sub === 'status') {
     status(target, dataDir, io);
@@ -50,8 +57,7 @@ export async function runCampaignCommand(
   throw new Error(`unknown campaign command ${JSON.stringify(sub ?? '')}\n\n${campaignHelp}`);
 }
 
-async function runFile(file: string, dataDir: string, io: CampaignIo): Promise<CampaignResult> {
-  const loaded = loadCampaignFile(file);
+async function runFile(loaded: LoadedCampaign, dataDir: string, io: CampaignIo): Promise<CampaignResult> {
   const store = CampaignStore.open(join(dataDir, 'workbench.sqlite'));
   const runner = new CampaignRunner({
     spec: loaded.spec,

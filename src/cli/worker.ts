@@ -14,6 +14,7 @@ import {
 } from '../../gpu-worker/src/worker-config';
 import { explicitTokenProblem } from '../../gpu-worker/src/swarm/keys';
 import { flagShape, fromFlags, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS } from '../shared/options/index';
+import { LOG_EVENTS_ONLY_ENV } from '../shared/swarm-events';
 import { exitOnSignals } from './signals';
 
 /** Flags of `agentjet worker` that are not worker options. */
@@ -124,7 +125,8 @@ export function explicitTokens(
 export async function runWorker(o: WorkerOptions): Promise<void> {
   const { config, resume } = workerConfigFromOptions(o);
   const tokens = explicitTokens(o);
-  const starting = startWorker(config, { resume, tokens });
+  // A supervisor that stores the events stream asks for each log line once (there, not on stderr too).
+  const starting = startWorker(config, { resume, tokens, echoEventLogs: process.env[LOG_EVENTS_ONLY_ENV] !== '1' });
   // Signals are handled from the start (a stop during start-up waits for it, then checkpoints), so
   // a SIGTERM sent the moment "listening on" appears is never lost.
   const stopped = exitOnSignals(

@@ -56,8 +56,10 @@ let backend: WorkbenchBackend | null = null;
 export const setBackend = (b: WorkbenchBackend | null): void => void (backend = b);
 
 ipcMain.handle(ipcChannels.call, async (event, method: unknown, params: unknown) => {
-  if (!trustedSender(event)) return { ok: false, error: { code: 'untrusted_sender', message: 'untrusted sender' } };
-  if (!backend) return { ok: false, error: { code: 'not_ready', message: 'the workbench is starting' } };
+  if (!trustedSender(event))
+    return { ok: false, error: { type: 'invalid_request', code: 'untrusted_sender', message: 'untrusted sender' } };
+  if (!backend)
+    return { ok: false, error: { type: 'unavailable', code: 'not_ready', message: 'the workbench is starting' } };
   return dispatchWorkbenchCall(backend, method, params);
 });
 

@@ -7,6 +7,7 @@ import type { Agent } from 'node:http';
 import WebSocket from 'ws';
 import { backoffDelay } from '../shared/backoff';
 import { HelloMessageSchema, SwarmEventSchema, type HelloMessage, type SwarmEvent } from '../shared/swarm-events';
+import { workerRoutes } from '../shared/worker-routes';
 
 export interface EventFeedHandlers {
   event: (e: SwarmEvent) => void;
@@ -74,7 +75,7 @@ export class EventFeed {
   private connect(first: boolean): Promise<void> {
     const query = new URLSearchParams({ since: String(this.lastSeq) });
     if (this.bootId) query.set('boot', this.bootId);
-    const ws = new WebSocket(`${this.url.replace(/^http/, 'ws')}/swarm/v1/events?${query.toString()}`, {
+    const ws = new WebSocket(`${this.url.replace(/^http/, 'ws')}${workerRoutes.events.path}?${query.toString()}`, {
       headers: { authorization: `Bearer ${this.adminToken}` },
       ...(this.opts.agent ? { agent: this.opts.agent } : {}),
     });

@@ -191,6 +191,9 @@ describe('workbench with a real local worker', () => {
     expect(workerLines.some((l) => /listening on/.test(l.line))).toBe(true);
     expect(workerLines.some((l) => l.stream === 'stdout' && /strategy C2 · batch 2 · group 2/.test(l.line))).toBe(true);
     expect(workerLines.some((l) => l.stream === 'event')).toBe(true);
+    // Each line stored once: a log event's line is not also stored from the worker's stderr.
+    const output = new Set(workerLines.filter((l) => l.stream !== 'event').map((l) => l.line));
+    expect(workerLines.filter((l) => l.stream === 'event' && output.has(l.line))).toEqual([]);
     expect((await b.logs({ source: { kind: 'client', clientId: 'wb-0' }, limit: 500 })).lines.length).toBeGreaterThan(
       0,
     );

@@ -3,18 +3,8 @@
 // is briefly unreachable, bounded by an overall deadline.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import {
-  BatchProgressSchema,
-  ClaimResponseSchema,
-  EndResponseSchema,
-  RegisterClientResponseSchema,
-  StatusSchema,
-  type ClaimResponse,
-  type EndRequest,
-  type EndResponse,
-  type EpisodeKind,
-  type Status,
-} from '../shared/swarm-protocol';
+import type { ClaimResponse, EndRequest, EndResponse, EpisodeKind, Status } from '../shared/swarm-protocol';
+import { routePath, workerRoutes, type RouteAnswer, type RouteSpec } from '../shared/worker-routes';
 import { runEpisode, type EpisodeFn, type EpisodeOptions, type EpisodeOutcome, type TaskRef } from './episode';
 import { connectionError, errorFromResponse, SwarmError } from './errors';
 import { backoffMs, RETRY_DEFAULTS, sleep, type RetryOptions } from './retry';
@@ -52,15 +42,8 @@ export interface ClaimOptions extends CallOptions {
   timeoutS?: number;
 }
 
-const AgreeSyncResponseSchema = z.object({
-  clientId: z.string(),
-  agreed: z.literal(true),
-  progress: BatchProgressSchema,
-});
-export type AgreeSyncResponse = z.infer<typeof AgreeSyncResponseSchema>;
-const AbortResponseSchema = z.object({ episodeId: z.string(), aborted: z.literal(true) });
-export type AbortResponse = z.infer<typeof AbortResponseSchema>;
-const LeaveResponseSchema = z.object({ clientId: z.string(), left: z.literal(true) });
+export type AgreeSyncResponse = RouteAnswer<'agreeSync'>;
+export type AbortResponse = RouteAnswer<'abort'>;
 
 export class SwarmClient {
   readonly url: string;
@@ -125,73 +108,52 @@ export class SwarmClient {
       ...(o.taskId !== undefined ? { taskId: o.taskId } : {}),
       ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}),
     };
-    return this.call('POST', '/swarm/v1/episodes', body, ClaimResponseSchema, 'claim', o);
+    const r = workerRoutes.claim;
+    return this.call(r, routePath(r), body, r.response, 'claim', o);
   }
 
   /** Ends an episode with its reward; a train episode joins the training pool. */
   end(episodeId: string, result: EndRequest, o: CallOptions = {}): Promise<EndResponse> {
-    return this.call(
-      'POST',
-      `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/end`,
-      result,
-      EndResponseSchema,
-      'end',
-      o,
-    );
+    const r = workerRoutes.end;
+    return this.call(r, routePath(r, { id: episodeId }), result, r.response, 'end', o);
   }
 
   /** Aborts an episode: it is never trained. */
   abort(episodeId: string, reason?: string, o: CallOptions = {}): Promise<AbortResponse> {
     const body = reason !== undefined ? { reason: reason.slice(0, 500) } : {};
-    return this.call(
-      'POST',
-      `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/abort`,
-      body,
-      AbortResponseSchema,
-      'abort',
-      o,
-    );
+    const r = workerRoutes.abort;
+    return this.call(r, routePath(r, { id: episodeId }), body, r.response, 'abort', o);
   }
 
   /** Agrees to a weight sync (strategies C4/C5). */
   agreeSync(o: CallOptions = {}): Promise<AgreeSyncResponse> {
-    return this.call(
-      'POST',
-      `/swarm/v1/clients/${encodeURIComponent(this.clientId)}/agree-sync`,
-      {},
-      AgreeSyncResponseSchema,
-      'agree-sync',
-      o,
-    );
+    const r = workerRoutes.agreeSync;
+    return this.call(r, routePath(r, { id: this.clientId }), {}, r.response, 'agree-sync', o);
   }
 
   /** Registers this client under its id, with an optional display name. */
-  register(name?: string, o: CallOptions = {}): Promise<z.infer<typeof RegisterClientResponseSchema>> {
+  register(name?: string, o: CallOptions = {}): Promise<RouteAnswer<'registerClient'>> {
+    const r = workerRoutes.registerClient;
     return this.call(
-      'POST',
-      '/swarm/v1/clients',
+      r,
+      routePath(r),
       { clientId: this.clientId, ...(name ? { name } : {}) },
-      RegisterClientResponseSchema,
+      r.response,
       'register',
       o,
     );
   }
 
   /** Leaves the swarm: the server aborts this client's open episodes. */
-  leave(o: CallOptions = {}): Promise<z.infer<typeof LeaveResponseSchema>> {
-    return this.call(
-      'POST',
-      `/swarm/v1/clients/${encodeURIComponent(this.clientId)}/leave`,
-      {},
-      LeaveResponseSchema,
-      'leave',
-      o,
-    );
+  leave(o: CallOptions = {}): Promise<RouteAnswer<'leave'>> {
+    const r = workerRoutes.leave;
+    return this.call(r, routePath(r, { id: this.clientId }), {}, r.response, 'leave', o);
   }
 
   /** The worker's status snapshot. */
   status(o: CallOptions = {}): Promise<Status> {
-    return this.call('GET', '/swarm/v1/status', undefined, StatusSchema, 'status', o);
+    const r = workerRoutes.status;
+    return this.call(r, routePath(r), undefined, r.response, 'status', o);
   }
 
   /** Claims, runs `fn`, ends with its reward — or aborts when `fn` throws or the deadline passes. */
@@ -200,7 +162,7 @@ export class SwarmClient {
   }
 
   private async call<T>(
-    method: string,
+    r: RouteSpec,
     path: string,
     body: unknown,
     schema: z.ZodType<T>,
@@ -212,7 +174,7 @@ export class SwarmClient {
     for (let attempt = 0; ; attempt++) {
       let error: SwarmError;
       try {
-        return await this.attempt(method, path, body, schema, what, o.signal);
+        return await this.attempt(r.method, path, body, schema, what, o.signal);
       } catch (err) {
         if (!(err instanceof SwarmError) || !err.retryable) throw err;
         error = err;

@@ -10,6 +10,12 @@ import {
   WorkerStateSchema,
 } from './swarm-protocol';
 
+/**
+ * Set to `1` in a worker's environment by a supervisor that stores its events stream: the lines that go
+ * out as `log` events are then not also written to stderr, so the supervisor keeps each line once.
+ */
+export const LOG_EVENTS_ONLY_ENV = 'AGENTJET_LOG_EVENTS_ONLY';
+
 const Int = z.number().int();
 
 /** What timeline merging did to a step's episodes (tokens before/after, samples out, chain breaks by cause). */

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { RolloutStatusSchema, StepHealthSchema } from './rollout-health';
 import { CacheStatsSchema } from './engine-protocol';
+import { WireErrorSchema } from './result';
 import { AlgoSchema, StrategySchema, TrainingConfigSchema } from './options/index';
 import { MatchLevelSchema, MergedSampleSchema, MergeModeSchema, MergeStatsSchema } from './timeline/types';
 import { IdSchema, TextSchema } from './wire-text';
@@ -25,11 +26,9 @@ export const ErrorTypes = {
   internal: 'server_error',
 } as const;
 
+/** Every non-2xx answer of the worker: the shared `WireError`, plus a retry hint on 503 answers. */
 export const ErrorBodySchema = z.object({
-  error: z.object({
-    type: z.string(),
-    code: z.string(),
-    message: z.string(),
+  error: WireErrorSchema.extend({
     /** Seconds to wait before retrying (503 answers; also in the Retry-After header). */
     retry_after_s: z.number().optional(),
   }),

@@ -4,6 +4,7 @@
 // this table: the main side validates params with `dispatchWorkbenchCall`, the renderer side
 // validates results in `createWorkbenchClient`. Nothing that crosses a process is trusted unparsed.
 import { z } from 'zod';
+import { RemoteError, toWireError, WireErrorSchema, type WireError } from './result';
 import {
   AppInfoSchema,
   ClientRowSchema,
@@ -168,19 +169,13 @@ export type WorkbenchBackend = {
   [M in WorkbenchMethod]: (params: WorkbenchParsedParams<M>) => Promise<WorkbenchResult<M>>;
 };
 
-/** An error a method throws on purpose, shown to the user as is. */
-export class WorkbenchError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+/** An error a method throws on purpose, shown to the user as is; it crosses the wire as a `WireError`. */
+export class WorkbenchError extends RemoteError {
+  constructor(code: string, message: string, type = 'workbench') {
+    super({ type, code, message });
     this.name = 'WorkbenchError';
   }
 }
-
-export const WireErrorSchema = z.object({ code: z.string(), message: z.string() });
-export type WireError = z.infer<typeof WireErrorSchema>;
 
 export function isWorkbenchMethod(name: unknown): name is WorkbenchMethod {
   return typeof name === 'string' && Object.hasOwn(workbenchMethods, name);
@@ -197,17 +192,22 @@ export async function dispatchWorkbenchCall(
   params: unknown,
 ): Promise<{ ok: true; result: unknown } | { ok: false; error: WireError }> {
   if (!isWorkbenchMethod(method))
-    return { ok: false, error: { code: 'unknown_method', message: `unknown method ${JSON.stringify(method)}` } };
+    return {
+      ok: false,
+      error: { type: 'invalid_request', code: 'unknown_method', message: `unknown method ${JSON.stringify(method)}` },
+    };
   const parsed = workbenchMethods[method].params.safeParse(params ?? {});
   if (!parsed.success)
-    return { ok: false, error: { code: 'invalid_params', message: `${method}: ${describeIssues(parsed.error)}` } };
+    return {
+      ok: false,
+      error: { type: 'invalid_request', code: 'invalid_params', message: `${method}: ${describeIssues(parsed.error)}` },
+    };
   try {
     // The table pairs each method with its schema, so the parsed params fit that method's handler.
     const handler = backend[method] as (p: unknown) => Promise<unknown>;
     return { ok: true, result: await handler.call(backend, parsed.data) };
   } catch (err) {
-    if (err instanceof WorkbenchError) return { ok: false, error: { code: err.code, message: err.message } };
-    return { ok: false, error: { code: 'internal', message: err instanceof Error ? err.message : String(err) } };
+    return { ok: false, error: toWireError(err) };
   }
 }
 

@@ -209,21 +209,6 @@ class LoadedModel:
         return [(n, p) for n, p in self.model.named_parameters() if p.requires_grad]
 
 
-def random_model(model_class: Any, config: Any, device: torch.device, dtype: torch.dtype) -> Any:
-    """A randomly initialised model built on `device` with `dtype` weights (the benchmarks' stand-in
-    for a checkpoint of that shape), its output head in fp32 where `dtype` is lower."""
-    with torch.device(device):
-        previous = torch.get_default_dtype()
-        torch.set_default_dtype(dtype)
-        try:
-            model = model_class(config)
-        finally:
-            torch.set_default_dtype(previous)
-    if dtype != torch.float32:
-        fp32_output_head(model)
-    return model
-
-
 def fp32_output_head(model: Any) -> None:
     """Compute the output projection (logits) in fp32 even under bf16 autocast.
 

@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { bearerToken, keyRefusal, type KeyCheck, type Role, type TokenMatcher } from '../swarm/keys';
 import { forbidden, SwarmError, unauthorized } from '../errors';
+import { workerRoutes } from '../../../src/shared/worker-routes';
 import { sendError } from './http';
 
 export type Caller = { kind: 'token'; role: Role } | { kind: 'key'; key: string };
@@ -54,8 +55,12 @@ export function authenticate(
   return caller;
 }
 
-/** Routes anyone may call. */
-const PUBLIC_PATHS = new Set(['/health']);
+/** Routes anyone may call: those the route table declares without a credential. */
+const PUBLIC_PATHS = new Set<string>(
+  Object.values(workerRoutes)
+    .filter((r) => r.auth === 'none')
+    .map((r) => r.path),
+);
 
 /**
  * Refuses unauthenticated requests in `onRequest`, before the body is read. The refusal closes the

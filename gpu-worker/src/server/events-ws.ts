@@ -9,9 +9,10 @@ import type { HelloMessage } from '../../../src/shared/swarm-events';
 import { notFound, SwarmError, unauthorized } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
+import { workerRoutes } from '../../../src/shared/worker-routes';
 import { requireRole } from './auth';
 
-export const EVENTS_PATH = '/swarm/v1/events';
+export const EVENTS_PATH = workerRoutes.events.path;
 const MAX_BUFFERED = 8 * 1024 * 1024;
 
 function refuse(socket: Duplex, status: number, err: SwarmError): void {

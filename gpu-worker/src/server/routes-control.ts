@@ -1,13 +1,14 @@
 // Control routes (admin token): training config, pause / start, checkpoint, reset. Episode listing and
 // inspection, evaluation results and the vocabulary are in routes-inspect.ts.
 import type { FastifyInstance } from 'fastify';
-import { TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
+import { workerRoutes } from '../../../src/shared/worker-routes';
 import { conflict } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
-import { resetRun, ResetRequestSchema, type ResetDeps } from '../swarm/run-reset';
+import { resetRun, type ResetDeps } from '../swarm/run-reset';
 import type { Swarm } from '../swarm/swarm';
 import { requireRole } from './auth';
 import { parseBody } from './http';
+import { onRoute } from './route-table';
 
 export function registerControlRoutes(
   app: FastifyInstance,
@@ -16,38 +17,38 @@ export function registerControlRoutes(
   const { swarm, matcher } = deps;
   const admin = (headers: Parameters<typeof requireRole>[0]): void => void requireRole(headers, matcher, 'admin');
 
-  app.get('/swarm/v1/config', async (req) => {
+  onRoute(app, 'config', async (req) => {
     admin(req.headers);
     return swarm.training;
   });
 
-  app.patch('/swarm/v1/config', async (req) => {
+  onRoute(app, 'updateConfig', async (req) => {
     admin(req.headers);
-    return swarm.updateTraining(parseBody(TrainingConfigPatchSchema, req.body));
+    return swarm.updateTraining(parseBody(workerRoutes.updateConfig.body, req.body));
   });
 
-  app.post('/swarm/v1/control/pause', async (req) => {
+  onRoute(app, 'pause', async (req) => {
     admin(req.headers);
     swarm.pause();
     return { state: swarm.state };
   });
 
-  app.post('/swarm/v1/control/start', async (req) => {
+  onRoute(app, 'start', async (req) => {
     admin(req.headers);
     swarm.resume();
     return { state: swarm.state };
   });
 
-  app.post('/swarm/v1/control/checkpoint', async (req) => {
+  onRoute(app, 'checkpoint', async (req) => {
     admin(req.headers);
     const info = await swarm.trainer.checkpoint('request');
     return { step: info.step, weightVersion: info.weightVersion, path: info.path };
   });
 
   // A fresh run without restarting the process (campaign trials on remote workers): run-reset.ts.
-  app.post('/swarm/v1/control/reset', async (req) => {
+  onRoute(app, 'reset', async (req) => {
     admin(req.headers);
-    const body = parseBody(ResetRequestSchema, req.body, true);
+    const body = parseBody(workerRoutes.reset.body, req.body, true);
     if (!deps.reset)
       throw conflict(
         'reset_unsupported',

@@ -1,20 +1,13 @@
 // Inspection routes (admin token): episode listing and inspection (timelines and their merged samples),
 // evaluation results, the vocabulary's pieces. The config and control routes are in routes-control.ts.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { EpisodeStatusSchema } from '../../../src/shared/swarm-protocol';
+import { workerRoutes } from '../../../src/shared/worker-routes';
 import { summarize } from '../swarm/episodes';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { requireRole } from './auth';
 import { parseBody } from './http';
-
-const ListQuery = z.object({
-  status: EpisodeStatusSchema.optional(),
-  clientId: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(10_000).default(100),
-});
-const IdParams = z.object({ id: z.string().max(300) });
+import { onRoute } from './route-table';
 
 /** Token ids decoded per engine call when listing the vocabulary. */
 export const VOCAB_CHUNK = 4096;
@@ -42,9 +35,9 @@ export function registerInspectionRoutes(app: FastifyInstance, deps: { swarm: Sw
   // The vocabulary never changes while the model is loaded: decoded once, on first request.
   let vocab: Promise<string[]> | null = null;
 
-  app.get('/swarm/v1/episodes', async (req) => {
+  onRoute(app, 'episodes', async (req) => {
     admin(req.headers);
-    const q = parseBody(ListQuery, req.query);
+    const q = parseBody(workerRoutes.episodes.query, req.query);
     return {
       episodes: swarm.episodeSummaries({
         limit: q.limit,
@@ -54,18 +47,18 @@ export function registerInspectionRoutes(app: FastifyInstance, deps: { swarm: Sw
     };
   });
 
-  app.get('/swarm/v1/episodes/:id', async (req) => {
+  onRoute(app, 'episode', async (req) => {
     admin(req.headers);
-    const ep = swarm.getEpisode(parseBody(IdParams, req.params).id);
+    const ep = swarm.getEpisode(parseBody(workerRoutes.episode.params, req.params).id);
     return { episode: summarize(ep), result: ep.result ?? null, timelines: ep.calls };
   });
 
-  app.get('/swarm/v1/episodes/:id/merged', async (req) => {
+  onRoute(app, 'merged', async (req) => {
     admin(req.headers);
-    return swarm.mergedSamples(parseBody(IdParams, req.params).id);
+    return swarm.mergedSamples(parseBody(workerRoutes.merged.params, req.params).id);
   });
 
-  app.get('/swarm/v1/vocab', async (req) => {
+  onRoute(app, 'vocab', async (req) => {
     admin(req.headers);
     const size = swarm.engine.info?.vocabSize ?? 0;
     vocab ??= decodeVocabulary(
@@ -81,7 +74,7 @@ export function registerInspectionRoutes(app: FastifyInstance, deps: { swarm: Sw
     }
   });
 
-  app.get('/swarm/v1/eval', async (req) => {
+  onRoute(app, 'eval', async (req) => {
     admin(req.headers);
     return { eval: swarm.evalResults() };
   });

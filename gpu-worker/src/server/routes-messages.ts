@@ -10,6 +10,7 @@ import { blocksOfMessage } from '../../../src/shared/stream-blocks';
 import type { CallIds } from '../swarm/completions';
 import { completeJson, completeStreamed, episodeOfRequest, prepareCall, type ApiRouteDeps } from './api-call';
 import { parseBody } from './http';
+import { onRoute } from './route-table';
 
 /** Anthropic's error types by HTTP status (what its SDKs expect in a stream's error event). */
 function anthropicErrorType(status: number): string {
@@ -23,7 +24,7 @@ function anthropicErrorType(status: number): string {
 }
 
 export function registerMessagesRoutes(app: FastifyInstance, deps: ApiRouteDeps): void {
-  app.post('/v1/messages', async (req, reply) => {
+  onRoute(app, 'messages', async (req, reply) => {
     const ep = episodeOfRequest(req, deps, 'the Messages API');
     checkMessagesBody(req.body);
     const body = parseBody(MessagesRequestSchema, req.body);

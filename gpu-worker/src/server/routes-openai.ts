@@ -16,6 +16,7 @@ import {
 } from './api-call';
 import { callerOf } from './auth';
 import { parseBody } from './http';
+import { onRoute } from './route-table';
 import { chunkDelta } from './sse-chunks';
 
 export type OpenAiRouteDeps = ApiRouteDeps;
@@ -74,13 +75,13 @@ function chunkEncoder(swarm: Swarm, ids: CallIds, includeUsage: boolean): EventE
 export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDeps): void {
   const { swarm, matcher } = deps;
 
-  app.get('/v1/models', async (req) => {
+  onRoute(app, 'models', async (req) => {
     const caller = callerOf(req.headers, matcher);
     if (caller.kind === 'key') swarm.episodeForKey(caller.key);
     return { object: 'list', data: [{ id: swarm.modelName, object: 'model', created: 0, owned_by: 'agentjet' }] };
   });
 
-  app.post('/v1/chat/completions', async (req, reply) => {
+  onRoute(app, 'chatCompletions', async (req, reply) => {
     const ep = episodeOfRequest(req, deps, 'the chat completions API');
     const body = parseBody(ChatCompletionRequestSchema, checkChatBody(req.body));
     const call = prepareCall(req, reply, deps, ep, body);

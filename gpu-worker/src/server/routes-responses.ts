@@ -18,6 +18,7 @@ import { ResponseStore } from '../swarm/response-store';
 import type { Swarm } from '../swarm/swarm';
 import { completeJson, completeStreamed, episodeOfRequest, prepareCall, type ApiRouteDeps } from './api-call';
 import { parseBody } from './http';
+import { onRoute } from './route-table';
 
 /** The store of an app's responses: an episode's entries go when it finishes; unsubscribed on close. */
 export function responseStoreFor(app: FastifyInstance, swarm: Swarm): ResponseStore {
@@ -32,7 +33,7 @@ export function responseStoreFor(app: FastifyInstance, swarm: Swarm): ResponseSt
 
 /** Registers the route on `app` (or a prefixed scope of it) over `store`, which scopes share. */
 export function registerResponsesRoutes(app: FastifyInstance, deps: ApiRouteDeps, store: ResponseStore): void {
-  app.post('/v1/responses', async (req, reply) => {
+  onRoute(app, 'responses', async (req, reply) => {
     const ep = episodeOfRequest(req, deps, 'the Responses API');
     checkResponsesBody(req.body);
     const body = parseBody(ResponsesRequestSchema, req.body);

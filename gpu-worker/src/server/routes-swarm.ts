@@ -3,20 +3,14 @@
 // `GET /health` without credentials.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
-import {
-  AbortRequestSchema,
-  ClaimRequestSchema,
-  EndRequestSchema,
-  IdSchema,
-  RegisterClientRequestSchema,
-  type Health,
-} from '../../../src/shared/swarm-protocol';
+import { IdSchema, type Health } from '../../../src/shared/swarm-protocol';
+import { workerRoutes } from '../../../src/shared/worker-routes';
 import { notFound, unauthorized, upgradeRequired } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf, requireRole } from './auth';
 import { parseBody } from './http';
+import { onRoute } from './route-table';
 
 export interface SwarmRouteDeps {
   swarm: Swarm;
@@ -28,12 +22,9 @@ export interface SwarmRouteDeps {
   tlsFingerprint?: string;
 }
 
-const IdParams = z.object({ id: z.string().max(300) });
-const ClientIdParams = z.object({ id: z.string() });
-
 /** The client id of a `/clients/:id/…` route: the router has decoded it once; it is not decoded again. */
 function clientIdParam(req: FastifyRequest): string {
-  const { id } = parseBody(ClientIdParams, req.params);
+  const { id } = parseBody(workerRoutes.heartbeat.params, req.params);
   const parsed = IdSchema.safeParse(id);
   if (!parsed.success)
     throw notFound(
@@ -88,71 +79,71 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
       throw unauthorized('invalid_credentials', "send the join token or this episode's key");
   };
 
-  app.get('/health', async (): Promise<Health> => healthOf(swarm, deps.tlsFingerprint));
+  onRoute(app, 'health', async () => healthOf(swarm, deps.tlsFingerprint));
 
-  app.post('/swarm/v1/clients', async (req) => {
+  onRoute(app, 'registerClient', async (req) => {
     requireRole(req.headers, matcher, 'join');
-    const body = parseBody(RegisterClientRequestSchema, req.body, true);
+    const body = parseBody(workerRoutes.registerClient.body, req.body, true);
     const clientId = body.clientId ?? `cl_${randomBytes(6).toString('hex')}`;
     swarm.registerClient(clientId, body.name);
     return { clientId, heartbeatS: deps.heartbeatS };
   });
 
-  app.get('/swarm/v1/clients', async (req) => {
+  onRoute(app, 'clients', async (req) => {
     requireRole(req.headers, matcher, 'join');
     return { clients: swarm.clientList() };
   });
 
-  app.post('/swarm/v1/clients/:id/heartbeat', async (req) => {
+  onRoute(app, 'heartbeat', async (req) => {
     requireRole(req.headers, matcher, 'join');
     const clientId = knownClientParam(req, swarm);
     swarm.touchClient(clientId);
     return { clientId, state: swarm.state, weightVersion: swarm.weightVersion };
   });
 
-  app.post('/swarm/v1/clients/:id/leave', async (req) => {
+  onRoute(app, 'leave', async (req) => {
     requireRole(req.headers, matcher, 'join');
     const clientId = clientIdParam(req);
     swarm.leaveClient(clientId);
-    return { clientId, left: true };
+    return { clientId, left: true as const };
   });
 
-  app.post('/swarm/v1/clients/:id/agree-sync', async (req) => {
+  onRoute(app, 'agreeSync', async (req) => {
     requireRole(req.headers, matcher, 'join');
     const clientId = clientIdParam(req);
     swarm.agreeSync(clientId);
-    return { clientId, agreed: true, progress: swarm.trainer.progress() };
+    return { clientId, agreed: true as const, progress: swarm.trainer.progress() };
   });
 
-  app.post('/swarm/v1/episodes', async (req, reply) => {
+  onRoute(app, 'claim', async (req, reply) => {
     requireRole(req.headers, matcher, 'join');
-    const body = parseBody(ClaimRequestSchema, req.body);
+    const body = parseBody(workerRoutes.claim.body, req.body);
     const claim = swarm.claim(body, baseUrlOf(req, deps.publicUrl));
     return reply.status(201).send(claim);
   });
 
-  app.post('/swarm/v1/episodes/:id/end', async (req) => {
-    const { id } = parseBody(IdParams, req.params);
+  onRoute(app, 'end', async (req) => {
+    const { id } = parseBody(workerRoutes.end.params, req.params);
     requireEpisodeAccess(req, id);
-    const body = parseBody(EndRequestSchema, req.body);
+    const body = parseBody(workerRoutes.end.body, req.body);
     return swarm.end(id, body);
   });
 
-  app.post('/swarm/v1/episodes/:id/abort', async (req) => {
-    const { id } = parseBody(IdParams, req.params);
+  onRoute(app, 'abort', async (req) => {
+    const { id } = parseBody(workerRoutes.abort.params, req.params);
     requireEpisodeAccess(req, id);
-    const body = parseBody(AbortRequestSchema, req.body, true);
+    const body = parseBody(workerRoutes.abort.body, req.body, true);
     return swarm.abort(id, body.reason ?? 'client_abort');
   });
 
-  app.get('/swarm/v1/events', async () => {
+  onRoute(app, 'events', async () => {
     throw upgradeRequired(
       'websocket_required',
       'GET /swarm/v1/events is a WebSocket: connect with Upgrade: websocket and the admin token',
     );
   });
 
-  app.get('/swarm/v1/status', async (req) => {
+  onRoute(app, 'status', async (req) => {
     requireRole(req.headers, matcher, 'join');
     return swarm.status();
   });

@@ -11,7 +11,7 @@ import type { ClaimResponse, Status } from '../../../src/shared/swarm-protocol';
 import { BUILTIN_MODEL_DIR } from '../resources';
 import { http, tempDir, TEST_TOKENS } from '../testing/workers';
 import { startWorker, type Worker } from '../worker';
-import { ResetResponseSchema } from './run-reset';
+import { ResetResponseSchema } from '../../../src/shared/worker-routes';
 
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const t0 = Date.now();

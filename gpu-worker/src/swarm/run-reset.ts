@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { TrainingConfigPatchSchema } from '../../../src/shared/swarm-protocol';
+import type { ResetRequestSchema, ResetResponse } from '../../../src/shared/worker-routes';
 import { WorkerConfigSchema } from '../worker-config';
 import type { LoadParams, EngineInfo } from '../../../src/shared/engine-protocol';
 import { DurableCounters } from './durable-counters';
@@ -24,30 +24,6 @@ export interface ResetDeps {
   engine: { reload(patch: Partial<LoadParams>): Promise<EngineInfo> };
   generation: GenerationGate & { failAll(err: Error): void };
 }
-
-export const ResetRequestSchema = z
-  .object({
-    config: z
-      .object({
-        /** Training settings over the ones the worker started with. */
-        training: TrainingConfigPatchSchema.default({}),
-        seed: z.number().int().optional(),
-      })
-      .strict()
-      .default({ training: {} }),
-    /** The new run folder: absolute, or relative to the current run folder's parent (default `<old>-reset-<n>`). */
-    runDir: z.string().min(1).max(1000).optional(),
-  })
-  .strict();
-export type ResetRequest = z.input<typeof ResetRequestSchema>;
-
-export const ResetResponseSchema = z.object({
-  runDir: z.string(),
-  step: z.number().int(),
-  weightVersion: z.number().int(),
-  previous: z.object({ runDir: z.string(), checkpoint: z.string(), step: z.number().int() }),
-});
-export type ResetResponse = z.infer<typeof ResetResponseSchema>;
 
 const resetting = new WeakSet<Swarm>();
 

@@ -232,10 +232,14 @@ describe('frames', () => {
     expect(await inbox.next()).toEqual({
       type: 'error',
       id: 4,
-      error: { code: 'unreachable', message: 'cannot reach http://x' },
+      error: { type: 'workbench', code: 'unreachable', message: 'cannot reach http://x' },
     });
     ws.send(JSON.stringify({ type: 'call', id: 5, method: 'episodeDetail', params: { runId: 'r', episodeId: 'e' } }));
-    expect(await inbox.next()).toEqual({ type: 'error', id: 5, error: { code: 'internal', message: 'boom' } });
+    expect(await inbox.next()).toEqual({
+      type: 'error',
+      id: 5,
+      error: { type: 'internal', code: 'internal', message: 'boom' },
+    });
     ws.send(JSON.stringify({ type: 'call', id: 8, method: 'codeVersions', params: { runId: 'r' } }));
     expect(await inbox.next()).toMatchObject({
       type: 'error',

@@ -104,7 +104,11 @@ function sendReply(ws: WebSocket, reply: BridgeReply): void {
     text = JSON.stringify({
       type: 'error',
       id,
-      error: { code: 'internal', message: `unserialisable reply: ${err instanceof Error ? err.message : String(err)}` },
+      error: {
+        type: 'internal',
+        code: 'internal',
+        message: `unserialisable reply: ${err instanceof Error ? err.message : String(err)}`,
+      },
     } satisfies BridgeReply);
   }
   ws.send(text);
@@ -117,7 +121,11 @@ function serveSocket(ws: WebSocket, backend: WorkbenchBackend, maxFrameBytes: nu
       sendReply(ws, {
         type: 'error',
         id: null,
-        error: { code: 'bad_frame', message: 'binary frames are not supported; send JSON text' },
+        error: {
+          type: 'invalid_request',
+          code: 'bad_frame',
+          message: 'binary frames are not supported; send JSON text',
+        },
       });
       return;
     }
@@ -127,6 +135,7 @@ function serveSocket(ws: WebSocket, backend: WorkbenchBackend, maxFrameBytes: nu
         type: 'error',
         id: null,
         error: {
+          type: 'invalid_request',
           code: 'frame_too_large',
           message: `frame of ${size} bytes exceeds the ${maxFrameBytes}-byte limit; closing`,
         },

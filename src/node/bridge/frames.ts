@@ -22,7 +22,11 @@ export async function handleBridgeFrame(backend: WorkbenchBackend, text: string)
     return {
       type: 'error',
       id: null,
-      error: { code: 'bad_json', message: `malformed JSON frame: ${err instanceof Error ? err.message : String(err)}` },
+      error: {
+        type: 'invalid_request',
+        code: 'bad_json',
+        message: `malformed JSON frame: ${err instanceof Error ? err.message : String(err)}`,
+      },
     };
   }
   const frame = BridgeRequestSchema.safeParse(raw);
@@ -31,7 +35,11 @@ export async function handleBridgeFrame(backend: WorkbenchBackend, text: string)
     return {
       type: 'error',
       id: idOf(raw),
-      error: { code: 'bad_frame', message: `expected {type:"call", id, method, params}: ${detail}` },
+      error: {
+        type: 'invalid_request',
+        code: 'bad_frame',
+        message: `expected {type:"call", id, method, params}: ${detail}`,
+      },
     };
   }
   const { id, method, params } = frame.data;

@@ -26,7 +26,8 @@ export class CampaignFileError extends Error {
   }
 }
 
-export function loadCampaignFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedCampaign {
+/** A campaign or study file read as a document with `${VAR}` expanded; problems thrown as a CampaignFileError. */
+export function readRunDoc(file: string, env: NodeJS.ProcessEnv = process.env): { path: string; doc: unknown } {
   const path = resolve(file);
   if (!existsSync(path)) throw new CampaignFileError(path, ['no such file']);
   const text = readFileSync(path, 'utf8');
@@ -40,12 +41,18 @@ export function loadCampaignFile(file: string, env: NodeJS.ProcessEnv = process.
   }
   const missing: string[] = [];
   const expanded = expandEnv(doc, env, missing);
-  const parsed = parseCampaign(expanded);
-  const problems = [
-    ...missing.map((m) => `\${${m}} is not set in the environment`),
-    ...(parsed.ok ? [] : parsed.errors),
-  ];
-  if (problems.length > 0 || !parsed.ok) throw new CampaignFileError(path, problems);
+  if (missing.length > 0)
+    throw new CampaignFileError(
+      path,
+      missing.map((m) => `\${${m}} is not set in the environment`),
+    );
+  return { path, doc: expanded };
+}
+
+export function loadCampaignFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedCampaign {
+  const { path, doc } = readRunDoc(file, env);
+  const parsed = parseCampaign(doc);
+  if (!parsed.ok) throw new CampaignFileError(path, parsed.errors);
   return { spec: parsed.spec, baseDir: dirname(path), file: path };
 }
 

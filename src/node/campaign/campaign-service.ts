@@ -1,8 +1,8 @@
 // The workbench's side of campaigns (the WorkbenchApi's campaign methods): reads from the store,
-// starts a campaign as an `agentjet campaign run` child process (its output in the campaign
-// folder's runner.log; the parent watchdog stops it, resumably, if the workbench dies), and passes
-// stop / steering commands and proposal approvals to whichever runner holds the campaign — this
-// workbench's child or a runner in a terminal — through the store.
+// starts a campaign (or a study, docs/studies.md) as an `agentjet campaign run` child process (its
+// output in the campaign folder's runner.log; the parent watchdog stops it, resumably, if the
+// workbench dies), and passes stop / steering commands and proposal approvals to whichever runner
+// holds the campaign — this workbench's child or a runner in a terminal — through the store.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,8 @@ import { computeSeconds } from '../../shared/campaign/report';
 import { WorkbenchError, type WorkbenchParsedParams as P, type WorkbenchResult as R } from '../../shared/workbench-api';
 import { PARENT_WATCHDOG } from '../runner/client-process';
 import { nodeCommand } from '../services/worker-process';
-import { campaignPaths, CampaignFileError, loadCampaignFile } from './campaign-files';
+import { campaignPaths, CampaignFileError } from './campaign-files';
+import { loadRunFile } from './study-files';
 import { CampaignStore } from './campaign-store';
 
 export interface CampaignServiceOptions {
@@ -57,7 +58,7 @@ export class CampaignService {
   async campaignStart(p: P<'campaignStart'>): Promise<R<'campaignStart'>> {
     let name: string;
     try {
-      name = loadCampaignFile(p.file).spec.name;
+      name = loadRunFile(p.file).spec.name;
     } catch (err) {
       throw new WorkbenchError(
         'bad_campaign',

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ENGINE_DIR, findPython } from '../../../gpu-worker/src/engine/find-python';
 import type { OptunaDistribution, Params, Scalar } from '../../shared/campaign/space';
 import { PendingCalls } from '../../shared/pending-calls';
+import { WireErrorSchema } from '../../shared/result';
 
 const ScalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 const AttrsSchema = z.record(z.string(), z.unknown());
@@ -41,7 +42,7 @@ type Method = keyof typeof results;
 const AnswerSchema = z.object({
   id: z.number().int().nullable().optional(),
   result: z.unknown().optional(),
-  error: z.object({ type: z.string(), code: z.string(), message: z.string() }).optional(),
+  error: WireErrorSchema.optional(),
 });
 
 export class OptunaError extends Error {

@@ -7,12 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { cpus, freemem } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { RemoteWorker, TrialSetup } from '../../shared/campaign/spec';
-import { StatusSchema, TrainingConfigSchema, type Status } from '../../shared/swarm-protocol';
-import { WorkerHttp } from '../services/worker-http';
+import type { Status } from '../../shared/swarm-protocol';
 import { WorkerProcess } from '../services/worker-process';
-import { adminCall } from './worker-api';
+import { WorkerClient } from '../worker-client';
+
+/** How long an admin call of a trial may take (a reset checkpoints and reloads: much longer). */
+const CALL_MS = 30_000;
+const RESET_MS = 600_000;
 
 export interface TrialWorker {
   /** `local` or the remote worker's URL. */
@@ -43,7 +45,7 @@ export function localParallel(setting: number | 'auto', cores = cpus().length, f
 }
 
 /** Polls health; after `misses` failures in a row (or a failed engine) the worker counts as lost. */
-function watchHealth(http: WorkerHttp, everyMs: number, misses = 3): { failed: Promise<string>; stop: () => void } {
+function watchHealth(http: WorkerClient, everyMs: number, misses = 3): { failed: Promise<string>; stop: () => void } {
   let stop = (): void => undefined;
   const failed = new Promise<string>((resolve) => {
     let missed = 0;
@@ -104,8 +106,9 @@ export class LocalSlot implements Slot {
     });
     try {
       // Every training option through the config route (it declares them all, where flags do not).
-      await adminCall(url, tokens.admin, 'PATCH', '/swarm/v1/config', setup.training, TrainingConfigSchema);
-      const status = await new WorkerHttp(url, tokens.admin).status();
+      const worker = new WorkerClient(url, tokens.admin, { timeoutMs: CALL_MS });
+      await worker.call('updateConfig', { body: setup.training });
+      const status = await worker.status();
       let released = false;
       return {
         label: this.label,
@@ -128,8 +131,6 @@ export class LocalSlot implements Slot {
   }
 }
 
-const ResetAnswerSchema = z.object({ runDir: z.string() }).loose();
-
 export class RemoteSlot implements Slot {
   readonly label: string;
 
@@ -141,23 +142,16 @@ export class RemoteSlot implements Slot {
   }
 
   async start(setup: TrialSetup, _trialDir: string, name: string): Promise<TrialWorker> {
-    const http = new WorkerHttp(this.w.url, this.w.adminToken);
-    const health = await http.health();
+    const http = new WorkerClient(this.w.url, this.w.adminToken, { timeoutMs: CALL_MS });
+    const health = await http.health(10_000);
     if (setup.model !== 'builtin' && setup.model !== health.model) {
       // A remote worker keeps the model it was started with.
       throw new Error(`the remote worker ${this.w.url} serves ${health.model}; it cannot switch to ${setup.model}`);
     }
-    const reset = await adminCall(
-      this.w.url,
-      this.w.adminToken,
-      'POST',
-      '/swarm/v1/control/reset',
-      { config: { training: setup.training, seed: setup.seed }, runDir: name },
-      ResetAnswerSchema,
-      600_000,
-    );
-    await adminCall(this.w.url, this.w.adminToken, 'POST', '/swarm/v1/control/start', {}, z.unknown());
-    const status = await http.get('/swarm/v1/status', StatusSchema);
+    const body = { config: { training: setup.training, seed: setup.seed }, runDir: name };
+    const reset = await http.call('reset', { body }, { timeoutMs: RESET_MS });
+    await http.call('start', {});
+    const status = await http.status();
     const watch = watchHealth(http, this.healthEveryMs);
     return {
       label: this.label,
@@ -170,9 +164,7 @@ export class RemoteSlot implements Slot {
       failed: watch.failed,
       release: async () => {
         watch.stop();
-        await adminCall(this.w.url, this.w.adminToken, 'POST', '/swarm/v1/control/pause', {}, z.unknown()).catch(
-          () => undefined,
-        );
+        await http.call('pause', {}).catch(() => undefined);
       },
     };
   }

@@ -19,6 +19,8 @@ export type TrialEnd = { state: 'complete' } | { state: 'pruned' | 'failed' | 'i
 export interface TrialContext {
   spec: CampaignSpec;
   task: TaskRef;
+  /** Held-out evaluation on another task than the one trained (default: the same). */
+  evalTask?: TaskRef;
   number: number;
   setup: TrialSetup;
   slot: Slot;
@@ -64,6 +66,7 @@ class TrialRun {
   private trainingFrom: number | null = null;
   private readonly points: TrialPoint[] = [];
   private steps = 0;
+  private episodes = 0;
   private rewardsSincePoint: number[] = [];
   private worker: TrialWorker | null = null;
   private clients: RunningClients | null = null;
@@ -160,6 +163,7 @@ class TrialRun {
     const { spec } = this.c;
     const everySteps = spec.base.eval.everySteps;
     this.steps = e.metrics.step;
+    this.episodes += e.episodeIds?.length ?? 0;
     this.rewardsSincePoint.push(e.metrics.rewardMean);
     this.c.onStep({
       step: e.metrics.step,
@@ -168,8 +172,9 @@ class TrialRun {
       successRate: e.metrics.successRate,
     });
     if (everySteps !== undefined && this.steps % everySteps === 0) void this.evaluate(this.nextIndex++, false);
-    if (spec.budget.stepsPerTrial !== undefined && this.steps >= spec.budget.stepsPerTrial)
-      this.finish({ state: 'complete' });
+    const { stepsPerTrial, episodesPerTrial } = spec.budget;
+    if (stepsPerTrial !== undefined && this.steps >= stepsPerTrial) this.finish({ state: 'complete' });
+    if (episodesPerTrial !== undefined && this.episodes >= episodesPerTrial) this.finish({ state: 'complete' });
   }
 
   /** Queues an evaluation (one at a time); its point goes to the pruner, which may end the trial. */
@@ -181,7 +186,7 @@ class TrialRun {
       if (!this.worker || (this.finished && !final)) return;
       const step = this.steps;
       try {
-        const r = await playEval(c.task, this.worker, ev.episodes, `t${c.number}-eval-${index}`, {
+        const r = await playEval(c.evalTask ?? c.task, this.worker, ev.episodes, `t${c.number}-eval-${index}`, {
           repoRoot: c.repoRoot,
           cacheDir: c.cacheDir,
         });

@@ -13,11 +13,11 @@ import { mergeClientRows } from './client-rows';
 import { ClientTracker } from './client-tracker';
 import type { CodeWorkspace } from './code-workspace';
 import type { RunContext } from './run-context';
-import type { WorkerHttp } from './worker-http';
+import type { WorkerClient } from '../worker-client';
 
 export interface ClientServiceOptions {
   ctx: RunContext;
-  http: WorkerHttp;
+  http: WorkerClient;
   /** The run's code; null when the run has no client code (a remote worker watched only). */
   workspace: CodeWorkspace | null;
   /** Runs local clients when given (the join token is needed to claim episodes). */

@@ -2,17 +2,12 @@
 // (a preview unless it was trained already), and after a step the samples it trained of each of
 // its episodes; a few at a time, handed on for storing. An episode the worker no longer has is skipped.
 import { z } from 'zod';
-import { EpisodeSummarySchema, MergedEpisodeAnswerSchema, type EpisodeSummary } from '../../shared/swarm-protocol';
-import { TimelineSchema, type Timeline } from '../../shared/timeline';
+import type { EpisodeSummary } from '../../shared/swarm-protocol';
+import type { Timeline } from '../../shared/timeline';
 import { WorkbenchError } from '../../shared/workbench-api';
 import type { EpisodeInput, MergedEpisode } from '../store/types';
-import type { WorkerHttp } from './worker-http';
+import type { WorkerClient } from '../worker-client';
 
-export const EpisodeDetailAnswerSchema = z.object({
-  episode: EpisodeSummarySchema,
-  result: z.unknown(),
-  timelines: z.array(TimelineSchema),
-});
 /** The part of an episode's `end` result the workbench keeps besides reward/success: its metrics. */
 const EndMetricsSchema = z
   .object({ metrics: z.record(z.string(), z.number()).optional() })
@@ -61,7 +56,7 @@ export class EpisodeFetcher {
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    private readonly http: WorkerHttp,
+    private readonly http: WorkerClient,
     private readonly onFetched: (e: FetchedEpisode) => void,
     private readonly onSamples: (s: FetchedSamples) => void,
     private readonly onError: (message: string) => void,
@@ -127,11 +122,10 @@ export class EpisodeFetcher {
   }
 
   private async fetchEpisode(episodeId: string): Promise<void> {
-    const path = `/swarm/v1/episodes/${encodeURIComponent(episodeId)}`;
+    const call = { params: { id: episodeId } };
     await this.guard(episodeId, async () => {
-      const detail = await this.http.get(path, EpisodeDetailAnswerSchema, 30_000);
-      const merged =
-        detail.timelines.length > 0 ? await this.http.get(`${path}/merged`, MergedEpisodeAnswerSchema, 30_000) : null;
+      const detail = await this.http.call('episode', call, { timeoutMs: 30_000 });
+      const merged = detail.timelines.length > 0 ? await this.http.call('merged', call, { timeoutMs: 30_000 }) : null;
       const metrics = EndMetricsSchema.parse(detail.result)?.metrics ?? null;
       if (!this.closed)
         this.onFetched({ row: rowFromSummary(detail.episode), timelines: detail.timelines, merged, metrics });
@@ -140,11 +134,7 @@ export class EpisodeFetcher {
 
   private async fetchSamples(episodeId: string): Promise<void> {
     await this.guard(episodeId, async () => {
-      const merged = await this.http.get(
-        `/swarm/v1/episodes/${encodeURIComponent(episodeId)}/merged`,
-        MergedEpisodeAnswerSchema,
-        30_000,
-      );
+      const merged = await this.http.call('merged', { params: { id: episodeId } }, { timeoutMs: 30_000 });
       if (!this.closed && merged.trained) this.onSamples({ episodeId, merged });
     });
   }

@@ -11,7 +11,7 @@ import { WorkbenchError, type RemoteConnect, type TransportInfo } from '../../sh
 import { PinnedAgent, readCertificate } from '../pinned-tls';
 import { KnownCertificates, pinDecision } from './known-certificates';
 import { SshTunnel } from './ssh-tunnel';
-import { normalizeWorkerUrl, WorkerHttp } from './worker-http';
+import { normalizeWorkerUrl, WorkerClient } from '../worker-client';
 import type { WorkerConnection } from './worker-service';
 import type { NewRun } from '../store/types';
 
@@ -115,14 +115,16 @@ export async function attachRemote(
     const key = remoteKey(remoteUrl, p.sshHost);
     const pinned = url.startsWith('https:') ? await pinCertificate(url, key, given, o.known) : null;
     agent = pinned ? new PinnedAgent(pinned.decision.fingerprint256) : null;
-    const probe = await new WorkerHttp(url, p.adminToken, 10_000, agent ?? undefined).probe().catch((err: unknown) => {
-      if (tunnel && err instanceof WorkbenchError && err.code === 'unreachable')
-        throw new WorkbenchError(
-          'unreachable',
-          `the SSH tunnel to ${p.sshHost} is up, but no worker answers at ${remoteUrl} there (${err.message}); is it running, with that --host and --port?`,
-        );
-      throw err;
-    });
+    const probe = await new WorkerClient(url, p.adminToken, { timeoutMs: 10_000, ...(agent ? { agent } : {}) })
+      .probe()
+      .catch((err: unknown) => {
+        if (tunnel && err instanceof WorkbenchError && err.code === 'unreachable')
+          throw new WorkbenchError(
+            'unreachable',
+            `the SSH tunnel to ${p.sshHost} is up, but no worker answers at ${remoteUrl} there (${err.message}); is it running, with that --host and --port?`,
+          );
+        throw err;
+      });
     if (pinned) o.known.trust(key, pinned.decision.fingerprint256);
     const t = tunnel;
     const a = agent;

@@ -18,7 +18,7 @@ import { WorkbenchError } from '../../shared/workbench-api';
 import { PinnedAgent } from '../pinned-tls';
 import { createWorkbench, type Workbench } from '../workbench';
 import { pinDecision } from './known-certificates';
-import { WorkerHttp } from './worker-http';
+import { WorkerClient } from '../worker-client';
 
 let dataDir: string;
 let wb: Workbench;
@@ -194,12 +194,16 @@ describe('attaching to an https worker', () => {
     try {
       const other = await httpsWorker();
       const pinnedToOther = new PinnedAgent(other.worker.tls!.fingerprint256);
-      const err = await errorOf(new WorkerHttp(url, TEST_TOKENS.admin, 5000, pinnedToOther).status());
+      const err = await errorOf(
+        new WorkerClient(url, TEST_TOKENS.admin, { timeoutMs: 5000, agent: pinnedToOther }).status(),
+      );
       expect(err.code).toBe('certificate_changed');
       expect(err.message).toContain(`presented certificate SHA-256 ${t.worker.tls!.fingerprint256}`);
       expect(requests).toEqual([]);
       const pinnedRight = new PinnedAgent(t.worker.tls!.fingerprint256);
-      await new WorkerHttp(url, TEST_TOKENS.admin, 5000, pinnedRight).health().catch(() => undefined);
+      await new WorkerClient(url, TEST_TOKENS.admin, { timeoutMs: 5000, agent: pinnedRight })
+        .health()
+        .catch(() => undefined);
       expect(requests).toHaveLength(1);
       pinnedToOther.destroy();
       pinnedRight.destroy();

@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { ENGINE_DIR, findPython } from '../../../gpu-worker/src/engine/find-python';
+import { WireErrorSchema } from '../../shared/result';
 import { RewardModelManifestSchema, type Conversation, type RewardModelManifest } from '../../shared/reward-model';
 
 export const RM_LOSSES = ['pairwise', 'pointwise', 'both'] as const;
@@ -38,7 +39,6 @@ export interface RmTrainSpec extends RmTrainSettings {
   python?: string;
 }
 
-const ErrorBody = z.object({ type: z.string(), code: z.string(), message: z.string() });
 export const RmTrainEventSchema = z.discriminatedUnion('event', [
   z.object({
     event: z.literal('start'),
@@ -61,7 +61,7 @@ export const RmTrainEventSchema = z.discriminatedUnion('event', [
     seconds: z.number(),
     manifest: RewardModelManifestSchema,
   }),
-  z.object({ event: z.literal('error'), error: ErrorBody }),
+  z.object({ event: z.literal('error'), error: WireErrorSchema }),
 ]);
 export type RmTrainEvent = z.infer<typeof RmTrainEventSchema>;
 

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { LOG_EVENTS_ONLY_ENV } from '../../shared/swarm-events';
 import { WorkerFileSchema } from '../../shared/swarm-protocol';
 import { PARENT_WATCHDOG } from '../runner/client-process';
 
@@ -22,6 +23,8 @@ export interface WorkerProcessOptions {
   /** The process exited (after start or during it). */
   onExit?: (code: number | null, signal: string | null) => void;
   startTimeoutMs?: number;
+  /** The caller stores the worker's `log` events, so the worker leaves them off its stderr. */
+  logEventsOnly?: boolean;
 }
 
 /** How often a starting worker's `worker.json` is looked for. */
@@ -63,6 +66,7 @@ export class WorkerProcess {
         AGENTJET_ADMIN_TOKEN: o.tokens.admin,
         AGENTJET_JOIN_TOKEN: o.tokens.join,
         AGENTJET_PARENT_PID: String(process.pid),
+        ...(o.logEventsOnly ? { [LOG_EVENTS_ONLY_ENV]: '1' } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

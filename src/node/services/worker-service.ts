@@ -6,7 +6,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { WorkerConfigPatchSchema, type WorkerConfigPatch } from '../../shared/options/index';
 import type { SwarmEvent } from '../../shared/swarm-events';
 import type { Status } from '../../shared/swarm-protocol';
@@ -15,7 +14,7 @@ import { EpisodeFetcher, type FetchedEpisode, type FetchedSamples } from './epis
 import { EventFeed } from '../event-feed';
 import { EventFolder, type FoldOutput } from './event-folding';
 import type { RunContext, SessionState } from './run-context';
-import { WorkerHttp } from './worker-http';
+import { WorkerClient } from '../worker-client';
 import { WorkerProcess } from './worker-process';
 
 const LOG_CAPACITY = 2000;
@@ -68,6 +67,8 @@ export async function launchLocalWorker(
       tokens: spec.tokens,
       args: ['--config', spec.configFile, ...(opts.resume ? ['--resume', spec.runDir] : [])],
       workerFile: join(spec.runDir, 'worker.json'),
+      // Its log events come over the events stream, which the WorkerService stores: each line once.
+      logEventsOnly: true,
       onLine: (stream, line) => {
         const l: LogLine = { t: Date.now(), source: WORKER_SOURCE, stream, line };
         if (sink) sink(l);
@@ -122,7 +123,7 @@ export function sessionFromStatus(s: Status): {
 }
 
 export class WorkerService {
-  readonly http: WorkerHttp;
+  readonly http: WorkerClient;
   private feed: EventFeed | null = null;
   private readonly folder: EventFolder;
   private readonly fetcher: EpisodeFetcher;
@@ -141,7 +142,7 @@ export class WorkerService {
     private readonly ctx: RunContext,
     private conn: WorkerConnection,
   ) {
-    this.http = new WorkerHttp(conn.url, conn.adminToken, undefined, conn.remote?.agent ?? undefined);
+    this.http = new WorkerClient(conn.url, conn.adminToken, conn.remote?.agent ? { agent: conn.remote.agent } : {});
     this.folder = new EventFolder();
     this.fetcher = new EpisodeFetcher(
       this.http,
@@ -233,9 +234,10 @@ export class WorkerService {
     this.disposed = true;
     this.stopping = true;
     if (this.healthTimer) clearInterval(this.healthTimer);
-    this.feed?.close();
     this.fetcher.close();
+    // The feed stays open while a local worker stops: its last log lines (the checkpoint) come as events.
     if (opts.stopWorker && this.conn.local) await this.conn.local.proc.stop(opts.graceMs);
+    this.feed?.close();
     await this.conn.remote?.close();
     this.stepListeners.clear();
     this.eventListeners.clear();
@@ -251,9 +253,13 @@ export class WorkerService {
       this.conn.adminToken,
       {
         event: (e) => this.onEvent(e),
-        connection: (problem) =>
-          problem === null ? this.ctx.session.recover('events_lost') : this.ctx.session.fail('events_lost', problem),
-        error: (m) => this.note(m, 'stderr'),
+        // While disposing, a stopping worker's stream ends: not a failure to report.
+        connection: (problem) => {
+          if (this.disposed) return;
+          if (problem === null) this.ctx.session.recover('events_lost');
+          else this.ctx.session.fail('events_lost', problem);
+        },
+        error: (m) => void (this.disposed || this.note(m, 'stderr')),
       },
       this.conn.remote?.agent ? { agent: this.conn.remote.agent } : {},
     );
@@ -282,7 +288,7 @@ export class WorkerService {
     const { store, runId } = this.ctx;
     try {
       if (store.hasVocab(runId)) return;
-      const { pieces } = await this.http.get('/swarm/v1/vocab', z.object({ pieces: z.array(z.string()) }), 120_000);
+      const { pieces } = await this.http.call('vocab', {}, { timeoutMs: 120_000 });
       if (!this.disposed) this.ctx.batcher.push((s) => s.putVocab(runId, pieces));
     } catch (err) {
       this.note(
@@ -306,7 +312,7 @@ export class WorkerService {
   }
 
   private onEvent(e: SwarmEvent): void {
-    if (this.disposed) return;
+    // The one place a worker's log events are stored (a local worker leaves them off its stderr).
     if (e.type === 'log')
       this.addLog({
         t: e.time,
@@ -314,6 +320,7 @@ export class WorkerService {
         stream: 'event',
         line: `[${e.level}] ${e.source}: ${e.message}`,
       });
+    if (this.disposed) return;
     this.apply(this.folder.fold(e));
     if (e.type === 'step') for (const l of this.stepListeners) l(e.metrics.step);
     for (const l of this.eventListeners) l(e);

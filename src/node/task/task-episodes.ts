@@ -4,12 +4,10 @@
 // (the messages of its last call and the reply). Used by campaigns to evaluate task folders and by
 // `agentjet task check` for its smoke episodes.
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { ChatMessage } from '../../shared/chat';
-import { ChatMessageSchema } from '../../shared/chat';
-import { EpisodeSummarySchema, type EpisodeSummary } from '../../shared/swarm-protocol';
-import { adminCall } from '../campaign/worker-api';
+import type { EpisodeSummary } from '../../shared/swarm-protocol';
 import { ClientRunner, formatCompileMessage, type CompileMessage } from '../runner/index';
+import { WorkerClient } from '../worker-client';
 
 export interface TaskWorker {
   url: string;
@@ -80,14 +78,9 @@ export async function playTaskEpisodes(o: {
     await runner.dispose();
   }
   const clientId = `${o.clientId}-0`;
-  const list = await adminCall(
-    o.worker.url,
-    o.worker.adminToken,
-    'GET',
-    `/swarm/v1/episodes?clientId=${encodeURIComponent(clientId)}&limit=${Math.max(10, o.episodes * 4)}`,
-    undefined,
-    z.object({ episodes: z.array(EpisodeSummarySchema) }),
-  );
+  const list = await new WorkerClient(o.worker.url, o.worker.adminToken, { timeoutMs: 30_000 }).call('episodes', {
+    query: { clientId, limit: Math.max(10, o.episodes * 4) },
+  });
   const done: { code: number | null; signal: string | null } = exit ?? { code: null, signal: null };
   return {
     episodes: [...list.episodes].reverse(),
@@ -99,20 +92,10 @@ export async function playTaskEpisodes(o: {
   };
 }
 
-const EpisodeDetailSchema = z.object({
-  timelines: z.array(z.object({ messages: z.array(ChatMessageSchema), output: ChatMessageSchema }).loose()),
-});
-
 /** The conversation of an episode as the worker recorded it: its last call's messages and reply. */
 export async function episodeTranscript(worker: TaskWorker, episodeId: string): Promise<ChatMessage[]> {
-  const d = await adminCall(
-    worker.url,
-    worker.adminToken,
-    'GET',
-    `/swarm/v1/episodes/${encodeURIComponent(episodeId)}`,
-    undefined,
-    EpisodeDetailSchema,
-  );
+  const client = new WorkerClient(worker.url, worker.adminToken, { timeoutMs: 30_000 });
+  const d = await client.call('episode', { params: { id: episodeId } });
   const last = d.timelines.at(-1);
   return last ? [...last.messages, last.output] : [];
 }

@@ -13,7 +13,7 @@ const Name = z
     'letters, digits, ".", "_" and "-" (up to 80), starting with a letter or digit',
   );
 
-export const CLIENT_KINDS = ['openai', 'vercel', 'fetch', 'python'] as const;
+export const CLIENT_KINDS = ['openai', 'vercel', 'fetch', 'python', 'langchain', 'agents'] as const;
 
 export const EvalSpecSchema = z
   .object({
@@ -103,6 +103,8 @@ export const BudgetSchema = z
       .max(7 * 24 * 60),
     /** …or stops earlier after this many training steps. */
     stepsPerTrial: z.number().int().positive().optional(),
+    /** …or after updates that consumed this many training episodes (studies: equal episodes per arm). */
+    episodesPerTrial: z.number().int().positive().optional(),
     /** No trial starts after this much campaign wall time (the running ones finish). */
     totalHours: z.number().positive().optional(),
     /** Stop the campaign after this many failed trials (default: the trial budget). */

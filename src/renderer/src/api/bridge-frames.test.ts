@@ -11,12 +11,14 @@ describe('bridge frames', () => {
       id: 3,
       result: { a: 1 },
     });
-    expect(decodeFrame('{"type":"error","id":4,"error":{"code":"x","message":"boom"}}')).toEqual({
+    expect(decodeFrame('{"type":"error","id":4,"error":{"type":"workbench","code":"x","message":"boom"}}')).toEqual({
       kind: 'error',
       id: 4,
-      error: { code: 'x', message: 'boom' },
+      error: { type: 'workbench', code: 'x', message: 'boom' },
     });
-    expect(decodeFrame('{"type":"error","id":null,"error":{"code":"bad_frame","message":"m"}}')).toMatchObject({
+    expect(
+      decodeFrame('{"type":"error","id":null,"error":{"type":"invalid_request","code":"bad_frame","message":"m"}}'),
+    ).toMatchObject({
       kind: 'error',
       id: null,
     });

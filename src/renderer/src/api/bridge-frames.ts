@@ -1,11 +1,7 @@
 // Encoding and decoding of WebSocket bridge frames (browser side). Every inbound frame is parsed
 // with the contract's `BridgeReplySchema`; anything else becomes a `bad` frame with a reason.
-import {
-  BridgeReplySchema,
-  type BridgeRequest,
-  type WireError,
-  type WorkbenchMethod,
-} from '../../../shared/workbench-api';
+import type { WireError } from '../../../shared/result';
+import { BridgeReplySchema, type BridgeRequest, type WorkbenchMethod } from '../../../shared/workbench-api';
 
 export type InboundFrame =
   | { kind: 'result'; id: number; result: unknown }

@@ -21,13 +21,18 @@ describe('IPC transport', () => {
   it('unwraps ok replies and throws the carried error otherwise', () => {
     expect(unwrapIpcReply('session', { ok: true, result: null })).toBeNull();
     expect(() =>
-      unwrapIpcReply('connectLocal', { ok: false, error: { code: 'model_missing', message: 'no model at /x' } }),
+      unwrapIpcReply('connectLocal', {
+        ok: false,
+        error: { type: 'workbench', code: 'model_missing', message: 'no model at /x' },
+      }),
     ).toThrow(new WorkbenchError('model_missing', 'no model at /x'));
     expect(() => unwrapIpcReply('session', { weird: true })).toThrow(/session: malformed reply/);
   });
   it('passes method and params through and subscribes to events', async () => {
     const ipc = new FakeIpc((m) =>
-      m === 'runs' ? { ok: true, result: { runs: [] } } : { ok: false, error: { code: 'x', message: 'nope' } },
+      m === 'runs'
+        ? { ok: true, result: { runs: [] } }
+        : { ok: false, error: { type: 'workbench', code: 'x', message: 'nope' } },
     );
     const t = createIpcTransport(ipc);
     await expect(t.call('runs', {})).resolves.toEqual({ runs: [] });

@@ -106,7 +106,7 @@ describe('WsTransport', () => {
     sock().reply({
       type: 'error',
       id: sock().lastCall().id,
-      error: { code: 'unreachable', message: 'cannot reach http://bad: ECONNREFUSED' },
+      error: { type: 'workbench', code: 'unreachable', message: 'cannot reach http://bad: ECONNREFUSED' },
     });
     const err = await p.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkbenchError);

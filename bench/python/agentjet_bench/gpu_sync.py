@@ -2,7 +2,7 @@
 replica process for the 1.5B / 7B shapes — every trainable tensor in bf16, bucketed, over the link the
 worker uses (`weight_sync.SyncLink`). With two or more GPUs the replica sits on the second one and the
 link is NCCL; with one GPU both share it and the link is gloo (NCCL refuses two ranks on one device).
-Full fine-tuning sends all the weights; LoRA (r=16) only the adapter. Registered in bench_gpu.py.
+Full fine-tuning sends all the weights; LoRA (r=16) only the adapter. Registered in gpu.py.
 """
 
 from __future__ import annotations
@@ -12,17 +12,16 @@ from typing import Any
 
 import torch
 import torch.multiprocessing as mp
+from agentjet_engine.weight_sync import DEFAULT_BUCKET_BYTES, SyncLink, connect_store, open_store
 
-from .bench_gpu import SHAPES, Context
-from .weight_sync import DEFAULT_BUCKET_BYTES, SyncLink, connect_store, open_store
+from .gpu import SHAPES, Context
 
 REPEATS = 3
 
 
 def _model(shape: str, device: torch.device, lora: bool) -> Any:
+    from agentjet_engine.loading import LoraOptions, _apply_lora, random_model
     from transformers import Qwen2Config, Qwen2ForCausalLM
-
-    from .loading import LoraOptions, _apply_lora, random_model
 
     config = Qwen2Config(tie_word_embeddings=False, **SHAPES[shape])
     model = random_model(Qwen2ForCausalLM, config, device, torch.bfloat16 if device.type == "cuda" else torch.float32)

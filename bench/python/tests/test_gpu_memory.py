@@ -4,8 +4,8 @@ rows the estimator says cannot fit are skipped with the reason, and without CUDA
 from __future__ import annotations
 
 import torch
-from agentjet_engine import bench_gpu
-from agentjet_engine.bench_gpu_memory import measure_rows
+from agentjet_bench import gpu as bench_gpu
+from agentjet_bench.gpu_memory import measure_rows
 from agentjet_engine.distributed import RankGroup
 
 
@@ -15,7 +15,7 @@ def test_memory_rows_on_cpu(monkeypatch) -> None:
     assert [r["tokens"] for r in rows] == [32, 64] and not any(r["skipped"] for r in rows)
     assert all(r["peakGiB"] is not None and r["estimateGiB"] > 0 and r["seconds"] > 0 for r in rows)
     assert len(lines) == 2
-    monkeypatch.setattr("agentjet_engine.bench_gpu_memory._free_bytes", lambda device: 2**20)
+    monkeypatch.setattr("agentjet_bench.gpu_memory._free_bytes", lambda device: 2**20)
     skipped = measure_rows("smoke", "full", torch.device("cpu"), RankGroup(), (32,), lines.append)
     assert skipped[0]["skipped"] and "free" in skipped[0]["why"]
 

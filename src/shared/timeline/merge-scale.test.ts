@@ -1,5 +1,6 @@
-// Cost check: a 100-turn episode with long tool outputs (millions of input tokens) merges in
-// time about linear in its total tokens, at both levels and in tree mode.
+// Scale check: a 100-turn episode with long tool outputs (millions of input tokens) merges at both
+// levels and in tree mode with the expected compression. Not timed (timed unit tests flake on shared
+// machines): the merge benchmark (`npm run bench -- merge`) measures how its cost grows.
 import { describe, expect, it } from 'vitest';
 import { toolResult, type ChatMessage } from '../chat';
 import { mergeTimelines } from './merge';
@@ -31,7 +32,7 @@ function longEpisode(turns: number, toolOutputChars: number): Timeline[] {
   return calls;
 }
 
-describe('merge cost', () => {
+describe('merge at scale', () => {
   const calls = longEpisode(100, 1_000);
   const total = calls.reduce((n, t) => n + t.promptIds.length + t.outputIds.length, 0);
 
@@ -42,12 +43,9 @@ describe('merge cost', () => {
     ['tree/text', { mode: 'tree', level: 'text' }],
   ];
   for (const [name, options] of cases) {
-    it(`${name}: 100 turns, ${Math.round(total / 1000)}k input tokens, in well under a second`, () => {
+    it(`${name}: 100 turns, ${Math.round(total / 1000)}k input tokens, merges with every generated token trained`, () => {
       expect(total).toBeGreaterThan(1_000_000);
-      const started = performance.now();
       const { stats } = mergeTimelines([...calls].reverse(), options);
-      const ms = performance.now() - started;
-      expect(ms).toBeLessThan(1_500);
       expect(stats.tokensTrained).toBe(stats.tokensGenerated);
       expect(stats.compressionRatio).toBeGreaterThan(options.level === 'text' ? 40 : 5);
       expect(stats.samplesOut).toBe(options.level === 'text' || options.mode === 'tree' ? 1 : 10);

@@ -1,4 +1,4 @@
-"""GPU benchmark: `python -m agentjet_engine.bench_gpu` (wrapped by `npm run bench -- gpu`).
+"""GPU benchmark: `python -m agentjet_bench.gpu` (wrapped by `npm run bench -- gpu`; see the package doc).
 
 Runs with only torch ≥ 2.11, transformers 5, peft and tokenizers — no Node, no network, no model
 download: the models are random-init configs of Qwen2.5-1.5B and Qwen2.5-7B shapes built on the
@@ -8,9 +8,9 @@ GPU in bf16. Sections (each prints what it measures, then a JSON line; the last 
   multi-turn episodes (a shared system prompt, then turns that append the reply and a new message),
   with and without prefix KV reuse, and the prompt tokens computed in each case;
 - `train`: a LoRA `train_step` on one sequence of 4k, 8k and 16k tokens, seconds and peak memory;
-- `memory` (bench_gpu_memory.py) and `sync` (bench_gpu_sync.py: trainer → rollout replica weight sync).
+- `memory` (gpu_memory.py) and `sync` (gpu_sync.py: trainer → rollout replica weight sync).
 
-Other engine modules add sections with one line: `register("name", fn)`, where `fn(ctx) -> dict`
+Other modules add sections with one line: `register("name", fn)`, where `fn(ctx) -> dict`
 (see `Context`). Without CUDA it says so and exits 2. Budget: under 8 minutes on one H200.
 """
 
@@ -89,22 +89,15 @@ class _NoTokenizer:
 
 
 def random_engine(shape: str, device: torch.device, lora: bool = False, context: int = 32768) -> Any:
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from agentjet_engine.engine import Engine
+    from agentjet_engine.loading import LoadedModel, LoadOptions, LoraOptions, _apply_lora
 
-    from .engine import Engine
-    from .loading import LoadedModel, LoadOptions, LoraOptions, _apply_lora, random_model
+    from .random_model import build, qwen2_config
 
     size = SHAPES[shape]
-    config = Qwen2Config(
-        max_position_embeddings=context,
-        tie_word_embeddings=False,
-        rms_norm_eps=1e-6,
-        rope_parameters={"rope_type": "default", "rope_theta": 1000000.0},
-        **size,
-    )
-    config._attn_implementation_internal = "sdpa"
+    config = qwen2_config(size, context, tied=False, rope_theta=1000000.0, attention="sdpa")
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
-    model = random_model(Qwen2ForCausalLM, config, device, dtype)  # bf16 weights on GPU (as a LoRA base is loaded)
+    model = build(config, device, dtype)  # bf16 weights on GPU (as a LoRA base is loaded)
     options = LoadOptions(
         path=f"<random {shape}>", device=device.type, dtype="auto", lora=LoraOptions(r=16, alpha=32.0) if lora else None
     )
@@ -124,9 +117,10 @@ def random_engine(shape: str, device: torch.device, lora: bool = False, context:
         vocab_size=size["vocab_size"],
     )
     # train_step runs on the engine's Trainer (engine_training.py), set up as `load` + the plan would.
-    from .bench_gpu_memory import model_shape_of
-    from .memory_plan import PlanRequest, plan_training
-    from .trainer import Trainer
+    from agentjet_engine.memory_plan import PlanRequest, plan_training
+    from agentjet_engine.trainer import Trainer
+
+    from .gpu_memory import model_shape_of
 
     plan = plan_training(
         model_shape_of(shape),
@@ -149,7 +143,7 @@ def episodes_run(
     engine: Any, episodes: int, turns: int, system: int, turn_tokens: int, reply: int, seed: int
 ) -> dict[str, Any]:
     """`episodes` concurrent episodes of `turns` calls; each turn appends the reply + a new message."""
-    from .generation import GenerationRequest
+    from agentjet_engine.generation import GenerationRequest
 
     rng = random.Random(seed)
     vocab = engine.loaded.vocab_size
@@ -261,8 +255,8 @@ register("train", train_section)
 
 def _register_sections() -> None:
     """Sections of other modules (imported late: they import this one)."""
-    from .bench_gpu_memory import memory_section
-    from .bench_gpu_sync import sync_section
+    from .gpu_memory import memory_section
+    from .gpu_sync import sync_section
 
     register("memory", memory_section)
     register("sync", sync_section)

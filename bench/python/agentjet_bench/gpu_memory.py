@@ -8,8 +8,8 @@ master weights under bf16 autocast; LoRA r=16 on every linear layer over a bf16 
 with activation checkpointing and chunked logprobs, takes a 1k-token step (AdamW states exist from
 then on) and then one measured step per length: `peakMemoryBytes` is `torch.cuda.max_memory_allocated`
 during that step. FSDP rows run `python -m torch.distributed.run --nproc-per-node 2 -m
-agentjet_engine.bench_gpu_memory --fsdp …` (needs 2 visible GPUs; with `--smoke`, 2 gloo ranks on CPU).
-Registered in bench_gpu.py as `register("memory", memory_section)`.
+agentjet_bench.gpu_memory --fsdp …` (needs 2 visible GPUs; with `--smoke`, 2 gloo ranks on CPU).
+Registered in gpu.py as `register("memory", memory_section)`.
 """
 
 from __future__ import annotations
@@ -24,34 +24,33 @@ import time
 from typing import Any
 
 import torch
+from agentjet_engine.distributed import RankGroup, start_from_env
+from agentjet_engine.memory_plan import GiB, PlanRequest, Setup, decoder_shape, estimate, plan_training
 
-from .distributed import RankGroup, start_from_env
-from .memory_plan import GiB, PlanRequest, Setup, decoder_shape, estimate, plan_training
+from . import BENCH_PYTHON_DIR
 
 LENGTHS = (4096, 8192, 16384)
 SMOKE_LENGTHS = (64, 128)
 
 
 def _shapes() -> dict[str, dict[str, int]]:
-    from .bench_gpu import SHAPES
+    from .gpu import SHAPES
 
     return SHAPES
 
 
 def build_trainer(shape: str, mode: str, device: torch.device, group: RankGroup, tokens: int) -> Any:
     """A Trainer over a random-init model of `shape`, as `load` + the plan would set it up."""
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from agentjet_engine.loading import LoadedModel, LoadOptions, LoraOptions, _apply_lora, fp32_output_head
+    from agentjet_engine.trainer import Trainer
 
-    from .loading import LoadedModel, LoadOptions, LoraOptions, _apply_lora, fp32_output_head, random_model
-    from .trainer import Trainer
+    from .random_model import build, qwen2_config
 
     size = _shapes()[shape]
-    config = Qwen2Config(max_position_embeddings=32768, tie_word_embeddings=False, **size)
-    config._attn_implementation_internal = "agentjet_sdpa"
+    config = qwen2_config(size, 32768, tied=False, attention="agentjet_sdpa")
     compute = torch.bfloat16 if device.type == "cuda" else torch.float32
     storage = compute if mode == "lora" else torch.float32
-    torch.manual_seed(0)
-    model = random_model(Qwen2ForCausalLM, config, device, storage)
+    model = build(config, device, storage, seed=0)
     if compute != torch.float32 and storage == torch.float32:
         fp32_output_head(model)  # fp32 storage, bf16 compute: the head still computes in fp32
     lora = LoraOptions(r=16, alpha=32.0) if mode == "lora" else None
@@ -92,7 +91,7 @@ def model_shape_of(shape: str) -> Any:
 
 
 def step(trainer: Any, tokens: int, vocab: int, seed: int) -> dict[str, Any]:
-    from .training import Hyper, Sample
+    from agentjet_engine.training import Hyper, Sample
 
     g = torch.Generator().manual_seed(seed)
     ids = torch.randint(3, vocab, (tokens,), generator=g).tolist()
@@ -110,7 +109,7 @@ def step(trainer: Any, tokens: int, vocab: int, seed: int) -> dict[str, Any]:
 def _free_bytes(device: torch.device) -> int:
     if device.type == "cuda":
         return int(torch.cuda.mem_get_info(device)[0])
-    from .loading import memory_budget
+    from agentjet_engine.loading import memory_budget
 
     return memory_budget(device)
 
@@ -214,7 +213,7 @@ def fsdp_rows(shape: str, mode: str, lengths: tuple[int, ...], smoke: bool, log:
         "--standalone",
         "--nproc-per-node=2",
         "-m",
-        "agentjet_engine.bench_gpu_memory",
+        "agentjet_bench.gpu_memory",
         "--fsdp",
         shape,
         "--mode",
@@ -222,14 +221,15 @@ def fsdp_rows(shape: str, mode: str, lengths: tuple[int, ...], smoke: bool, log:
         "--lengths",
         ",".join(map(str, lengths)),
     ] + (["--smoke"] if smoke else [])
-    env = {**os.environ, **({"CUDA_VISIBLE_DEVICES": ""} if smoke else {})}
+    # The ranks import this package from its folder (which puts the engine on the path).
+    path = os.pathsep.join(p for p in (str(BENCH_PYTHON_DIR), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path, **({"CUDA_VISIBLE_DEVICES": ""} if smoke else {})}
     out = subprocess.run(
         cmd,
         capture_output=True,
         text=True,
         env=env,
         timeout=1800,
-        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
     )
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
     if out.returncode != 0 or not lines:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 import torch
-from agentjet_engine import bench_gpu
+from agentjet_bench import gpu as bench_gpu
 
 
 def test_without_cuda_it_says_so_and_exits_non_zero(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,69 @@
+// `agentjet campaign run STUDY.yaml` for a study file (`kind: study`, docs/studies.md): its arms ×
+// seeds as trials with progress per trial, then the per-arm table and the comparisons with verdicts.
+import { join } from 'node:path';
+import { formatter } from '../shared/campaign/study-report';
+import { CampaignStore } from '../node/campaign/campaign-store';
+import type { LoadedStudy } from '../node/campaign/study-files';
+import { checkRunnable, StudyRunner, type StudyResult } from '../node/campaign/study-runner';
+import { formatRunnerEvent, formatStepProgress } from './campaign-report';
+import type { CampaignIo } from './campaign';
+import { studyCampaign } from '../shared/campaign/study-spec';
+
+export async function runStudyFile(
+  loaded: LoadedStudy,
+  dataDir: string,
+  repoRoot: string,
+  io: CampaignIo,
+): Promise<StudyResult> {
+  const { spec } = loaded;
+  checkRunnable(spec);
+  const store = CampaignStore.open(join(dataDir, 'workbench.sqlite'));
+  const asCampaign = studyCampaign(spec);
+  const runner = new StudyRunner({
+    spec,
+    baseDir: loaded.baseDir,
+    dataDir,
+    store,
+    repoRoot,
+    examplesDir: join(repoRoot, 'resources', 'examples'),
+    onEvent: (e) => {
+      if (e.type === 'trial_step') return io.progress?.(formatStepProgress(e));
+      const line = formatRunnerEvent(e, asCampaign);
+      if (line === null) return;
+      io.progress?.('');
+      io.out(line);
+    },
+  });
+  const onSignal = (): void => {
+    io.out('stopping: the running trial is interrupted and runs again when the study is resumed');
+    runner.stop('stopped by a signal');
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    io.out(
+      `study ${spec.name}: ${Object.keys(spec.arms).length} arms × ${spec.seeds} seeds · ${spec.budget.minutes} min per trial`,
+    );
+    const result = await runner.run();
+    io.progress?.('');
+    const f = formatter(spec);
+    io.out(`study ${result.campaignId} ${result.state} · wall ${(result.wallS / 60).toFixed(1)} min`);
+    for (const a of result.analysis.arms)
+      io.out(
+        `  ${a.arm}: ${a.spread ? `${f(a.spread.mean)}${a.spread.se === null ? '' : ` ± ${f(a.spread.se)}`}` : '—'} (${a.values.length} seeds)`,
+      );
+    for (const c of result.analysis.comparisons) {
+      const d = c.difference;
+      io.out(
+        `  ${c.a} − ${c.b}: ${d ? `${f(d.diff)}${d.se === null ? '' : ` ± ${f(d.se)}`} · ${d.verdict.text}` : 'no values'}`,
+      );
+      io.out(`    ${c.power.text}`);
+    }
+    io.out(`report: ${result.paths.reportHtml} (and report.md)`);
+    return result;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    store.close();
+  }
+}

@@ -1,0 +1,202 @@
+// A study's analysis and report (pure): each trial's value of the study metric (the final, best or
+// mean point, or the held-out gain over the point before training), per arm the mean ± standard
+// error over seeds with the updates done and the minutes trained, the comparisons with their
+// verdicts and power statements, and optionally the dispersion over all arms; as Markdown and HTML.
+import { objectiveOf, metricOf } from './objective';
+import { compare, dispersion, power, spread, type Difference, type Dispersion, type PowerStatement } from './study';
+import { comparisons, type StudySpec } from './study-spec';
+import type { Spread, TrialRow } from './trials';
+
+export interface ArmResult {
+  arm: string;
+  description: string;
+  values: number[];
+  spread: Spread | null;
+  updates: Spread | null;
+  minutes: Spread | null;
+  failed: number;
+  running: number;
+}
+
+export interface ComparisonResult {
+  a: string;
+  b: string;
+  difference: Difference | null;
+  power: PowerStatement;
+}
+
+export interface StudyAnalysis {
+  arms: ArmResult[];
+  comparisons: ComparisonResult[];
+  dispersion: Dispersion | null;
+}
+
+/** A trial's value of the study metric (null: no usable point). */
+export function studyValue(spec: StudySpec, t: TrialRow): number | null {
+  const m = spec.metric;
+  if (m.summary !== 'gain') return objectiveOf(t.points, { ...m, summary: m.summary });
+  const sorted = [...t.points].sort((a, b) => a.index - b.index);
+  const first = sorted.find((p) => p.index === 0);
+  const last = sorted.at(-1);
+  if (!first || !last || last.index === 0) return null;
+  const y0 = metricOf(first, m.metric);
+  const y1 = metricOf(last, m.metric);
+  return y0 === null || y1 === null ? null : y1 - y0;
+}
+
+/** Trials are the campaign's rows with `params.arm`; only completed ones count. */
+export function analyseStudy(spec: StudySpec, trials: readonly TrialRow[]): StudyAnalysis {
+  const arms: ArmResult[] = Object.entries(spec.arms).map(([arm, a]) => {
+    const mine = trials.filter((t) => t.params['arm'] === arm && t.state !== 'interrupted');
+    const done = mine.filter((t) => t.state === 'complete');
+    const values = done.flatMap((t) => {
+      const v = studyValue(spec, t);
+      return v === null ? [] : [v];
+    });
+    return {
+      arm,
+      description: a.description,
+      values,
+      spread: spread(values),
+      updates: spread(done.map((t) => t.steps)),
+      // Training minutes: the last evaluation point's time since the clients started.
+      minutes: spread(done.map((t) => Math.max(0, ...t.points.map((p) => p.elapsedS)) / 60)),
+      failed: mine.filter((t) => t.state === 'failed').length,
+      running: mine.filter((t) => t.state === 'running').length,
+    };
+  });
+  const byArm = new Map(arms.map((a) => [a.arm, a]));
+  const higher = spec.metric.direction === 'maximize';
+  const fmt = formatter(spec);
+  return {
+    arms,
+    comparisons: comparisons(spec).map(([a, b]) => {
+      const va = { arm: a, values: byArm.get(a)?.values ?? [] };
+      const vb = { arm: b, values: byArm.get(b)?.values ?? [] };
+      return { a, b, difference: compare(va, vb, higher), power: power(va, vb, spec.effect, fmt) };
+    }),
+    dispersion: spec.dispersion ? dispersion(arms.map((a) => ({ arm: a.arm, values: a.values }))) : null,
+  };
+}
+
+/** Success rates in percentage points; other metrics with three decimals. */
+export function formatter(spec: StudySpec): (x: number) => string {
+  return spec.metric.metric === 'eval_success' ? (x) => `${(x * 100).toFixed(1)} pp` : (x) => x.toFixed(3);
+}
+
+const pm = (s: Spread | null, f: (x: number) => string): string =>
+  s === null ? '—' : s.se === null ? `${f(s.mean)} (1 seed)` : `${f(s.mean)} ± ${f(s.se)}`;
+
+const metricName = (spec: StudySpec): string =>
+  `${spec.metric.summary === 'gain' ? 'held-out gain in ' : `${spec.metric.summary} `}${spec.metric.metric}`;
+
+function budgetText(spec: StudySpec): string {
+  const b = spec.budget;
+  const caps = [
+    ...(b.updates !== undefined ? [`${b.updates} updates`] : []),
+    ...(b.episodes !== undefined ? [`${b.episodes} training episodes`] : []),
+  ];
+  return `${b.minutes} min of training per trial${caps.length ? `, or ${caps.join(' or ')} if sooner` : ''}`;
+}
+
+/** The report as Markdown lines (the HTML is rendered from the same lines). */
+export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: number): string {
+  const f = formatter(spec);
+  const two = (x: number): string => x.toFixed(2);
+  const L: string[] = [`# Study: ${spec.name}`, ''];
+  if (spec.question) L.push(`**Question.** ${spec.question}`, '');
+  if (spec.claim) L.push(`**The paper's claim.** ${spec.claim}`, '');
+  L.push(
+    `**Setup.** Task \`${spec.base.task}\`, ${spec.seeds} seeds per arm (seeds ${spec.base.worker.seed}…` +
+      `${spec.base.worker.seed + spec.seeds - 1}), the same budget for every arm: ${budgetText(spec)}; ` +
+      `${spec.base.eval.episodes} held-out episodes per evaluation. Metric: ${metricName(spec)}.`,
+    '',
+    '## Arms',
+    '',
+    `| arm | what | ${metricName(spec)} (mean ± SE) | seeds | updates done | minutes trained | failed |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  );
+  for (const r of a.arms)
+    L.push(
+      `| ${r.arm} | ${r.description || '—'} | ${pm(r.spread, f)} | ${r.values.length}${r.running ? ` (+${r.running} running)` : ''} | ` +
+        `${pm(r.updates, (x) => x.toFixed(1))} | ${pm(r.minutes, two)} | ${r.failed} |`,
+    );
+  L.push(
+    '',
+    '## Comparisons',
+    '',
+    '| A − B | difference ± SE (Welch) | verdict | power |',
+    '| --- | --- | --- | --- |',
+  );
+  for (const c of a.comparisons) {
+    const d = c.difference;
+    const diff = d === null ? '—' : d.se === null ? `${f(d.diff)}` : `${f(d.diff)} ± ${f(d.se)}`;
+    L.push(`| ${c.a} − ${c.b} | ${diff} | ${d?.verdict.text ?? 'no values yet'} | ${c.power.text} |`);
+  }
+  if (a.dispersion) {
+    const x = a.dispersion;
+    const se = (v: number | null): string => (v === null ? '' : ` ± ${f(v)}`);
+    L.push(
+      '',
+      '## Dispersion over all arms',
+      '',
+      `- largest pairwise difference: ${f(x.maxDiff.value)}${se(x.maxDiff.se)} (${x.maxDiff.pair.join(' vs ')})`,
+      `- mean absolute deviation of the arm means (MAD): ${f(x.mad.value)}${se(x.mad.se)}`,
+      `- standard errors by a parametric bootstrap (2,000 draws of each arm's mean from its mean ± SE)`,
+    );
+  }
+  L.push(
+    '',
+    '## Reading it',
+    '',
+    `A verdict is given when the difference is at least 2 standard errors from zero (Welch); otherwise no ` +
+      `difference is detectable at this budget — which is not evidence of no difference. The power column says ` +
+      `how many seeds per arm a difference of ${f(spec.effect)} would need to be found 4 times in 5.`,
+    '',
+    `Generated ${new Date(generatedAt).toISOString()}.`,
+    '',
+  );
+  return L.join('\n');
+}
+
+const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+const inline = (s: string): string =>
+  esc(s)
+    .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
+    .replace(/`(.+?)`/g, '<code>$1</code>');
+
+/** The Markdown report as a self-contained HTML page (headings, paragraphs, lists, tables). */
+export function studyHtml(markdown: string, title: string): string {
+  const out: string[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.startsWith('# ')) out.push(`<h1>${inline(l.slice(2))}</h1>`);
+    else if (l.startsWith('## ')) out.push(`<h2>${inline(l.slice(3))}</h2>`);
+    else if (l.startsWith('- ')) out.push(`<li>${inline(l.slice(2))}</li>`);
+    else if (l.startsWith('| ')) {
+      const rows: string[][] = [];
+      for (; i < lines.length && lines[i]!.startsWith('| '); i++)
+        rows.push(
+          lines[i]!.slice(2, -2)
+            .split(' | ')
+            .map((c) => c.trim()),
+        );
+      i--;
+      const [head, , ...body] = rows;
+      out.push(
+        `<table><tr>${(head ?? []).map((c) => `<th>${inline(c)}</th>`).join('')}</tr>` +
+          body.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('') +
+          '</table>',
+      );
+    } else if (l.trim()) out.push(`<p>${inline(l)}</p>`);
+  }
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title><style>` +
+    'body{font:14px system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}' +
+    'table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}' +
+    `</style></head><body>${out.join('\n')}</body></html>\n`
+  );
+}

@@ -1,0 +1,182 @@
+// The statistics of a study (docs/studies.md): per arm the mean over seeds and its standard error;
+// for a pair of arms the difference of means with Welch's standard error, a verdict at two standard
+// errors, and the seeds per arm a two-sided 5 % test needs for 80 % power to detect a given effect
+// at the noise measured; for a set of arms (framework transparency) the largest pairwise difference
+// and the mean absolute deviation from the grand mean, with standard errors by a seeded parametric
+// bootstrap (the maximum and the absolute value are biased, so no closed form is honest).
+import { createPrng, type Prng } from '../prng';
+import { spread, type Spread } from './trials';
+
+export { spread, type Spread };
+
+/** A verdict is given when the difference is this many standard errors from zero. */
+export const VERDICT_SE = 2;
+/** z for a two-sided 5 % test and for 80 % power: (1.95996 + 0.84162)² ≈ 7.85. */
+const Z_ALPHA = 1.959964;
+const Z_POWER = 0.841621;
+
+export interface ArmValues {
+  arm: string;
+  values: readonly number[];
+}
+
+/** Sample standard deviation (n − 1); null below two values. */
+export function sampleSd(values: readonly number[]): number | null {
+  const s = spread(values);
+  return s?.se == null ? null : s.se * Math.sqrt(s.n);
+}
+
+export interface Difference {
+  a: string;
+  b: string;
+  /** mean(a) − mean(b). */
+  diff: number;
+  /** Welch: √(se_a² + se_b²); null when an arm has fewer than two values. */
+  se: number | null;
+  /** Welch–Satterthwaite degrees of freedom (null with se). */
+  df: number | null;
+  verdict: Verdict;
+}
+
+export type Verdict =
+  | { kind: 'a_better'; text: string }
+  | { kind: 'b_better'; text: string }
+  | { kind: 'no_difference'; text: string }
+  | { kind: 'undecided'; text: string };
+
+/** `higherIsBetter`: the metric's direction (a success rate: true; a loss: false). */
+export function compare(a: ArmValues, b: ArmValues, higherIsBetter = true): Difference | null {
+  const sa = spread(a.values);
+  const sb = spread(b.values);
+  if (!sa || !sb) return null;
+  const diff = sa.mean - sb.mean;
+  if (sa.se === null || sb.se === null)
+    return {
+      a: a.arm,
+      b: b.arm,
+      diff,
+      se: null,
+      df: null,
+      verdict: { kind: 'undecided', text: 'no verdict: each arm needs at least two seeds for a standard error' },
+    };
+  const va = sa.se ** 2;
+  const vb = sb.se ** 2;
+  const se = Math.sqrt(va + vb);
+  const df = va + vb === 0 ? null : (va + vb) ** 2 / (va ** 2 / (sa.n - 1) + vb ** 2 / (sb.n - 1));
+  return { a: a.arm, b: b.arm, diff, se, df, verdict: verdictOf(a.arm, b.arm, diff, se, higherIsBetter) };
+}
+
+export function verdictOf(a: string, b: string, diff: number, se: number, higherIsBetter = true): Verdict {
+  const z = se > 0 ? diff / se : diff === 0 ? 0 : Math.sign(diff) * Infinity;
+  if (Math.abs(z) < VERDICT_SE)
+    return {
+      kind: 'no_difference',
+      text: `no difference detectable at this budget (|difference| < ${VERDICT_SE} SE)`,
+    };
+  const aWins = diff > 0 === higherIsBetter;
+  return aWins
+    ? { kind: 'a_better', text: `${a} better (${Math.abs(z).toFixed(1)} SE)` }
+    : { kind: 'b_better', text: `${b} better (${Math.abs(z).toFixed(1)} SE)` };
+}
+
+/**
+ * Seeds per arm to detect a true difference `effect` with 80 % power in a two-sided 5 % test, given
+ * the per-seed standard deviations measured (normal approximation): n = (z₀.₉₇₅ + z₀.₈)² (σa² + σb²) / δ².
+ * At least 2 (a standard error needs two); null when the noise is unknown or the effect is not positive.
+ */
+export function seedsNeeded(sdA: number | null, sdB: number | null, effect: number): number | null {
+  if (sdA === null || sdB === null || !(effect > 0)) return null;
+  const n = ((Z_ALPHA + Z_POWER) ** 2 * (sdA ** 2 + sdB ** 2)) / effect ** 2;
+  return Math.max(2, Math.ceil(n));
+}
+
+/** The smallest difference detectable with 80 % power at `seeds` per arm and this noise. */
+export function detectableEffect(sdA: number | null, sdB: number | null, seeds: number): number | null {
+  if (sdA === null || sdB === null || seeds < 1) return null;
+  return (Z_ALPHA + Z_POWER) * Math.sqrt((sdA ** 2 + sdB ** 2) / seeds);
+}
+
+export interface PowerStatement {
+  effect: number;
+  seedsPerArm: number;
+  /** Seeds per arm needed for the effect (null: noise unknown). */
+  needed: number | null;
+  /** What the seeds run can detect with 80 % power. */
+  detectable: number | null;
+  text: string;
+}
+
+export function power(a: ArmValues, b: ArmValues, effect: number, fmt: (x: number) => string): PowerStatement {
+  const sdA = sampleSd(a.values);
+  const sdB = sampleSd(b.values);
+  const seedsPerArm = Math.min(a.values.length, b.values.length);
+  const needed = seedsNeeded(sdA, sdB, effect);
+  const detectable = detectableEffect(sdA, sdB, seedsPerArm);
+  const text =
+    needed === null || detectable === null
+      ? `the noise is not measured yet (two seeds per arm give it); no power statement`
+      : `to detect a difference of ${fmt(effect)} (80 % power, two-sided 5 %) at the per-seed spread measured ` +
+        `(sd ${fmt(sdA ?? 0)} and ${fmt(sdB ?? 0)}) takes ${needed} seeds per arm; ` +
+        `the ${seedsPerArm} seeds run can detect ${fmt(detectable)}`;
+  return { effect, seedsPerArm, needed, detectable, text };
+}
+
+export interface Dispersion {
+  arms: string[];
+  /** Largest |mean_i − mean_j| over pairs of arms, with its bootstrap standard error and the pair. */
+  maxDiff: { value: number; se: number | null; pair: [string, string] };
+  /** Mean over arms of |mean_i − grand mean|, with its bootstrap standard error. */
+  mad: { value: number; se: number | null };
+}
+
+function normal(rng: Prng): number {
+  const u = Math.max(rng.next(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
+}
+
+function maxPair(means: readonly number[]): { value: number; i: number; j: number } {
+  let best = { value: 0, i: 0, j: 0 };
+  for (let i = 0; i < means.length; i++)
+    for (let j = i + 1; j < means.length; j++) {
+      const d = Math.abs(means[i]! - means[j]!);
+      if (d > best.value) best = { value: d, i, j };
+    }
+  return best;
+}
+
+function mad(means: readonly number[]): number {
+  const g = means.reduce((s, m) => s + m, 0) / means.length;
+  return means.reduce((s, m) => s + Math.abs(m - g), 0) / means.length;
+}
+
+/** How far apart a set of arms is; null below two arms with values. Deterministic (seeded). */
+export function dispersion(arms: readonly ArmValues[], draws = 2000, seed = 1): Dispersion | null {
+  const s = arms.flatMap((a) => {
+    const sp = spread(a.values);
+    return sp ? [{ arm: a.arm, ...sp }] : [];
+  });
+  if (s.length < 2) return null;
+  const means = s.map((x) => x.mean);
+  const top = maxPair(means);
+  const observed = { max: top.value, mad: mad(means) };
+  const known = s.every((x) => x.se !== null);
+  let maxSe: number | null = null;
+  let madSe: number | null = null;
+  if (known) {
+    const rng = createPrng(seed);
+    const maxes: number[] = [];
+    const mads: number[] = [];
+    for (let k = 0; k < draws; k++) {
+      const m = s.map((x) => x.mean + (x.se ?? 0) * normal(rng));
+      maxes.push(maxPair(m).value);
+      mads.push(mad(m));
+    }
+    maxSe = sampleSd(maxes);
+    madSe = sampleSd(mads);
+  }
+  return {
+    arms: s.map((x) => x.arm),
+    maxDiff: { value: observed.max, se: maxSe, pair: [s[top.i]!.arm, s[top.j]!.arm] },
+    mad: { value: observed.mad, se: madSe },
+  };
+}
