@@ -185,7 +185,7 @@ export async function benchAsync(args: string[]): Promise<Record<string, unknown
   return {
     bench: 'async',
     episodes_per_min_ratio:
-      a && c ? round(c.summary.episodesPerMin / Math.max(1e-9, a.summary.episodesPerMin), 3) : null,
+      a && c && a.summary.episodesPerMin > 0 ? round(c.summary.episodesPerMin / a.summary.episodesPerMin, 3) : null,
     gen_idle_fraction_sync: r3(a?.summary.genIdle),
     gen_idle_fraction_async: r3(c?.summary.genIdle),
     success_sync: a ? round(a.after.successRate, 3) : null,
