@@ -3,6 +3,7 @@
 // (scripts/bench-smoke.mjs runs every one): the bench's smoke options are appended after the ones
 // given, and options given win (argValue reads a flag's first occurrence). A bench that fails exits
 // non-zero and prints no summary.
+import { benchAsync } from './async';
 import { benchCampaign } from './campaign';
 import { benchDistill } from './distill';
 import { benchEngine } from './engine';
@@ -26,6 +27,12 @@ interface Entry {
 }
 
 const benches: Record<string, Entry> = {
+  async: {
+    about:
+      'sync colocated vs trainer + rollout replica, sync and --async (K 1/2 × corrections): episodes/min, held-out success, staleness, mismatch, sync ms, gen idle; replica tokens/s scaling',
+    run: benchAsync,
+    smoke: ['--smoke'],
+  },
   campaign: {
     about:
       'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report',

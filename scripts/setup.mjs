@@ -4,7 +4,7 @@
 // Plain Node with no dependencies, so it runs before `node_modules` exists.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,7 +31,11 @@ function sha(file) {
 // 1. npm packages: (re)install when node_modules is missing or older than the lockfile.
 const lock = join(root, 'package-lock.json');
 const installed = join(root, 'node_modules', '.package-lock.json');
-if (!existsSync(installed) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(installed).mtimeMs)) {
+const modules = join(root, 'node_modules');
+if (existsSync(modules) && lstatSync(modules).isSymbolicLink()) {
+  // A worktree sharing another checkout's packages: `npm ci` here would empty the shared folder.
+  log(`node_modules is a link to ${realpathSync(modules)}; not reinstalling through it`);
+} else if (!existsSync(installed) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(installed).mtimeMs)) {
   console.log('[setup] installing npm packages (Electron binary download skipped)…');
   const env = { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1', ONNXRUNTIME_NODE_INSTALL: 'skip' };
   run('npm', [existsSync(lock) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env, stdio: 'inherit' });

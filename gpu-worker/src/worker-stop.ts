@@ -1,7 +1,7 @@
 // How a running worker stops: at once (`dispose`: refuse new work, close everything), or on SIGTERM
 // (`shutdown`: refuse new work, let running generations finish and checkpoint — both bounded by
 // --stop-timeout — then dispose).
-import type { Admission } from './engine/admission';
+import type { GenerationGate } from './engine/admission';
 import type { EngineHost } from './engine/engine-host';
 import { unavailable } from './errors';
 import type { Swarm } from './swarm/swarm';
@@ -14,7 +14,7 @@ import type { WorkerConfig } from './worker-config';
 export function stopping(
   config: WorkerConfig,
   log: (line: string) => void,
-  o: { swarm: Swarm; scheduler: Admission; engine: EngineHost; close: () => Promise<void> },
+  o: { swarm: Swarm; scheduler: GenerationGate; engine: EngineHost; close: () => Promise<void> },
 ): { shutdown: (reason?: string) => Promise<void>; dispose: () => Promise<void> } {
   const { swarm: s, scheduler, engine } = o;
   let disposed: Promise<void> | null = null;

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { ConfigureParams } from '../../src/shared/engine-protocol';
 import type { WorkerFile } from '../../src/shared/swarm-protocol';
-import { Admission, type GenerationGate } from './engine/admission';
+import type { GenerationGate } from './engine/admission';
+import { placeGeneration } from './worker-placement';
 import { gateGenerator } from './engine/generator';
 import { stopping } from './worker-stop';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
@@ -98,18 +99,6 @@ function servingSettings(config: WorkerConfig): ConfigureParams {
   return { maxRows: config.maxBatch };
 }
 
-/** The admission gate in front of the engine: twice what the engine decodes at once may be in flight. */
-function generationGate(engine: EngineHost, config: WorkerConfig): Admission {
-  const s = engine.info?.serving;
-  const kvTokens =
-    s?.kvCacheBytes !== undefined && s.bytesPerToken ? Math.floor(s.kvCacheBytes / s.bytesPerToken) : undefined;
-  return new Admission(engine, {
-    maxInFlight: 2 * config.maxBatch,
-    ...(kvTokens ? { maxTokensInFlight: 2 * kvTokens } : {}),
-    served: () => engine.info?.serving,
-  });
-}
-
 /**
  * After the first load: a new run without --lr trains at the rate the engine's plan chose for this
  * model size and mode, and the plan's mode, LoRA and checkpointing are pinned (config.json and the
@@ -197,7 +186,7 @@ async function serve(
     swarm: Swarm;
     matcher: TokenMatcher;
     engine: EngineHost;
-    scheduler: Admission;
+    scheduler: GenerationGate;
     log: (line: string) => void;
     tls: TlsMaterial | null;
     parsers: ParserChoice;
@@ -288,7 +277,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     configFile: files.config,
     log,
   });
-  const scheduler = generationGate(engine, config);
+  const placement = await placeGeneration(config, engine, pool, engineLoadParams(config, modelPath), log, () => swarm);
+  const scheduler = placement.gate;
   // Counters persist as they change, so kill -9 + --resume never sets them back.
   const counters = DurableCounters.open(files.counters, saved?.counters ?? emptyCounters(), (m) => log(`[warn] ${m}`));
   const s = new Swarm({
@@ -325,7 +315,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     tensorboard?.close();
     s.dispose();
     counters.close();
-    await Promise.allSettled([engine.dispose(), pool.dispose()]);
+    await Promise.allSettled([placement.dispose(), engine.dispose(), pool.dispose()]);
     throw err;
   });
   const { url, port } = announce(app, s, { config, files, modelName, resumed: opts.resume === true, tensorboard, tls });
@@ -341,6 +331,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
       tensorboard?.close();
       s.dispose();
       await app.close();
+      await placement.dispose();
       await engine.dispose();
       await pool.dispose();
       counters.close();

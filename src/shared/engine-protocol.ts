@@ -3,6 +3,7 @@
 // parses every frame the Python engine sends.
 import { z } from 'zod';
 import { ChatMessageSchema, ToolSchema } from './chat';
+import { syncMethods, type SyncParams } from './engine-sync-protocol';
 import { WireErrorSchema } from './result';
 
 const Int = z.number().int();
@@ -79,6 +80,7 @@ export const EngineInfoSchema = z.object({
   /** The load-time plan: what was chosen from the parameter count and the device memory, and why. */
   plan: TrainingPlanSchema.optional(),
   serving: ServingSummarySchema.optional(),
+  role: z.enum(['trainer', 'replica']).optional(),
 });
 export type EngineInfo = z.infer<typeof EngineInfoSchema>;
 
@@ -111,6 +113,8 @@ export const LoadParamsSchema = z.object({
   memoryBudgetBytes: Int.positive().optional(),
   /** A chat template replacing the folder's own (--chat-template, the keep-reasoning variant). */
   chatTemplate: z.string().min(1).optional(),
+  /** `replica`: a rollout replica (inference only, serving dtype; weights from the trainer's sync). */
+  role: z.enum(['trainer', 'replica']).optional(),
 });
 export type LoadParams = z.infer<typeof LoadParamsSchema>;
 
@@ -151,6 +155,8 @@ export const GenerationSchema = z.object({
   promptTokens: Int.optional(),
   /** Prompt tokens served from the engine's prefix KV cache (not computed again). */
   cachedTokens: Int.optional(),
+  /** Weights swapped in mid-generation: [index of the first token sampled by it, weight version] per swap. */
+  versionSpans: z.array(z.tuple([Int.nonnegative(), Int])).optional(),
 });
 export type Generation = z.infer<typeof GenerationSchema>;
 
@@ -214,6 +220,11 @@ export const TrainHyperSchema = z.object({
   chunkedLogprobs: z.boolean().optional(),
   /** Override the load-time activation checkpointing for this step. */
   activationCheckpointing: z.boolean().optional(),
+  /** Off-policy correction of the behaviour-vs-trainer mismatch (agentjet_engine/corrections.py). */
+  correction: z.enum(['none', 'decoupled', 'tis', 'mis']).optional(),
+  correctionCap: z.number().min(1).optional(),
+  correctionLow: z.number().min(0).max(1).optional(),
+  correctionHigh: z.number().min(1).optional(),
 });
 export type TrainHyper = z.infer<typeof TrainHyperSchema>;
 
@@ -223,6 +234,10 @@ export const TrainStatsSchema = z.object({
   klLoss: z.number(),
   clipFraction: z.number(),
   approxKl: z.number(),
+  /** Mean k3 KL between the behaviour policy (what sampled) and the trainer's, and the correction's share of tokens. */
+  mismatchKl: z.number().optional(),
+  correction: z.string().optional(),
+  correctedFraction: z.number().optional(),
   entropy: z.number(),
   gradNorm: z.number(),
   tokens: Int,
@@ -319,10 +334,11 @@ export const engineMethods = {
   cancel: { result: CancelResultSchema },
   configure: { result: ServingSummarySchema },
   cache_stats: { result: CacheStatsSchema },
+  ...syncMethods,
 } as const;
 export type EngineMethod = keyof typeof engineMethods;
 
-export interface EngineParams {
+export interface EngineParams extends SyncParams {
   info: Record<string, never>;
   load: LoadParams;
   render: RenderParams;

@@ -2,6 +2,7 @@
 // request, the episode/client lifecycle, the runtime config and the status snapshot. Imported by
 // the server (gpu-worker), the SDKs and the workbench, so the two ends cannot drift.
 import { z } from 'zod';
+import { RolloutStatusSchema, StepHealthSchema } from './rollout-health';
 import { CacheStatsSchema } from './engine-protocol';
 import { WireErrorSchema } from './result';
 import { AlgoSchema, StrategySchema, TrainingConfigSchema } from './options/index';
@@ -244,6 +245,8 @@ export const StepMetricsSchema = z.object({
   trainedTokens: z.number().int(),
   seconds: z.number(),
   serving: StepServingSchema.optional(),
+  /** Run health: staleness, mismatch, correction, busy fractions, weight sync (rollout-health.ts). */
+  health: StepHealthSchema.optional(),
 });
 export type StepMetrics = z.infer<typeof StepMetricsSchema>;
 
@@ -264,6 +267,8 @@ export const ServingStatusSchema = z.object({
   waiting: z.number().int(),
   paused: z.boolean(),
   engine: CacheStatsSchema.nullable(),
+  /** Rollout replicas and asynchronous updates (absent: generation runs in the trainer's engine). */
+  rollout: RolloutStatusSchema.optional(),
 });
 export type ServingStatus = z.infer<typeof ServingStatusSchema>;
 

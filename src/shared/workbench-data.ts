@@ -12,6 +12,7 @@ import {
   TrainedInfoSchema,
   WorkerStateSchema,
 } from './swarm-protocol';
+import { StepHealthSchema } from './rollout-health';
 import { BreakCauseSchema } from './timeline/types';
 import { FingerprintTextSchema } from './tls-fingerprint';
 
@@ -192,6 +193,11 @@ export const StepPointSchema = z.object({
   breakCounts: z.record(z.string(), Count),
   /** The engine's prefix cache and batching over the step's rollouts (absent from older workers). */
   serving: StepServingSchema.optional(),
+  /** PPO clip fraction and the KL to the reference (absent from older runs). */
+  clipFraction: z.number().nullable().optional(),
+  klLoss: z.number().nullable().optional(),
+  /** Run health: staleness, mismatch, correction, busy fractions, sync time (absent from older workers). */
+  health: StepHealthSchema.optional(),
 });
 export type StepPoint = z.infer<typeof StepPointSchema>;
 

@@ -7,7 +7,8 @@ GPU in bf16. Sections (each prints what it measures, then a JSON line; the last 
 - `serving`: generated tokens/s of the engine's continuous batcher at 1, 16 and 64 concurrent
   multi-turn episodes (a shared system prompt, then turns that append the reply and a new message),
   with and without prefix KV reuse, and the prompt tokens computed in each case;
-- `train`: a LoRA `train_step` on one sequence of 4k, 8k and 16k tokens, seconds and peak memory.
+- `train`: a LoRA `train_step` on one sequence of 4k, 8k and 16k tokens, seconds and peak memory;
+- `memory` (gpu_memory.py) and `sync` (gpu_sync.py: trainer → rollout replica weight sync).
 
 Other modules add sections with one line: `register("name", fn)`, where `fn(ctx) -> dict`
 (see `Context`). Without CUDA it says so and exits 2. Budget: under 8 minutes on one H200.
@@ -255,8 +256,10 @@ register("train", train_section)
 def _register_sections() -> None:
     """Sections of other modules (imported late: they import this one)."""
     from .gpu_memory import memory_section
+    from .gpu_sync import sync_section
 
     register("memory", memory_section)
+    register("sync", sync_section)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,7 @@ import transformers
 
 from . import params as P
 from .distributed import RankGroup
+from .engine_sync import SyncMethods
 from .engine_training import TrainingEngine, set_threads
 from .errors import EngineError, context_overflow, invalid
 from .generation import GenerationRequest
@@ -19,7 +20,7 @@ from .serving import Serving
 from .trees import parse_token_seq
 
 
-class Engine(TrainingEngine):
+class Engine(SyncMethods, TrainingEngine):
     """Owns one model, its tokenizer, optimizer and weight version. Methods take and return JSON data.
 
     `load`, `train_step`, `save` and `restore` (engine_training.py) run on every rank; the rest on
@@ -28,6 +29,7 @@ class Engine(TrainingEngine):
     def __init__(self, threads: int | None = None, group: RankGroup | None = None) -> None:
         set_threads(threads or default_threads())
         super().__init__(group)
+        self._init_sync()
         self.serving = Serving(self)  # generation: continuous batcher, prefix cache, static path
 
     # ---- state -------------------------------------------------------------------------------
@@ -37,6 +39,7 @@ class Engine(TrainingEngine):
             "transformers": transformers.__version__,
             "threads": torch.get_num_threads(),
             "weightVersion": self.weight_version,
+            "role": self.role,
             **self.training_info(),
         }
         if self.loaded is None:

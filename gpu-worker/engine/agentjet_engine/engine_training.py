@@ -97,6 +97,7 @@ class TrainingEngine(abc.ABC):
         self.renderer: Renderer | None = None
         self.trainer: Trainer | None = None
         self.weight_version = 0
+        self.role = "trainer"  # or "replica": a rollout replica (inference only, weights from the trainer)
         self.rank_pids = self.group.all_gather(os.getpid())
 
     # ---- hooks for the serving side ----------------------------------------------------------
@@ -125,7 +126,8 @@ class TrainingEngine(abc.ABC):
 
     def _require_trainer(self) -> Trainer:
         self._require()
-        assert self.trainer is not None
+        if self.trainer is None:
+            raise EngineError("state", "replica", "a rollout replica does not train; its weights come from sync_pull")
         return self.trainer
 
     # ---- collective methods ------------------------------------------------------------------
@@ -164,6 +166,9 @@ class TrainingEngine(abc.ABC):
         raise EngineError("unknown_method", "unknown_method", f"unknown collective method {method!r}")
 
     def load(self, params: dict[str, Any]) -> dict[str, Any]:
+        if P.get_str(params, "role", default="trainer", choices=("trainer", "replica")) == "replica":
+            self._load_replica(parse_load_options(params))
+            return self.info()
         options, plan = plan_load(parse_load_options(params), self.group)
         log.info("training plan: %s (lr %g) — %s", plan.mode, plan.lr, plan.reason)
         self._collective("load", {"options": options, "plan": plan})
@@ -178,6 +183,22 @@ class TrainingEngine(abc.ABC):
         self.loaded = self.trainer.serving()
         self.renderer = Renderer(loaded.tokenizer)
         self.weight_version = 0
+        self.role = "trainer"
+        self._on_weights_changed()
+
+    def _load_replica(self, options: LoadOptions) -> None:
+        """A rollout replica: the model for inference only, stored in the serving dtype (bf16 on GPU, never
+        an fp32 copy), no optimizer; its weights arrive from the trainer (engine_sync.py)."""
+        if self.group.distributed:
+            raise EngineError("invalid_params", "replica_ranks", "a rollout replica is a single process")
+        self.unload()
+        set_threads(options.threads)
+        seed_everything(options.seed)
+        loaded = load_model(options, self.group.local_rank)
+        if loaded.compute_dtype != torch.float32:
+            loaded.model.to(loaded.compute_dtype)
+        self.loaded, self.renderer, self.role = loaded, Renderer(loaded.tokenizer), "replica"
+        self.weight_version = 0
         self._on_weights_changed()
 
     def unload(self) -> None:
@@ -189,6 +210,7 @@ class TrainingEngine(abc.ABC):
 
     def train_step(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()
+        self._require_trainer()
         parse_samples(params.get("samples"), m.vocab_size, m.context_length)  # validate before broadcasting
         parse_hyper(params.get("hyper"))
         return self._collective("train_step", {"samples": params.get("samples"), "hyper": params.get("hyper")})
@@ -205,6 +227,7 @@ class TrainingEngine(abc.ABC):
 
     def save(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()
+        self._require_trainer()
         path = P.get_str(params, "path")
         meta = {
             "weightVersion": self.weight_version,
@@ -217,6 +240,7 @@ class TrainingEngine(abc.ABC):
 
     def restore(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()
+        self._require_trainer()
         path = P.get_str(params, "path")
         meta = checkpoint.read_meta(path)
         saved_lora = (meta.get("load") or {}).get("lora")

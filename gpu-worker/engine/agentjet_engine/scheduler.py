@@ -96,6 +96,7 @@ class Row:
     finish: str | None = None
     admitted_at: float = 0.0
     first_token_at: float = 0.0
+    versions: list[list[int]] = field(default_factory=list)  # [token index, weight version] at each swap
 
     @property
     def prompt(self) -> list[int]:
@@ -424,6 +425,7 @@ class ContinuousBatcher:
                 "text": text,
                 "promptTokens": len(row.prompt),
                 "cachedTokens": row.reused,
+                **({"versionSpans": row.versions} if row.versions else {}),
             },
         )
 

@@ -6,8 +6,10 @@ order, and `info`/`render`/`decode`/`logprobs` never wait for a generation to fi
 `train_step`, `save`, `restore` and `load` run exclusively: once one is received, admission
 stops, the running generations finish, it runs alone, and the requests that arrived after it
 (generations, logprobs, further exclusive ones) follow in order. Every weight change drops the
-prefix KV cache. No input can stop the loop: bad frames get error frames; EOF on stdin ends it
-within a step (and a watchdog exits the process when a long exclusive call holds the loop).
+prefix KV cache. A replica's `sync_pull` (engine_sync.py) receives weights on a background thread
+and is applied from the loop: between two decode steps, or — `inflight: "finish"` — as an exclusive
+request once the running generations finish. No input can stop the loop: bad frames get error
+frames; EOF on stdin ends it within a step (and a watchdog exits the process when a long exclusive call holds the loop).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ log = logging.getLogger("agentjet_engine")
 
 Handler = Callable[[dict[str, Any]], Any]
 
-EXCLUSIVE = frozenset({"load", "train_step", "save", "restore"})
+EXCLUSIVE = frozenset({"load", "train_step", "save", "restore", "sync_apply"})
 # Requests that follow an exclusive one in arrival order (they depend on its weights).
 ORDERED = EXCLUSIVE | {"generate", "logprobs"}
 CANCELLED = EngineError("cancelled", "cancelled", "the request was cancelled")
@@ -61,6 +63,7 @@ class _Sink:
 
     def __init__(self, server: Server, request_id: Any) -> None:
         self.server, self.id = server, request_id
+        self.version = server.engine.weight_version  # the oldest weights its tokens can come from
 
     def delta(self, index: int, token_ids: list[int], logprobs: list[float], text: str) -> None:
         self.server.send(
@@ -69,9 +72,7 @@ class _Sink:
 
     def done(self, results: list[dict[str, Any]]) -> None:
         self.server.jobs.pop(id_key(self.id), None)
-        self.server.send(
-            {"id": self.id, "result": {"results": results, "weightVersion": self.server.engine.weight_version}}
-        )
+        self.server.send({"id": self.id, "result": {"results": results, "weightVersion": self.version}})
 
     def fail(self, error: Exception) -> None:
         self.server.jobs.pop(id_key(self.id), None)
@@ -94,7 +95,14 @@ class Server:
             "configure": engine.configure,
             "cache_stats": engine.cache_stats,
             "cancel": self.cancel,
+            "sync_open": engine.sync_open,
+            "sync_join": engine.sync_join,
+            "sync_push": engine.sync_push,
+            "sync_leave": engine.sync_leave,
+            "sync_pull": self.sync_pull,
         }
+        self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.applies: dict[tuple[str, Any], Callable[[], Any]] = {}
         self.jobs: dict[tuple[str, Any], Job] = {}
         self.backlog: deque[Request] = deque()
         self.outbox: list[bytes] = []
@@ -198,6 +206,8 @@ class Server:
     def accept(self, req: Request) -> None:
         if req.method == "cancel":
             self._run(req.id, lambda: self.cancel(req.params))
+        elif req.method == "sync_pull":
+            self._run(req.id, lambda: self.sync_pull(req.params, req.id))
         elif req.method in ORDERED and (self.backlog or req.method in EXCLUSIVE):
             self.backlog.append(req)
         else:
@@ -207,6 +217,8 @@ class Server:
         """Runs a request now; a continuous `generate` is admitted and answered when it finishes."""
         if req.method == "generate" and self.engine.loaded is not None and self.engine.serving.continuous:
             self._run(req.id, lambda: self._submit(req))
+        elif req.method == "sync_apply":
+            self._run(req.id, self.applies.pop(id_key(req.id)))
         elif req.method in EXCLUSIVE:
             self._run(req.id, lambda: self._exclusive(req))
         else:
@@ -229,6 +241,25 @@ class Server:
         finally:
             if req.method != "save" and (req.method != "train_step" or self.engine.weight_version != before):
                 self.engine.serving.weights_changed()
+
+    def sync_pull(self, params: dict[str, Any], request_id: Any = None) -> None:
+        """A replica's weight pull (engine_sync.py): received off the loop, applied between decode steps
+        (`inflight: "swap"`) or once the running generations finish (`"finish"`); answered when applied."""
+        policy = params.get("inflight", "swap")
+        if policy not in ("swap", "finish"):
+            raise EngineError("invalid_params", "out_of_range", 'inflight: must be "swap" or "finish"')
+
+        def received(apply: Callable[[], Any]) -> None:
+            self.inbox.put(("apply", (request_id, policy, apply)))
+
+        self.engine.start_pull(params, received)
+
+    def _applied(self, request_id: Any, policy: str, apply: Callable[[], Any]) -> None:
+        if policy == "swap":
+            self._run(request_id, apply)
+        else:
+            self.applies[id_key(request_id)] = apply
+            self.backlog.append(Request(request_id, "sync_apply", {}))
 
     def cancel(self, params: dict[str, Any]) -> dict[str, Any]:
         if "requestId" not in params:
@@ -270,7 +301,7 @@ class Server:
         """Answers frames until end of input. With `eof_grace_s`, a process whose loop is held by a
         long call past that many seconds after EOF exits anyway (the worker is gone)."""
         self.out = out
-        inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        inbox = self.inbox
         threading.Thread(target=_read_frames, args=(reader, inbox, eof_grace_s), name="frames", daemon=True).start()
         while True:
             idle = not self.engine.serving.busy and not self.backlog
@@ -285,6 +316,8 @@ class Server:
                     return
                 if kind == "frame":
                     self.accept_payload(value)
+                elif kind == "apply":
+                    self._applied(*value)
                 else:
                     self.send(error_response(None, value))
                 try:

@@ -166,6 +166,16 @@ class Serving:
     def busy(self) -> bool:
         return self._batcher is not None and self._batcher.busy
 
+    def mark_version(self, version: int) -> int:
+        """New weights are swapped in under running generations: each running row notes the index of
+        its first token sampled by `version`. Returns how many rows were running."""
+        if self._batcher is None:
+            return 0
+        rows = [r for r in self._batcher.slots + self._batcher.waiting if r.finish is None]
+        for row in rows:
+            row.versions.append([len(row.out_ids), version])
+        return len(rows)
+
     def weights_changed(self) -> None:
         """Drops every cached prefix: its keys/values belong to the old weights."""
         if self._batcher is not None:

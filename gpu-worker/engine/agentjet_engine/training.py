@@ -18,8 +18,9 @@ from torch import Tensor
 
 from . import params as P
 from .batching import pack_by_token_budget
+from .corrections import MODES, Correction, corrected_loss
 from .errors import EngineError, context_overflow, invalid
-from .losses import entropy_from_logits, k3_kl, ppo_clip_loss
+from .losses import entropy_from_logits, k3_kl
 from .scoring import PolicyScorer, Targets, forward_input, input_logprobs, score_targets, select_targets
 from .trees import TREE_ATTENTION, ModelInput, TokenSeq, at_parents, make_input, parse_token_seq
 
@@ -36,6 +37,7 @@ class Hyper:
     tree_attention: str = "auto"  # "auto" (segments where the model takes them) | "segments" | "dense"
     chunked_logprobs: bool = True  # False: the full-logits reference path (for comparisons)
     activation_checkpointing: bool | None = None  # None: the load-time choice
+    correction: Correction = Correction()  # off-policy correction (corrections.py)
 
 
 @dataclass
@@ -70,6 +72,12 @@ def parse_hyper(raw: Any) -> Hyper:
         tree_attention=P.get_str(h, "treeAttention", "hyper", default="auto", choices=("auto", *TREE_ATTENTION)),
         chunked_logprobs=P.get_bool(h, "chunkedLogprobs", "hyper", default=True),
         activation_checkpointing=P.get_bool(h, "activationCheckpointing", "hyper", default=None),
+        correction=Correction(
+            mode=P.get_str(h, "correction", "hyper", default="none", choices=MODES),
+            cap=P.get_float(h, "correctionCap", "hyper", default=2.0, lo=1.0),
+            low=P.get_float(h, "correctionLow", "hyper", default=0.5, lo=0.0, hi=1.0),
+            high=P.get_float(h, "correctionHigh", "hyper", default=2.0, lo=1.0),
+        ),
     )
 
 
@@ -173,9 +181,9 @@ def run_micro_batch(scorer: Any, chunk: list[Sample], hyper: Hyper, total: float
     everywhere = torch.ones_like(weight, dtype=torch.bool)
 
     logp, entropy = _score(scorer, inp, targets, ctx)
-    pg, clipped, _ = ppo_clip_loss(logp, rollout, adv, everywhere, hyper.clip_low, hyper.clip_high)
+    pg, clipped, hit = corrected_loss(logp, rollout, adv, everywhere, hyper.clip_low, hyper.clip_high, hyper.correction)
     loss = (pg * weight).sum() / total
-    sums = {"pg": 0.0, "kl": 0.0, "clipped": 0.0, "approx_kl": 0.0, "entropy": 0.0}
+    sums = {"pg": 0.0, "kl": 0.0, "clipped": 0.0, "approx_kl": 0.0, "entropy": 0.0, "corrected": 0.0}
     if ctx.reference is not None and hyper.kl_coef > 0:
         with torch.no_grad():
             ref_logp = ctx.reference(inp, targets)
@@ -187,6 +195,7 @@ def run_micro_batch(scorer: Any, chunk: list[Sample], hyper: Hyper, total: float
         log_ratio = logp.detach() - rollout
         sums["pg"] = float((pg.detach() * weight).sum())
         sums["clipped"] = float((clipped.float() * weight).sum())
+        sums["corrected"] = float((hit.float() * weight).sum())
         sums["approx_kl"] = float(((torch.expm1(log_ratio) - log_ratio) * weight).sum())
         sums["entropy"] = float((entropy * weight).sum())
     return sums
@@ -204,7 +213,8 @@ def accumulate_gradients(
     `.grad`; returns stat sums. `total` is the step's loss weight (all samples, on every rank)."""
     total = loss_weight(samples) if total is None else total
     batches = micro_batches(samples, hyper.micro_batch_tokens) if batches is None else batches
-    sums = dict(pg=0.0, kl=0.0, clipped=0.0, approx_kl=0.0, entropy=0.0, micro_batches=float(len(batches)))
+    sums = dict(pg=0.0, kl=0.0, clipped=0.0, approx_kl=0.0, entropy=0.0, corrected=0.0)
+    sums["micro_batches"] = float(len(batches))
     scorer.train()
     try:
         for batch in batches:
@@ -238,6 +248,10 @@ def step_stats(
         "klLoss": kl_loss,
         "clipFraction": sums["clipped"] / total,
         "approxKl": sums["approx_kl"] / total,
+        # behaviour (the sampling engine: older weights, serving kernels) vs trainer: the same k3 estimate
+        "mismatchKl": sums["approx_kl"] / total,
+        "correction": hyper.correction.mode,
+        "correctedFraction": sums["corrected"] / total,
         "entropy": sums["entropy"] / total,
         "gradNorm": grad_norm,
         "tokens": sum(len(s.token_ids) for s in samples),

@@ -20,6 +20,8 @@ import { RemoteError } from '../../../src/shared/result';
 import type { ServingStatus, StepServing } from '../../../src/shared/swarm-protocol';
 import type { CallOptions } from './engine-process';
 import type { SamplingRequest } from './sampling-request';
+import type { GateHealth } from '../../../src/shared/rollout-health';
+import { BusyClock, fraction } from './busy-clock';
 import { stepServing } from './serving-stats';
 
 /** The engine calls the gate makes (the EngineHost; a fake engine in tests). */
@@ -41,6 +43,8 @@ export interface AdmissionResult {
   finishReason: 'stop' | 'length';
   text: string;
   weightVersion: number;
+  /** Weights swapped in mid-generation: [first token index, version] per swap. */
+  versionSpans?: [number, number][];
   /** Time from admission to the answer (the engine's time for this call, shared with its batch). */
   engineMs: number;
   /** Time spent waiting at the gate. */
@@ -86,6 +90,8 @@ export interface GenerationGate {
   stats(): ServingStatus;
   /** The engine's prefix-cache and batch figures since the previous call (one per training step). */
   stepFigures(): Promise<StepServing | undefined>;
+  /** Busy fractions and weight-sync time since the previous call (one per training step). */
+  healthFigures?(): GateHealth;
 }
 
 export class Admission implements GenerationGate {
@@ -103,6 +109,8 @@ export class Admission implements GenerationGate {
   private statsAt = -Infinity;
   private statsPending = false;
   private stepSnapshot: CacheStats | null = null;
+  private readonly busy: BusyClock;
+  private readonly pausedClock: BusyClock;
 
   constructor(
     private readonly engine: StreamingEngine,
@@ -112,6 +120,21 @@ export class Admission implements GenerationGate {
     this.maxTokens = Math.max(1, opts.maxTokensInFlight ?? Number.MAX_SAFE_INTEGER);
     this.now = opts.now ?? (() => performance.now());
     this.served = opts.served ?? (() => undefined);
+    this.busy = new BusyClock(this.now());
+    this.pausedClock = new BusyClock(this.now());
+  }
+
+  /** Since the previous call: share of wall time with generations in flight, and paused for updates. */
+  healthFigures(): GateHealth {
+    const now = this.now();
+    const paused = fraction(this.pausedClock.take(now));
+    return {
+      genBusyFraction: fraction(this.busy.take(now)),
+      genIdleWaitFraction: paused,
+      trainerBusyFraction: paused,
+      syncMs: null,
+      replicas: [],
+    };
   }
 
   get pending(): number {
@@ -173,6 +196,7 @@ export class Admission implements GenerationGate {
         finishReason: g.finishReason,
         text: g.text,
         weightVersion: out.weightVersion,
+        ...(g.versionSpans ? { versionSpans: g.versionSpans } : {}),
         engineMs: this.now() - admittedAt,
         queueMs: admittedAt - queuedAt,
         cache: { promptTokens: g.promptTokens ?? req.promptIds.length, cachedTokens: g.cachedTokens ?? 0 },
@@ -187,6 +211,7 @@ export class Admission implements GenerationGate {
     } finally {
       this.inFlight -= 1;
       this.tokensInFlight -= tokens;
+      if (this.inFlight === 0) this.busy.set(false, this.now());
       this.pump();
       this.notifyIdle();
       this.refreshEngineStats();
@@ -196,12 +221,14 @@ export class Admission implements GenerationGate {
   /** New generations wait; resolves once the running ones have finished. */
   pause(): Promise<void> {
     this.paused = true;
+    this.pausedClock.set(true, this.now());
     if (this.inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   resume(): void {
     this.paused = false;
+    this.pausedClock.set(false, this.now());
     this.pump();
   }
 
@@ -251,6 +278,7 @@ export class Admission implements GenerationGate {
       if (!fits) return;
       this.queue.shift();
       this.inFlight += 1;
+      this.busy.set(true, this.now());
       this.tokensInFlight += next.tokens;
       this.counters.admitted += 1;
       next.admit();

@@ -89,9 +89,15 @@ export class EngineHost implements EngineView {
   private engine: EngineHandle | null = null;
   private load: LoadParams;
   private timer: NodeJS.Timeout | null = null;
+  private readonly recoveredListeners: (() => void)[] = [];
 
   constructor(private readonly opts: EngineHostOptions) {
     this.load = opts.load;
+  }
+
+  /** Also tell `fn` after every restart (e.g. the weight sync, whose links died with the process). */
+  onRecover(fn: () => void): void {
+    this.recoveredListeners.push(fn);
   }
 
   /** Restarts load these params from now on (e.g. the training setup the first load's plan chose). */
@@ -243,6 +249,7 @@ export class EngineHost implements EngineView {
       this.restartCount += 1;
       this.state = 'ready';
       this.opts.onRecovered?.(info, this.opts.checkpoint());
+      for (const fn of this.recoveredListeners) fn();
     } catch (err) {
       if (this.disposed) return;
       this.error = err instanceof Error ? err.message : String(err);

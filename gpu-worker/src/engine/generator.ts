@@ -37,6 +37,8 @@ export interface GenerationResult {
   text: string;
   /** The weight version that sampled it (the oldest, should it span an update). */
   weightVersion: number;
+  /** Weights swapped in mid-generation: [index of the first token sampled by it, weight version] per swap. */
+  versionSpans?: [number, number][];
   /** Engine time this generation took part in. */
   engineMs: number;
   cache?: GenerationCacheStats;
@@ -67,6 +69,7 @@ export function gateGenerator(gate: Pick<GenerationGate, 'generate'>): Generator
             topP: request.topP,
             seed: request.seed,
             ...(request.stop ? { stop: request.stop } : {}),
+            ...(request.affinity !== undefined ? { affinity: request.affinity } : {}),
           },
           {
             ...(onDelta ? { onDelta: (d: { text: string }) => d.text !== '' && onDelta({ text: d.text }) } : {}),
@@ -79,6 +82,7 @@ export function gateGenerator(gate: Pick<GenerationGate, 'generate'>): Generator
           finishReason: r.finishReason,
           text: r.text,
           weightVersion: r.weightVersion,
+          ...(r.versionSpans ? { versionSpans: r.versionSpans } : {}),
           engineMs: r.engineMs,
           cache: r.cache,
         };

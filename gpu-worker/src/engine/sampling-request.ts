@@ -11,4 +11,6 @@ export interface SamplingRequest {
   stopIds?: number[];
   /** Stop strings (OpenAI `stop`), applied by the engine: output ends at the first one, which is not returned. */
   stop?: readonly string[];
+  /** Routing key (rollout replicas): calls with the same key go to the same replica while it is healthy. */
+  affinity?: string;
 }

@@ -60,6 +60,8 @@ export interface CallSpec {
   stop?: readonly string[];
   /** The sampling seed of attempt `n` (0-based). */
   seedFor: (attempt: number) => number;
+  /** Routing key of the call (rollout replicas): its task group, else its episode. */
+  routeKey?: string;
 }
 
 export interface RecordHooks {
@@ -145,6 +147,7 @@ async function sample(
           topP: spec.topP,
           seed: spec.seedFor(attempt),
           ...(spec.stop ? { stop: spec.stop } : {}),
+          affinity: spec.routeKey ?? spec.episodeId,
         },
         { ...(onDelta ? { onDelta } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
       )
@@ -207,6 +210,7 @@ export async function recordCall(deps: RecordDeps, spec: CallSpec, hooks: Record
     finishReason: result.finishReason,
     output: message,
     weightVersion: result.weightVersion,
+    ...(result.versionSpans ? { versionSpans: result.versionSpans } : {}),
     createdAt: (deps.now ?? Date.now)(),
   };
   return {

@@ -99,6 +99,7 @@ export class CompletionService {
         this.record,
         {
           episodeId: ep.id,
+          routeKey: ep.taskId !== undefined ? `task:${ep.taskId}` : ep.id,
           callIndex: index,
           agent: hooks.agent ?? 'default',
           idPrefix: call.idPrefix,

@@ -2,6 +2,7 @@
 // dropped episodes, staleness, the engine's loss statistics and the time it took. Pure.
 import { staleness } from '../../../src/shared/batching';
 import type { TrainStats } from '../../../src/shared/engine-protocol';
+import { stalenessFigures, type GateHealth, type StepHealth } from '../../../src/shared/rollout-health';
 import type { StepMetrics } from '../../../src/shared/swarm-protocol';
 import type { BuiltSamples } from '../trainer/train-samples';
 import { oldestWeightVersion, type PoolEntry } from './pool';
@@ -16,6 +17,22 @@ export interface StepFacts {
   stats: TrainStats | null;
   droppedStale: number;
   seconds: number;
+  /** The generation gate's busy fractions and sync time over the step (run health); absent: no health figures. */
+  gate?: GateHealth | undefined;
+}
+
+/** Run health of a step: token staleness of what it trained, mismatch and correction, the gate's figures. */
+export function stepHealth(f: StepFacts, before: number, gate: GateHealth): StepHealth {
+  return {
+    ...stalenessFigures(
+      f.entries.flatMap((e) => e.calls),
+      before,
+    ),
+    mismatchKl: f.stats?.mismatchKl ?? null,
+    correctedFraction: f.stats?.correctedFraction ?? null,
+    correction: f.stats?.correction ?? 'none',
+    ...gate,
+  };
 }
 
 export function stepMetrics(f: StepFacts): StepMetrics {
@@ -46,5 +63,6 @@ export function stepMetrics(f: StepFacts): StepMetrics {
     gradNorm: stats?.gradNorm ?? null,
     trainedTokens: stats?.trainedTokens ?? 0,
     seconds: f.seconds,
+    ...(f.gate ? { health: stepHealth(f, before, f.gate) } : {}),
   };
 }

@@ -141,7 +141,8 @@ export abstract class SwarmReads {
     const engine = this.deps.engine.status;
     if (engine === 'failed') return 'failed';
     if (engine === 'restarting' || engine === 'starting') return 'recovering';
-    if (this.trainer.updating) return 'updating';
+    // --async: generation and claims go on during an update (the staleness bound holds them instead)
+    if (this.trainer.updating && !this.deps.config.async) return 'updating';
     if (this.paused) return 'paused';
     return 'running';
   }

@@ -1,6 +1,7 @@
 // What the trainer (trainer.ts) works with, as it uses each part: the pool, the engine, the generation
 // gate, the clients' sync agreements and the swarm that hosts it; and what it reports per committed step.
 import type { TrainingConfig } from '../../../src/shared/options/index';
+import type { GateHealth } from '../../../src/shared/rollout-health';
 import type { Counters, EvalResult, StepServing } from '../../../src/shared/swarm-protocol';
 import type { EngineCaller } from '../engine/engine-caller';
 import type { BuiltSamples } from '../trainer/train-samples';
@@ -31,6 +32,8 @@ export interface GenerationGate {
   resume(): void;
   /** The engine's batching and prefix-cache figures since the previous call (admission layers that have them). */
   stepFigures?(): Promise<StepServing | undefined>;
+  /** Busy fractions and weight-sync time since the previous step (run health). */
+  healthFigures?(): GateHealth;
 }
 
 /** The clients' sync agreements (strategies C4/C5). */

@@ -237,6 +237,7 @@ export class Trainer {
         stats,
         droppedStale: u.droppedStale,
         seconds: u.seconds,
+        gate: this.deps.generation.healthFigures?.(),
       }),
       ...(u.serving ? { serving: u.serving } : {}),
     };

@@ -19,7 +19,19 @@ import type { Teacher } from './teacher';
 
 export type TrainSettings = Pick<
   TrainingConfig,
-  'algo' | 'merge' | 'level' | 'lr' | 'clipLow' | 'clipHigh' | 'klCoef' | 'maxGradNorm' | 'microBatchTokens'
+  | 'algo'
+  | 'merge'
+  | 'level'
+  | 'lr'
+  | 'clipLow'
+  | 'clipHigh'
+  | 'klCoef'
+  | 'maxGradNorm'
+  | 'microBatchTokens'
+  | 'correction'
+  | 'correctionCap'
+  | 'correctionLow'
+  | 'correctionHigh'
 > &
   Partial<Pick<TrainingConfig, 'distillWeight'>>;
 
@@ -31,6 +43,14 @@ export const hyperOf = (t: TrainSettings): TrainHyper => ({
   klCoef: t.klCoef,
   maxGradNorm: t.maxGradNorm,
   microBatchTokens: t.microBatchTokens,
+  ...(t.correction !== 'none'
+    ? {
+        correction: t.correction,
+        correctionCap: t.correctionCap,
+        correctionLow: t.correctionLow,
+        correctionHigh: t.correctionHigh,
+      }
+    : {}),
 });
 
 /** How an update under `t` builds its samples. */

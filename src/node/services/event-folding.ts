@@ -209,6 +209,10 @@ export function toStepPoint(p: FoldedStep, merge: StepMerge | null): StepPoint {
     loss: m.loss,
     entropy: m.entropy,
     approxKl: m.approxKl,
+    clipFraction: m.clipFraction,
+    klLoss: m.klLoss,
     breakCounts: merge?.breakCounts ?? {},
+    ...(m.serving ? { serving: m.serving } : {}),
+    ...(m.health ? { health: m.health } : {}),
   };
 }

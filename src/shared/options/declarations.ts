@@ -10,6 +10,7 @@ import { TrainModeSchema } from '../engine-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../timeline/types';
 import { MODEL_FAMILY_OPTIONS } from './model-family';
 import { SERVER_OPTIONS } from './server-options';
+import { ASYNC_TRAINING_OPTIONS, PLACEMENT_OPTIONS } from './placement';
 import { bool, enumOf, intIn, numberIn, oneOf, option, text } from './spec';
 
 export const StrategySchema = z.enum(['C1', 'C2', 'C3', 'C4', 'C5']);
@@ -170,6 +171,7 @@ export const TRAINING_OPTIONS = {
       "train episodes ignore the client's temperature/top_p " +
       "(their logprobs are only unbiased under the server's sampling)",
   }),
+  ...ASYNC_TRAINING_OPTIONS,
 };
 
 /** The worker's start-up settings (fixed while it runs). */
@@ -301,6 +303,7 @@ export const WORKER_OPTIONS = {
   teacherToken: option({ value: text(), flag: 'teacher-token', arg: 'T', help: "the teacher's admin token" }),
   retainFinished: option({ value: intIn(0), default: 2000, help: 'finished episodes kept in memory for inspection' }),
   ...MODEL_FAMILY_OPTIONS,
+  ...PLACEMENT_OPTIONS,
 };
 
 export type TrainingOptionKey = keyof typeof TRAINING_OPTIONS;

@@ -83,7 +83,15 @@ describe('option declarations', () => {
 
   it('give the connect form its fields with labels, kinds and enum choices', () => {
     const fields = formFields(TRAINING_OPTIONS);
-    expect(fields.map((f) => f.name)).toEqual(['strategy', 'batch', 'groupSize', 'lr', 'maxTokens']);
+    expect(fields.map((f) => f.name)).toEqual([
+      'strategy',
+      'batch',
+      'groupSize',
+      'lr',
+      'maxTokens',
+      'stalenessBound',
+      'correction',
+    ]);
     expect(fields.find((f) => f.name === 'strategy')?.choices.map((c) => c.value)).toEqual([
       'C1',
       'C2',

@@ -48,7 +48,10 @@ export const TimelineSchema = z
     finishReason: FinishReasonSchema,
     /** The parsed assistant message of the output. */
     output: ChatMessageSchema,
+    /** The weight version that sampled the first output token (the oldest, should it span a swap). */
     weightVersion: CountSchema,
+    /** Weights swapped in mid-generation (async, `--inflight swap`): [first output index, version] per swap. */
+    versionSpans: z.array(z.tuple([CountSchema, CountSchema])).optional(),
     createdAt: z.number(),
   })
   .superRefine((t, ctx) => {

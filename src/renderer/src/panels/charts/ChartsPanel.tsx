@@ -1,5 +1,5 @@
 // Live charts of the viewed run: reward (mean with a min–max band, code-version markers), success,
-// eval success per weight version, batch fill, merging, step time. Rows come from the pure
+// eval success per weight version, batch fill, merging, step time, prefix cache, run health. Rows come from the pure
 // transforms in charts/series.ts; recharts draws them with animations off. The containers (and
 // their data-points / data-markers) are always in the DOM; the charts inside render only while the
 // panel is visible, so a hidden panel costs nothing.
@@ -10,6 +10,7 @@ import { BatchFillCard } from './BatchFillCard';
 import { Stat } from './chart-parts';
 import { EvalChart } from './EvalChart';
 import { PrefixCacheCard } from './PrefixCacheChart';
+import { RunHealthCharts } from './RunHealthChart';
 import { MergeChart, RewardChart, StepTimeChart, SuccessChart } from './StepCharts';
 
 export interface ChartsPanelProps {
@@ -70,6 +71,7 @@ export function ChartsPanel({ active, runId, live, session, steps, evals, marker
         <MergeChart {...step} />
         <StepTimeChart {...step} />
         <PrefixCacheCard steps={steps} active={active} emptyText={emptyText} />
+        <RunHealthCharts steps={steps} active={active} emptyText={emptyText} />
       </div>
     </div>
   );

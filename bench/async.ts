@@ -1,0 +1,221 @@
+// Benchmark `async` (issue #21 §5): synchronous colocated training vs a trainer + rollout replica, sync
+// and asynchronous with K = 1, 2 and each off-policy correction, side by side on this CPU with the
+// built-in model and calculator-agent clients, the same wall time per arm. Per arm: trained episodes
+// and updates per minute, held-out success after (200 eval episodes; before: once, the warm start),
+// staleness, mismatch KL, sync ms, busy fractions and the share of wall time generation sat waiting for
+// an update. Then generated tokens/s of 2 replicas × 1 thread vs 1 process × 2 threads at 64 concurrent
+// episodes, and the projection for a GPU box from the measured step times.
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startWorker, type Worker } from '../gpu-worker/src/worker';
+import { workerConfigFromOptions, WorkerOptionsSchema } from '../src/cli/worker';
+import { runEval, type EvalSummary } from '../src/node/eval';
+import { startClients } from '../src/node/train-clients';
+import { StatusSchema, type StepMetrics } from '../src/shared/swarm-protocol';
+import { diffInSe, projectGain, summarizeArm, type ArmSummary } from './async-stats';
+import { argValue, round } from './engine';
+import { throughput } from './server-load';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const EXAMPLE_DIR = join(ROOT, 'resources', 'examples', 'calculator-agent');
+const CORRECTIONS = ['none', 'decoupled', 'tis', 'mis'] as const;
+const ALL_ARMS = ['a', 'b', ...[1, 2].flatMap((k) => CORRECTIONS.map((c) => `c-k${k}-${c}`))];
+
+export const asyncBenchHelp = `npm run bench -- async [options]
+  --minutes M          training wall time of each arm (default 5)
+  --arms LIST          a (sync colocated, 2 threads), b (trainer + 1 replica, 1 thread each, sync),
+                       c-k<K>-<none|decoupled|tis|mis> (the same, --async, bound K); default all ten
+  --primary ARM        the async arm of the last line (default c-k1-tis)
+  --eval-episodes E    held-out eval episodes before and after (default 200)
+  --clients N          calculator client processes (default 4)
+  --batch B --group-size G --lr LR   training settings (default 4, 8, 3.5e-4)
+  --scaling-seconds S  tokens/s measurement at 64 episodes (default: 8 calls each; 0 skips it)
+  --no-warm            skip the held-out eval of the warm start (before training)
+  --smoke              a quick check of the machinery: 0.5 min, arms a,b,c-k1-tis, 10 eval episodes
+  --run-dir DIR        where the workers' files go (default runs/bench-async-<time>)`;
+
+interface Settings {
+  minutes: number;
+  arms: string[];
+  primary: string;
+  evalEpisodes: number;
+  clients: number;
+  training: Record<string, string>;
+  runDir: string;
+  out: (line: string) => void;
+}
+
+function armFlags(arm: string): Record<string, string | boolean> {
+  if (arm === 'a') return { threads: '2' };
+  const replica = { threads: '1', rolloutReplicas: '1', replicaThreads: '1' };
+  if (arm === 'b') return replica;
+  const m = /^c-k(\d+)-(none|decoupled|tis|mis)$/.exec(arm);
+  if (!m) throw new Error(`unknown arm ${arm}; known: ${ALL_ARMS.join(', ')}`);
+  return { ...replica, async: true, stalenessBound: m[1]!, correction: m[2]! };
+}
+
+async function startArm(s: Settings, arm: string, dir: string): Promise<Worker> {
+  mkdirSync(dir, { recursive: true });
+  const given = { runDir: dir, port: '0', model: 'builtin', seed: '1', ...s.training, ...armFlags(arm) };
+  const { config } = workerConfigFromOptions(WorkerOptionsSchema.parse(given));
+  const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
+  return startWorker(config, { tokens, log: (line) => appendFileSync(join(dir, 'worker.log'), `${line}\n`) });
+}
+
+async function status(w: Worker) {
+  const res = await fetch(`${w.url}/swarm/v1/status`, { headers: { authorization: `Bearer ${w.tokens.admin}` } });
+  return StatusSchema.parse(await res.json());
+}
+
+async function runArm(s: Settings, arm: string): Promise<{ summary: ArmSummary; after: EvalSummary }> {
+  const dir = join(s.runDir, arm);
+  const w = await startArm(s, arm, dir);
+  const steps: StepMetrics[] = [];
+  w.swarm.onEvent((e) => {
+    if (e.type !== 'step') return;
+    steps.push(e.metrics);
+    appendFileSync(join(dir, 'steps.jsonl'), `${JSON.stringify(e.metrics)}\n`);
+  });
+  try {
+    const trained0 = (await status(w)).counters.trainedEpisodes;
+    const clients = await startClients({
+      exampleDir: EXAMPLE_DIR,
+      kind: 'openai',
+      count: s.clients,
+      serverUrl: w.url,
+      joinToken: w.tokens.join,
+      groupSize: w.swarm.training.groupSize,
+      log: (id, line) => appendFileSync(join(dir, 'clients.log'), `[${id}] ${line}\n`),
+    });
+    await new Promise((r) => setTimeout(r, s.minutes * 60_000));
+    const trained = (await status(w)).counters.trainedEpisodes - trained0;
+    const counted = [...steps];
+    await clients.dispose();
+    for (let i = 0; i < 240 && w.swarm.trainer.updating; i++) await new Promise((r) => setTimeout(r, 500));
+    const after = await runEval(w.url, w.tokens.join, s.evalEpisodes, 'calc');
+    const summary = summarizeArm(arm, counted, trained, s.minutes);
+    s.out(armLine(summary, after));
+    return { summary, after };
+  } finally {
+    await w.dispose();
+  }
+}
+
+const fmt = (x: number | null, digits = 3): string => (x === null ? '–' : x.toFixed(digits));
+
+function armLine(a: ArmSummary, after: EvalSummary): string {
+  return (
+    `[${a.arm}] ${a.trainedEpisodes} trained episodes (${a.episodesPerMin.toFixed(1)}/min), ` +
+    `${a.updatesPerMin.toFixed(2)} updates/min · success after ${(100 * after.successRate).toFixed(1)}% ` +
+    `(${after.episodes}) · staleness mean ${fmt(a.stalenessMean, 2)} max ${a.stalenessMax} · mismatch KL ` +
+    `${fmt(a.mismatchKl, 4)} · corrected ${fmt(a.correctedFraction)} · sync ${fmt(a.syncMs, 1)} ms · gen busy ` +
+    `${fmt(a.genBusy, 2)} trainer busy ${fmt(a.trainerBusy, 2)} gen idle ${fmt(a.genIdle, 3)} · dropped stale ` +
+    `${a.droppedStale} · update ${fmt(a.updateSeconds, 1)} s`
+  );
+}
+
+/** Generated tokens/s at 64 concurrent episodes: 2 replicas × 1 thread vs 1 process × 2 threads. */
+async function scaling(s: Settings, calls: number): Promise<{ one: number; two: number }> {
+  const noTrain = { ...s.training, strategy: 'C1', batch: '100000' };
+  const measure = async (arm: string, flags: Record<string, string>): Promise<number> => {
+    const dir = join(s.runDir, `scaling-${arm}`);
+    const w = await startArm({ ...s, training: { ...noTrain, ...flags } }, 'a', dir);
+    try {
+      await throughput(w, 4, 1, 16); // warm-up
+      return await throughput(w, 64, calls, 32);
+    } finally {
+      await w.dispose();
+    }
+  };
+  const one = await measure('1x2', { threads: '2' });
+  const two = await measure('2x1', { threads: '1', rolloutReplicas: '2', replicaThreads: '1' });
+  s.out(`tokens/s at 64 episodes: 1 process × 2 threads ${one.toFixed(0)}, 2 replicas × 1 thread ${two.toFixed(0)}`);
+  return { one, two };
+}
+
+function settingsOf(args: string[]): Settings & { scalingCalls: number } {
+  const smoke = args.includes('--smoke');
+  const runDir = resolve(argValue(args, '--run-dir') ?? join('runs', `bench-async-${Date.now()}`));
+  mkdirSync(runDir, { recursive: true });
+  const arms = (argValue(args, '--arms') ?? (smoke ? 'a,b,c-k1-tis' : ALL_ARMS.join(','))).split(',');
+  return {
+    minutes: Number(argValue(args, '--minutes') ?? (smoke ? 0.5 : 5)),
+    arms,
+    primary: argValue(args, '--primary') ?? (arms.includes('c-k1-tis') ? 'c-k1-tis' : (arms.at(-1) ?? 'a')),
+    evalEpisodes: Number(argValue(args, '--eval-episodes') ?? (smoke ? 10 : 200)),
+    clients: Number(argValue(args, '--clients') ?? 4),
+    training: {
+      strategy: 'C2',
+      batch: argValue(args, '--batch') ?? '4',
+      groupSize: argValue(args, '--group-size') ?? '8',
+      lr: argValue(args, '--lr') ?? '3.5e-4',
+    },
+    runDir,
+    out: (line) => {
+      console.log(line);
+      appendFileSync(join(runDir, 'bench.log'), `${line}\n`);
+    },
+    scalingCalls: Number(argValue(args, '--scaling-calls') ?? (smoke ? 1 : 8)),
+  };
+}
+
+export async function benchAsync(args: string[]): Promise<Record<string, unknown>> {
+  if (args.includes('--help')) {
+    console.log(asyncBenchHelp);
+    return { bench: 'async', help: true };
+  }
+  const s = settingsOf(args);
+  s.out(`bench async · arms ${s.arms.join(', ')} · ${s.minutes} min each · run dir ${s.runDir}`);
+  if (!args.includes('--no-warm')) {
+    const warmWorker = await startArm(s, 'a', join(s.runDir, 'warm'));
+    const before = await runEval(warmWorker.url, warmWorker.tokens.join, s.evalEpisodes, 'calc').finally(() =>
+      warmWorker.dispose(),
+    );
+    s.out(`warm start: held-out success ${(100 * before.successRate).toFixed(1)}% (${before.episodes})`);
+  }
+  const results = new Map<string, { summary: ArmSummary; after: EvalSummary }>();
+  for (const arm of s.arms) results.set(arm, await runArm(s, arm));
+  const a = results.get('a');
+  const c = results.get(s.primary);
+  const scale = s.scalingCalls > 0 ? await scaling(s, s.scalingCalls) : null;
+  if (a) projection(s, a.summary);
+  const r3 = (x: number | null | undefined, digits = 3): number | null =>
+    x === null || x === undefined ? null : round(x, digits);
+  return {
+    bench: 'async',
+    episodes_per_min_ratio:
+      a && c && a.summary.episodesPerMin > 0 ? round(c.summary.episodesPerMin / a.summary.episodesPerMin, 3) : null,
+    gen_idle_fraction_sync: r3(a?.summary.genIdle),
+    gen_idle_fraction_async: r3(c?.summary.genIdle),
+    success_sync: a ? round(a.after.successRate, 3) : null,
+    success_async: c ? round(c.after.successRate, 3) : null,
+    success_diff_se:
+      a && c
+        ? round(
+            diffInSe(
+              { rate: a.after.successRate, n: a.after.episodes },
+              { rate: c.after.successRate, n: c.after.episodes },
+            ),
+            2,
+          )
+        : null,
+    staleness_max: c?.summary.stalenessMax ?? null,
+    mismatch_kl: r3(c?.summary.mismatchKl, 5),
+    sync_ms: r3(c?.summary.syncMs, 1),
+    replica_scaling_2: scale ? round(scale.two / Math.max(1e-9, scale.one), 3) : null,
+  };
+}
+
+/** The GPU projection from arm (a)'s step times (update seconds vs the rest of a step). */
+function projection(s: Settings, a: ArmSummary): void {
+  if (a.updatesPerMin <= 0 || a.updateSeconds === null) return;
+  const stepS = 60 / a.updatesPerMin;
+  const p = projectGain({ genS: Math.max(0, stepS - a.updateSeconds), trainS: a.updateSeconds, syncS: 0 }, 8, 2);
+  s.out(
+    `projection, 8 GPUs (2 train / 6 rollout), from (a)'s step (${stepS.toFixed(1)} s, update ${a.updateSeconds.toFixed(1)} s), ` +
+      `sync not counted: sync colocated ${p.syncStepS.toFixed(2)} s/step, async ${p.asyncStepS.toFixed(2)} s/step ` +
+      `(×${p.gain.toFixed(2)}); vs today's engine (generation on rank 0 only) ${p.todayStepS.toFixed(2)} s/step ` +
+      `(×${p.gainVsToday.toFixed(2)})`,
+  );
+}

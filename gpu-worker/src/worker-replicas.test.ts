@@ -1,0 +1,145 @@
+// Integration: a real worker with the built-in model, its trainer engine and one rollout replica (a
+// second engine process, role replica), weights synced over gloo on loopback. Synchronous: every step's
+// new weights reach the replica before it generates again, status and step metrics carry the replica and
+// the run health. The replica is then killed: calls keep being answered (the trainer's engine serves
+// while no replica is alive), the replica restarts and is synced to the current weights. Asynchronous:
+// claims and generation go on during updates, and the staleness bound holds.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClaimResponse, Status } from '../../src/shared/swarm-protocol';
+import { BUILTIN_MODEL_DIR } from './resources';
+import { http, tempDir, TEST_TOKENS } from './testing/workers';
+import { startWorker, type Worker } from './worker';
+
+async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 90_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (ok(v)) return v;
+    if (Date.now() - t0 > timeoutMs)
+      throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const status = async (url: string): Promise<Status> =>
+  (await http<Status>(url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body;
+
+async function playGroup(url: string, taskId: string): Promise<void> {
+  await Promise.all(
+    [1, 0].map(async (reward) => {
+      const claim = await until(
+        () =>
+          http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', {
+            token: TEST_TOKENS.join,
+            body: { clientId: 'replicas', taskId },
+          }),
+        (r) => r.status !== 503,
+      );
+      expect(claim.status, JSON.stringify(claim.body)).toBe(201);
+      const client = new OpenAI({ baseURL: claim.body.baseUrl, apiKey: claim.body.apiKey, maxRetries: 5 });
+      await client.chat.completions.create({
+        model: claim.body.model,
+        messages: [{ role: 'user', content: `What is ${taskId.length} + 2?` }],
+        max_tokens: 12,
+      });
+      const end = await http(url, 'POST', `/swarm/v1/episodes/${claim.body.episodeId}/end`, {
+        token: TEST_TOKENS.join,
+        body: { taskId, reward },
+      });
+      expect(end.status).toBe(200);
+    }),
+  );
+}
+
+function start(dir: string, extra: { async?: boolean }, logs: string[]): Promise<Worker> {
+  return startWorker(
+    {
+      model: BUILTIN_MODEL_DIR,
+      port: 0,
+      runDir: join(dir, 'run'),
+      threads: 1,
+      seed: 1,
+      rolloutReplicas: 1,
+      replicaThreads: 1,
+      syncTimeoutS: 60,
+      ...extra,
+      training: { strategy: 'C2', batch: 1, groupSize: 2, lr: 1e-3, checkpointEvery: 0, defaultMaxTokens: 12 },
+    },
+    { tokens: TEST_TOKENS, log: (l) => logs.push(l), sweepIntervalMs: 50 },
+  );
+}
+
+describe('swarm worker with a rollout replica (synchronous)', () => {
+  let w: Worker;
+  let dir: string;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir('aj-replicas-');
+    w = await start(dir, {}, logs);
+  }, 240_000);
+  afterAll(async () => {
+    await w?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('generates on the replica, syncs it after every update, and survives its death', async () => {
+    const s0 = await status(w.url);
+    expect(s0.serving?.rollout?.replicas).toMatchObject([{ index: 0, healthy: true, weightVersion: 0 }]);
+    const pid = s0.serving!.rollout!.replicas[0]!.pid!;
+    expect(pid).not.toBe(w.engine.pid);
+
+    await playGroup(w.url, 'a');
+    const s1 = await until(
+      () => status(w.url),
+      (s) => s.step === 1 && s.serving?.rollout?.replicas[0]?.weightVersion === 1,
+    );
+    expect(s1.serving!.completed).toBeGreaterThanOrEqual(2);
+    const health = s1.lastStep?.health;
+    expect(health?.stalenessMax).toBe(0); // synchronous: every token from the weights it trains
+    expect(health?.stalenessHistogram[0]).toBeGreaterThan(0);
+    expect(health?.syncMs).toBeGreaterThan(0);
+    expect(health?.replicas).toHaveLength(1);
+
+    process.kill(pid, 'SIGKILL');
+    await playGroup(w.url, 'bb'); // answered meanwhile: by the trainer's engine or the restarted replica
+    const s2 = await until(
+      () => status(w.url),
+      (s) => s.step === 2 && s.serving?.rollout?.replicas[0]?.healthy === true,
+    );
+    const replica = s2.serving!.rollout!.replicas[0]!;
+    expect(replica.pid).not.toBe(pid);
+    expect(replica.restarts).toBe(1);
+    expect(replica.weightVersion).toBe(2);
+    expect(logs.join('\n')).not.toMatch(/weight sync: the trainer's push failed/);
+  }, 240_000);
+});
+
+describe('swarm worker with a rollout replica (asynchronous)', () => {
+  let w: Worker;
+  let dir: string;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir('aj-async-');
+    w = await start(dir, { async: true }, logs);
+  }, 240_000);
+  afterAll(async () => {
+    await w?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps claiming and generating during updates and holds the staleness bound', async () => {
+    for (const task of ['a', 'bb', 'ccc']) await playGroup(w.url, task);
+    const s = await until(
+      () => status(w.url),
+      (x) => x.step === 3 && x.serving?.rollout?.replicas[0]?.weightVersion === 3,
+    );
+    expect(s.serving?.rollout?.async).toBe(true);
+    expect(s.lastStep?.health?.stalenessMax).toBeLessThanOrEqual(s.config.stalenessBound);
+    expect(s.counters.droppedEpisodes).toBe(0);
+  }, 240_000);
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { StepPoint } from '../../../shared/workbench-api';
+import { healthRows } from './health';
+
+const point = (step: number, health?: StepPoint['health']): StepPoint => ({
+  step,
+  weightVersion: step,
+  time: step,
+  episodes: 1,
+  rewardMean: 0,
+  rewardMin: 0,
+  rewardMax: 0,
+  successRate: null,
+  samples: 1,
+  tokensBefore: 0,
+  tokensAfter: 0,
+  compressionRatio: 1,
+  samplesPerEpisode: 1,
+  rolloutS: 0,
+  updateS: 0,
+  loss: null,
+  entropy: null,
+  approxKl: null,
+  clipFraction: 0.1,
+  klLoss: 0.02,
+  breakCounts: {},
+  ...(health ? { health } : {}),
+});
+
+const health = (syncMs: number | null): NonNullable<StepPoint['health']> => ({
+  stalenessMean: 0.4,
+  stalenessMax: 1,
+  stalenessHistogram: [6, 4],
+  mismatchKl: 0.003,
+  correctedFraction: 0.05,
+  correction: 'tis',
+  genBusyFraction: 0.9,
+  genIdleWaitFraction: 0.02,
+  trainerBusyFraction: 0.3,
+  syncMs,
+  replicas: [],
+});
+
+describe('healthRows', () => {
+  it('charts the steps with health figures, with the clip fraction and KL to the reference', () => {
+    const rows = healthRows([point(1), point(2, health(12.5)), point(3, health(null))]);
+    expect(rows.map((r) => r.step)).toEqual([2, 3]);
+    expect(rows[0]).toMatchObject({
+      stalenessMean: 0.4,
+      stalenessMax: 1,
+      mismatchKl: 0.003,
+      klToRef: 0.02,
+      clipped: 0.1,
+      corrected: 0.05,
+      genBusy: 0.9,
+      trainerBusy: 0.3,
+      genIdleWait: 0.02,
+      syncMs: 12.5,
+    });
+    expect(rows[1]!.syncMs).toBeNull();
+  });
+});

@@ -1,0 +1,42 @@
+// Chart rows of the run-health view (issue #21): per step, the staleness of the trained tokens, the
+// behaviour-vs-trainer mismatch KL and the KL to the reference, the PPO-clipped and correction-touched
+// shares of tokens, generation and trainer busy shares, the share of time generation waited for an
+// update, and the weight-sync time. Steps without health figures (older workers) are skipped.
+import type { StepPoint } from '../../../shared/workbench-api';
+import { downsample } from './series';
+
+export interface HealthRow {
+  step: number;
+  stalenessMean: number;
+  stalenessMax: number;
+  mismatchKl: number | null;
+  klToRef: number | null;
+  clipped: number | null;
+  corrected: number | null;
+  genBusy: number;
+  trainerBusy: number;
+  genIdleWait: number;
+  syncMs: number | null;
+}
+
+export function healthRows(steps: readonly StepPoint[]): HealthRow[] {
+  const rows: HealthRow[] = [];
+  for (const p of steps) {
+    const h = p.health;
+    if (!h) continue;
+    rows.push({
+      step: p.step,
+      stalenessMean: h.stalenessMean,
+      stalenessMax: h.stalenessMax,
+      mismatchKl: h.mismatchKl,
+      klToRef: p.klLoss ?? null,
+      clipped: p.clipFraction ?? null,
+      corrected: h.correctedFraction,
+      genBusy: h.genBusyFraction,
+      trainerBusy: h.trainerBusyFraction,
+      genIdleWait: h.genIdleWaitFraction,
+      syncMs: h.syncMs,
+    });
+  }
+  return downsample(rows);
+}
