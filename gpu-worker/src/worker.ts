@@ -253,6 +253,18 @@ function announce(
   return { url, port };
 }
 
+type SwarmParts = Omit<ConstructorParameters<typeof Swarm>[0], 'log' | 'now' | 'sweepIntervalMs'>;
+
+/** The swarm of a starting worker, with the test hooks `opts` carries. */
+function newSwarm(parts: SwarmParts, opts: StartOptions, log: (line: string) => void): Swarm {
+  return new Swarm({
+    ...parts,
+    ...(opts.echoEventLogs === false ? {} : { log }),
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}),
+  });
+}
+
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls, parsers } = prepareRun(
@@ -281,21 +293,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   const scheduler = placement.gate;
   // Counters persist as they change, so kill -9 + --resume never sets them back.
   const counters = DurableCounters.open(files.counters, saved?.counters ?? emptyCounters(), (m) => log(`[warn] ${m}`));
-  const s = new Swarm({
-    config,
-    modelName,
-    secret,
-    files,
-    engine,
-    generation: scheduler,
-    pool,
-    saved,
-    teacher,
-    counters: counters.counters,
-    ...(opts.echoEventLogs === false ? {} : { log }),
-    ...(opts.now ? { now: opts.now } : {}),
-    ...(opts.sweepIntervalMs ? { sweepIntervalMs: opts.sweepIntervalMs } : {}),
-  });
+  const parts = { config, modelName, secret, files, engine, pool, saved, teacher, counters: counters.counters };
+  const s = newSwarm({ ...parts, generation: scheduler }, opts, log);
   swarm = s;
   pool.onProblem((message) => s.log('error', 'pool', message));
   const tensorboard = config.tensorboardDir ? new TensorBoardSink(config.tensorboardDir) : null;

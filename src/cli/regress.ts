@@ -8,8 +8,8 @@ import { openStore } from '../node/store/store';
 import { parseFlags } from './flags';
 import { resolveDataDir } from './ui';
 
-export const regressHelp = `  agentjet regress run [--commits A..B | --last N] [--bench train,merge,…] [--seeds 0,1] [--smoke true]
-                           [--timeout-min M] [--repo DIR] [--data-dir D]
+export const regressHelp = `  agentjet regress run [--commits A..B | --last N] [--bench train,merge,…] [--seeds 0,1]
+                           [--smoke true] [--timeout-min M] [--repo DIR] [--data-dir D]
                            run benchmarks at each commit in a scratch git worktree; store every figure
   agentjet regress show [--bench B] [--window W] [--json true] [--data-dir D]
                            each figure by commit: mean ± SE over seeds, the predecessors' band, flags`;
@@ -60,12 +60,13 @@ export function boardTable(board: readonly BoardFigure[]): string {
       '| commit | subject | n | mean ± SE | band | flag |',
       '|---|---|---|---|---|---|',
     );
-    for (const r of f.rows)
+    for (const r of f.rows) {
+      const band = r.band ? `${fmt(r.band.lo)} … ${fmt(r.band.hi)}` : '—';
       out.push(
-        `| ${r.commit.slice(0, 9)} | ${r.subject.slice(0, 60).replace(/\|/g, '/')} | ${r.n} | ${fmt(r.mean)} ± ${fmt(r.se)} | ${
-          r.band ? `${fmt(r.band.lo)} … ${fmt(r.band.hi)}` : '—'
-        } | ${r.flag ?? ''} |`,
+        `| ${r.commit.slice(0, 9)} | ${r.subject.slice(0, 60).replace(/\|/g, '/')} | ${r.n} | ` +
+          `${fmt(r.mean)} ± ${fmt(r.se)} | ${band} | ${r.flag ?? ''} |`,
       );
+    }
     out.push('');
   }
   return out.join('\n');

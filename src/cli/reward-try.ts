@@ -8,8 +8,8 @@ import { openStore } from '../node/store/store';
 import { parseFlags } from './flags';
 import { resolveDataDir } from './ui';
 
-export const rewardTryHelp = `  agentjet reward try --file F [--run R] [--last N] [--task T] [--code-version V] [--export NAME]
-                           [--tasks A.jsonl,B.jsonl] [--timeout-ms MS] [--data-dir D]
+export const rewardTryHelp = `  agentjet reward try --file F [--run R] [--last N] [--task T] [--code-version V]
+                           [--export NAME] [--tasks A.jsonl,B.jsonl] [--timeout-ms MS] [--data-dir D]
                            score a run's last N ended episodes (default: the newest run, 200) with the
                            reward code in F (.ts/.js bundled as the client runs it, or .py) in a child
                            process; prints a JSON verdict: old vs new distribution, changed episodes

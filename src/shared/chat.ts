@@ -22,7 +22,8 @@ export const ChatMessageSchema = z.object({
   tool_calls: z.array(ToolCallSchema).optional(),
   tool_call_id: z.string().optional(),
   name: z.string().optional(),
-  /** An assistant turn's reasoning (vLLM's and DeepSeek's `reasoning_content`); templates that show reasoning read it. */
+  /** An assistant turn's reasoning (vLLM's and DeepSeek's `reasoning_content`); templates that show reasoning
+   * read it. */
   reasoning_content: z.string().nullable().optional(),
 });
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;

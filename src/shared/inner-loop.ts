@@ -24,7 +24,8 @@ export const ProbeSpecSchema = z
       .object({ content: z.string().max(100_000) })
       .strict()
       .optional(),
-    /** A continuation is a hit when its text contains this (e.g. `<tool_call>`: "does it still call the tool here?"). */
+    /** A continuation is a hit when its text contains this
+     * (e.g. `<tool_call>`: "does it still call the tool here?"). */
     contains: z.string().min(1).max(1000),
   })
   .strict();
@@ -95,7 +96,8 @@ export const RewardVerdictSchema = z.object({
   /** Largest |change| first. */
   changed: z.array(ChangedEpisodeSchema),
   errors: z.array(z.object({ episodeId: z.string(), error: z.string() })),
-  /** Task groups of ≥ 2 episodes (of the last update when it is among those tried) gaining or losing reward variance. */
+  /** Task groups of ≥ 2 episodes (of the last update when it is among those tried) gaining or losing reward
+   * variance. */
   groups: z.object({
     considered: z.number().int(),
     gainSignal: z.array(z.string()),

@@ -23,12 +23,21 @@ for (const s of [process.stdout, process.stderr]) {
 }
 const wanted = EXPORT_NAME;
 const fns = Object.entries(mod).filter(([, v]) => typeof v === 'function');
+const scores = fns.filter(([k]) => /Score$/.test(k));
 const pick = wanted ? fns.find(([k]) => k === wanted)
-  : fns.find(([k]) => k === 'reward') ?? (fns.filter(([k]) => /Score$/.test(k)).length === 1 ? fns.find(([k]) => /Score$/.test(k)) : undefined);
-const describe = (v) => { try { const s = JSON.stringify(v); return s === undefined ? String(v) : s.slice(0, 120); } catch { return String(v).slice(0, 120); } };
+  : fns.find(([k]) => k === 'reward') ?? (scores.length === 1 ? scores[0] : undefined);
+const describe = (v) => {
+  try {
+    const s = JSON.stringify(v);
+    return s === undefined ? String(v) : s.slice(0, 120);
+  } catch {
+    return String(v).slice(0, 120);
+  }
+};
 const check = (r) => {
   const value = typeof r === 'number' ? r : r && typeof r === 'object' ? r.reward : r;
-  if (typeof value !== 'number') return { error: 'returned ' + (value === undefined ? describe(r) : typeof value + ' ' + describe(value)) + ', not a number' };
+  const shown = value === undefined ? describe(r) : typeof value + ' ' + describe(value);
+  if (typeof value !== 'number') return { error: 'returned ' + shown + ', not a number' };
   if (!Number.isFinite(value)) return { error: 'returned ' + String(value) + ', not a finite number' };
   const success = r && typeof r === 'object' && typeof r.success === 'boolean' ? r.success : undefined;
   return success === undefined ? { reward: value } : { reward: value, success };
@@ -48,7 +57,8 @@ if (!pick) {
       const r = check(await fn(task, messages));
       send({ i, ...r, printed });
     } catch (err) {
-      send({ i, error: 'threw: ' + String(err && err.stack ? err.stack : err).split('\\n').slice(0, 3).join(' | ').slice(0, 500), printed });
+      const trace = String(err && err.stack ? err.stack : err).split('\\n').slice(0, 3).join(' | ');
+      send({ i, error: 'threw: ' + trace.slice(0, 500), printed });
     }
   }
 }
@@ -78,7 +88,9 @@ want = sys.argv[2]
 scores = [k for k in fns if k.endswith('_score') or k.endswith('Score')]
 name = want or ('reward' if 'reward' in fns else (scores[0] if len(scores) == 1 else None))
 if name is None or name not in fns:
-    send({'fatal': 'the reward file defines no function ' + (want or 'reward(task, messages)') + '; name one with --export'}); sys.exit(0)
+    wanted = want or 'reward(task, messages)'
+    send({'fatal': 'the reward file defines no function ' + wanted + '; name one with --export'})
+    sys.exit(0)
 send({'ready': name})
 def check(r):
     v = r.get('reward') if isinstance(r, dict) else r
@@ -92,6 +104,7 @@ for line in sys.stdin:
     m = json.loads(line)
     Sink.n = 0
     try: r = check(fns[name](m['task'], m['messages']))
-    except BaseException as e: r = {'error': 'threw: ' + ''.join(traceback.format_exception_only(type(e), e)).strip()[:500]}
+    except BaseException as e:
+        r = {'error': 'threw: ' + ''.join(traceback.format_exception_only(type(e), e)).strip()[:500]}
     send({'i': m['i'], **r, 'printed': Sink.n})
 `;

@@ -63,7 +63,8 @@ const Curve = z.array(z.number());
 export function innerLoopPart(ctx: StoreContext): InnerLoopStore {
   const { db } = ctx;
   const mark = db.prepare(`
-    INSERT INTO quarantined_episodes (run, episode_id, code_version, quarantined_at, released_at) VALUES (?, ?, ?, ?, NULL)
+    INSERT INTO quarantined_episodes (run, episode_id, code_version, quarantined_at, released_at)
+    VALUES (?, ?, ?, ?, NULL)
     ON CONFLICT (run, episode_id) DO UPDATE SET
       code_version = excluded.code_version, quarantined_at = excluded.quarantined_at, released_at = NULL`);
   const release = db.prepare(

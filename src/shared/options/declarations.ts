@@ -161,7 +161,9 @@ export const TRAINING_OPTIONS = {
     value: numberIn(z.number().min(0).max(1)),
     default: 1,
     flag: 'distill-weight',
-    help: 'with --teacher-url: per-token advantage (1−w)·task + w·(log π_teacher − log π_student); 1: distillation alone',
+    help:
+      'with --teacher-url: per-token advantage (1−w)·task + w·(log π_teacher − log π_student); ' +
+      '1: distillation alone',
   }),
   forceTrainSampling: option({
     value: bool,

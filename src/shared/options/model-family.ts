@@ -28,6 +28,8 @@ export const MODEL_FAMILY_OPTIONS = {
     value: bool,
     default: false,
     flag: 'keep-reasoning',
-    help: "render earlier turns' reasoning into later prompts (a variant of Qwen3-style templates), so thinking episodes merge; the trained context then differs from the model's default serving context",
+    help:
+      "render earlier turns' reasoning into later prompts (a variant of Qwen3-style templates), so thinking " +
+      "episodes merge; the trained context then differs from the model's default serving context",
   }),
 };

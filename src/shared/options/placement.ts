@@ -15,7 +15,9 @@ export const PLACEMENT_OPTIONS = {
     flag: 'rollout-replicas',
     arg: 'R',
     label: 'Rollout replicas',
-    help: 'R > 0: generation runs on R inference-only engine processes, weights pushed after every update; 0: in the trainer',
+    help:
+      'R > 0: generation runs on R inference-only engine processes, weights pushed after every update; ' +
+      '0: in the trainer',
   }),
   rolloutDevices: option({
     value: gpuList,
@@ -50,7 +52,9 @@ export const PLACEMENT_OPTIONS = {
     default: false,
     flag: 'async',
     label: 'Asynchronous updates',
-    help: 'replicas keep generating while the trainer steps (needs --rollout-replicas); staleness bounded by --staleness-bound',
+    help:
+      'replicas keep generating while the trainer steps (needs --rollout-replicas); ' +
+      'staleness bounded by --staleness-bound',
   }),
   inflight: option({
     value: oneOf(['swap', 'finish']),
@@ -58,7 +62,9 @@ export const PLACEMENT_OPTIONS = {
     flag: 'inflight',
     arg: 'swap|finish',
     label: 'In-flight generations',
-    help: 'when new weights reach a replica: swap them in between decode steps (swap), or let running generations finish first (finish)',
+    help:
+      'when new weights reach a replica: swap them in between decode steps (swap), ' +
+      'or let running generations finish first (finish)',
   }),
   syncTimeoutS: option({
     value: intIn(1, 3600),

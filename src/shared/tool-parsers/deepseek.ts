@@ -1,5 +1,7 @@
 // DeepSeek-V3 tool calls, as its chat template renders them (and the model writes them):
-//   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{ARGS}\n```<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>
+//   <｜tool▁calls▁begin｜>
+//     <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{ARGS}\n```<｜tool▁call▁end｜>…
+//   <｜tool▁calls▁end｜> (no line breaks between the markers)
 // and the V3.1 form `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{ARGS}<｜tool▁call▁end｜>`. The arguments
 // stream as the generated JSON without insignificant whitespace (json-minify.ts).
 import { JsonMinifier } from '../json-minify';
