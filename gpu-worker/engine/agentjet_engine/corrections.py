@@ -63,6 +63,7 @@ def corrected_loss(
 
 
 def mismatch_kl(logp: Tensor, behaviour: Tensor) -> Tensor:
-    """Per-token k3 estimate of KL(π_behav ‖ π_trainer) from the behaviour's samples: e^d − d − 1, d = logp − behaviour."""
+    """Per-token k3 estimate of KL(π_behav ‖ π_trainer) from the behaviour's samples:
+    e^d − d − 1, d = logp − behaviour."""
     d = logp.detach() - behaviour
     return torch.expm1(d) - d

@@ -9,9 +9,10 @@ receives each collective request (load, train_step, save, restore, close) that r
 broadcasts from inside those methods, and runs the same method. Only those methods are collective;
 generation, scoring, rendering and decoding run on rank 0 alone.
 
-gloo carries CPU tensors and NCCL CUDA tensors (`cpu:gloo,cuda:nccl` where CUDA exists). A rank that dies makes the next collective fail on the
-others; rank 0 then answers the request with a `rank_failed` error and exits, so the worker restarts
-the engine from its last checkpoint (as after any engine crash).
+gloo carries CPU tensors and NCCL CUDA tensors (`cpu:gloo,cuda:nccl` where CUDA exists). A rank that
+dies makes the next collective fail on the others; rank 0 then answers the request with a
+`rank_failed` error and exits, so the worker restarts the engine from its last checkpoint (as after
+any engine crash).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
     python -m agentjet_engine.reward_model train --data DATASET.jsonl --base MODEL_DIR --out RM_DIR
         [--loss pairwise|pointwise|both] [--epochs E] [--lr LR] [--batch N] [--heldout F] [--max-length L]
-        [--seed S] [--threads T] [--device auto|cpu|cuda] [--version V] [--max-minutes M] [--exporter torchscript|dynamo]
-        [--probe-steps N]
+        [--seed S] [--threads T] [--device auto|cpu|cuda] [--version V] [--max-minutes M]
+        [--exporter torchscript|dynamo] [--probe-steps N]
     python -m agentjet_engine.reward_model score --model RM_DIR --data CONVERSATIONS.jsonl
 
 `train` reads the labels dataset (see reward_data.py), fits the fresh score head on frozen features

@@ -29,7 +29,8 @@ while True:  # busy: never sleeps, never waits on I/O
 
 PARENT = """
 import subprocess, sys
-child = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2], sys.argv[3]], stdout=subprocess.PIPE, text=True)
+argv = [sys.executable, "-c", sys.argv[1], sys.argv[2], sys.argv[3]]
+child = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
 print(child.stdout.readline().strip(), flush=True)
 child.wait()
 """

@@ -371,7 +371,8 @@ class SwarmClient:
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> SwarmClient:
-        """A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and (optionally) AGENTJET_CLIENT_ID."""
+        """A client from AGENTJET_SERVER_URL (as the client runner sets it), AGENTJET_JOIN_TOKEN and
+        (optionally) AGENTJET_CLIENT_ID."""
         url, token = os.environ.get("AGENTJET_SERVER_URL"), os.environ.get("AGENTJET_JOIN_TOKEN")
         if not url or not token:
             raise SwarmError(

@@ -17,7 +17,8 @@ REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", 
 def run_worker(
     admin: str, join: str, args: list[str], prefix: str, start_timeout_s: float, out: list[str] | None = None
 ) -> Iterator[str]:
-    """Yields the serving worker's URL (for a pytest fixture: `yield from run_worker(...)`); its start-up lines go to `out`."""
+    """Yields the serving worker's URL (for a pytest fixture: `yield from run_worker(...)`); its start-up
+    lines go to `out`."""
     run_dir = tempfile.mkdtemp(prefix=prefix)
     env = {**os.environ, "AGENTJET_ADMIN_TOKEN": admin, "AGENTJET_JOIN_TOKEN": join}
     cmd = [
