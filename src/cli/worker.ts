@@ -137,18 +137,19 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   const worker = await starting;
   const s = worker.swarm;
   const t = s.training;
-  console.log(
+  // One write: whoever waits for "listening on" also has the TLS line (its certificate and fingerprint).
+  const banner = [
     `agentjet worker listening on ${worker.url} · model ${s.modelName} · step ${s.step} · run dir ${worker.files.dir}`,
-  );
-  if (worker.tls)
-    console.log(
-      `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 ` +
-        `fingerprint ${worker.tls.fingerprint256}`,
-    );
-  console.log(
+    ...(worker.tls
+      ? [
+          `  TLS: ${worker.tls.selfSigned ? 'self-signed ' : ''}certificate ${worker.tls.certFile} · SHA-256 ` +
+            `fingerprint ${worker.tls.fingerprint256}`,
+        ]
+      : []),
     `  strategy ${t.strategy} · batch ${t.batch} · group ${t.groupSize} · ${t.algo} · merge ` +
       `${t.merge}/${t.level} · lr ${t.lr}`,
-  );
+  ];
+  console.log(banner.join('\n'));
   const plan = worker.engine.info?.plan;
   if (plan) {
     const lora = `LoRA r=${plan.lora?.r ?? '?'} alpha ${plan.lora?.alpha ?? '?'}`;
