@@ -1,12 +1,14 @@
 // What the engine loads for a worker config (model folder, placement, the served chat template,
 // the training setup), and the config fields that pin the engine's first plan for later loads.
 import type { LoadParams, TrainingPlan } from '../../src/shared/engine-protocol';
-import { servedTemplate } from './engine/model-family';
+import { engineTextSettings } from '../../src/shared/tool-parsers/names';
+import { modelParsers, servedTemplate } from './engine/model-family';
 import type { WorkerConfig } from './worker-config';
 
 /** What the engine loads: the model, its placement, and the training setup the plan starts from. */
 export function engineLoadParams(config: WorkerConfig, modelPath: string): LoadParams {
   const chatTemplate = servedTemplate(modelPath, config);
+  const text = engineTextSettings(modelParsers(modelPath, config).choice);
   return {
     path: modelPath,
     device: config.device,
@@ -17,6 +19,8 @@ export function engineLoadParams(config: WorkerConfig, modelPath: string): LoadP
     klCoef: config.training.klCoef,
     ...(config.threads ? { threads: config.threads } : {}),
     ...(chatTemplate !== null ? { chatTemplate } : {}),
+    ...(text.decodeSpecialTokens ? { decodeSpecialTokens: true } : {}),
+    ...(text.toolArgumentsAsText ? { toolArgumentsAsText: true } : {}),
     ...(config.lora ? { lora: config.lora } : {}),
     ...(config.activationCheckpointing !== undefined
       ? { activationCheckpointing: config.activationCheckpointing }

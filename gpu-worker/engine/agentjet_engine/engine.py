@@ -12,6 +12,7 @@ from .distributed import RankGroup
 from .engine_sync import SyncMethods
 from .engine_training import TrainingEngine, set_threads
 from .errors import EngineError, context_overflow, invalid
+from .forced import ForcedReplies
 from .generation import GenerationRequest
 from .loading import LoadedModel, default_threads, dtype_name
 from .rendering import normalise_messages, normalise_tools
@@ -31,6 +32,7 @@ class Engine(SyncMethods, TrainingEngine):
         super().__init__(group)
         self._init_sync()
         self.serving = Serving(self)  # generation: continuous batcher, prefix cache, static path
+        self.forced = ForcedReplies.from_env()  # test-only (forced.py)
 
     # ---- state -------------------------------------------------------------------------------
     def info(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -80,7 +82,7 @@ class Engine(SyncMethods, TrainingEngine):
     def render(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()
         assert self.renderer is not None
-        messages = normalise_messages(params.get("messages"))
+        messages = normalise_messages(params.get("messages"), m.options.tool_arguments_as_text)
         tools = normalise_tools(params.get("tools"))
         add_prompt = P.get_bool(params, "addGenerationPrompt", default=True)
         try:
@@ -126,6 +128,7 @@ class Engine(SyncMethods, TrainingEngine):
             stop_ids=frozenset(stop_ids),
             seed=seed,
             stop=tuple(strings),
+            forced=self.forced.next(m.vocab_size, f"{field}.promptIds") if self.forced else (),
         )
 
     def parse_generate(self, params: dict[str, Any]) -> tuple[list[GenerationRequest], bool]:

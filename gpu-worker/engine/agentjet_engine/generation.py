@@ -19,6 +19,7 @@ from transformers import DynamicCache
 
 from .batching import pad_left, positions_from_mask
 from .detok import TextTracker
+from .forced import force_tokens, used_up
 from .losses import gather_logprobs
 from .sampling import sample_tokens
 
@@ -32,6 +33,7 @@ class GenerationRequest:
     stop_ids: frozenset[int]
     seed: int
     stop: tuple[str, ...] = ()  # stop strings (OpenAI `stop`): the output ends at the first one
+    forced: tuple[int, ...] = ()  # test-only: the tokens to produce instead of sampling (forced.py)
 
 
 @dataclass
@@ -109,6 +111,8 @@ def _decode_loop(
             if active[row] and request.temperature > 0:
                 uniforms[row] = torch.rand((), generator=generators[row])
         tokens = sample_tokens(logits, temperature, top_p, uniforms.to(device))
+        if any(r.forced for r in requests):
+            tokens = force_tokens(tokens, [(r.forced, len(res.token_ids)) for r, res in zip(requests, results)])
         token_logprobs = gather_logprobs(logits, tokens)
         tokens_list, logprobs_list = tokens.tolist(), token_logprobs.tolist()  # one sync per step
 
@@ -123,7 +127,7 @@ def _decode_loop(
                 trackers[row].push(tokens_list[row])
             if tokens_list[row] in request.stop_ids or trackers[row].stopped:
                 result.finish_reason, active[row] = "stop", False
-            elif len(result.token_ids) >= request.max_tokens:
+            elif len(result.token_ids) >= request.max_tokens or used_up(request.forced, len(result.token_ids)):
                 result.finish_reason, active[row] = "length", False
             else:
                 step_mask[row] = 1

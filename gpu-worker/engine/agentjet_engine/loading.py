@@ -44,6 +44,8 @@ class LoadOptions:
     kl_coef: float = 0.0  # planning hint: > 0 budgets the KL reference
     memory_budget_bytes: int | None = None  # override the device's memory (per rank)
     chat_template: str | None = None  # replaces the folder's template (--chat-template, keep-reasoning variants)
+    decode_special_tokens: bool = False  # replies keep special tokens (Harmony's <|channel|>…), stop ids dropped
+    tool_arguments_as_text: bool = False  # templates that concatenate `arguments` (DeepSeek-V3) get JSON text
 
     def to_json(self) -> dict[str, Any]:
         lora = (
@@ -105,6 +107,8 @@ def parse_load_options(params: dict[str, Any]) -> LoadOptions:
         kl_coef=P.get_float(params, "klCoef", default=0.0, lo=0.0),
         memory_budget_bytes=P.get_int(params, "memoryBudgetBytes", default=None, lo=1),
         chat_template=P.get_str(params, "chatTemplate", default=None),
+        decode_special_tokens=P.get_bool(params, "decodeSpecialTokens", default=False),
+        tool_arguments_as_text=P.get_bool(params, "toolArgumentsAsText", default=False),
     )
 
 
@@ -222,6 +226,14 @@ class LoadedModel:
 
     def autocast(self) -> contextlib.AbstractContextManager[Any]:
         return autocast_context(self.device, self.compute_dtype)
+
+    def decode_reply(self, ids: list[int]) -> str:
+        """A reply's text: special tokens skipped, or (families whose format is made of them, e.g.
+        Harmony) kept, less the stop tokens that end the reply."""
+        if not self.options.decode_special_tokens:
+            return str(self.tokenizer.decode(ids, skip_special_tokens=True))
+        stops = set(self.eos_ids)
+        return str(self.tokenizer.decode([i for i in ids if i not in stops], skip_special_tokens=False))
 
     def trainable_parameters(self) -> list[tuple[str, torch.nn.Parameter]]:
         return [(n, p) for n, p in self.model.named_parameters() if p.requires_grad]

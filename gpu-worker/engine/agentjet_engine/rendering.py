@@ -17,10 +17,12 @@ NO_MESSAGE = -1  # template text that belongs to no message (e.g. a tools-only s
 GENERATION_PROMPT = -2  # the `<|im_start|>assistant\n` header appended by add_generation_prompt
 
 
-def normalise_tool_call(call: Any, field: str) -> dict[str, Any]:
+def normalise_tool_call(call: Any, field: str, arguments_as_text: bool = False) -> dict[str, Any]:
     """OpenAI `{id, type, function: {name, arguments: "json"}}` → same shape with parsed arguments.
 
     HF templates expect `arguments` to be an object; a string that is not a JSON object is kept raw.
+    With `arguments_as_text` (templates that concatenate them into the text, e.g. DeepSeek-V3's)
+    `arguments` is JSON text: the client's string as sent, an object serialised.
     """
     call = P.obj(call, field)
     function = P.obj(call.get("function"), f"{field}.function")
@@ -44,14 +46,21 @@ def normalise_tool_call(call: Any, field: str) -> dict[str, Any]:
         arguments = {}
     elif not isinstance(arguments, dict):
         raise invalid(f"{field}.function.arguments", "must be a JSON string or an object", "wrong_type")
+    if arguments_as_text:
+        raw = function.get("arguments")
+        arguments = raw if isinstance(raw, str) else json.dumps(arguments, ensure_ascii=False)
     out = {k: v for k, v in call.items() if k != "function"}
     out.setdefault("type", "function")
     out["function"] = {**function, "name": name, "arguments": arguments}
     return out
 
 
-def normalise_messages(raw: Any) -> list[dict[str, Any]]:
-    """Validate OpenAI chat messages; unknown keys are kept for templates that use them."""
+def normalise_messages(raw: Any, arguments_as_text: bool = False) -> list[dict[str, Any]]:
+    """Validate OpenAI chat messages; unknown keys are kept for templates that use them.
+
+    An assistant turn's `content: null` becomes "" (templates such as Qwen3's string-process it),
+    except with `arguments_as_text`: DeepSeek-V3's template tells a tool-call turn by `content is none`.
+    """
     if not isinstance(raw, list) or not raw:
         raise invalid("messages", "must be a non-empty array of chat messages")
     messages = []
@@ -62,13 +71,15 @@ def normalise_messages(raw: Any) -> list[dict[str, Any]]:
         content = message.get("content")
         if content is not None and not isinstance(content, str):
             raise invalid(f"{field}.content", "must be a string or null", "wrong_type")
+        if content is None and message["role"] == "assistant" and not arguments_as_text:
+            content = ""
         message["content"] = content
         calls = message.get("tool_calls")
         if calls is not None:
             calls = P.get_list(message, "tool_calls", field)
             if calls:
                 message["tool_calls"] = [
-                    normalise_tool_call(c, f"{field}.tool_calls[{j}]") for j, c in enumerate(calls)
+                    normalise_tool_call(c, f"{field}.tool_calls[{j}]", arguments_as_text) for j, c in enumerate(calls)
                 ]
             else:
                 del message["tool_calls"]

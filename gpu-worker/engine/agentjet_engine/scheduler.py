@@ -29,6 +29,7 @@ from torch import Tensor
 from .admission_policy import RowLimits, takes_row
 from .attention import serving_attention
 from .detok import TextTracker
+from .forced import force_tokens, used_up
 from .generation import GenerationRequest
 from .kv_store import Segment, SlotCache, SlotStore, StepPlan
 from .losses import gather_logprobs
@@ -373,6 +374,8 @@ class ContinuousBatcher:
             dtype=torch.float32,
         ).to(device)
         chosen = sample_tokens(logits, temperature, top_p, uniforms)
+        if any(r.req.forced for r in rows):
+            chosen = force_tokens(chosen, [(r.req.forced, len(r.out_ids)) for r in rows])
         lps = gather_logprobs(logits, chosen).tolist()
         now = time.perf_counter()
         for row, token, lp in zip(rows, chosen.tolist(), lps):
@@ -389,7 +392,7 @@ class ContinuousBatcher:
                 row.tracker.push(token)
             if token in row.req.stop_ids or row.tracker.stopped:
                 row.finish = "stop"
-            elif len(row.out_ids) >= row.req.max_tokens:
+            elif len(row.out_ids) >= row.req.max_tokens or used_up(row.req.forced, len(row.out_ids)):
                 row.finish = "length"
         for row in rows:
             if row.slot >= self.decoding:  # prompt completed this step: join the decoding rows

@@ -94,7 +94,7 @@ class Serving:
             served = _Served(model, m.device, m.pad_id, m.autocast)
             self._batcher = ContinuousBatcher(
                 served,
-                lambda ids: m.tokenizer.decode(ids, skip_special_tokens=True),
+                m.decode_reply,
                 config,
                 m.compute_dtype,
                 m.context_length,
@@ -200,7 +200,7 @@ class Serving:
             requests,
             pad_id=m.pad_id,
             device=m.device,
-            decode=lambda ids: m.tokenizer.decode(ids, skip_special_tokens=True),
+            decode=m.decode_reply,
             autocast=m.autocast(),
         )
         return [

@@ -11,3 +11,12 @@ export interface ParserChoice {
   tool: ToolParserName;
   reasoning: ReasoningParserName;
 }
+
+/** What the engine must do for a family's format (LoadParams): keep its special tokens in replies
+ * (Harmony), hand tool-call arguments to the template as text (DeepSeek-V3). */
+export function engineTextSettings(choice: ParserChoice): {
+  decodeSpecialTokens: boolean;
+  toolArgumentsAsText: boolean;
+} {
+  return { decodeSpecialTokens: choice.reasoning === 'harmony', toolArgumentsAsText: choice.tool === 'deepseek_v3' };
+}
