@@ -122,6 +122,13 @@ describe('checkResponsesBody', () => {
       ),
     ).toBeNull();
   });
+
+  it('takes reasoning items sent back as the server returned them (reasoning_text content)', () => {
+    const reasoning = { type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: 'r' }] };
+    expect(codeOf(() => checkResponsesBody({ input: [{ role: 'user', content: 'q' }, reasoning] }))).toBeNull();
+    const misplaced = { role: 'user', content: [{ type: 'reasoning_text', text: 'r' }] };
+    expect(codeOf(() => checkResponsesBody({ input: [misplaced] }))).toBe('400 unsupported_content');
+  });
 });
 
 describe('itemsToMessages', () => {

@@ -12,7 +12,7 @@ import type { Block } from '../stream-blocks';
 import type { ChatCompletionRequest, ChatCompletionUsage } from '../swarm-protocol';
 import { HARMLESS_INCLUDES, RESPONSES_FIELDS, type InputItem, type ResponsesRequest } from './schema';
 
-const ITEM_TYPES = ['message', 'function_call', 'function_call_output'];
+const ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning'];
 
 /** Input items and their content parts, counted without walking the parts. */
 function itemCount(input: readonly unknown[]): number {
@@ -41,14 +41,15 @@ export function checkResponsesBody(body: unknown): void {
         throw refuse(
           'unsupported_input_item',
           `input[${i}] has type ${JSON.stringify(String(type)).slice(0, 80)}; this server takes message, ` +
-            'function_call and function_call_output items',
+            'function_call, function_call_output and reasoning items',
         );
       }
       const content = prop(item, 'content') ?? prop(item, 'output');
       if (!Array.isArray(content)) continue;
       for (const part of content) {
         const pt = prop(part, 'type');
-        if (pt !== 'input_text' && pt !== 'output_text' && pt !== 'text') {
+        const reasoningText = type === 'reasoning' && pt === 'reasoning_text';
+        if (pt !== 'input_text' && pt !== 'output_text' && pt !== 'text' && !reasoningText) {
           throw refuse(
             'unsupported_content',
             `input[${i}] has a ${JSON.stringify(String(pt)).slice(0, 60)} content part; only text parts are supported`,

@@ -92,24 +92,41 @@ function extends_(tail: Tail, b: Call, level: MatchLevel, chain: readonly Timeli
   return tail.call.isTextPrefixOf(b) && splicesInto(chain, b.t);
 }
 
+/** True when `call` had reasoning — in its output or an earlier assistant turn — that `b`'s prompt renders
+ * shorter than it was sampled: the template dropped it (the span of the echoed output is shorter). */
+function droppedReasoning(call: Call, b: Call): boolean {
+  const t = call.t;
+  const hadReasoning = [t.output, ...t.messages].some((m) => m.role === 'assistant' && !!m.reasoning_content);
+  if (!hadReasoning) return false;
+  const echoed = b.t.promptSpans.find((s) => s.messageIndex === t.messages.length);
+  return echoed !== undefined && echoed.end - echoed.start < t.outputIds.length;
+}
+
+/** A text match whose tokens do not align: the template dropped reasoning, or other drift. */
+function driftCause(call: Call, b: Call): BreakCause {
+  return droppedReasoning(call, b) ? 'template_dropped_reasoning' : 'token_drift';
+}
+
 /**
  * Why `b` extends no chain. Precedence: a chain it would extend but for the agent →
  * `different_agent`; but for the tools → `different_tools`; a text match that cannot be aligned
  * token-wise → `token_drift`; no chain of its agent yet → `different_agent`. Otherwise, against
  * the latest chain of its agent: other tools → `different_tools`; its messages + output are a
  * prefix of b's messages (so only the tokens differ) → `token_drift`; else `rewritten_history`.
+ * A `token_drift` where the earlier call's reasoning renders shorter in b's prompt than it was sampled
+ * is named `template_dropped_reasoning`.
  */
 function breakCause(b: Call, matches: readonly Tail[], tails: readonly Tail[]): BreakCause {
   if (matches.some((m) => m.call.t.agent !== b.t.agent)) return 'different_agent';
   if (matches.some((m) => m.call.tools !== b.tools)) return 'different_tools';
-  if (matches.length > 0) return 'token_drift';
+  if (matches.length > 0) return driftCause(matches[0]!.call, b);
   let latest: Call | undefined;
   for (const { call } of tails) {
     if (call.t.agent === b.t.agent && (latest === undefined || call.t.callIndex >= latest.t.callIndex)) latest = call;
   }
   if (latest === undefined) return 'different_agent';
   if (latest.tools !== b.tools) return 'different_tools';
-  return latest.isTextPrefixOf(b) ? 'token_drift' : 'rewritten_history';
+  return latest.isTextPrefixOf(b) ? driftCause(latest, b) : 'rewritten_history';
 }
 
 /** Splits one episode's calls, already sorted in call order, into chains. */

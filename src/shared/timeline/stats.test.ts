@@ -27,7 +27,13 @@ describe('merge statistics', () => {
       ['e2', 3, 2, ['token_drift']],
     ]);
     expect(stats).toEqual(sumStats(episodes));
-    expect(stats.breakCounts).toEqual({ token_drift: 1, rewritten_history: 1, different_agent: 0, different_tools: 0 });
+    expect(stats.breakCounts).toEqual({
+      token_drift: 1,
+      rewritten_history: 1,
+      different_agent: 0,
+      different_tools: 0,
+      template_dropped_reasoning: 0,
+    });
     expect(stats.tokensBefore).toBe(calls.reduce((n, t) => n + t.promptIds.length + t.outputIds.length, 0));
     expect(stats.tokensTrained).toBe(stats.tokensGenerated);
     expect(stats.compressionRatio).toBeCloseTo(stats.tokensBefore / stats.tokensAfter);

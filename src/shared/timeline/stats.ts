@@ -15,6 +15,7 @@ function countBreaks(breaks: readonly ChainBreak[]): Record<BreakCause, number> 
     rewritten_history: 0,
     different_agent: 0,
     different_tools: 0,
+    template_dropped_reasoning: 0,
   };
   for (const b of breaks) counts[b.cause] += 1;
   return counts;

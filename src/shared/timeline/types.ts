@@ -138,9 +138,31 @@ export type TreeSample = z.infer<typeof TreeSampleSchema>;
 export const MergedSampleSchema = z.discriminatedUnion('kind', [LinearSampleSchema, TreeSampleSchema]);
 export type MergedSample = z.infer<typeof MergedSampleSchema>;
 
-export const BreakCauseSchema = z.enum(['token_drift', 'rewritten_history', 'different_agent', 'different_tools']);
+/**
+ * Why a call started a new chain (chains.ts). `template_dropped_reasoning`: the history is the same
+ * message by message, but the chat template no longer renders the reasoning of an earlier turn
+ * (Qwen3's and gpt-oss's drop it before the last user message; `--keep-reasoning` keeps it).
+ */
+export const BreakCauseSchema = z.enum([
+  'token_drift',
+  'rewritten_history',
+  'different_agent',
+  'different_tools',
+  'template_dropped_reasoning',
+]);
 export type BreakCause = z.infer<typeof BreakCauseSchema>;
 export const BREAK_CAUSES: readonly BreakCause[] = BreakCauseSchema.options;
+
+/** Counts per cause, every cause present (a count missing from an older sender's answer is 0). */
+const BreakCountsSchema = z
+  .partialRecord(BreakCauseSchema, z.number().int().nonnegative())
+  .transform((c): Record<BreakCause, number> => ({
+    token_drift: c.token_drift ?? 0,
+    rewritten_history: c.rewritten_history ?? 0,
+    different_agent: c.different_agent ?? 0,
+    different_tools: c.different_tools ?? 0,
+    template_dropped_reasoning: c.template_dropped_reasoning ?? 0,
+  }));
 
 /** A call that started a new chain instead of extending one, and why. */
 export const ChainBreakSchema = z.object({
@@ -166,7 +188,7 @@ export const MergeStatsSchema = z.object({
   /** tokensBefore / tokensAfter (1 when there are no tokens). */
   compressionRatio: z.number().nonnegative(),
   breaks: z.array(ChainBreakSchema),
-  breakCounts: z.record(BreakCauseSchema, CountSchema),
+  breakCounts: BreakCountsSchema,
 });
 export type MergeStats = z.infer<typeof MergeStatsSchema>;
 

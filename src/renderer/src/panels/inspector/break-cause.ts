@@ -20,6 +20,13 @@ const EXPLANATIONS: Record<BreakCause, { label: string; detail: string }> = {
       'This call was made by a different agent of the episode than the previous one, so it continues that ' +
       'agent’s chain or starts its own.',
   },
+  template_dropped_reasoning: {
+    label: 'template dropped earlier reasoning',
+    detail:
+      'The messages extend the previous call, but the chat template no longer renders the reasoning of an ' +
+      'earlier assistant turn (Qwen3 and gpt-oss drop it once a new user message follows), so the sampled ' +
+      'tokens are not a prefix of this prompt. Serving with --keep-reasoning keeps it (docs/model-families.md).',
+  },
   different_tools: {
     label: 'different tools',
     detail:
