@@ -103,6 +103,11 @@ describe('messagesToChat', () => {
 });
 
 describe('checkMessagesBody', () => {
+  it('takes thinking blocks sent back as the server returned them', () => {
+    const assistant = { role: 'assistant', content: [{ type: 'thinking', thinking: 'r', signature: '' }] };
+    expect(codeOf(() => checkMessagesBody({ messages: [{ role: 'user', content: 'q' }, assistant] }))).toBeNull();
+  });
+
   it('names unknown fields, unsupported blocks and server tools', () => {
     expect(codeOf(() => checkMessagesBody({ messages: [], frob: 1 }))).toBe('400 unsupported_parameter');
     expect(

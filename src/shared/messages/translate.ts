@@ -11,7 +11,7 @@ import { argumentsObject, type Block } from '../stream-blocks';
 import type { ChatCompletionRequest, ChatCompletionUsage, ToolChoice } from '../swarm-protocol';
 import { MESSAGES_FIELDS, type ContentBlock, type MessagesRequest } from './schema';
 
-const BLOCK_TYPES = ['text', 'tool_use', 'tool_result'];
+const BLOCK_TYPES = ['text', 'tool_use', 'tool_result', 'thinking'];
 
 /** Messages and content blocks of a raw body (tool_result contents included), counted without walking them all. */
 function blockCount(messages: readonly unknown[], system: unknown): number {
@@ -40,7 +40,7 @@ export function checkMessagesBody(body: unknown): void {
           throw refuse(
             'unsupported_content',
             `messages[${i}] has a ${JSON.stringify(String(type)).slice(0, 60)} block; this server takes text, ` +
-              'tool_use and tool_result blocks',
+              'tool_use, tool_result and thinking blocks',
           );
         }
         const result = prop(block, 'content');
