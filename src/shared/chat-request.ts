@@ -46,6 +46,8 @@ export const RequestMessageSchema = z
     tool_calls: z.array(RequestToolCallSchema).nullable().optional(),
     tool_call_id: IdSchema.optional(),
     name: IdSchema.optional(),
+    /** An assistant turn's reasoning sent back (vLLM's field); rendered by templates that show reasoning. */
+    reasoning_content: TextSchema.nullable().optional(),
   })
   .superRefine((m, ctx) => {
     // A tool message without tool_call_id is accepted (the engine renders it): envs answer an

@@ -6,6 +6,15 @@ const cfg = TrainingConfigSchema.parse({ temperature: 1, topP: 1, defaultMaxToke
 const parse = (body: unknown) => ChatCompletionRequestSchema.parse(body);
 
 describe('prepareRequest', () => {
+  it("keeps an assistant turn's reasoning_content sent back (templates that show reasoning render it)", () => {
+    const messages = [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'a', reasoning_content: 'because' },
+    ];
+    const p = prepareRequest(parse({ model: 'm', messages }), cfg, 'eval');
+    expect(p.messages[1]).toEqual({ role: 'assistant', content: 'a', reasoning_content: 'because' });
+  });
+
   it('normalises OpenAI messages into the engine shape', () => {
     const p = prepareRequest(
       parse({

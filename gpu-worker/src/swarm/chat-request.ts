@@ -43,9 +43,10 @@ export function toChatMessage(m: RequestMessage): ChatMessage {
         type: 'function' as const,
         function: { name: c.function.name, arguments: c.function.arguments },
       }));
+      const reasoning = m.reasoning_content ? { reasoning_content: m.reasoning_content } : {};
       return calls.length > 0
-        ? { role: 'assistant', content, tool_calls: calls }
-        : { role: 'assistant', content: content ?? '' };
+        ? { role: 'assistant', content, tool_calls: calls, ...reasoning }
+        : { role: 'assistant', content: content ?? '', ...reasoning };
     }
     case 'tool':
       return {
