@@ -22,7 +22,6 @@ from typing import Any
 
 import torch
 from transformers import (
-    AutoTokenizer,
     DeepseekV3Config,
     DeepseekV3ForCausalLM,
     GenerationConfig,
@@ -30,6 +29,7 @@ from transformers import (
     GptOssForCausalLM,
     LlamaConfig,
     LlamaForCausalLM,
+    PreTrainedTokenizerFast,
     Qwen3Config,
     Qwen3ForCausalLM,
 )
@@ -98,7 +98,9 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copyfile(source / name, out / name)
-    tokenizer = AutoTokenizer.from_pretrained(str(out), local_files_only=True)
+    # As the engine loads it (loading.load_tokenizer): verbatim from tokenizer.json. transformers 5's
+    # AutoTokenizer rebuilds some tokenizers from the vocabulary, which encodes differently.
+    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(out))
     eos = [int(tokenizer.convert_tokens_to_ids(t)) for t in STOPS[family]]
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
     torch.manual_seed(int(spec.get("seed", 0)))
