@@ -7,6 +7,7 @@ import { benchAsync } from './async';
 import { benchCampaign } from './campaign';
 import { benchDistill } from './distill';
 import { benchEngine } from './engine';
+import { benchFamilies } from './families';
 import { benchGpu } from './gpu';
 import { benchHotswap } from './hotswap';
 import { benchMemory } from './memory';
@@ -49,6 +50,12 @@ const benches: Record<string, Entry> = {
       'on-policy distillation from a teacher worker (the warm start after the RL run) vs RL on the verifiable reward: held-out success vs minutes, same start and budget',
     run: benchDistill,
     smoke: ['--smoke'],
+  },
+  families: {
+    about:
+      'merge ratio of a --turns (10) user-turn tool episode per model family (tiny random models, real tokenizers and templates, forced replies): Qwen3 default template vs --keep-reasoning, Llama 3.1, gpt-oss, DeepSeek-V3',
+    run: benchFamilies,
+    smoke: ['--turns', '2', '--families', 'qwen3'],
   },
   gpu: {
     about:

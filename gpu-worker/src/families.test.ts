@@ -8,15 +8,19 @@
 // template allows (the chain-break cause named); a GRPO step trains on the three episodes.
 import Anthropic from '@anthropic-ai/sdk';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MergedEpisodeAnswer, Status } from '../../src/shared/swarm-protocol';
 import type { Timeline } from '../../src/shared/timeline/index';
 import { claimEpisode, episodeTimelines, openaiFor } from './testing/api-episodes';
 import { apiEpisodes, CALLS_PER_ROUND, familyReplies, type EpisodeFindings } from './testing/family-episodes';
-import { buildFamilyModels, FAMILIES, type BuiltFamilyModel, type FamilyName } from './testing/family-models';
+import {
+  buildFamilyModels,
+  FAMILIES,
+  serveFamily,
+  type BuiltFamilyModel,
+  type FamilyName,
+} from './testing/family-models';
 import { http, tempDir, TEST_TOKENS, type TestWorker } from './testing/workers';
-import { startWorker } from './worker';
 
 const ORDER: FamilyName[] = ['qwen3', 'llama3', 'gptoss', 'deepseek_v3'];
 
@@ -55,37 +59,6 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs =
   }
 }
 
-async function serve(model: BuiltFamilyModel): Promise<TestWorker> {
-  const runDir = tempDir('aj-family-run-');
-  process.env['AGENTJET_TEST_FORCED_REPLIES'] = model.forcedFile; // read by the engine it spawns
-  try {
-    const worker = await startWorker(
-      {
-        model: model.path,
-        port: 0,
-        runDir: join(runDir, 'run'),
-        threads: 1,
-        seed: 1,
-        ...(model.family.chatTemplate ? { chatTemplate: model.family.chatTemplate } : {}),
-        training: { strategy: 'C2', batch: 1, groupSize: 3, lr: 1e-4, defaultMaxTokens: 128 },
-      },
-      { tokens: TEST_TOKENS, log: () => undefined, sweepIntervalMs: 50 },
-    );
-    return {
-      worker,
-      engines: [],
-      dir: runDir,
-      logs: [],
-      stop: async () => {
-        await worker.dispose();
-        rmSync(runDir, { recursive: true, force: true });
-      },
-    };
-  } finally {
-    delete process.env['AGENTJET_TEST_FORCED_REPLIES'];
-  }
-}
-
 const merged = async (t: TestWorker, episodeId: string): Promise<MergedEpisodeAnswer> =>
   (
     await http<MergedEpisodeAnswer>(t.worker.url, 'GET', `/swarm/v1/episodes/${episodeId}/merged`, {
@@ -96,7 +69,7 @@ const merged = async (t: TestWorker, episodeId: string): Promise<MergedEpisodeAn
 describe.each(ORDER)('model family %s: a tiny random model with the real tokenizer, served end to end', (name) => {
   let t: TestWorker;
   beforeAll(async () => {
-    t = await serve(models[name]!);
+    t = await serveFamily(models[name]!);
   }, 300_000);
   afterAll(async () => {
     await t?.stop();

@@ -21,17 +21,22 @@ const CHAT_TOOL: OpenAI.Chat.ChatCompletionTool = {
   function: { name: 'calc', description: 'Evaluate arithmetic.', parameters: PARAMETERS },
 };
 
-/** The questions of the chat episode: [expression, result]; the other APIs play the first one. */
-const ROUNDS: readonly (readonly [string, string])[] = [
-  ['2+3', '5'],
-  ['4+4', '8'],
-];
+type Round = readonly [expression: string, result: string];
+
+/** The questions of a chat episode of `n` user turns: [expression, result]; the other APIs play the first. */
+export function rounds(n: number): Round[] {
+  return Array.from({ length: n }, (_, i): Round => [`${2 + 2 * i}+${3 + i}`, String(5 + 3 * i)]);
+}
+const ROUNDS = rounds(2);
+
+/** The replies of a chat episode of `n` user turns (a tool call and an answer each), in call order. */
+export function chatReplies(family: Family, n: number): string[] {
+  return rounds(n).flatMap(([e, r]) => [family.call(e), family.answer(r)]);
+}
 
 /** The replies to force, in call order: chat (4 calls), Responses (2), Messages (2). */
 export function familyReplies(family: Family): string[] {
-  const [a, b] = ROUNDS;
-  const round = ([e, r]: readonly [string, string]): string[] => [family.call(e), family.answer(r)];
-  return [...round(a!), ...round(b!), ...round(a!), ...round(a!)];
+  return [...chatReplies(family, 2), ...chatReplies(family, 1), ...chatReplies(family, 1)];
 }
 export const CALLS_PER_ROUND = 8;
 
@@ -53,7 +58,7 @@ export interface EpisodeFindings {
 const Reasoning = z.object({ reasoning_content: z.string().nullish() }).loose();
 const parseArgs = (s: string): unknown => JSON.parse(s) as unknown;
 
-async function end(t: TestWorker, episodeId: string, reward: number): Promise<void> {
+export async function end(t: TestWorker, episodeId: string, reward: number): Promise<void> {
   const res = await http(t.worker.url, 'POST', `/swarm/v1/episodes/${episodeId}/end`, {
     token: TEST_TOKENS.join,
     body: { taskId: 'task-1', reward },
@@ -100,8 +105,8 @@ function seeChat(f: EpisodeFindings, m: ChatReply): void {
   if (m.reasoning_content) f.reasoning.push(m.reasoning_content);
 }
 
-function findings(api: EpisodeFindings['api'], episodeId: string, rounds: number): EpisodeFindings {
-  const played = ROUNDS.slice(0, rounds);
+function findings(api: EpisodeFindings['api'], episodeId: string, n: number): EpisodeFindings {
+  const played = rounds(n);
   return {
     api,
     episodeId,
@@ -113,21 +118,22 @@ function findings(api: EpisodeFindings['api'], episodeId: string, rounds: number
   };
 }
 
-async function chatEpisode(c: ClaimResponse, client: OpenAI): Promise<EpisodeFindings> {
-  const f = findings('chat', c.episodeId, 2);
+/** A chat-completions tool episode of `n` user turns (plain and streamed calls alternate). */
+export async function chatEpisode(c: ClaimResponse, client: OpenAI, n = 2): Promise<EpisodeFindings> {
+  const f = findings('chat', c.episodeId, n);
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }];
   const base = { model: c.model, tools: [CHAT_TOOL], max_tokens: 128, temperature: 1 };
-  for (const [i, [expression, result]] of ROUNDS.entries()) {
+  for (const [i, [expression, result]] of rounds(n).entries()) {
     messages.push({ role: 'user', content: `What is ${expression}?` });
     const callMessage: ChatReply =
-      i === 0
+      i % 2 === 0
         ? (await client.chat.completions.create({ ...base, messages })).choices[0]!.message
         : await chatStream(client, { ...base, messages });
     seeChat(f, { ...callMessage, ...Reasoning.parse(callMessage) });
     const id = callMessage.tool_calls?.[0]?.id ?? 'missing';
     messages.push(callMessage, { role: 'tool', tool_call_id: id, content: result });
     const answer: ChatReply =
-      i === 0
+      i % 2 === 0
         ? await chatStream(client, { ...base, messages })
         : (await client.chat.completions.create({ ...base, messages })).choices[0]!.message;
     seeChat(f, { ...answer, ...Reasoning.parse(answer) });

@@ -5,10 +5,13 @@
 // family has it — in the family's own format, which the engine's test-only forced replies make the
 // random model produce (AGENTJET_TEST_FORCED_REPLIES, gpu-worker/engine/agentjet_engine/forced.py).
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { findPython } from '../engine/find-python';
 import { REPO_ROOT } from '../resources';
+import { startWorker } from '../worker';
+import { tempDir, TEST_TOKENS, type TestWorker } from './workers';
 
 export type FamilyName = 'qwen3' | 'llama3' | 'gptoss' | 'deepseek_v3';
 
@@ -100,4 +103,37 @@ export function buildFamilyModels(
   if (run.status !== 0) throw new Error(`family_model failed (${run.status}): ${run.stderr.slice(-2000)}`);
   const built = z.array(BuiltSchema).parse(JSON.parse(run.stdout));
   return built.map((b, i) => ({ ...b, family: specs[i]!.family, forcedFile: join(b.path, 'forced-replies.json') }));
+}
+
+/** A real worker (engine included) serving `model` with its forced replies (`keepReasoning`: --keep-reasoning). */
+export async function serveFamily(model: BuiltFamilyModel, o: { keepReasoning?: boolean } = {}): Promise<TestWorker> {
+  const runDir = tempDir('aj-family-run-');
+  process.env['AGENTJET_TEST_FORCED_REPLIES'] = model.forcedFile; // read by the engine it spawns
+  try {
+    const worker = await startWorker(
+      {
+        model: model.path,
+        port: 0,
+        runDir: join(runDir, 'run'),
+        threads: 1,
+        seed: 1,
+        ...(model.family.chatTemplate ? { chatTemplate: model.family.chatTemplate } : {}),
+        ...(o.keepReasoning ? { keepReasoning: true } : {}),
+        training: { strategy: 'C2', batch: 1, groupSize: 3, lr: 1e-4, defaultMaxTokens: 128 },
+      },
+      { tokens: TEST_TOKENS, log: () => undefined, sweepIntervalMs: 50 },
+    );
+    return {
+      worker,
+      engines: [],
+      dir: runDir,
+      logs: [],
+      stop: async () => {
+        await worker.dispose();
+        rmSync(runDir, { recursive: true, force: true });
+      },
+    };
+  } finally {
+    delete process.env['AGENTJET_TEST_FORCED_REPLIES'];
+  }
 }
