@@ -113,9 +113,9 @@ export const LoadParamsSchema = z.object({
   memoryBudgetBytes: Int.positive().optional(),
   /** A chat template replacing the folder's own (--chat-template, the keep-reasoning variant). */
   chatTemplate: z.string().min(1).optional(),
-  /** Replies keep special tokens (Harmony's `<|channel|>` …), less the stop tokens: the family's format is made of them. */
+  /** Replies keep special tokens (Harmony's `<|channel|>` …), less the stop tokens: the format is made of them. */
   decodeSpecialTokens: z.boolean().optional(),
-  /** Tool-call `arguments` reach the template as JSON text (DeepSeek-V3's concatenates them) and null content stays null. */
+  /** Tool-call `arguments` reach the template as JSON text (DeepSeek-V3's concatenates them); null content stays. */
   toolArgumentsAsText: z.boolean().optional(),
   /** `replica`: a rollout replica (inference only, serving dtype; weights from the trainer's sync). */
   role: z.enum(['trainer', 'replica']).optional(),
