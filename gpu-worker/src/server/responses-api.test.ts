@@ -117,7 +117,7 @@ describe('Responses API (fake engine, openai SDK client)', () => {
       b.client.responses.create({ model: b.c.model, input: 'hi', tools: [{ type: 'web_search' }] }),
     ).rejects.toMatchObject({ status: 400, code: 'unsupported_tool' });
     await expect(
-      b.client.responses.create({ model: b.c.model, input: [{ type: 'reasoning', id: 'rs_1', summary: [] }] }),
+      b.client.responses.create({ model: b.c.model, input: [{ type: 'item_reference', id: 'msg_1' }] }),
     ).rejects.toMatchObject({ status: 400, code: 'unsupported_input_item' });
     await expect(
       b.client.responses.create({ model: b.c.model, input: 'hi', text: { format: { type: 'json_object' } } }),
