@@ -79,6 +79,7 @@ export function PanelStack({
       <section className="panel panel-flush" data-testid="panel-inspector" hidden={panel !== 'inspector'}>
         <InspectorPanel
           api={api}
+          store={store}
           active={panel === 'inspector'}
           runId={runId}
           live={live}

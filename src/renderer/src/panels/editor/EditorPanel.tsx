@@ -24,6 +24,8 @@ import {
 } from './use-editor';
 import { useEditorTabs } from './use-tabs';
 import { VersionsPanel } from './VersionsPanel';
+import { RewardTryPane } from './RewardTryPane';
+import { tryTarget } from './reward-try-view';
 import './editor.css';
 
 export interface EditorPanelProps {
@@ -41,10 +43,12 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
   const versions = useCodeVersions(api, runId, markers);
   const compile = useCompileErrors(store, revision);
   const [showVersions, setShowVersions] = useState(true);
+  const [showTry, setShowTry] = useState(false);
+  const [quarantinePrevious, setQuarantinePrevious] = useState(false);
   const editor = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
   const diff = useDiff(api, runId, versions.setError);
   const jump = useJump(editor, [codeWorkspace.view.active, diff.diff]);
-  const saver = useSave(api, store, files.entry, files.load.kind === 'ready', versions.noteRunning);
+  const saver = useSave(api, store, files.entry, files.load.kind === 'ready', versions.noteRunning, quarantinePrevious);
   // The running version: what went live last (a save, a `code` event, the newest marker), else
   // what the files were loaded at.
   const codeVersion = versions.liveVersion ?? files.loadedVersion;
@@ -72,8 +76,22 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
         versionCount={versions.versions.length}
         onSave={() => void saver.save()}
         onToggleVersions={() => setShowVersions((v) => !v)}
+        tryShown={showTry}
+        onTry={() => setShowTry((v) => !v)}
+        quarantinePrevious={quarantinePrevious}
+        onQuarantinePrevious={setQuarantinePrevious}
       />
       {files.load.kind === 'error' && <LoadError message={files.load.message} onRetry={files.reload} />}
+      {showTry && runId && (
+        <RewardTryPane
+          api={api}
+          store={store}
+          runId={runId}
+          path={tryTarget(all, active)}
+          versions={versions.versions}
+          onClose={() => setShowTry(false)}
+        />
+      )}
       <div className="ed-body">
         <FileList
           editable={editable}

@@ -164,7 +164,9 @@ export function errorLocation(error: CompileError): string {
 export function saveSummary(result: SaveResult): string {
   if (!result.ok)
     return `${result.errors.length} compile error${result.errors.length === 1 ? '' : 's'}; running clients untouched`;
-  return `clients restarted in ${Math.round(result.swapMs)} ms (compiled in ${Math.round(result.compileMs)} ms)`;
+  const swapped = `clients restarted in ${Math.round(result.swapMs)} ms (compiled in ${Math.round(result.compileMs)} ms)`;
+  if (result.quarantined === undefined) return swapped;
+  return `${swapped}; ${result.quarantined} episode${result.quarantined === 1 ? '' : 's'} of the previous version quarantined`;
 }
 
 /** Date/time of a version, compact. */
