@@ -26,6 +26,7 @@ import { useEditorTabs } from './use-tabs';
 import { VersionsPanel } from './VersionsPanel';
 import { RewardTryPane } from './RewardTryPane';
 import { tryTarget } from './reward-try-view';
+import { useQuarantine } from './use-quarantine';
 import './editor.css';
 
 export interface EditorPanelProps {
@@ -52,15 +53,11 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
   // The running version: what went live last (a save, a `code` event, the newest marker), else
   // what the files were loaded at.
   const codeVersion = versions.liveVersion ?? files.loadedVersion;
+  const quarantine = useQuarantine(api, runId, versions.versions);
 
   const tabs = useEditorTabs(revision, files.entry, () => diff.setDiff(null), jump);
   const { all, editable, active, openFile } = tabs;
-  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
-    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
-      e.preventDefault();
-      void saver.save();
-    }
-  };
+  const onKeyDown = saveOnCtrlS(saver.save);
 
   if (!session)
     return <div className="ed-panel ed-placeholder">Connect to a worker to edit the run's client code.</div>;
@@ -111,20 +108,43 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
           onEditor={(e) => void (editor.current = e)}
         />
         {showVersions && (
-          <VersionsPanel
-            versions={versions.versions}
-            running={codeVersion}
-            error={versions.error}
-            from={diff.from}
-            to={diff.to}
-            onFrom={diff.setFrom}
-            onTo={diff.setTo}
-            onDiff={() => void diff.open()}
-            onRefresh={versions.reload}
-          />
+          <VersionsAside versions={versions} running={codeVersion} diff={diff} quarantine={quarantine} />
         )}
       </div>
     </div>
+  );
+}
+
+/** Ctrl/Cmd+S saves. */
+const saveOnCtrlS =
+  (save: () => Promise<void>) =>
+  (e: KeyboardEvent<HTMLDivElement>): void => {
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+      e.preventDefault();
+      void save();
+    }
+  };
+
+function VersionsAside(props: {
+  versions: ReturnType<typeof useCodeVersions>;
+  running: string | null;
+  diff: ReturnType<typeof useDiff>;
+  quarantine: ReturnType<typeof useQuarantine>;
+}) {
+  const { versions, diff } = props;
+  return (
+    <VersionsPanel
+      versions={versions.versions}
+      running={props.running}
+      error={versions.error}
+      from={diff.from}
+      to={diff.to}
+      onFrom={diff.setFrom}
+      onTo={diff.setTo}
+      onDiff={() => void diff.open()}
+      onRefresh={versions.reload}
+      quarantine={props.quarantine}
+    />
   );
 }
 

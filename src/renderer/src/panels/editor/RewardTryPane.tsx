@@ -47,59 +47,15 @@ export function RewardTryPane({ api, store, runId, path, versions, onClose }: Re
   const set = (patch: Partial<TryForm>): void => setForm((f) => ({ ...f, ...patch }));
   return (
     <section className="ed-try" data-testid="reward-try" aria-label="Try on recorded episodes">
-      <div className="ed-try-form">
-        <strong>Try on recorded episodes</strong>
-        <code className="ed-hash" title={path ?? ''}>
-          {path === null ? 'no reward file' : path.split('/').at(-1)}
-        </code>
-        <label>
-          last
-          <input
-            className="ed-try-n"
-            data-testid="reward-try-n"
-            value={form.last}
-            onChange={(e) => set({ last: e.target.value })}
-          />
-          episodes
-        </label>
-        <label>
-          task
-          <input
-            data-testid="reward-try-task"
-            placeholder="any"
-            value={form.task}
-            onChange={(e) => set({ task: e.target.value })}
-          />
-        </label>
-        <label>
-          code version
-          <select
-            data-testid="reward-try-version"
-            value={form.codeVersion}
-            onChange={(e) => set({ codeVersion: e.target.value })}
-          >
-            <option value="">any</option>
-            {versions.map((v) => (
-              <option key={v.codeVersion} value={v.codeVersion}>
-                {shortVersion(v.codeVersion)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          className="ed-primary"
-          data-testid="reward-try-run"
-          disabled={path === null || state.kind === 'running'}
-          onClick={() => void run()}
-        >
-          {state.kind === 'running' ? 'Trying…' : 'Try'}
-        </button>
-        <span className="ed-spacer" />
-        <button type="button" className="ed-link" onClick={onClose}>
-          close
-        </button>
-      </div>
+      <TryFormRow
+        path={path}
+        form={form}
+        versions={versions}
+        running={state.kind === 'running'}
+        onForm={set}
+        onRun={() => void run()}
+        onClose={onClose}
+      />
       {state.kind === 'error' && (
         <div className="ed-inline-error" role="alert" data-testid="reward-try-error">
           {state.message}
@@ -114,5 +70,71 @@ export function RewardTryPane({ api, store, runId, path, versions, onClose }: Re
         />
       )}
     </section>
+  );
+}
+
+function TryFormRow(p: {
+  path: string | null;
+  form: TryForm;
+  versions: CodeVersion[];
+  running: boolean;
+  onForm: (patch: Partial<TryForm>) => void;
+  onRun: () => void;
+  onClose: () => void;
+}) {
+  return (
+    <div className="ed-try-form">
+      <strong>Try on recorded episodes</strong>
+      <code className="ed-hash" title={p.path ?? ''}>
+        {p.path === null ? 'no reward file' : p.path.split('/').at(-1)}
+      </code>
+      <label>
+        last
+        <input
+          className="ed-try-n"
+          data-testid="reward-try-n"
+          value={p.form.last}
+          onChange={(e) => p.onForm({ last: e.target.value })}
+        />
+        episodes
+      </label>
+      <label>
+        task
+        <input
+          data-testid="reward-try-task"
+          placeholder="any"
+          value={p.form.task}
+          onChange={(e) => p.onForm({ task: e.target.value })}
+        />
+      </label>
+      <label>
+        code version
+        <select
+          data-testid="reward-try-version"
+          value={p.form.codeVersion}
+          onChange={(e) => p.onForm({ codeVersion: e.target.value })}
+        >
+          <option value="">any</option>
+          {p.versions.map((v) => (
+            <option key={v.codeVersion} value={v.codeVersion}>
+              {shortVersion(v.codeVersion)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button
+        type="button"
+        className="ed-primary"
+        data-testid="reward-try-run"
+        disabled={p.path === null || p.running}
+        onClick={p.onRun}
+      >
+        {p.running ? 'Trying…' : 'Try'}
+      </button>
+      <span className="ed-spacer" />
+      <button type="button" className="ed-link" onClick={p.onClose}>
+        close
+      </button>
+    </div>
   );
 }
