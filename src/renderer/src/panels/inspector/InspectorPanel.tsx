@@ -1,6 +1,6 @@
 // The Timeline inspector: the run's episodes (filtered, virtualised) on the left; the selected
 // episode's calls and merged samples, token by token with their loss masks, on the right.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { EpisodeRow, WorkbenchApi } from '../../../../shared/workbench-api';
 import { useApp, type AppStore, type InspectRequest } from '../../store/store';
 import { CompareBar } from './CompareBar';
@@ -71,7 +71,8 @@ function DetailPane(props: {
   compare: InspectRequest['compare'];
   onRetry: () => void;
 }) {
-  const { detail } = props;
+  const { detail, api, runId, live } = props;
+  const fork = useMemo(() => ({ api, runId, live }), [api, runId, live]);
   return (
     <div className="in-right">
       {detail.kind === 'none' && (
@@ -88,7 +89,9 @@ function DetailPane(props: {
       )}
       {detail.kind === 'ready' && <LabelBar api={props.api} runId={props.runId} episode={detail.detail.episode} />}
       {detail.kind === 'ready' && props.compare && <CompareBar compare={props.compare} />}
-      {detail.kind === 'ready' && <EpisodeDetailView key={detail.detail.episode.episodeId} detail={detail.detail} />}
+      {detail.kind === 'ready' && (
+        <EpisodeDetailView key={detail.detail.episode.episodeId} detail={detail.detail} fork={fork} />
+      )}
     </div>
   );
 }
