@@ -64,45 +64,49 @@ export function RegressionsPanel({ api, active, online }: { api: WorkbenchApi; a
           benchmarks each commit in a scratch worktree and stores every figure here).
         </p>
       )}
-      {columns.length > 0 && (
-        <div className="rg-scroll">
-          <table className="rg-table">
-            <thead>
-              <tr>
-                <th>commit</th>
-                <th>date</th>
-                {columns.map((c) => (
-                  <th key={c.key} title={c.key}>
-                    <span className="rg-bench">{c.bench}</span> {c.figure}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.commit} data-testid="regress-row" data-commit={r.commit}>
-                  <td className="rg-commit" title={r.subject}>
-                    <code>{r.commit.slice(0, 8)}</code> {r.subject}
+      {columns.length > 0 && <BoardTable columns={columns} rows={rows} />}
+    </div>
+  );
+}
+
+function BoardTable({ columns, rows }: ReturnType<typeof regressMatrix>) {
+  return (
+    <div className="rg-scroll">
+      <table className="rg-table">
+        <thead>
+          <tr>
+            <th>commit</th>
+            <th>date</th>
+            {columns.map((c) => (
+              <th key={c.key} title={c.key}>
+                <span className="rg-bench">{c.bench}</span> {c.figure}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.commit} data-testid="regress-row" data-commit={r.commit}>
+              <td className="rg-commit" title={r.subject}>
+                <code>{r.commit.slice(0, 8)}</code> {r.subject}
+              </td>
+              <td className="rg-muted">{dateTime(r.commitDate * 1000)}</td>
+              {r.cells.map((c, i) =>
+                c === null ? (
+                  <td key={i} className="rg-muted">
+                    —
                   </td>
-                  <td className="rg-muted">{dateTime(r.commitDate * 1000)}</td>
-                  {r.cells.map((c, i) =>
-                    c === null ? (
-                      <td key={i} className="rg-muted">
-                        —
-                      </td>
-                    ) : (
-                      <td key={i} className={c.flag ? `rg-flag ${c.flag}` : ''} title={cellTitle(c)}>
-                        {c.flag === 'above' ? '▲ ' : c.flag === 'below' ? '▼ ' : ''}
-                        {cellText(c)}
-                      </td>
-                    ),
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+                ) : (
+                  <td key={i} className={c.flag ? `rg-flag ${c.flag}` : ''} title={cellTitle(c)}>
+                    {c.flag === 'above' ? '▲ ' : c.flag === 'below' ? '▼ ' : ''}
+                    {cellText(c)}
+                  </td>
+                ),
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }
