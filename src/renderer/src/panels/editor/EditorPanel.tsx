@@ -41,7 +41,9 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
   const connecting = isConnecting(session);
   const revision = useWorkspaceRevision();
   const files = useClientFiles(api, runId, connecting);
-  const versions = useCodeVersions(api, runId, markers);
+  // Read once the run serves (while connecting, its row is not stored yet and the list would stay empty).
+  const servingRunId = connecting ? null : runId;
+  const versions = useCodeVersions(api, servingRunId, markers);
   const compile = useCompileErrors(store, revision);
   const [showVersions, setShowVersions] = useState(true);
   const [showTry, setShowTry] = useState(false);
@@ -53,7 +55,7 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
   // The running version: what went live last (a save, a `code` event, the newest marker), else
   // what the files were loaded at.
   const codeVersion = versions.liveVersion ?? files.loadedVersion;
-  const quarantine = useQuarantine(api, runId, versions.versions);
+  const quarantine = useQuarantine(api, servingRunId, versions.versions);
 
   const tabs = useEditorTabs(revision, files.entry, () => diff.setDiff(null), jump);
   const { all, editable, active, openFile } = tabs;

@@ -29,7 +29,8 @@ export function ForkHere(props: ForkHereProps) {
   const [form, setForm] = useState<ForkForm>(DEFAULT_FORK_FORM);
   const [state, setState] = useState<ForkState>({ kind: 'idle' });
   const run = async (): Promise<void> => {
-    const parsed = forkParams(form, props);
+    const { runId, episodeId, callIndex } = props;
+    const parsed = forkParams(form, { runId, episodeId, callIndex });
     if (!parsed.ok) return setState({ kind: 'error', message: parsed.error });
     setState({ kind: 'running' });
     try {
