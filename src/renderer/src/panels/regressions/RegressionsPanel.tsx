@@ -6,6 +6,7 @@ import type { BoardFigure } from '../../../../shared/regress';
 import type { WorkbenchApi } from '../../../../shared/workbench-api';
 import { dateTime } from '../../format';
 import { errorMessage } from '../../store/toasts';
+import { FigureChart } from './FigureChart';
 import { cellText, cellTitle, regressMatrix } from './regress-matrix';
 import './regressions.css';
 
@@ -33,6 +34,13 @@ export function RegressionsPanel({ api, active, online }: { api: WorkbenchApi; a
   const shown = (figures ?? []).filter((f) => bench === '' || f.bench === bench);
   const { columns, rows } = regressMatrix(shown);
   const flagged = rows.reduce((n, r) => n + r.cells.filter((c) => c?.flag).length, 0);
+  // The charted figure: the one picked in the table's head, else the first with a flagged commit, else the first.
+  const [picked, setPicked] = useState<string | null>(null);
+  const chart =
+    shown.find((f) => `${f.bench}/${f.figure}` === picked) ??
+    shown.find((f) => f.rows.some((r) => r.flag)) ??
+    shown[0] ??
+    null;
   return (
     <div className="rg-panel" data-testid="regressions" data-figures={shown.length} data-flagged={flagged}>
       <div className="rg-toolbar">
@@ -64,12 +72,25 @@ export function RegressionsPanel({ api, active, online }: { api: WorkbenchApi; a
           benchmarks each commit in a scratch worktree and stores every figure here).
         </p>
       )}
-      {columns.length > 0 && <BoardTable columns={columns} rows={rows} />}
+      {chart && <FigureChart figure={chart} />}
+      {columns.length > 0 && (
+        <BoardTable
+          columns={columns}
+          rows={rows}
+          picked={chart ? `${chart.bench}/${chart.figure}` : null}
+          onPick={setPicked}
+        />
+      )}
     </div>
   );
 }
 
-function BoardTable({ columns, rows }: ReturnType<typeof regressMatrix>) {
+function BoardTable({
+  columns,
+  rows,
+  picked,
+  onPick,
+}: ReturnType<typeof regressMatrix> & { picked: string | null; onPick: (key: string) => void }) {
   return (
     <div className="rg-scroll">
       <table className="rg-table">
@@ -78,7 +99,12 @@ function BoardTable({ columns, rows }: ReturnType<typeof regressMatrix>) {
             <th>commit</th>
             <th>date</th>
             {columns.map((c) => (
-              <th key={c.key} title={c.key}>
+              <th
+                key={c.key}
+                title={`${c.key} (click to chart)`}
+                className={picked === c.key ? 'rg-picked' : 'rg-pick'}
+                onClick={() => onPick(c.key)}
+              >
                 <span className="rg-bench">{c.bench}</span> {c.figure}
               </th>
             ))}
