@@ -2,7 +2,7 @@
 // real local worker (built-in model), real calculator-agent clients and real SQLite, driven through
 // headless Chromium. An unsaved wrong reward rule tried on recorded episodes lists changed episodes
 // (one opens in the inspector with recorded vs tried values); Fork here samples K continuations
-// with their rewards; quarantining the running code version holds its pooled episodes. A batch
+// with their rewards, and saved as a probe charts a point; quarantining the running code version holds its pooled episodes. A batch
 // larger than the test's episodes keeps every ended episode pooled (untrained) and the CPU free.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,6 +113,13 @@ describe.skipIf(missing !== null)('inner loop in a browser: reward try, fork, qu
     expect(rewards).toHaveLength(3);
     for (const r of rewards) expect(r).toMatch(/^reward (0|1)/);
     await screenshot(page, 'inner-fork');
+    // Saved as a probe, the fork is a point over weight versions on the Charts panel.
+    await byTestId(page, 'fork-save-probe').click();
+    const saved = byTestId(page, 'fork-probe-note');
+    await saved.waitFor({ state: 'visible', timeout: 120_000 });
+    expect(await saved.textContent()).toMatch(/saved: \d+\/2 hits at w\d+/);
+    await showPanel(page, 'charts');
+    await waitForNumberAttr(page, 'chart-probes', 'data-points', (n) => n >= 1, 60_000, 'a probe point');
   });
 
   it('quarantines the running code version and sees its held episodes counted', async () => {

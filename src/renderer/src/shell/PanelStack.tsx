@@ -58,6 +58,7 @@ export function PanelStack({
       </section>
       <section className="panel" data-testid="panel-charts" hidden={panel !== 'charts'}>
         <ChartsPanel
+          api={api}
           active={panel === 'charts'}
           runId={runId}
           live={live}
@@ -110,9 +111,15 @@ export function PanelStack({
       <section className="panel" data-testid="panel-rewards" hidden={panel !== 'rewards'}>
         <RewardsPanel api={api} active={panel === 'rewards'} runId={runId} live={live} refreshKey={refreshKey} />
       </section>
-      <section className="panel" data-testid="panel-regressions" hidden={panel !== 'regressions'}>
-        <RegressionsPanel api={api} active={panel === 'regressions'} online={online} />
-      </section>
+      <RegressionsSection panel={panel} api={api} online={online} />
     </div>
+  );
+}
+
+function RegressionsSection({ panel, api, online }: { panel: PanelId; api: WorkbenchApi; online: boolean }) {
+  return (
+    <section className="panel" data-testid="panel-regressions" hidden={panel !== 'regressions'}>
+      <RegressionsPanel api={api} active={panel === 'regressions'} online={online} />
+    </section>
   );
 }

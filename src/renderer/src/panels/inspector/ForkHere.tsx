@@ -130,7 +130,11 @@ function SaveProbe({ api, params }: { api: WorkbenchApi; params: ForkParams }) {
       <button type="button" data-testid="fork-save-probe" disabled={!name || !contains} onClick={() => void save()}>
         Save as probe
       </button>
-      {note && <span className="in-muted">{note}</span>}
+      {note && (
+        <span className="in-muted" data-testid="fork-probe-note">
+          {note}
+        </span>
+      )}
     </div>
   );
 }
