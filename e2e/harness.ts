@@ -151,7 +151,7 @@ export async function poll<T>(
 
 export async function showPanel(
   page: Page,
-  name: 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards',
+  name: 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards' | 'regressions',
 ): Promise<Locator> {
   await byTestId(page, `nav-${name}`).click();
   const panel = byTestId(page, `panel-${name}`);

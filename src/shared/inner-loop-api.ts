@@ -2,12 +2,14 @@
 // method table of workbench-api.ts: quarantine by code version, fork a recorded call, saved probes.
 import { z } from 'zod';
 import {
+  ForkRewardsSchema,
   ProbePointSchema,
   ProbeSchema,
   ProbeSpecSchema,
   QuarantineMarkSchema,
   RewardTryResultSchema,
 } from './inner-loop';
+import { BoardFigureSchema } from './regress';
 import { ForkResultSchema, QuarantineListSchema, QuarantineResultSchema } from './swarm-inner-loop';
 
 const Id = z.string().min(1).max(300);
@@ -60,7 +62,15 @@ export const innerLoopMethods = {
           .optional(),
       })
       .strict(),
-    result: ForkResultSchema,
+    /** With the reward each continuation (and the recorded turn) would get under the run's reward code. */
+    result: ForkResultSchema.extend({ rewards: ForkRewardsSchema }),
+  },
+  /** The regression board (`agentjet regress show`): each stored figure by commit with its band and flag. */
+  regressBoard: {
+    params: z
+      .object({ bench: z.string().min(1).max(100).optional(), window: z.number().int().min(1).max(50).default(5) })
+      .strict(),
+    result: z.object({ figures: z.array(BoardFigureSchema) }),
   },
   /** Saves a fork as a named probe of the live run and runs it once now. */
   saveProbe: {

@@ -114,3 +114,37 @@ export const RewardTryResultSchema = RewardVerdictSchema.extend({
   missingTasks: z.number().int(),
 });
 export type RewardTryResult = z.infer<typeof RewardTryResultSchema>;
+
+/** What reward code returned for one conversation (src/node/reward-try/runner.ts), or why it failed. */
+export const RewardOutcomeSchema = z.union([
+  z.object({ ok: z.literal(true), reward: z.number(), success: z.boolean().optional() }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+
+/**
+ * The reward each fork continuation would get if the episode ended there: the run's reward code on
+ * the call's messages (with the edit) plus the continuation, in a child process (reward-try).
+ */
+export const ForkRewardsSchema = z.object({
+  /** The reward file run (absolute), or null when the run has none. */
+  file: z.string().nullable(),
+  /** The recorded turn under the same code, for comparison; null when nothing could run. */
+  recorded: RewardOutcomeSchema.nullable(),
+  /** One per continuation, in order; empty when nothing could run (see `note`). */
+  continuations: z.array(RewardOutcomeSchema),
+  /** Why there are no rewards, or that the task row was missing (the reward saw only `{id}`). */
+  note: z.string().nullable(),
+});
+export type ForkRewards = z.infer<typeof ForkRewardsSchema>;
+
+/**
+ * The run's reward file among its code files: an editable `reward.{ts,js,mjs,py}` (the task-folder and
+ * examples' convention), the shallowest first; null when there is none.
+ */
+export function rewardFileOf(files: readonly { path: string; editable: boolean }[]): string | null {
+  const candidates = files
+    .filter((f) => f.editable && /(^|\/)reward\.(ts|js|mjs|py)$/.test(f.path))
+    .map((f) => f.path)
+    .sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+  return candidates[0] ?? null;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RegressResult } from './inner-loop';
-import { figureRows, regressBoard, standardError } from './regress';
+import { BoardFigureSchema, figureRows, regressBoard, standardError } from './regress';
 
 const r = (commit: string, commitDate: number, value: number, seed = 0, figure = 'reward'): RegressResult => ({
   commit,
@@ -53,5 +53,9 @@ describe('regression board', () => {
     expect(figureRows([...old, ...recent], 2).at(-1)!.flag).toBeNull();
     const board = regressBoard([r('aaaaaaa', 1, 1, 0, 'b'), r('aaaaaaa', 1, 2, 0, 'a')]);
     expect(board.map((f) => f.figure)).toEqual(['a', 'b']);
+    // What crosses to the renderer (`regressBoard`) parses with the board's schema, bands and flags included.
+    const flagged = regressBoard([...old, ...recent]);
+    expect(BoardFigureSchema.array().parse(flagged)).toEqual(flagged);
+    expect(flagged[0]!.rows.some((row) => row.flag !== null && row.band !== null)).toBe(true);
   });
 });

@@ -5,6 +5,7 @@
 // errors — sqrt(SE_pred² + SE_commit²) — so a noisy figure needs a larger move to be flagged
 // and a deterministic one is flagged on any change. With fewer than two predecessor values
 // nothing is flagged.
+import { z } from 'zod';
 import type { RegressResult } from './inner-loop';
 
 export interface BoardRow {
@@ -77,3 +78,23 @@ export function regressBoard(results: readonly RegressResult[], window = 5): Boa
       return { bench, figure, rows: figureRows(rs, window) };
     });
 }
+
+const BandSchema = z.object({ lo: z.number(), hi: z.number(), mean: z.number() });
+
+/** A board figure as it crosses to the renderer (`regressBoard`). */
+export const BoardFigureSchema = z.object({
+  bench: z.string(),
+  figure: z.string(),
+  rows: z.array(
+    z.object({
+      commit: z.string(),
+      commitDate: z.number(),
+      subject: z.string(),
+      n: z.number().int(),
+      mean: z.number(),
+      se: z.number(),
+      band: BandSchema.nullable(),
+      flag: z.enum(['above', 'below']).nullable(),
+    }),
+  ),
+});

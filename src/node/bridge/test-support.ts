@@ -91,6 +91,7 @@ export class FakeBackend implements WorkbenchBackend {
   saveProbe = notInFake;
   runProbes = notInFake;
   probes = notInFake;
+  regressBoard = notInFake;
   /** A result JSON cannot carry (a backend bug the bridge must survive). */
   codeVersions = async (): Promise<{ versions: [] }> => {
     const cyclic: { versions: []; self?: unknown } = { versions: [] };

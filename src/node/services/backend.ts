@@ -12,6 +12,8 @@ import {
 } from '../../shared/workbench-api';
 import type { WorkerConfigPatch } from '../../shared/options/index';
 import { CampaignService } from '../campaign/campaign-service';
+import { regressBoard } from '../../shared/regress';
+import { rewardFileOf } from '../../shared/inner-loop';
 import { runPath } from '../run-paths';
 import type { Store } from '../store/types';
 import { draftTask } from '../task/task-draft';
@@ -67,6 +69,7 @@ export class Backend implements WorkbenchBackend {
       cacheDir: join(o.dataDir, 'cache', 'clients'),
       nodePaths: [join(o.repoRoot, 'node_modules')],
       editedFile: (path, content) => this.requireLive().clients.editedFile(path, content),
+      rewardPath: async () => rewardFileOf((await this.requireLive().clients.codeFiles()).files),
       live: () => (this.live ? { runId: this.live.ctx.runId, http: this.live.worker.http } : null),
     });
     this.labelsService = new LabelsService({
@@ -222,10 +225,13 @@ export class Backend implements WorkbenchBackend {
   quarantine = (p: P<'quarantine'>) => this.innerLoop.quarantine(p.codeVersion);
   releaseQuarantine = (p: P<'releaseQuarantine'>) => this.innerLoop.release(p.codeVersion);
   quarantineList = (p: P<'quarantineList'>) => this.innerLoop.quarantineList(p.runId);
-  forkCall = (p: P<'forkCall'>) => this.innerLoop.fork(p);
+  forkCall = (p: P<'forkCall'>) => this.innerLoop.forkWithRewards(p);
   saveProbe = (p: P<'saveProbe'>) => this.innerLoop.saveProbe(p.name, p.spec);
   runProbes = () => this.innerLoop.runProbes();
   probes = async (p: P<'probes'>) => this.innerLoop.probes(p.runId);
+  regressBoard = async (p: P<'regressBoard'>) => ({
+    figures: regressBoard(this.o.store.regressResults(p.bench), p.window),
+  });
 
   /**
    * Reads of the run being connected: its row is stored once the worker serves, so until then it

@@ -5,7 +5,8 @@
 import type { ProbePoint, ProbeSpec } from '../../shared/inner-loop';
 import type { ForkResult, QuarantineResult } from '../../shared/swarm-inner-loop';
 import { WorkbenchError } from '../../shared/workbench-api';
-import type { RewardTryResult } from '../../shared/inner-loop';
+import type { ForkRewards, RewardTryResult } from '../../shared/inner-loop';
+import { forkRewards } from '../reward-try/fork-reward';
 import { tryReward } from '../reward-try/reward-try';
 import { RewardLoadError } from '../reward-try/runner';
 import type { Store } from '../store/index';
@@ -20,6 +21,8 @@ export interface InnerLoopDeps {
   editedFile: (path: string, content?: string) => { file: string; overlay: Record<string, string> };
   /** The live run and its worker; null when not connected. */
   live: () => { runId: string; http: WorkerClient } | null;
+  /** The live run's reward file (workspace-relative), for the rewards of fork continuations; none: no rewards. */
+  rewardPath?: () => Promise<string | null>;
   /** Writes pending worker events (episode rows) before reading the store. */
   flush: () => void;
   now?: () => number;
@@ -35,6 +38,16 @@ export function probePoint(spec: ProbeSpec, fork: ForkResult, at: number): Probe
     hits: fork.continuations.filter((c) => c.text.includes(spec.contains)).length,
     meanLogprob: lps.length === 0 ? null : lps.reduce((a, b) => a + b, 0) / lps.length,
   };
+}
+
+interface ForkParams {
+  runId: string;
+  episodeId: string;
+  callIndex: number;
+  k: number;
+  temperature: number;
+  maxTokens?: number | undefined;
+  edit?: { content: string } | undefined;
 }
 
 /** Fork timeouts: K generations of up to 4096 tokens can take a while on a CPU. */
@@ -76,15 +89,7 @@ export class InnerLoopService {
   }
 
   /** Forks a stored call (its timeline is sent along, so any stored episode of the run can be forked). */
-  async fork(p: {
-    runId: string;
-    episodeId: string;
-    callIndex: number;
-    k: number;
-    temperature: number;
-    maxTokens?: number | undefined;
-    edit?: { content: string } | undefined;
-  }): Promise<ForkResult> {
+  async fork(p: ForkParams): Promise<ForkResult> {
     const { runId, http } = this.requireLive();
     if (p.runId !== runId)
       throw new WorkbenchError('not_live', 'forks sample with the live worker: open an episode of the live run');
@@ -101,6 +106,26 @@ export class InnerLoopService {
       timeline,
     };
     return http.call('fork', { body }, { timeoutMs: FORK_TIMEOUT_MS });
+  }
+
+  /** A fork, and the reward each continuation (and the recorded turn) would get under the run's reward code. */
+  async forkWithRewards(p: ForkParams): Promise<ForkResult & { rewards: ForkRewards }> {
+    const fork = await this.fork(p);
+    const path = (await this.d.rewardPath?.()) ?? null;
+    const { file, overlay } = path === null ? { file: null, overlay: {} } : this.d.editedFile(path);
+    const timeline = this.d.store.episodeTimelines(p.runId, p.episodeId).find((t) => t.callIndex === p.callIndex);
+    if (!timeline) throw new WorkbenchError('not_found', `episode ${p.episodeId} has no stored call ${p.callIndex}`);
+    const rewards = await forkRewards({
+      file,
+      overlay,
+      timeline,
+      taskId: this.d.store.getEpisode(p.runId, p.episodeId).taskId,
+      edit: p.edit,
+      continuations: fork.continuations,
+      cacheDir: this.d.cacheDir,
+      nodePaths: this.d.nodePaths,
+    });
+    return { ...fork, rewards };
   }
 
   async rewardTry(p: {

@@ -10,7 +10,7 @@ import { StatusBar } from './shell/StatusBar';
 import { Toasts } from './shell/Toasts';
 import type { PanelId } from './shell/panels';
 import { useShellActions, useShellState } from './shell/use-shell-state';
-import { pushToast, type AppStore } from './store/store';
+import { pushToast, useApp, type AppStore } from './store/store';
 import { startSync } from './store/sync';
 
 export function App({ store, connection }: { store: AppStore; connection: ConnectionResult }) {
@@ -43,6 +43,11 @@ function Workbench({
   );
 
   const state = useShellState(store);
+  // A panel asked the inspector to show an episode (requestInspect): switch to it.
+  const inspect = useApp(store, (s) => s.inspect);
+  useEffect(() => {
+    if (inspect) setPanel('inspector');
+  }, [inspect]);
   const { openRunById, backToLive, onCloseToast, openTask } = useShellActions(store, api, setPanel, reportError);
   const { session } = state;
 

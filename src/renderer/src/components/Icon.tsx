@@ -1,5 +1,6 @@
 // Line icons for the nav rail (inline SVG: no icon font, nothing fetched).
-export type IconName = 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards';
+export type IconName =
+  'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards' | 'regressions';
 
 const PATHS: Record<IconName, string> = {
   connect: 'M7 7h4v4H7zM13 13h4v4h-4zM11 9h3a2 2 0 0 1 2 2v2M9 11v3a2 2 0 0 0 2 2h2',
@@ -10,6 +11,7 @@ const PATHS: Record<IconName, string> = {
   runs: 'M4 6h16M4 12h16M4 18h10',
   campaigns: 'M5 19V9M10 19V5M15 19v-7M20 19v-4M3 19h18',
   rewards: 'M12 3l2.6 5.6 6 .7-4.5 4.1 1.2 6L12 16.5 6.7 19.4l1.2-6L3.4 9.3l6-.7z',
+  regressions: 'M3 8h18M3 16h18M6 4l3 8-3 8M14 4v16M18 10l2 2-2 2',
 };
 
 export function Icon({ name }: { name: IconName }) {

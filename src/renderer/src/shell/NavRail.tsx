@@ -1,4 +1,4 @@
-// The left nav rail: one button per panel (Ctrl/Cmd+1…7 switch too).
+// The left nav rail: one button per panel (Ctrl/Cmd+1…9 switch too).
 import { useEffect, useState } from 'react';
 import { Icon } from '../components/Icon';
 import { PANELS, type PanelId } from './panels';

@@ -8,6 +8,7 @@ import { ClientsPanel as ClientsPanelView } from '../panels/clients/ClientsPanel
 import { ConnectPanel as ConnectPanelView } from '../panels/connect/ConnectPanel';
 import { EditorPanel as EditorPanelView } from '../panels/editor/EditorPanel';
 import { InspectorPanel as InspectorPanelView } from '../panels/inspector/InspectorPanel';
+import { RegressionsPanel as RegressionsPanelView } from '../panels/regressions/RegressionsPanel';
 import { RewardsPanel as RewardsPanelView } from '../panels/rewards/RewardsPanel';
 import { RunsPanel as RunsPanelView } from '../panels/runs/RunsPanel';
 import type { AppStore } from '../store/store';
@@ -20,6 +21,7 @@ const ClientsPanel = memo(ClientsPanelView);
 const ConnectPanel = memo(ConnectPanelView);
 const EditorPanel = memo(EditorPanelView);
 const InspectorPanel = memo(InspectorPanelView);
+const RegressionsPanel = memo(RegressionsPanelView);
 const RewardsPanel = memo(RewardsPanelView);
 const RunsPanel = memo(RunsPanelView);
 
@@ -56,6 +58,7 @@ export function PanelStack({
       </section>
       <section className="panel" data-testid="panel-charts" hidden={panel !== 'charts'}>
         <ChartsPanel
+          api={api}
           active={panel === 'charts'}
           runId={runId}
           live={live}
@@ -79,6 +82,7 @@ export function PanelStack({
       <section className="panel panel-flush" data-testid="panel-inspector" hidden={panel !== 'inspector'}>
         <InspectorPanel
           api={api}
+          store={store}
           active={panel === 'inspector'}
           runId={runId}
           live={live}
@@ -107,6 +111,15 @@ export function PanelStack({
       <section className="panel" data-testid="panel-rewards" hidden={panel !== 'rewards'}>
         <RewardsPanel api={api} active={panel === 'rewards'} runId={runId} live={live} refreshKey={refreshKey} />
       </section>
+      <RegressionsSection panel={panel} api={api} online={online} />
     </div>
+  );
+}
+
+function RegressionsSection({ panel, api, online }: { panel: PanelId; api: WorkbenchApi; online: boolean }) {
+  return (
+    <section className="panel" data-testid="panel-regressions" hidden={panel !== 'regressions'}>
+      <RegressionsPanel api={api} active={panel === 'regressions'} online={online} />
+    </section>
   );
 }

@@ -1,7 +1,8 @@
 // The panels of the shell, in nav-rail order.
 import type { IconName } from '../components/Icon';
 
-export type PanelId = 'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards';
+export type PanelId =
+  'connect' | 'editor' | 'charts' | 'clients' | 'inspector' | 'runs' | 'campaigns' | 'rewards' | 'regressions';
 
 export const PANELS: readonly { id: PanelId; label: string; icon: IconName; key: string }[] = [
   { id: 'connect', label: 'Connect', icon: 'connect', key: '1' },
@@ -12,6 +13,7 @@ export const PANELS: readonly { id: PanelId; label: string; icon: IconName; key:
   { id: 'runs', label: 'Runs', icon: 'runs', key: '6' },
   { id: 'campaigns', label: 'Campaigns', icon: 'campaigns', key: '7' },
   { id: 'rewards', label: 'Rewards', icon: 'rewards', key: '8' },
+  { id: 'regressions', label: 'Regressions', icon: 'regressions', key: '9' },
 ];
 
 export function isPanelId(s: string): s is PanelId {

@@ -3,17 +3,19 @@
 // transforms in charts/series.ts; recharts draws them with animations off. The containers (and
 // their data-points / data-markers) are always in the DOM; the charts inside render only while the
 // panel is visible, so a hidden panel costs nothing.
-import type { CodeMarker, EvalPoint, Session, StepPoint } from '../../../../shared/workbench-api';
+import type { CodeMarker, EvalPoint, Session, StepPoint, WorkbenchApi } from '../../../../shared/workbench-api';
 import { fmt } from '../../charts/series';
 import { percent } from '../../format';
 import { BatchFillCard } from './BatchFillCard';
 import { Stat } from './chart-parts';
 import { EvalChart } from './EvalChart';
 import { PrefixCacheCard } from './PrefixCacheChart';
+import { ProbesChart } from './ProbesChart';
 import { RunHealthCharts } from './RunHealthChart';
 import { MergeChart, RewardChart, StepTimeChart, SuccessChart } from './StepCharts';
 
 export interface ChartsPanelProps {
+  api: WorkbenchApi;
   active: boolean;
   runId: string | null;
   live: boolean;
@@ -50,7 +52,7 @@ function RunHeader({ runId, live, last }: { runId: string | null; live: boolean;
   );
 }
 
-export function ChartsPanel({ active, runId, live, session, steps, evals, markers, loaded }: ChartsPanelProps) {
+export function ChartsPanel({ api, active, runId, live, session, steps, evals, markers, loaded }: ChartsPanelProps) {
   const emptyText =
     steps.length === 0
       ? runId
@@ -72,6 +74,7 @@ export function ChartsPanel({ active, runId, live, session, steps, evals, marker
         <StepTimeChart {...step} />
         <PrefixCacheCard steps={steps} active={active} emptyText={emptyText} />
         <RunHealthCharts steps={steps} active={active} emptyText={emptyText} />
+        <ProbesChart api={api} runId={runId} live={live} active={active} tick={steps.length} />
       </div>
     </div>
   );

@@ -24,6 +24,9 @@ import {
 } from './use-editor';
 import { useEditorTabs } from './use-tabs';
 import { VersionsPanel } from './VersionsPanel';
+import { RewardTryPane } from './RewardTryPane';
+import { tryTarget } from './reward-try-view';
+import { useQuarantine } from './use-quarantine';
 import './editor.css';
 
 export interface EditorPanelProps {
@@ -38,25 +41,25 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
   const connecting = isConnecting(session);
   const revision = useWorkspaceRevision();
   const files = useClientFiles(api, runId, connecting);
-  const versions = useCodeVersions(api, runId, markers);
+  // Read once the run serves (while connecting, its row is not stored yet and the list would stay empty).
+  const servingRunId = connecting ? null : runId;
+  const versions = useCodeVersions(api, servingRunId, markers);
   const compile = useCompileErrors(store, revision);
   const [showVersions, setShowVersions] = useState(true);
+  const [showTry, setShowTry] = useState(false);
+  const [quarantinePrevious, setQuarantinePrevious] = useState(false);
   const editor = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
   const diff = useDiff(api, runId, versions.setError);
   const jump = useJump(editor, [codeWorkspace.view.active, diff.diff]);
-  const saver = useSave(api, store, files.entry, files.load.kind === 'ready', versions.noteRunning);
+  const saver = useSave(api, store, files.entry, files.load.kind === 'ready', versions.noteRunning, quarantinePrevious);
   // The running version: what went live last (a save, a `code` event, the newest marker), else
   // what the files were loaded at.
   const codeVersion = versions.liveVersion ?? files.loadedVersion;
+  const quarantine = useQuarantine(api, servingRunId, versions.versions);
 
   const tabs = useEditorTabs(revision, files.entry, () => diff.setDiff(null), jump);
   const { all, editable, active, openFile } = tabs;
-  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
-    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
-      e.preventDefault();
-      void saver.save();
-    }
-  };
+  const onKeyDown = saveOnCtrlS(saver.save);
 
   if (!session)
     return <div className="ed-panel ed-placeholder">Connect to a worker to edit the run's client code.</div>;
@@ -72,8 +75,22 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
         versionCount={versions.versions.length}
         onSave={() => void saver.save()}
         onToggleVersions={() => setShowVersions((v) => !v)}
+        tryShown={showTry}
+        onTry={() => setShowTry((v) => !v)}
+        quarantinePrevious={quarantinePrevious}
+        onQuarantinePrevious={setQuarantinePrevious}
       />
       {files.load.kind === 'error' && <LoadError message={files.load.message} onRetry={files.reload} />}
+      {showTry && runId && (
+        <RewardTryPane
+          api={api}
+          store={store}
+          runId={runId}
+          path={tryTarget(all, active)}
+          versions={versions.versions}
+          onClose={() => setShowTry(false)}
+        />
+      )}
       <div className="ed-body">
         <FileList
           editable={editable}
@@ -93,20 +110,43 @@ export function EditorPanel({ api, store, session, markers }: EditorPanelProps) 
           onEditor={(e) => void (editor.current = e)}
         />
         {showVersions && (
-          <VersionsPanel
-            versions={versions.versions}
-            running={codeVersion}
-            error={versions.error}
-            from={diff.from}
-            to={diff.to}
-            onFrom={diff.setFrom}
-            onTo={diff.setTo}
-            onDiff={() => void diff.open()}
-            onRefresh={versions.reload}
-          />
+          <VersionsAside versions={versions} running={codeVersion} diff={diff} quarantine={quarantine} />
         )}
       </div>
     </div>
+  );
+}
+
+/** Ctrl/Cmd+S saves. */
+const saveOnCtrlS =
+  (save: () => Promise<void>) =>
+  (e: KeyboardEvent<HTMLDivElement>): void => {
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+      e.preventDefault();
+      void save();
+    }
+  };
+
+function VersionsAside(props: {
+  versions: ReturnType<typeof useCodeVersions>;
+  running: string | null;
+  diff: ReturnType<typeof useDiff>;
+  quarantine: ReturnType<typeof useQuarantine>;
+}) {
+  const { versions, diff } = props;
+  return (
+    <VersionsPanel
+      versions={versions.versions}
+      running={props.running}
+      error={versions.error}
+      from={diff.from}
+      to={diff.to}
+      onFrom={diff.setFrom}
+      onTo={diff.setTo}
+      onDiff={() => void diff.open()}
+      onRefresh={versions.reload}
+      quarantine={props.quarantine}
+    />
   );
 }
 

@@ -1,7 +1,9 @@
 // The run's code versions (every hot-swap): pick one to compare against another version or the
-// editor's current text, and a file; the diff opens in the editor area.
+// editor's current text, and a file; the diff opens in the editor area. Each version can be
+// quarantined (its pooled, untrained episodes held out of training) and released, with counts.
 import type { CodeVersion } from '../../../../shared/workbench-api';
 import { formatVersionTime, shortVersion } from './editor-model';
+import type { useQuarantine, VersionQuarantine } from './use-quarantine';
 
 /** The pseudo-version "what the editor holds now" (unsaved edits included). */
 export const EDITOR_BUFFERS = '__editor__';
@@ -16,6 +18,8 @@ export interface VersionsPanelProps {
   onTo: (version: string) => void;
   onDiff: () => void;
   onRefresh: () => void;
+  /** Quarantine by code version (live run only; null: a past run). */
+  quarantine: ReturnType<typeof useQuarantine> | null;
 }
 
 export function VersionsPanel(props: VersionsPanelProps) {
@@ -34,6 +38,15 @@ export function VersionsPanel(props: VersionsPanelProps) {
           {props.error}
         </div>
       )}
+      {props.quarantine?.note && (
+        <div
+          className={props.quarantine.note.error ? 'ed-inline-error' : 'ed-muted ed-pane-note'}
+          role={props.quarantine.note.error ? 'alert' : 'status'}
+          data-testid="quarantine-note"
+        >
+          {props.quarantine.note.text}
+        </div>
+      )}
       <ul className="ed-versions" data-testid="editor-versions">
         {newestFirst.map((v) => (
           <li
@@ -47,6 +60,14 @@ export function VersionsPanel(props: VersionsPanelProps) {
             <span className="ed-version-time">{formatVersionTime(v.createdAt)}</span>
             <span className="ed-version-step">{v.step === null ? 'not deployed' : `step ${v.step}`}</span>
             {v.codeVersion === running && <span className="ed-badge ok">running</span>}
+            {props.quarantine && (
+              <QuarantineRow
+                q={props.quarantine.counts.get(v.codeVersion) ?? { held: 0, marked: 0, released: 0 }}
+                busy={props.quarantine.busy === v.codeVersion}
+                onQuarantine={() => props.quarantine?.quarantine(v.codeVersion)}
+                onRelease={() => props.quarantine?.release(v.codeVersion)}
+              />
+            )}
           </li>
         ))}
         {newestFirst.length === 0 && <li className="ed-empty">No versions recorded yet.</li>}
@@ -69,5 +90,39 @@ export function VersionsPanel(props: VersionsPanelProps) {
         </button>
       </div>
     </aside>
+  );
+}
+
+function QuarantineRow(props: {
+  q: VersionQuarantine;
+  busy: boolean;
+  onQuarantine: () => void;
+  onRelease: () => void;
+}) {
+  const { q } = props;
+  // Clicks here act on the version, not select it for a diff.
+  return (
+    <div className="ed-quarantine" onClick={(e) => e.stopPropagation()}>
+      <span
+        className={`ed-badge${q.held > 0 ? ' held' : ''}`}
+        data-testid="quarantine-held"
+        data-held={q.held}
+        title={`${q.marked} episodes marked quarantined in the store, ${q.released} of them released`}
+      >
+        {q.held} held
+      </span>
+      <span className="ed-spacer" />
+      <button type="button" data-testid="quarantine-version" disabled={props.busy} onClick={props.onQuarantine}>
+        Quarantine
+      </button>
+      <button
+        type="button"
+        data-testid="release-version"
+        disabled={props.busy || q.held === 0}
+        onClick={props.onRelease}
+      >
+        Release
+      </button>
+    </div>
   );
 }

@@ -164,7 +164,11 @@ export function errorLocation(error: CompileError): string {
 export function saveSummary(result: SaveResult): string {
   if (!result.ok)
     return `${result.errors.length} compile error${result.errors.length === 1 ? '' : 's'}; running clients untouched`;
-  return `clients restarted in ${Math.round(result.swapMs)} ms (compiled in ${Math.round(result.compileMs)} ms)`;
+  const ms = (x: number): string => `${Math.round(x)} ms`;
+  const swapped = `clients restarted in ${ms(result.swapMs)} (compiled in ${ms(result.compileMs)})`;
+  const n = result.quarantined;
+  if (n === undefined) return swapped;
+  return `${swapped}; ${n} episode${n === 1 ? '' : 's'} of the previous version quarantined`;
 }
 
 /** Date/time of a version, compact. */

@@ -132,6 +132,7 @@ export function useSave(
   entry: string | null,
   ready: boolean,
   onSaved: (codeVersion: string) => void,
+  quarantinePrevious = false,
 ) {
   const [saving, setSaving] = useState(false);
   const [note, setNote] = useState<Note>(null);
@@ -142,7 +143,7 @@ export function useSave(
     setSaving(true);
     setNote({ text: 'Compiling and restarting clients…', tone: 'info' });
     try {
-      const result = await api.saveCode({ files: toSave });
+      const result = await api.saveCode({ files: toSave, ...(quarantinePrevious ? { quarantinePrevious } : {}) });
       store.setState((s) => applyCompileResult(s, result.ok ? [] : result.errors));
       if (result.ok) {
         codeWorkspace.markSaved(toSave);
@@ -156,7 +157,7 @@ export function useSave(
     } finally {
       setSaving(false);
     }
-  }, [api, store, saving, ready, entry, onSaved]);
+  }, [api, store, saving, ready, entry, onSaved, quarantinePrevious]);
   return { saving, note, save };
 }
 

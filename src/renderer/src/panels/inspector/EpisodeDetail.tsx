@@ -2,9 +2,10 @@
 // side by side — the samples an update trained (with its step and settings), or a preview of an
 // episode not trained (yet). Hovering a call highlights the sample that trains it, and the other way round.
 import { memo, useState } from 'react';
-import type { CallView, EpisodeDetail, SampleView } from '../../../../shared/workbench-api';
+import type { CallView, EpisodeDetail, SampleView, WorkbenchApi } from '../../../../shared/workbench-api';
 import { breakCauseDetail, breakCauseLabel } from './break-cause';
 import { formatClock, formatDuration, formatReward, formatSuccess } from './episode-query';
+import { ForkHere } from './ForkHere';
 import { TokenStrip } from './TokenStrip';
 import { logprobColor, outputStart, stripStats } from './tokens';
 
@@ -13,7 +14,14 @@ type Hover =
   | { kind: 'sample'; index: number; timelineIds: string[] }
   | null;
 
-export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
+/** What Fork here needs (the live worker samples it); absent: no fork buttons. */
+export interface ForkContext {
+  api: WorkbenchApi;
+  runId: string;
+  live: boolean;
+}
+
+export function EpisodeDetailView(props: { detail: EpisodeDetail; fork?: ForkContext | undefined }) {
   const { episode, calls, samples, trained } = props.detail;
   const [hover, setHover] = useState<Hover>(null);
   const [showWhitespace, setShowWhitespace] = useState(true);
@@ -57,6 +65,8 @@ export function EpisodeDetailView(props: { detail: EpisodeDetail }) {
               showWhitespace={showWhitespace}
               showPrompt={showPrompts}
               onHover={setHover}
+              fork={props.fork}
+              episodeId={episode.episodeId}
             />
           ))}
         </section>
@@ -177,6 +187,8 @@ const CallBlock = memo(function CallBlock(props: {
   showWhitespace: boolean;
   showPrompt: boolean;
   onHover: (h: Hover) => void;
+  fork: ForkContext | undefined;
+  episodeId: string;
 }) {
   const { call } = props;
   const st = stripStats(call.tokens);
@@ -218,6 +230,7 @@ const CallBlock = memo(function CallBlock(props: {
         from={props.showPrompt ? 0 : outputStart(call.tokens, 48)}
         showWhitespace={props.showWhitespace}
       />
+      {props.fork && <ForkHere {...props.fork} episodeId={props.episodeId} callIndex={call.callIndex} />}
     </article>
   );
 });

@@ -1,7 +1,9 @@
 // The Timeline inspector: the run's episodes (filtered, virtualised) on the left; the selected
 // episode's calls and merged samples, token by token with their loss masks, on the right.
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { EpisodeRow, WorkbenchApi } from '../../../../shared/workbench-api';
+import { useApp, type AppStore, type InspectRequest } from '../../store/store';
+import { CompareBar } from './CompareBar';
 import { EpisodeDetailView } from './EpisodeDetail';
 import { EpisodeFilters } from './EpisodeFilters';
 import { EpisodeList } from './EpisodeList';
@@ -12,6 +14,7 @@ import './inspector.css';
 
 export function InspectorPanel(props: {
   api: WorkbenchApi;
+  store: AppStore;
   active: boolean;
   runId: string | null;
   live: boolean;
@@ -23,6 +26,12 @@ export function InspectorPanel(props: {
   const { selectedId, setSelectedId, detail, reload } = useEpisodeDetail(api, runId, lastEpisode);
 
   const onSelect = useCallback((row: EpisodeRow) => setSelectedId(row.episodeId), [setSelectedId]);
+  // Another panel asked to show an episode (reward try's changed episodes): select it, keep its comparison.
+  const inspect = useApp(props.store, (s) => s.inspect);
+  useEffect(() => {
+    if (inspect && inspect.runId === runId) setSelectedId(inspect.episodeId);
+  }, [inspect, runId, setSelectedId]);
+  const compare = inspect && inspect.episodeId === selectedId ? inspect.compare : null;
 
   if (!runId) return <div className="in-panel in-placeholder">No run: connect to a worker or open a past run.</div>;
 
@@ -49,13 +58,21 @@ export function InspectorPanel(props: {
           onSelect={onSelect}
         />
       </div>
-      <DetailPane api={api} runId={runId} detail={detail} onRetry={reload} />
+      <DetailPane api={api} runId={runId} live={live} detail={detail} compare={compare} onRetry={reload} />
     </div>
   );
 }
 
-function DetailPane(props: { api: WorkbenchApi; runId: string; detail: DetailState; onRetry: () => void }) {
-  const { detail } = props;
+function DetailPane(props: {
+  api: WorkbenchApi;
+  runId: string;
+  live: boolean;
+  detail: DetailState;
+  compare: InspectRequest['compare'];
+  onRetry: () => void;
+}) {
+  const { detail, api, runId, live } = props;
+  const fork = useMemo(() => ({ api, runId, live }), [api, runId, live]);
   return (
     <div className="in-right">
       {detail.kind === 'none' && (
@@ -71,7 +88,10 @@ function DetailPane(props: { api: WorkbenchApi; runId: string; detail: DetailSta
         </div>
       )}
       {detail.kind === 'ready' && <LabelBar api={props.api} runId={props.runId} episode={detail.detail.episode} />}
-      {detail.kind === 'ready' && <EpisodeDetailView key={detail.detail.episode.episodeId} detail={detail.detail} />}
+      {detail.kind === 'ready' && props.compare && <CompareBar compare={props.compare} />}
+      {detail.kind === 'ready' && (
+        <EpisodeDetailView key={detail.detail.episode.episodeId} detail={detail.detail} fork={fork} />
+      )}
     </div>
   );
 }
