@@ -7,6 +7,7 @@ import { benchAsync } from './async';
 import { benchCampaign } from './campaign';
 import { benchDistill } from './distill';
 import { benchEngine } from './engine';
+import { benchEvalNoise } from './eval-noise';
 import { benchGpu } from './gpu';
 import { benchHotswap } from './hotswap';
 import { benchMemory } from './memory';
@@ -49,6 +50,12 @@ const benches: Record<string, Entry> = {
       'on-policy distillation from a teacher worker (the warm start after the RL run) vs RL on the verifiable reward: held-out success vs minutes, same start and budget',
     run: benchDistill,
     smoke: ['--smoke'],
+  },
+  'eval-noise': {
+    about:
+      "one held-out evaluation's run-to-run noise: the warm start's eval split played --repeats times; sd across repeats vs the binomial SE",
+    run: benchEvalNoise,
+    smoke: ['--repeats', '2', '--eval-episodes', '4'],
   },
   gpu: {
     about:
