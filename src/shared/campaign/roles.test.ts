@@ -65,6 +65,20 @@ describe('campaign and study files with roles', () => {
     expect(r.ok ? [] : r.errors).toEqual([expect.stringMatching(/^base\.roles \/ roleWorkers apply/)]);
   });
 
+  it('refuses one worker per role on remote workers (a remote slot is one worker)', () => {
+    const r = parseCampaign({
+      name: 'ps',
+      base: { task: 'proposer-solver' },
+      search: { lr: { float: [1e-5, 1e-3] } },
+      budget: { trials: 1, minutesPerTrial: 1 },
+      workers: {
+        local: 0,
+        remote: [{ url: 'http://10.0.0.2:8321', adminToken: 'admin-token', joinToken: 'join-token' }],
+      },
+    });
+    expect(r.ok ? [] : r.errors).toEqual([expect.stringMatching(/^workers\.remote: one worker per role/)]);
+  });
+
   it('runs a study arm with `roles: shared` as a campaign with one shared worker', () => {
     const r = parseStudy({
       kind: 'study',

@@ -197,6 +197,9 @@ export function checkCampaign(spec: CampaignSpec): string[] {
   if (spec.base.eval.everyMinutes !== undefined && spec.base.eval.everyMinutes > spec.budget.minutesPerTrial)
     errors.push('base.eval.everyMinutes is longer than budget.minutesPerTrial');
   errors.push(...checkRoles(spec.base.task, spec.base.roles, spec.base.roleWorkers).map((e) => `base.${e}`));
+  // A remote slot is one worker: a trial needing one per role starts its workers locally.
+  if (isRoleTask(spec.base.task) && spec.base.roleWorkers !== 'shared' && spec.workers.remote.length > 0)
+    errors.push('workers.remote: one worker per role (roleWorkers: separate) runs on local workers only');
   return errors;
 }
 
