@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkRoles, roleEnv, roleWorkers } from './roles';
 import { parseCampaign, trialSetup, type CampaignSpec } from './spec';
+import { analyseStudy, studyMarkdown } from './study-report';
 import { armCampaign, parseStudy } from './study-spec';
+import type { TrialRow } from './trials';
 
 const base = { model: 'builtin', training: { batch: 4, lr: 1e-4 } };
 
@@ -95,5 +97,72 @@ describe('campaign and study files with roles', () => {
       ['proposer'],
       ['solver'],
     ]);
+  });
+});
+
+describe('study report of a role task', () => {
+  const spec = (() => {
+    const r = parseStudy({
+      kind: 'study',
+      name: 'svs',
+      base: { task: 'proposer-solver' },
+      arms: { separate: { roles: 'separate' }, shared: { roles: 'shared' } },
+      budget: { minutes: 1, updates: 4 },
+    });
+    if (!r.ok) throw new Error(r.errors.join('\n'));
+    return r.spec;
+  })();
+  const row = (arm: string, n: number, joint: number, proposer: number, solver: number): TrialRow => ({
+    campaignId: 'svs',
+    number: n,
+    state: 'complete',
+    params: { arm },
+    seed: n,
+    source: 'optimizer',
+    rationale: null,
+    value: joint,
+    points: [
+      {
+        index: 0,
+        resource: 0,
+        step: 0,
+        elapsedS: 0,
+        evalSuccess: 0,
+        evalReward: 0,
+        evalEpisodes: 4,
+        trainReward: null,
+      },
+      {
+        index: 1,
+        resource: 1,
+        step: 4,
+        elapsedS: 60,
+        evalSuccess: joint,
+        evalReward: joint,
+        evalEpisodes: 4,
+        trainReward: null,
+        roles: { proposer, solver },
+      },
+    ],
+    note: null,
+    worker: 'local-1',
+    runDir: null,
+    steps: 4,
+    startedAt: 0,
+    endedAt: 60_000,
+  });
+
+  it("reports each role's final success per arm beside the joint metric", () => {
+    const a = analyseStudy(spec, [
+      row('separate', 0, 0.5, 0.75, 0.5),
+      row('shared', 1, 0.25, 0.5, 0.25),
+      row('separate', 2, 0.25, 0.25, 0.5),
+    ]);
+    expect(a.arms.find((x) => x.arm === 'separate')?.roles['proposer']).toMatchObject({ mean: 0.5, n: 2 });
+    const md = studyMarkdown(spec, a, 0);
+    expect(md).toContain('## Each role');
+    expect(md).toContain('| arm | proposer | solver |');
+    expect(md).toMatch(/\| separate \| 50\.0 pp ± 25\.0 pp \| 50\.0 pp ± 0\.0 pp \|/);
+    expect(md).toContain('| shared | 50.0 pp (1 seed) | 25.0 pp (1 seed) |');
   });
 });
