@@ -25,6 +25,7 @@ import { join, resolve } from 'node:path';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import { startClients, type ClientsHandle } from '../src/node/train-clients';
 import { runEval, type EvalSummary } from '../src/node/eval';
+import { pairedGain } from './eval-noise-stats';
 import { subscribeEvents } from '../src/cli/train-events';
 import { CLIENT_KINDS, type ClientKind } from '../src/node/train-clients';
 import { workerConfigFromOptions, WorkerOptionsSchema, type WorkerOptions } from '../src/cli/worker';
@@ -147,6 +148,7 @@ interface RunResult {
 
 const frameworkOf = (clientId: string): string | null => /^train-([a-z]+)-\d+$/.exec(clientId)?.[1] ?? null;
 const pct = (p: number): string => `${(100 * p).toFixed(1)}%`;
+const successes = (e: EvalSummary): boolean[] => e.outcomes.map((o) => o.success);
 
 async function adminGet(w: Worker, path: string): Promise<unknown> {
   const res = await fetch(`${w.url}${path}`, { headers: { authorization: `Bearer ${w.tokens.admin}` } });
@@ -441,8 +443,10 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     Math.sqrt(
       binomialSe(calm.final.successRate, calm.final.episodes) ** 2 + binomialSe(warm.successRate, warm.episodes) ** 2,
     );
+  // Before and after play the same tasks: the paired SE is the gain's noise from run to run (docs/studies/seed-robustness.md).
+  const paired = pairedGain(successes(warm), successes(calm.final));
   out(
-    `held-out success: warm ${pct(warm.successRate)} → ${pct(calm.final.successRate)} after ${(calm.trainSeconds / 60).toFixed(1)} min: ${gainPp >= 0 ? '+' : ''}${gainPp.toFixed(1)} pp ± ${gainSe.toFixed(1)} (1 s.e.) · target ≥ +25 pp`,
+    `held-out success: warm ${pct(warm.successRate)} → ${pct(calm.final.successRate)} after ${(calm.trainSeconds / 60).toFixed(1)} min: ${gainPp >= 0 ? '+' : ''}${gainPp.toFixed(1)} pp ± ${gainSe.toFixed(1)} (1 s.e., tasks drawn afresh) ± ${(100 * paired.pairedSe).toFixed(1)} (paired, same tasks) · target ≥ +25 pp`,
   );
   out(`calm ledger: ${calm.acked} ends acknowledged to clients, ${calm.lost.length} missing on the server`);
   let chaosRun: RunResult | null = null;
@@ -477,6 +481,8 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     chaos_lost_episodes: chaosRun ? chaosRun.lost.length + chaosRun.logCountShortfall : null,
     chaos_success_final: chaosRun ? round(chaosRun.final.successRate, 3) : null,
     gain_pp: round(gainPp, 1),
+    gain_paired_se_pp: round(100 * paired.pairedSe, 1),
+    chaos_gain_pp: chaosRun ? round(100 * (chaosRun.final.successRate - warm.successRate), 1) : null,
     eval_episodes: evalEpisodes,
     success_se: round(binomialSe(calm.final.successRate, calm.final.episodes), 3),
     framework_curve_mad_pairwise: round(curves.maxPairwiseMad, 4),

@@ -31,6 +31,8 @@ export interface EvalSummary {
   failed: number;
   /** Weight versions the eval episodes were sampled with. */
   versions: number[];
+  /** Each task's outcome, in task order (a failed episode is unsuccessful): paired comparisons on one task set. */
+  outcomes: { taskId: string; success: boolean }[];
   seconds: number;
 }
 
@@ -45,11 +47,13 @@ export async function runEval(
   const tasks = evalPlays(key, episodes);
   const client = new SwarmClient({ url, joinToken, clientId: 'train-eval' });
   const results: { reward: number; success: boolean; version: number }[] = [];
+  const outcomes = tasks.map(({ task }) => ({ taskId: task.id, success: false }));
   let failed = 0;
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < tasks.length) {
-      const { task, play } = tasks[next++]!;
+      const i = next++;
+      const { task, play } = tasks[i]!;
       let version = -1;
       const out = await client
         .episode(
@@ -64,8 +68,10 @@ export async function runEval(
           { kind: 'eval' },
         )
         .catch(() => null);
-      if (out) results.push({ reward: out.result.reward, success: out.result.success ?? false, version });
-      else failed++;
+      if (out) {
+        results.push({ reward: out.result.reward, success: out.result.success ?? false, version });
+        outcomes[i]!.success = out.result.success ?? false;
+      } else failed++;
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker));
@@ -76,6 +82,7 @@ export async function runEval(
     successRate: results.filter((r) => r.success).length / n,
     rewardMean: results.reduce((s, r) => s + r.reward, 0) / n,
     versions: [...new Set(results.map((r) => r.version))].sort((a, b) => a - b),
+    outcomes,
     seconds: (performance.now() - t0) / 1000,
   };
 }

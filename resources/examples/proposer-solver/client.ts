@@ -1,6 +1,8 @@
-// Proposer–solver swarm client: one SwarmClient per worker (AGENTJET_PROPOSER_URL trains the
-// proposer model, AGENTJET_SOLVER_URL the solver model, both joined with AGENTJET_JOIN_TOKEN); each
-// round claims an episode on both, routes each role's calls to its own worker and ends both.
+// Proposer–solver swarm client: one SwarmClient per role (AGENTJET_PROPOSER_URL trains the proposer
+// model, AGENTJET_SOLVER_URL the solver model; joined with AGENTJET_PROPOSER_JOIN_TOKEN and
+// AGENTJET_SOLVER_JOIN_TOKEN, or both with AGENTJET_JOIN_TOKEN); each round claims an episode for both
+// roles, routes each role's calls to its own worker and ends both. Both URLs may name one worker (a
+// model shared by both roles: it plays, and trains on, both roles' episodes).
 import { SwarmClient, installSignalHandlers } from '../../../src/sdk/index';
 import { createPrng, fnv1a } from '../../../src/shared/prng';
 import { fetchPolicy } from '../fetch-policy';
@@ -10,17 +12,18 @@ import { playRound } from './round';
 const env = process.env;
 const proposerUrl = env['AGENTJET_PROPOSER_URL'];
 const solverUrl = env['AGENTJET_SOLVER_URL'];
-const joinToken = env['AGENTJET_JOIN_TOKEN'];
-if (!proposerUrl || !solverUrl || !joinToken) {
-  console.error('set AGENTJET_PROPOSER_URL, AGENTJET_SOLVER_URL and AGENTJET_JOIN_TOKEN');
+const proposerToken = env['AGENTJET_PROPOSER_JOIN_TOKEN'] ?? env['AGENTJET_JOIN_TOKEN'];
+const solverToken = env['AGENTJET_SOLVER_JOIN_TOKEN'] ?? env['AGENTJET_JOIN_TOKEN'];
+if (!proposerUrl || !solverUrl || !proposerToken || !solverToken) {
+  console.error('set AGENTJET_PROPOSER_URL, AGENTJET_SOLVER_URL and AGENTJET_JOIN_TOKEN (or one per role)');
   process.exit(2);
 }
 const clientId = env['AGENTJET_CLIENT_ID'] ?? `proposer-solver-${process.pid}`;
 const maxTokens = Number(env['AGENTJET_MAX_TOKENS']) || undefined;
 const limit = Number(env['AGENTJET_MAX_EPISODES']) || Infinity;
 const clients = {
-  proposer: new SwarmClient({ url: proposerUrl, joinToken, clientId: `${clientId}-proposer` }),
-  solver: new SwarmClient({ url: solverUrl, joinToken, clientId: `${clientId}-solver` }),
+  proposer: new SwarmClient({ url: proposerUrl, joinToken: proposerToken, clientId: `${clientId}-proposer` }),
+  solver: new SwarmClient({ url: solverUrl, joinToken: solverToken, clientId: `${clientId}-solver` }),
 };
 installSignalHandlers();
 const tasks = generateProposerTasks(200);

@@ -40,6 +40,8 @@ export async function playRound(
   task: ProposerTask,
   policyFor: PolicyFactory,
   deadlineMs = 60_000,
+  /** `eval`: held-out rounds, played on both workers as eval episodes (never trained on). */
+  kind: 'train' | 'eval' = 'train',
 ): Promise<RoundResult> {
   let inner: Omit<RoundResult, 'proposer'> | undefined;
   const outer = await clients.proposer.episode(
@@ -57,7 +59,7 @@ export async function playRound(
           const score = solverScore(r, proposal.ok);
           return { ...score, metrics: { ...score.metrics, turns: r.turns } };
         },
-        { deadlineMs, signal: pctx.signal },
+        { deadlineMs, signal: pctx.signal, kind },
       );
       const solverResult: TaskScore = {
         reward: solved.result.reward,
@@ -72,7 +74,7 @@ export async function playRound(
       };
       return proposerScore(proposal, solverResult.success);
     },
-    { deadlineMs },
+    { deadlineMs, kind },
   );
   if (!inner) throw new Error(`round ${task.id}: the solver episode did not finish`);
   const score: TaskScore = {

@@ -17,6 +17,7 @@ const setup = (batch: number, seed: number): TrialSetup => ({
   seed,
   threads: undefined,
   episodeTimeoutS: undefined,
+  workers: null,
 });
 
 describe('RemoteSlot', () => {

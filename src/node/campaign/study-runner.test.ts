@@ -82,10 +82,7 @@ describe('study runner (real workers)', () => {
     expect(again.out).not.toContain('▶');
   }, 900_000);
 
-  it('refuses a two-role study and a bad --scale with the reason', async () => {
-    const bad = await run([join(REPO, 'resources', 'studies', 'separate-vs-shared.yaml'), '--data-dir', dataDir]);
-    expect(bad.code).not.toBe(0);
-    expect(bad.out).toContain('need two-role trials');
+  it('refuses a bad --scale with the reason', async () => {
     const scale = await run([file, '--data-dir', dataDir, '--scale', '-1']);
     expect(scale.code).not.toBe(0);
     expect(scale.out).toMatch(/scale/);

@@ -64,14 +64,8 @@ function writeAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-/** Throws when a study asks for what trials cannot do yet (two workers for a two-role game, remote workers). */
+/** Throws when a study asks for what trials cannot do (remote workers). */
 export function checkRunnable(spec: StudySpec): void {
-  const twoRole = Object.entries(spec.arms).filter(([, a]) => a.roles !== undefined);
-  if (twoRole.length > 0)
-    throw new Error(
-      `study ${spec.name}: arms ${twoRole.map(([n]) => n).join(', ')} need two-role trials (one worker per role ` +
-        'or one shared); the trial machinery runs one worker per trial, so this study cannot run yet (docs/studies.md)',
-    );
   if (spec.workers.remote.length > 0) throw new Error('studies run on local workers only (workers.remote)');
 }
 

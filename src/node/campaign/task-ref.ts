@@ -9,11 +9,16 @@ import { startClients } from '../train-clients';
 import { exampleTasks, TRAIN_EXAMPLES, type TaskKey, type TrainExample } from '../train-tasks';
 import type { TrialSetup } from '../../shared/campaign/spec';
 import { ClientRunner } from '../runner/index';
+import { isRoleTask } from '../../shared/campaign/roles';
+import { roleTaskRef, type RoleTaskRef } from './role-task';
 import { evalFigures, playTaskEpisodes, taskNodePaths } from '../task/task-episodes';
 
-export type TaskRef =
+/** A task played by one role: one worker, any number of clients. */
+export type OneRoleTaskRef =
   | { kind: 'bundled'; example: TrainExample; dir: string; keys: readonly TaskKey[] }
   | { kind: 'folder'; dir: string; entry: string };
+/** …or by several (role-task.ts): a worker per role, or one shared. */
+export type TaskRef = OneRoleTaskRef | RoleTaskRef;
 
 export interface EvalFigures {
   episodes: number;
@@ -32,8 +37,12 @@ export interface RunningClients {
   dispose(): Promise<void>;
 }
 
-/** `calculator-agent` / `guess-number` / `cocktail`, or a folder (relative to `baseDir`) holding client.ts. */
+/**
+ * `calculator-agent` / `guess-number` / `cocktail`, `proposer-solver` (several roles), or a folder (relative to
+ * `baseDir`) holding client.ts.
+ */
 export function resolveTask(task: string, baseDir: string, examplesDir: string): TaskRef {
+  if (isRoleTask(task)) return roleTaskRef(task, examplesDir);
   const bundled = TRAIN_EXAMPLES.find((e) => e === task);
   if (bundled)
     return { kind: 'bundled', example: bundled, dir: join(examplesDir, bundled), keys: exampleTasks(bundled) };
@@ -57,7 +66,7 @@ export interface TaskPlayOptions {
 
 /** Starts the trial's training clients. */
 export async function startTrialClients(
-  task: TaskRef,
+  task: OneRoleTaskRef,
   setup: TrialSetup,
   w: TrialWorkerRef,
   groupSize: number,
@@ -102,7 +111,7 @@ export async function startTrialClients(
 
 /** One evaluation point: `episodes` held-out tasks (per task of a cocktail) played as eval episodes. */
 export async function playEval(
-  task: TaskRef,
+  task: OneRoleTaskRef,
   w: TrialWorkerRef,
   episodes: number,
   clientId: string,

@@ -1,18 +1,21 @@
-// One trial, start to end: a worker from its slot (a fresh local process, or a remote one reset),
+// One trial, start to end: a worker from its slot (a fresh local process, or a remote one reset; a task
+// of several roles: one per role, or one shared, each in its own folder under the trial's),
 // the events stream (every training step becomes a curve point), an evaluation before training,
 // the clients, evaluation points on the schedule (each reported to the pruner, which may stop the
 // trial), and at the time or step budget the clients stop and a final evaluation scores the final
 // weights. A worker that dies or clients that keep crashing fail the trial with the cause; a stop
 // from outside (the campaign stopping, or "stop this trial") ends it as interrupted or stopped.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CampaignStepPoint } from '../../shared/campaign/api';
 import { objectiveOf, type TrialPoint } from '../../shared/campaign/objective';
+import type { RoleWorker } from '../../shared/campaign/roles';
 import type { CampaignSpec, TrialSetup } from '../../shared/campaign/spec';
 import type { SwarmEvent } from '../../shared/swarm-events';
 import { EventFeed } from '../event-feed';
 import type { Slot, TrialWorker } from './slots';
-import { playEval, startTrialClients, type RunningClients, type TaskRef } from './task-ref';
+import { playRoleEval, startRoleClients } from './role-task';
+import { playEval, startTrialClients, type EvalFigures, type RunningClients, type TaskRef } from './task-ref';
 
 export type TrialEnd = { state: 'complete' } | { state: 'pruned' | 'failed' | 'interrupted' | 'stopped'; note: string };
 
@@ -68,9 +71,12 @@ class TrialRun {
   private steps = 0;
   private episodes = 0;
   private rewardsSincePoint: number[] = [];
-  private worker: TrialWorker | null = null;
+  /** The trial's workers (one; or one per role of a task of several roles), with the roles each serves. */
+  private readonly workers: { w: TrialWorker; roles: string[] }[] = [];
+  /** Each worker's last step; the trial's steps are their sum (equal total updates across layouts). */
+  private readonly stepsBy = new Map<number, number>();
   private clients: RunningClients | null = null;
-  private feed: EventFeed | null = null;
+  private readonly feeds: EventFeed[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private settle: (e: TrialEnd) => void = () => undefined;
   private readonly ended = new Promise<TrialEnd>((r) => (this.settle = r));
@@ -92,45 +98,72 @@ class TrialRun {
       return await this.train();
     } catch (err) {
       // A call that failed because the worker died (ECONNRESET) is reported with why it died, when that is known soon.
-      const why = this.worker
-        ? await Promise.race([this.worker.failed, new Promise<null>((r) => setTimeout(() => r(null), 3000).unref())])
-        : null;
+      const why =
+        this.workers.length > 0
+          ? await Promise.race([
+              ...this.workers.map(({ w }) => w.failed),
+              new Promise<null>((r) => setTimeout(() => r(null), 3000).unref()),
+            ])
+          : null;
       this.finish({ state: 'failed', note: why ?? message(err) });
       return await this.wrapUp(this.finished ?? { state: 'failed', note: why ?? message(err) });
     } finally {
       c.signal.removeEventListener('abort', this.onAbort);
       for (const t of this.timers) clearTimeout(t);
       await this.clients?.dispose().catch(() => undefined);
-      this.feed?.close();
-      await this.worker
-        ?.release()
-        .catch((err: unknown) => c.log(`trial ${c.number}: releasing the worker: ${message(err)}`));
+      for (const f of this.feeds) f.close();
+      await Promise.all(
+        this.workers.map(({ w }) =>
+          w.release().catch((err: unknown) => c.log(`trial ${c.number}: releasing a worker: ${message(err)}`)),
+        ),
+      );
     }
   }
 
   /** The worker, the event feed, the first evaluation, the clients and the budget; then the wrap-up. */
   private async train(): Promise<TrialOutcome> {
     const c = this.c;
-    try {
-      this.worker = await c.slot.start(c.setup, c.trialDir, c.runName);
-    } catch (err) {
-      return this.outcome({ state: 'failed', note: `the worker did not start: ${message(err)}` }, null);
+    for (const rw of c.setup.workers ?? [null]) {
+      try {
+        this.workers.push({ w: await this.startWorker(rw), roles: rw?.roles ?? [] });
+      } catch (err) {
+        const which = rw ? `the ${rw.name} worker` : 'the worker';
+        return this.outcome({ state: 'failed', note: `${which} did not start: ${message(err)}` }, null);
+      }
     }
-    const w = this.worker;
-    c.onStarted({ label: w.label, runDir: w.runDir });
-    void w.failed.then((why) => this.finish({ state: 'failed', note: why }));
-    this.feed = await EventFeed.open(
-      w.url,
-      w.adminToken,
-      { event: (e) => this.onEvent(e), error: (m) => c.log(`trial ${c.number}: events: ${m}`) },
-      { since: w.eventSeq },
-    );
+    const first = this.workers[0]!.w;
+    c.onStarted({ label: first.label, runDir: first.runDir });
+    for (const [i, { w, roles }] of this.workers.entries()) {
+      const who = roles.length > 0 ? `the ${roles.join(' + ')} worker: ` : '';
+      void w.failed.then((why) => this.finish({ state: 'failed', note: `${who}${why}` }));
+      const feed = await EventFeed.open(
+        w.url,
+        w.adminToken,
+        { event: (e) => this.onEvent(e, i), error: (m) => c.log(`trial ${c.number}: events: ${m}`) },
+        { since: w.eventSeq },
+      );
+      this.feeds.push(feed);
+    }
     if (c.spec.base.eval.atStart) await this.evaluate(0, false);
     if (this.finished) return await this.wrapUp(this.finished);
-    this.clients = await this.startClients(w);
+    this.clients = await this.startClients(first);
     this.trainingFrom = performance.now();
     this.scheduleBudget();
     return await this.wrapUp(await this.ended);
+  }
+
+  /** The trial's worker, or one of a task of several roles (its model and options, in a folder of its own). */
+  private startWorker(rw: RoleWorker | null): Promise<TrialWorker> {
+    const c = this.c;
+    if (!rw) return c.slot.start(c.setup, c.trialDir, c.runName);
+    const dir = join(c.trialDir, rw.name);
+    mkdirSync(dir, { recursive: true });
+    return c.slot.start({ ...c.setup, model: rw.model, training: rw.training }, dir, `${c.runName}-${rw.name}`);
+  }
+
+  /** Each role's worker (a shared worker serves every role). */
+  private byRole(): Record<string, TrialWorker> {
+    return Object.fromEntries(this.workers.flatMap(({ w, roles }) => roles.map((r) => [r, w] as const)));
   }
 
   private finish(e: TrialEnd): void {
@@ -144,7 +177,7 @@ class TrialRun {
   }
 
   private outcome(e: TrialEnd, value: number | null): TrialOutcome {
-    const w = this.worker;
+    const w = this.workers[0]?.w;
     return {
       state: e.state,
       value,
@@ -158,15 +191,16 @@ class TrialRun {
   }
 
   /** Every training step becomes a curve point; the step budget and step-scheduled evaluations follow it. */
-  private onEvent(e: SwarmEvent): void {
+  private onEvent(e: SwarmEvent, worker: number): void {
     if (e.type !== 'step') return;
     const { spec } = this.c;
     const everySteps = spec.base.eval.everySteps;
-    this.steps = e.metrics.step;
+    this.stepsBy.set(worker, e.metrics.step);
+    this.steps = [...this.stepsBy.values()].reduce((a, b) => a + b, 0);
     this.episodes += e.episodeIds?.length ?? 0;
     this.rewardsSincePoint.push(e.metrics.rewardMean);
     this.c.onStep({
-      step: e.metrics.step,
+      step: this.steps,
       elapsedS: this.elapsed(),
       rewardMean: e.metrics.rewardMean,
       successRate: e.metrics.successRate,
@@ -183,13 +217,10 @@ class TrialRun {
       const { c } = this;
       const { spec } = c;
       const ev = spec.base.eval;
-      if (!this.worker || (this.finished && !final)) return;
+      if (this.workers.length === 0 || (this.finished && !final)) return;
       const step = this.steps;
       try {
-        const r = await playEval(c.evalTask ?? c.task, this.worker, ev.episodes, `t${c.number}-eval-${index}`, {
-          repoRoot: c.repoRoot,
-          cacheDir: c.cacheDir,
-        });
+        const r = await this.playEvalPoint(index);
         const since = this.rewardsSincePoint;
         const trainReward = since.length ? since.reduce((s, x) => s + x, 0) / since.length : null;
         this.rewardsSincePoint = [];
@@ -202,6 +233,7 @@ class TrialRun {
           evalReward: r.rewardMean,
           evalEpisodes: r.episodes,
           trainReward,
+          ...(r.roles ? { roles: r.roles } : {}),
         };
         this.points.push(p);
         c.onPoint(p, this.points);
@@ -225,23 +257,35 @@ class TrialRun {
     return this.evalChain;
   }
 
+  /** One evaluation's figures (a task of several roles: rounds on every role's worker, and each role's success). */
+  private playEvalPoint(index: number): Promise<EvalFigures & { roles?: Record<string, number> }> {
+    const c = this.c;
+    const task = c.evalTask ?? c.task;
+    const id = `t${c.number}-eval-${index}`;
+    if (task.kind === 'roles') return playRoleEval(this.byRole(), c.spec.base.eval.episodes, id);
+    return playEval(task, this.workers[0]!.w, c.spec.base.eval.episodes, id, {
+      repoRoot: c.repoRoot,
+      cacheDir: c.cacheDir,
+    });
+  }
+
   /** The trial's clients, their output in clients.log; clients that keep crashing fail the trial. */
   private startClients(w: TrialWorker): Promise<RunningClients> {
     const c = this.c;
     let crashCount = 0;
     const lastLines = new Map<string, string[]>();
     const clientsLog = join(c.trialDir, 'clients.log');
-    return startTrialClients(c.task, c.setup, w, w.status.config.groupSize, `t${c.number}-s${c.setup.seed}`, {
+    const o = {
       repoRoot: c.repoRoot,
       cacheDir: c.cacheDir,
-      log: (id, line) => {
+      log: (id: string, line: string) => {
         appendFileSync(clientsLog, `[${id}] ${line}\n`);
         const l = lastLines.get(id) ?? [];
         l.push(line);
         if (l.length > 8) l.shift();
         lastLines.set(id, l);
       },
-      onExit: (id, code, signal) => {
+      onExit: (id: string, code: number | null, signal: string | null) => {
         if (this.finished || (code === 0 && signal === null)) return;
         crashCount++;
         if (crashCount >= maxClientCrashes(c.setup.clients)) {
@@ -253,7 +297,10 @@ class TrialRun {
           });
         }
       },
-    });
+    };
+    const name = `t${c.number}-s${c.setup.seed}`;
+    if (c.task.kind === 'roles') return startRoleClients(c.task, this.byRole(), c.setup.clients, name, o);
+    return startTrialClients(c.task, c.setup, w, w.status.config.groupSize, name, o);
   }
 
   /** The time budget, and the evaluations scheduled by time (by default four per trial). */

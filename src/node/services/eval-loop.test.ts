@@ -13,6 +13,7 @@ describe('EvalLoop', () => {
       successRate: 0.5,
       rewardMean: 0.5,
       versions: [0],
+      outcomes: [],
       seconds: 1,
     };
     const fakePlay = async (): Promise<EvalSummary> => {

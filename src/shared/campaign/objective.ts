@@ -18,6 +18,8 @@ export const TrialPointSchema = z.object({
   evalEpisodes: z.number().int().min(0),
   /** Mean train reward of the steps since the previous point (null: no step). */
   trainReward: z.number().nullable(),
+  /** A task of several roles: each role's own eval success (the proposer: a valid question; the solver: solved). */
+  roles: z.record(z.string(), z.number()).optional(),
 });
 export type TrialPoint = z.infer<typeof TrialPointSchema>;
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { TrainingConfigPatchSchema } from '../swarm-protocol';
 import { checkParamSpec, gridOf, ParamSpecSchema, type Params, type SearchSpace } from './space';
+import { checkRoles, isRoleTask, ROLE_LAYOUTS, RolesSchema, roleWorkers, type RoleWorker } from './roles';
 
 const Name = z
   .string()
@@ -45,6 +46,10 @@ export const BaseRunSchema = z
     clients: z.number().int().min(1).max(64).default(2),
     /** cocktail only: the share of calculator-agent tasks. */
     mix: z.number().min(0).max(1).optional(),
+    /** Tasks played by several roles (proposer-solver): each role's model and training options over these. */
+    roles: RolesSchema.optional(),
+    /** Tasks played by several roles: one worker per role (default) or one shared by every role. */
+    roleWorkers: z.enum(ROLE_LAYOUTS).optional(),
     /** Any training option of the worker (`agentjet worker` flags, camelCase: lr, groupSize, batch, …). */
     training: TrainingConfigPatchSchema.default({}),
     /** Worker settings that are not training options. */
@@ -191,6 +196,10 @@ export function checkCampaign(spec: CampaignSpec): string[] {
     errors.push('workers: no local workers and no remote ones: trials could run nowhere');
   if (spec.base.eval.everyMinutes !== undefined && spec.base.eval.everyMinutes > spec.budget.minutesPerTrial)
     errors.push('base.eval.everyMinutes is longer than budget.minutesPerTrial');
+  errors.push(...checkRoles(spec.base.task, spec.base.roles, spec.base.roleWorkers).map((e) => `base.${e}`));
+  // A remote slot is one worker: a trial needing one per role starts its workers locally.
+  if (isRoleTask(spec.base.task) && spec.base.roleWorkers !== 'shared' && spec.workers.remote.length > 0)
+    errors.push('workers.remote: one worker per role (roleWorkers: separate) runs on local workers only');
   return errors;
 }
 
@@ -236,6 +245,8 @@ export interface TrialSetup {
   seed: number;
   threads: number | undefined;
   episodeTimeoutS: number | undefined;
+  /** A task played by several roles: the workers the trial starts (null: one worker, `model` and `training`). */
+  workers: RoleWorker[] | null;
 }
 
 export function trialSetup(spec: CampaignSpec, params: Params, seedIndex: number): TrialSetup {
@@ -251,6 +262,7 @@ export function trialSetup(spec: CampaignSpec, params: Params, seedIndex: number
     seed: b.worker.seed + seedIndex,
     threads: b.worker.threads,
     episodeTimeoutS: b.worker.episodeTimeoutS,
+    workers: null,
   };
   for (const [k, v] of Object.entries(params)) {
     if (k === 'clients' && typeof v === 'number') setup.clients = v;
@@ -261,6 +273,7 @@ export function trialSetup(spec: CampaignSpec, params: Params, seedIndex: number
   // Every value was checked against its option's schema (checkCampaign / checkParams); parse again
   // so the type says so.
   setup.training = TrainingConfigPatchSchema.parse(training);
+  if (isRoleTask(b.task)) setup.workers = roleWorkers(b.task, setup, b.roles, b.roleWorkers ?? 'separate');
   return setup;
 }
 

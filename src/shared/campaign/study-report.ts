@@ -16,6 +16,8 @@ export interface ArmResult {
   minutes: Spread | null;
   failed: number;
   running: number;
+  /** A task of several roles: each role's own final held-out success over seeds (empty for one role). */
+  roles: Record<string, Spread | null>;
 }
 
 export interface ComparisonResult {
@@ -45,6 +47,16 @@ export function studyValue(spec: StudySpec, t: TrialRow): number | null {
 }
 
 /** Trials are the campaign's rows with `params.arm`; only completed ones count. */
+/** Each role's own success at the last evaluation point of every completed trial that has one. */
+function roleSpreads(done: readonly TrialRow[]): Record<string, Spread | null> {
+  const last = done.flatMap((t) => {
+    const p = [...t.points].sort((x, y) => x.index - y.index).at(-1);
+    return p?.roles ? [p.roles] : [];
+  });
+  const names = [...new Set(last.flatMap((r) => Object.keys(r)))];
+  return Object.fromEntries(names.map((n) => [n, spread(last.flatMap((r) => (r[n] === undefined ? [] : [r[n]])))]));
+}
+
 export function analyseStudy(spec: StudySpec, trials: readonly TrialRow[]): StudyAnalysis {
   const arms: ArmResult[] = Object.entries(spec.arms).map(([arm, a]) => {
     const mine = trials.filter((t) => t.params['arm'] === arm && t.state !== 'interrupted');
@@ -63,6 +75,7 @@ export function analyseStudy(spec: StudySpec, trials: readonly TrialRow[]): Stud
       minutes: spread(done.map((t) => Math.max(0, ...t.points.map((p) => p.elapsedS)) / 60)),
       failed: mine.filter((t) => t.state === 'failed').length,
       running: mine.filter((t) => t.state === 'running').length,
+      roles: roleSpreads(done),
     };
   });
   const byArm = new Map(arms.map((a) => [a.arm, a]));
@@ -123,6 +136,7 @@ export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: nu
         `${pm(r.updates, (x) => x.toFixed(1))} | ${pm(r.minutes, two)} | ${r.failed} |`,
     );
   }
+  L.push(...roleLines(a.arms));
   L.push(
     '',
     '## Comparisons',
@@ -159,6 +173,25 @@ export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: nu
     '',
   );
   return L.join('\n');
+}
+
+/** Each role's own final success per arm (tasks of several roles; none otherwise). */
+function roleLines(arms: readonly ArmResult[]): string[] {
+  const names = [...new Set(arms.flatMap((r) => Object.keys(r.roles)))];
+  if (names.length === 0) return [];
+  const pp = (x: number): string => `${(x * 100).toFixed(1)} pp`;
+  return [
+    '',
+    '## Each role',
+    '',
+    'Final held-out success of each role on its own (the proposer: a valid question; the solver: the right ' +
+      'answer), mean ± SE over seeds. The metric above is joint success (a valid question, solved). Updates ' +
+      'done are summed over the trial’s workers (one per role, or one shared).',
+    '',
+    `| arm | ${names.join(' | ')} |`,
+    `| --- | ${names.map(() => '---').join(' | ')} |`,
+    ...arms.map((r) => `| ${r.arm} | ${names.map((n) => pm(r.roles[n] ?? null, pp)).join(' | ')} |`),
+  ];
 }
 
 const esc = (s: string): string =>

@@ -5,6 +5,7 @@
 // the campaign record the store, the Campaigns panel and `campaign status` show (one `arm` choice).
 import { z } from 'zod';
 import { TrainingConfigPatchSchema } from '../swarm-protocol';
+import { checkRoles, ROLE_LAYOUTS } from './roles';
 import { BaseRunSchema, CLIENT_KINDS, WorkersSchema, type CampaignSpec } from './spec';
 
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/, 'letters, digits, ".", "_" and "-" (up to 80)');
@@ -24,11 +25,8 @@ export const ArmSchema = z
     seeds: z.number().int().min(1).max(100).optional(),
     /** Held-out evaluation on this bundled task instead of the arm's own (a cocktail scored on one of its tasks). */
     evalTask: z.enum(['calculator-agent', 'guess-number']).optional(),
-    /**
-     * Two-role tasks: one worker per role or one shared by both. Declared by the separate-vs-shared study;
-     * trials with two workers are not implemented yet, so the runner refuses such a study up front.
-     */
-    roles: z.enum(['separate', 'shared']).optional(),
+    /** Tasks played by several roles (proposer-solver): one worker per role, or one shared by every role. */
+    roles: z.enum(ROLE_LAYOUTS).optional(),
   })
   .strict();
 export type Arm = z.output<typeof ArmSchema>;
@@ -105,6 +103,8 @@ export function checkStudy(spec: StudySpec): string[] {
     const task = arm.task ?? spec.base.task;
     if ((arm.mix ?? spec.base.mix) !== undefined && task !== 'cocktail')
       errors.push(`arms.${name}: mix applies to the cocktail task only`);
+    for (const e of checkRoles(task, spec.base.roles, arm.roles ?? spec.base.roleWorkers))
+      errors.push(`arms.${name}: ${e}`);
   }
   if (spec.workers.local === 0 && spec.workers.remote.length === 0)
     errors.push('workers: no local workers and no remote ones: trials could run nowhere');
@@ -199,6 +199,7 @@ export function armCampaign(spec: StudySpec, arm: string): CampaignSpec {
       model: a.model ?? b.model,
       clients: a.clients ?? b.clients,
       mix: a.mix ?? b.mix,
+      roleWorkers: a.roles ?? b.roleWorkers,
       training: { ...b.training, ...a.training },
     },
   };

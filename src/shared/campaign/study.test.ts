@@ -39,6 +39,10 @@ describe('study statistics', () => {
     expect(sampleSd([0, 0.2])).toBeCloseTo(Math.SQRT2 * 0.1, 12);
     expect(p.needed).toBe(Math.ceil((7.849 * 0.04) / 0.0025));
     expect(p.text).toContain('seeds per arm');
+    // Every seed alike in both arms (a floor): no noise measured, no budget claimed.
+    const flat = power({ arm: 'a', values: [0, 0] }, { arm: 'b', values: [0, 0] }, 0.05, (x) => x.toFixed(2));
+    expect([flat.needed, flat.detectable]).toEqual([null, null]);
+    expect(flat.text).toMatch(/no noise is measured/);
   });
 
   it('measures how far a set of arms is apart, with bootstrap standard errors', () => {

@@ -110,10 +110,14 @@ export function power(a: ArmValues, b: ArmValues, effect: number, fmt: (x: numbe
   const sdA = sampleSd(a.values);
   const sdB = sampleSd(b.values);
   const seedsPerArm = Math.min(a.values.length, b.values.length);
-  const needed = seedsNeeded(sdA, sdB, effect);
-  const detectable = detectableEffect(sdA, sdB, seedsPerArm);
-  const text =
-    needed === null || detectable === null
+  // Every seed of both arms alike (a floor or a ceiling): zero spread measures no noise, so it states no budget.
+  const flat = sdA === 0 && sdB === 0;
+  const needed = flat ? null : seedsNeeded(sdA, sdB, effect);
+  const detectable = flat ? null : detectableEffect(sdA, sdB, seedsPerArm);
+  const text = flat
+    ? 'every seed of both arms gave the same value (a floor or a ceiling?): no noise is measured, so no ' +
+      'power statement'
+    : needed === null || detectable === null
       ? `the noise is not measured yet (two seeds per arm give it); no power statement`
       : `to detect a difference of ${fmt(effect)} (80 % power, two-sided 5 %) at the per-seed spread measured ` +
         `(sd ${fmt(sdA ?? 0)} and ${fmt(sdB ?? 0)}) takes ${needed} seeds per arm; ` +
