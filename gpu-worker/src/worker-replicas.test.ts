@@ -55,7 +55,11 @@ async function playGroup(url: string, taskId: string): Promise<void> {
   );
 }
 
-function start(dir: string, extra: { async?: boolean; inflight?: 'swap' | 'finish' }, logs: string[]): Promise<Worker> {
+function start(
+  dir: string,
+  extra: { async?: boolean; inflight?: 'swap' | 'finish'; engineProcs?: number },
+  logs: string[],
+): Promise<Worker> {
   return startWorker(
     {
       model: BUILTIN_MODEL_DIR,
@@ -172,4 +176,31 @@ describe('swarm worker with a rollout replica (asynchronous, --inflight finish)'
     expect(s.counters.droppedEpisodes).toBe(0);
     expect(logs.join('\n')).not.toMatch(/weight sync: the trainer's push failed/);
   }, 240_000);
+});
+
+describe('swarm worker with 2 FSDP ranks and a rollout replica', () => {
+  let w: Worker;
+  let dir: string;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir('aj-fsdp-replica-');
+    w = await start(dir, { engineProcs: 2 }, logs);
+  }, 300_000);
+  afterAll(async () => {
+    await w?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps no inference copy on rank 0: the replica generates, the sync gathers from the shards', async () => {
+    expect(w.engine.info).toMatchObject({ worldSize: 2, inferenceCopyBytes: 0 });
+    await playGroup(w.url, 'a');
+    const s = await until(
+      () => status(w.url),
+      (x) => x.step === 1 && x.serving?.rollout?.replicas[0]?.weightVersion === 1,
+      180_000,
+    );
+    expect(s.serving?.rollout?.syncFailures).toBe(0);
+    expect(s.lastStep?.trainedTokens).toBeGreaterThan(0);
+  }, 300_000);
 });

@@ -44,6 +44,8 @@ class LoadOptions:
     kl_coef: float = 0.0  # planning hint: > 0 budgets the KL reference
     memory_budget_bytes: int | None = None  # override the device's memory (per rank)
     chat_template: str | None = None  # replaces the folder's template (--chat-template, keep-reasoning variants)
+    # FSDP: rank 0 keeps a full inference copy for generation; False when rollout replicas generate instead
+    inference_copy: bool = True
 
     def to_json(self) -> dict[str, Any]:
         lora = (
@@ -105,6 +107,7 @@ def parse_load_options(params: dict[str, Any]) -> LoadOptions:
         kl_coef=P.get_float(params, "klCoef", default=0.0, lo=0.0),
         memory_budget_bytes=P.get_int(params, "memoryBudgetBytes", default=None, lo=1),
         chat_template=P.get_str(params, "chatTemplate", default=None),
+        inference_copy=P.get_bool(params, "inferenceCopy", default=True),
     )
 
 

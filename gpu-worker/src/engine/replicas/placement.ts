@@ -129,6 +129,7 @@ export async function startPlacement(
     replicas,
     trainer,
     trainerGate,
+    trainerServes: o.load.inferenceCopy !== false,
     sync,
     async: config.async,
     inflight: config.inflight,
