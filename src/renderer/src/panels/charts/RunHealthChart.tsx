@@ -1,8 +1,8 @@
 // The run-health view (issue #21): the signals that show an asynchronous run drifting before its reward
 // does — staleness of the trained tokens against the bound K and the episodes dropped over it, and the
-// behaviour-vs-trainer mismatch KL beside the KL to the reference (one card), and the clipped / corrected shares of tokens, generation and trainer busy
-// shares, generation waiting for an update, and the weight-sync time (the other). Rows from
-// charts/health.ts; recharts with animations off.
+// behaviour-vs-trainer mismatch KL beside the KL to the reference (one card), and the clipped / corrected
+// shares of tokens, generation and trainer busy shares, generation waiting for an update, and the
+// weight-sync time (the other). Rows from charts/health.ts; recharts with animations off.
 import { memo, useMemo } from 'react';
 import { ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, YAxis } from 'recharts';
 import type { StepPoint } from '../../../../shared/workbench-api';
