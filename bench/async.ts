@@ -25,7 +25,8 @@ const ALL_ARMS = ['a', 'b', ...[1, 2].flatMap((k) => CORRECTIONS.map((c) => `c-k
 export const asyncBenchHelp = `npm run bench -- async [options]
   --minutes M          training wall time of each arm (default 5)
   --arms LIST          a (sync colocated, 2 threads), b (trainer + 1 replica, 1 thread each, sync),
-                       c-k<K>-<none|decoupled|tis|mis> (the same, --async, bound K); default all ten
+                       c-k<K>-<none|decoupled|tis|mis> (the same, --async, bound K), with -finish:
+                       --inflight finish (e.g. c-k1-tis-finish); default the ten without -finish
   --primary ARM        the async arm of the last line (default c-k1-tis)
   --eval-episodes E    held-out eval episodes before and after (default 200)
   --clients N          calculator client processes (default 4)
@@ -50,9 +51,9 @@ function armFlags(arm: string): Record<string, string | boolean> {
   if (arm === 'a') return { threads: '2' };
   const replica = { threads: '1', rolloutReplicas: '1', replicaThreads: '1' };
   if (arm === 'b') return replica;
-  const m = /^c-k(\d+)-(none|decoupled|tis|mis)$/.exec(arm);
-  if (!m) throw new Error(`unknown arm ${arm}; known: ${ALL_ARMS.join(', ')}`);
-  return { ...replica, async: true, stalenessBound: m[1]!, correction: m[2]! };
+  const m = /^c-k(\d+)-(none|decoupled|tis|mis)(-finish)?$/.exec(arm);
+  if (!m) throw new Error(`unknown arm ${arm}; known: ${ALL_ARMS.join(', ')} (any c arm + -finish)`);
+  return { ...replica, async: true, stalenessBound: m[1]!, correction: m[2]!, ...(m[3] ? { inflight: 'finish' } : {}) };
 }
 
 async function startArm(s: Settings, arm: string, dir: string): Promise<Worker> {

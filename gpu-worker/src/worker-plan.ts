@@ -25,8 +25,16 @@ export function engineLoadParams(config: WorkerConfig, modelPath: string): LoadP
     ...(config.activationCheckpointing !== undefined
       ? { activationCheckpointing: config.activationCheckpointing }
       : {}),
+    ...(trainerOnly(config) ? { inferenceCopy: false } : {}),
   };
 }
+
+/**
+ * Whether the trainer group only trains: rollout replicas generate and its engine is FSDP ranks, so rank 0
+ * keeps no full inference copy (the weight sync gathers from the shards); calls then wait for a replica.
+ */
+export const trainerOnly = (c: Pick<WorkerConfig, 'rolloutReplicas' | 'engineProcs' | 'nnodes'>): boolean =>
+  c.rolloutReplicas > 0 && (c.engineProcs > 1 || c.nnodes > 1);
 
 /** The worker-config fields that reproduce the engine's plan on every later load. */
 export function pinnedTraining(

@@ -3,7 +3,8 @@
 // new weights reach the replica before it generates again, status and step metrics carry the replica and
 // the run health. The replica is then killed: calls keep being answered (the trainer's engine serves
 // while no replica is alive), the replica restarts and is synced to the current weights. Asynchronous:
-// claims and generation go on during updates, and the staleness bound holds.
+// claims and generation go on during updates, and the staleness bound holds — with new weights swapped
+// in under running generations (the default) or, `--inflight finish`, applied once they have finished.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -54,7 +55,11 @@ async function playGroup(url: string, taskId: string): Promise<void> {
   );
 }
 
-function start(dir: string, extra: { async?: boolean }, logs: string[]): Promise<Worker> {
+function start(
+  dir: string,
+  extra: { async?: boolean; inflight?: 'swap' | 'finish'; engineProcs?: number },
+  logs: string[],
+): Promise<Worker> {
   return startWorker(
     {
       model: BUILTIN_MODEL_DIR,
@@ -142,4 +147,60 @@ describe('swarm worker with a rollout replica (asynchronous)', () => {
     expect(s.lastStep?.health?.stalenessMax).toBeLessThanOrEqual(s.config.stalenessBound);
     expect(s.counters.droppedEpisodes).toBe(0);
   }, 240_000);
+});
+
+describe('swarm worker with a rollout replica (asynchronous, --inflight finish)', () => {
+  let w: Worker;
+  let dir: string;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir('aj-finish-');
+    w = await start(dir, { async: true, inflight: 'finish' }, logs);
+  }, 240_000);
+  afterAll(async () => {
+    await w?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finishes running generations on the old weights, then swaps, and keeps training', async () => {
+    await playGroup(w.url, 'a');
+    // Generations run while the first update's weights reach the replica: they finish first.
+    await Promise.all(['bb', 'ccc'].map((task) => playGroup(w.url, task)));
+    const s = await until(
+      () => status(w.url),
+      (x) => x.step === 3 && x.serving?.rollout?.replicas[0]?.weightVersion === 3,
+    );
+    expect(s.serving?.rollout).toMatchObject({ async: true, inflight: 'finish', syncFailures: 0 });
+    expect(s.lastStep?.health?.stalenessMax).toBeLessThanOrEqual(s.config.stalenessBound);
+    expect(s.counters.droppedEpisodes).toBe(0);
+    expect(logs.join('\n')).not.toMatch(/weight sync: the trainer's push failed/);
+  }, 240_000);
+});
+
+describe('swarm worker with 2 FSDP ranks and a rollout replica', () => {
+  let w: Worker;
+  let dir: string;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir('aj-fsdp-replica-');
+    w = await start(dir, { engineProcs: 2 }, logs);
+  }, 300_000);
+  afterAll(async () => {
+    await w?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps no inference copy on rank 0: the replica generates, the sync gathers from the shards', async () => {
+    expect(w.engine.info).toMatchObject({ worldSize: 2, inferenceCopyBytes: 0 });
+    await playGroup(w.url, 'a');
+    const s = await until(
+      () => status(w.url),
+      (x) => x.step === 1 && x.serving?.rollout?.replicas[0]?.weightVersion === 1,
+      180_000,
+    );
+    expect(s.serving?.rollout?.syncFailures).toBe(0);
+    expect(s.lastStep?.trainedTokens).toBeGreaterThan(0);
+  }, 300_000);
 });

@@ -18,6 +18,7 @@ import { EventsSocketServer } from './server/events-ws';
 import { prepareTransport, servingUrl, type TlsMaterial } from './server/transport';
 import { CompletionService } from './swarm/completions';
 import { EngineHost, processEngineFactory, type EngineFactory } from './engine/engine-host';
+import { nodesOf } from './engine/rank-node';
 import { TokenMatcher, type Role } from './swarm/keys';
 import { DurableCounters } from './swarm/durable-counters';
 import type { JournalFs } from './swarm/journal-fs';
@@ -141,7 +142,9 @@ function supervisedEngine(
   },
 ): EngineHost {
   return new EngineHost({
-    factory: o.factory ?? processEngineFactory({ procs: config.engineProcs, devices: config.engineDevices }),
+    factory:
+      o.factory ??
+      processEngineFactory({ procs: config.engineProcs, devices: config.engineDevices, nodes: nodesOf(config) }),
     load: engineLoadParams(config, o.modelPath),
     configure: servingSettings(config),
     checkpoint: () => {
@@ -271,6 +274,8 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     input,
     opts,
   );
+  if (config.nodeRank > 0)
+    throw new Error(`--node-rank ${config.nodeRank}: only node 0 runs the worker (the others: startRankNode)`);
   log(`worker: ${parsers.family} — tool parser ${parsers.choice.tool}, reasoning parser ${parsers.choice.reasoning}`);
 
   let swarm: Swarm | null = null;

@@ -5,10 +5,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { nodesOf, startRankNode } from '../../gpu-worker/src/engine/rank-node';
 import { startWorker } from '../../gpu-worker/src/worker';
 import {
   loraOf,
   WorkerConfigPatchSchema,
+  WorkerConfigSchema,
+  type WorkerConfig,
   type WorkerConfigInput,
   type WorkerConfigPatch,
 } from '../../gpu-worker/src/worker-config';
@@ -123,8 +126,26 @@ export function explicitTokens(
   return tokens;
 }
 
+/** `agentjet worker --node-rank I` (I > 0): this host's engine ranks of a trainer group over several hosts. */
+async function runRankNode(o: WorkerConfig): Promise<void> {
+  const nodes = nodesOf(o);
+  if (!nodes) throw new Error('--node-rank needs --nnodes above it');
+  const node = startRankNode({ nodes, procs: o.engineProcs, devices: o.engineDevices, log: (l) => console.error(l) });
+  const stopped = exitOnSignals(
+    () => node.stop(),
+    (signal) => console.log(`${signal}: stopping this node's engine ranks…`),
+  );
+  console.log(
+    `agentjet worker node ${nodes.nodeRank} of ${nodes.nnodes}: ${o.engineProcs} engine rank(s) joining the ` +
+      `trainer group at ${nodes.endpoint} (restarted whenever the group ends)`,
+  );
+  await stopped;
+}
+
 export async function runWorker(o: WorkerOptions): Promise<void> {
   const { config, resume } = workerConfigFromOptions(o);
+  const parsed = WorkerConfigSchema.parse(config);
+  if (parsed.nodeRank > 0) return runRankNode(parsed);
   const tokens = explicitTokens(o);
   // A supervisor that stores the events stream asks for each log line once (there, not on stderr too).
   const starting = startWorker(config, { resume, tokens, echoEventLogs: process.env[LOG_EVENTS_ONLY_ENV] !== '1' });

@@ -137,3 +137,18 @@ export function decideBatch(pool: readonly PoolItem[], rule: BatchRule, sync: Sy
 /** How many weight versions behind `current` the oldest call of an episode was sampled. */
 export const staleness = (oldestWeightVersion: number, current: number): number =>
   Math.max(0, current - oldestWeightVersion);
+
+/** The training-time settings of the staleness bound (options: max-staleness, staleness-bound, async). */
+export interface StalenessRule {
+  /** --async: the staleness bound K also holds at training time. */
+  async: boolean;
+  stalenessBound: number;
+  maxStaleness: number;
+}
+
+/**
+ * The most versions the oldest trained token of an episode may lag the weights an update starts from:
+ * --max-staleness always (the backstop), and with --async also the staleness bound K (the smaller wins).
+ */
+export const trainingBound = (r: StalenessRule): number =>
+  r.async ? Math.min(r.stalenessBound, r.maxStaleness) : r.maxStaleness;

@@ -73,6 +73,8 @@ export const EngineInfoSchema = z.object({
   /** Training side (gpu-worker/engine/PROTOCOL.md): the engine's ranks and their process ids. */
   worldSize: Int.positive().optional(),
   rankPids: Ids.optional(),
+  /** Bytes of rank 0's full inference copy under FSDP (0: none kept). */
+  inferenceCopyBytes: Int.optional(),
   /** How train steps run for the loaded model: the tree path it takes, chunked logprobs, checkpointing. */
   treeAttention: z.enum(['segments', 'dense']).optional(),
   chunkedLogprobs: z.boolean().optional(),
@@ -119,6 +121,8 @@ export const LoadParamsSchema = z.object({
   toolArgumentsAsText: z.boolean().optional(),
   /** `replica`: a rollout replica (inference only, serving dtype; weights from the trainer's sync). */
   role: z.enum(['trainer', 'replica']).optional(),
+  /** FSDP: false = rank 0 keeps no full inference copy (rollout replicas generate); default true. */
+  inferenceCopy: z.boolean().optional(),
 });
 export type LoadParams = z.infer<typeof LoadParamsSchema>;
 

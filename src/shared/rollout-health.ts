@@ -42,6 +42,13 @@ export const StepHealthSchema = z.object({
   stalenessMax: Int,
   /** Tokens per staleness 0, 1, 2, … (the last bucket counts everything at or above it). */
   stalenessHistogram: z.array(Int),
+  /**
+   * The bound the update held its episodes to (--max-staleness, and with --async also --staleness-bound K),
+   * the episodes it dropped for exceeding it and their generated tokens (absent from older workers).
+   */
+  stalenessBound: Int.optional(),
+  droppedOverBound: Int.optional(),
+  overBoundTokens: Int.optional(),
   /** Mean k3 KL between the behaviour policy and the trainer's, and the share of tokens the correction touched. */
   mismatchKl: z.number().nullable(),
   correctedFraction: z.number().nullable(),

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 import torch.multiprocessing as mp
-from agentjet_engine.weight_sync import DEFAULT_BUCKET_BYTES, SyncLink, connect_store, open_store
+from agentjet_engine.weight_sync import DEFAULT_BUCKET_BYTES, SyncLink, connect_store, open_store, trainable
 
 from .gpu import SHAPES, Context
 
@@ -55,7 +55,7 @@ def _one(ctx: Context, shape: str, lora: bool) -> dict[str, Any]:
         pushes = []
         for _ in range(REPEATS):
             t0 = time.perf_counter()
-            pushes.append(link.push(model, 1, torch.bfloat16, DEFAULT_BUCKET_BYTES))
+            pushes.append(link.push(trainable(model), 1, torch.bfloat16, DEFAULT_BUCKET_BYTES))
             pushes[-1]["wallMs"] = (time.perf_counter() - t0) * 1000
         pulls = queue.get(timeout=600)
     finally:

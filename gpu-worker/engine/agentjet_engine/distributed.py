@@ -33,7 +33,7 @@ from .errors import EngineError
 
 log = logging.getLogger("agentjet_engine")
 
-COLLECTIVE_METHODS = ("load", "train_step", "save", "restore", "close")
+COLLECTIVE_METHODS = ("load", "train_step", "save", "restore", "sync_gather", "close")
 # A collective waiting longer than this for a rank fails (the default of 30 min would hide a hang).
 TIMEOUT_S = int(os.environ.get("AGENTJET_ENGINE_RANK_TIMEOUT_S", "600"))
 

@@ -133,7 +133,7 @@ class Engine(SyncMethods, TrainingEngine):
 
     def parse_generate(self, params: dict[str, Any]) -> tuple[list[GenerationRequest], bool]:
         """(requests, stream) of a `generate` frame, validated."""
-        m = self._require()
+        m = self._require_serving()
         raw = P.get_list(params, "requests", min_len=1)
         if len(raw) > 1024:
             raise invalid("requests", "at most 1024 requests per frame", "out_of_range")
@@ -153,7 +153,7 @@ class Engine(SyncMethods, TrainingEngine):
         return self.serving.stats()
 
     def logprobs(self, params: dict[str, Any]) -> dict[str, Any]:
-        m = self._require()
+        m = self._require_serving()
         sequences = []
         for i, raw in enumerate(P.get_list(params, "sequences", min_len=1)):
             s = P.obj(raw, f"sequences[{i}]")

@@ -24,7 +24,16 @@ import torch
 
 from . import params as P
 from .errors import EngineError, not_loaded
-from .weight_sync import DEFAULT_BUCKET_BYTES, SyncLink, apply, connect_store, open_store, sync_failed
+from .weight_sync import (
+    DEFAULT_BUCKET_BYTES,
+    DTYPE_CODES,
+    SyncLink,
+    apply,
+    connect_store,
+    open_store,
+    sync_failed,
+    trainable,
+)
 
 log = logging.getLogger("agentjet_engine")
 
@@ -44,6 +53,8 @@ class SyncMethods:
     weight_version: int
     serving: Any
     role: str
+    trainer: Any
+    _collective: Callable[[str, dict[str, Any]], Any]
 
     def _init_sync(self) -> None:
         self.store: Any = None
@@ -98,6 +109,11 @@ class SyncMethods:
         names = P.get_list(params, "links", min_len=1)
         bucket = _bucket(params)
         started = time.perf_counter()
+        trainer = getattr(self, "trainer", None)
+        if trainer is not None and not trainer.serves:  # FSDP without an inference copy: gather from the shards
+            named = self._collective("sync_gather", {"dtype": DTYPE_CODES[m.compute_dtype]})
+        else:
+            named = trainable(m.model)
         pushed: list[dict[str, Any]] = []
         failed: list[dict[str, str]] = []
         for name in names:
@@ -106,7 +122,7 @@ class SyncMethods:
                 failed.append({"link": str(name), "message": "no such link (join it first)"})
                 continue
             try:
-                pushed.append({"link": name, **link.push(m.model, self.weight_version, m.compute_dtype, bucket)})
+                pushed.append({"link": name, **link.push(named, self.weight_version, m.compute_dtype, bucket)})
             except EngineError as exc:
                 log.warning("%s; dropping the link", exc.message)
                 self.links.pop(name, None)

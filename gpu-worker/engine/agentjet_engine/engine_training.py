@@ -42,6 +42,7 @@ from .memory_plan import DoesNotFit, Plan, PlanRequest, plan_training
 from .rendering import Renderer
 from .trainer import Trainer
 from .training import parse_hyper, parse_samples
+from .weight_sync import DTYPES
 
 log = logging.getLogger("agentjet_engine")
 
@@ -75,6 +76,7 @@ def plan_load(options: LoadOptions, group: RankGroup) -> tuple[LoadOptions, Plan
         compute_bytes=2 if compute == torch.bfloat16 else 4,
         world_size=group.world_size,
         kl_reference=options.kl_coef > 0,
+        inference_copy=options.inference_copy,
     )
     where = f"{device.type}{'' if device.index is None else f':{device.index}'}" + (
         f" per rank ({group.world_size} ranks)" if group.distributed else ""
@@ -124,6 +126,18 @@ class TrainingEngine(abc.ABC):
             raise not_loaded()
         return self.loaded
 
+    def _require_serving(self) -> LoadedModel:
+        """The model generation and scoring run on; refused on FSDP rank 0 loaded without an inference copy."""
+        m = self._require()
+        if self.trainer is not None and not self.trainer.serves:
+            raise EngineError(
+                "state",
+                "no_inference_copy",
+                "this trainer keeps no inference copy (loaded with inferenceCopy: false, as when rollout replicas "
+                "generate): generation and scoring run on the replicas",
+            )
+        return m
+
     def _require_trainer(self) -> Trainer:
         self._require()
         if self.trainer is None:
@@ -158,6 +172,8 @@ class TrainingEngine(abc.ABC):
             return self._train_step_here(payload)
         if method == "save":
             return self._require_trainer().save(payload["path"], payload["tmp"], payload["meta"])
+        if method == "sync_gather":
+            return self._require_trainer().gather_trainable(DTYPES[int(payload["dtype"])])
         if method == "restore":
             meta = self._require_trainer().restore(payload["path"])
             self.weight_version = int(meta["weightVersion"])

@@ -46,6 +46,8 @@ class LoadOptions:
     chat_template: str | None = None  # replaces the folder's template (--chat-template, keep-reasoning variants)
     decode_special_tokens: bool = False  # replies keep special tokens (Harmony's <|channel|>…), stop ids dropped
     tool_arguments_as_text: bool = False  # templates that concatenate `arguments` (DeepSeek-V3) get JSON text
+    # FSDP: rank 0 keeps a full inference copy for generation; False when rollout replicas generate instead
+    inference_copy: bool = True
 
     def to_json(self) -> dict[str, Any]:
         lora = (
@@ -109,6 +111,7 @@ def parse_load_options(params: dict[str, Any]) -> LoadOptions:
         chat_template=P.get_str(params, "chatTemplate", default=None),
         decode_special_tokens=P.get_bool(params, "decodeSpecialTokens", default=False),
         tool_arguments_as_text=P.get_bool(params, "toolArgumentsAsText", default=False),
+        inference_copy=P.get_bool(params, "inferenceCopy", default=True),
     )
 
 

@@ -110,6 +110,7 @@ class Setup:
     lora_r: int = DEFAULT_LORA_R
     lora_targets: list[str] | None = field(default=None, hash=False)
     kl_reference: bool = False
+    inference_copy: bool = True  # FSDP rank 0's full copy (False: rollout replicas generate)
 
 
 @dataclass(frozen=True)
@@ -190,13 +191,14 @@ def estimate(shape: ModelShape, setup: Setup) -> Estimate:
         trainable = shape.params
         weights = 4 * shape.params // w
         reference = setup.compute_bytes * shape.params // w if setup.kl_reference else 0
-        copy_bytes = 4 * shape.params if w > 1 else 0
+        copy_bytes = 4 * shape.params if w > 1 and setup.inference_copy else 0
         gathered_bytes = 4
     elif setup.mode == "lora":
         trainable = shape.lora_params(setup.lora_r, setup.lora_targets)
         weights = (setup.compute_bytes * shape.params + 4 * trainable) // w
         reference = 0  # the reference is the base with the adapter switched off
-        copy_bytes = setup.compute_bytes * shape.params + 4 * trainable if w > 1 else 0
+        copy = w > 1 and setup.inference_copy
+        copy_bytes = setup.compute_bytes * shape.params + 4 * trainable if copy else 0
         gathered_bytes = setup.compute_bytes
     else:
         raise ValueError(f"unknown mode {setup.mode!r}")
@@ -242,6 +244,7 @@ class PlanRequest:
     world_size: int = 1
     kl_reference: bool = False
     chunk_rows: int = 256
+    inference_copy: bool = True
 
 
 @dataclass(frozen=True)
@@ -300,6 +303,7 @@ def _setup(req: PlanRequest, mode: str, checkpointing: bool, **changes: object) 
         lora_r=req.lora_r or DEFAULT_LORA_R,
         lora_targets=req.lora_targets,
         kl_reference=req.kl_reference,
+        inference_copy=req.inference_copy,
     )
     return replace(base, **changes)  # type: ignore[arg-type]
 

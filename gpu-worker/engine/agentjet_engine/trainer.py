@@ -9,7 +9,10 @@ zero-weight ones so every rank runs the same collectives), the loss is scaled so
 reduce-scatter yields the same summed gradient as one process, and the stat sums are all-reduced.
 Rank 0 keeps an unsharded *inference copy* — the model generation and `logprobs` run on — refreshed
 from the shards after every update and restore (only the trainable tensors: all weights under full
-fine-tuning, the adapter under LoRA); it costs rank 0 one more full copy of the weights.
+fine-tuning, the adapter under LoRA); it costs rank 0 one more full copy of the weights. Loaded with
+`inferenceCopy: false` (the worker does so when rollout replicas generate), rank 0 keeps none: it only
+trains, and a weight sync gathers the full tensors from the shards in the wire dtype for the push
+(`gather_trainable`, a collective), dropped once pushed; generation and scoring on it are refused.
 """
 
 from __future__ import annotations
@@ -85,7 +88,7 @@ class Trainer:
         self.scorer = PolicyScorer(lm)
         self.inference: Any = None
         if group.distributed:
-            if group.leader:
+            if group.leader and loaded.options.inference_copy:
                 self.inference = copy.deepcopy(lm).eval()  # (requires_grad kept: info counts it)
             shard(self.scorer, loaded.device)
         self.params = [p for p in self.scorer.parameters() if p.requires_grad]
@@ -99,8 +102,32 @@ class Trainer:
             return self.loaded
         return dataclasses.replace(self.loaded, model=self.inference)
 
+    @property
+    def serves(self) -> bool:
+        """Whether generation and scoring can run here (not on FSDP rank 0 without an inference copy)."""
+        return not self.group.distributed or self.inference is not None
+
+    def inference_copy_bytes(self) -> int:
+        if self.inference is None:
+            return 0
+        return sum(p.numel() * p.element_size() for p in self.inference.parameters())
+
+    def gather_trainable(self, wire: torch.dtype) -> list[tuple[str, torch.Tensor]]:
+        """Every rank (a collective): each trainable tensor in full, in the wire dtype, in a fixed order; rank 0
+        keeps them for a weight sync push, the others drop each at once."""
+        out: list[tuple[str, torch.Tensor]] = []
+        with torch.no_grad():
+            for name, p in self.scorer.lm.named_parameters():
+                if not p.requires_grad:
+                    continue
+                full = (p.full_tensor() if hasattr(p, "full_tensor") else p).to(wire)
+                if self.group.leader:
+                    out.append((name, full))
+        return out
+
     def features(self) -> dict[str, Any]:
         return {
+            "inferenceCopyBytes": self.inference_copy_bytes(),
             "treeAttention": "segments" if self.segments_ok else "dense",
             "chunkedLogprobs": self.chunked_ok,
             "activationCheckpointing": self.plan.checkpointing,
@@ -184,6 +211,8 @@ class Trainer:
     def refresh_inference_copy(self) -> None:
         """Every rank: gather each trainable tensor in full (one at a time); rank 0 copies it into the
         inference copy by name."""
+        if not self.loaded.options.inference_copy:
+            return  # (the same on every rank: the load options are rank 0's)
         target = dict(self.inference.named_parameters()) if self.inference is not None else {}
         with torch.no_grad():
             for name, p in self.scorer.lm.named_parameters():

@@ -108,10 +108,11 @@ class SyncLink:
         if not work.wait(self.timeout):
             raise TimeoutError(f"no answer within {self.timeout.total_seconds():.0f}s")
 
-    def push(self, model: torch.nn.Module, version: int, wire: torch.dtype, bucket_bytes: int) -> dict[str, Any]:
-        """Trainer side: header, then the trainable tensors in `wire` dtype, bucketed."""
+    def push(
+        self, named: list[tuple[str, torch.Tensor]], version: int, wire: torch.dtype, bucket_bytes: int
+    ) -> dict[str, Any]:
+        """Trainer side: header, then the trainable tensors (`trainable(model)`) in `wire` dtype, bucketed."""
         started = time.perf_counter()
-        named = trainable(model)
         numel = sum(p.numel() for _, p in named)
         header = torch.tensor([version, len(named), numel, DTYPE_CODES[wire]], dtype=torch.int64)
         sent = 0

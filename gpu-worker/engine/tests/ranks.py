@@ -18,14 +18,19 @@ from agentjet_engine.framing import read_frame_from
 ENGINE_ROOT = Path(__file__).resolve().parents[1]
 
 
-def engine_argv(procs: int) -> list[str]:
-    if procs <= 1:
+def engine_argv(procs: int, nodes: tuple[int, int, str] | None = None) -> list[str]:
+    """As the worker's `engineArgv`: `nodes` = (nnodes, node rank, host:port) joins torchrun's static rendezvous."""
+    if procs <= 1 and nodes is None:
         return [sys.executable, "-m", "agentjet_engine"]
+    where = ["--standalone"]
+    if nodes is not None:
+        n, rank, endpoint = nodes
+        where = [f"--nnodes={n}", f"--node-rank={rank}", "--rdzv-backend=static", f"--rdzv-endpoint={endpoint}"]
     return [
         sys.executable,
         "-m",
         "torch.distributed.run",
-        "--standalone",
+        *where,
         f"--nproc-per-node={procs}",
         "--monitor-interval=0.5",
         "-m",
@@ -36,7 +41,7 @@ def engine_argv(procs: int) -> list[str]:
 class RankedEngine:
     """A spawned (possibly multi-rank) engine; every wait has a timeout; `close()` ends it."""
 
-    def __init__(self, procs: int, threads: int = 1) -> None:
+    def __init__(self, procs: int, threads: int = 1, nodes: tuple[int, int, str] | None = None) -> None:
         env = {
             **os.environ,
             "AGENTJET_ENGINE_THREADS": str(threads),
@@ -45,7 +50,7 @@ class RankedEngine:
         }
         self.log: list[str] = []
         self.proc = subprocess.Popen(
-            engine_argv(procs),
+            engine_argv(procs, nodes),
             cwd=ENGINE_ROOT,
             env=env,
             stdin=subprocess.PIPE,

@@ -110,3 +110,12 @@ def test_the_engine_refuses_before_loading_and_plans_lora(make_engine: Callable[
     assert full["activationCheckpointing"] is False and full["worldSize"] == 1
     with pytest.raises(EngineError, match="lora options are given"):
         make_engine(mode="full", lora={"r": 2, "alpha": 4})
+
+
+def test_fsdp_rank0_without_an_inference_copy_when_replicas_generate() -> None:
+    """7B, full fine-tune in bf16 over 8 ranks: rank 0's copy is 28 GiB of fp32 weights, or nothing."""
+    setup = Setup(mode="full", micro_batch_tokens=4096, checkpointing=True, world_size=8)
+    with_copy = estimate(QWEN25_7B, setup)
+    without = estimate(QWEN25_7B, Setup(**{**setup.__dict__, "inference_copy": False}))
+    assert with_copy.inference_copy == 4 * QWEN25_7B.params and without.inference_copy == 0
+    assert with_copy.total - without.total >= with_copy.inference_copy  # (the total adds a margin)

@@ -39,6 +39,7 @@ class Proc:
         self.answers: dict[int, queue.Queue[Any]] = {}
         self.lock = threading.Lock()
         self.next_id = 0
+        self.finished: list[Any] = []  # request ids in the order their answers arrived
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _box(self, request_id: int) -> queue.Queue[Any]:
@@ -48,6 +49,8 @@ class Proc:
     def _pump(self) -> None:
         assert self.proc.stdout is not None
         while (frame := read_frame_from(self.proc.stdout)) is not None:
+            if "delta" not in frame:
+                self.finished.append(frame.get("id"))
             self._box(frame.get("id")).put(frame)
 
     def send(self, method: str, params: Any) -> int:
@@ -192,3 +195,25 @@ def test_swap_under_a_running_generation_records_the_token_versions(procs: list[
     assert result["weightVersion"] == 0  # the oldest version in it
     spans = result["results"][0]["versionSpans"]
     assert len(spans) == 1 and spans[0][1] == 1 and 0 < spans[0][0] < 400
+
+
+def test_finish_lets_running_generations_end_on_the_old_weights_then_swaps(procs: list[Proc], model_dir: Path) -> None:
+    trainer = start(procs, model_dir)
+    replica = start(procs, model_dir, role="replica")
+    link(trainer, replica, "r0.g0", trainer.call("sync_open", {})["port"])
+    train_once(trainer)
+    want = greedy(trainer)
+    req = {"promptIds": PROMPT, "maxTokens": 400, "temperature": 1.0, "seed": 3, "stopIds": []}
+    running = replica.send("generate", {"requests": [req], "stream": True})
+    assert "delta" in replica.first_delta(running)
+    pull = replica.send("sync_pull", {"link": "r0.g0", "inflight": "finish"})
+    assert trainer.call("sync_push", {"links": ["r0.g0"]})["failed"] == []  # the replica has received them
+    later = replica.send("generate", {"requests": [{**req, "maxTokens": 8, "temperature": 0.0}]})
+    old = replica.wait(running)["result"]  # ends on version 0: no span of newer weights in it
+    assert old["weightVersion"] == 0 and not old["results"][0].get("versionSpans")
+    assert len(old["results"][0]["tokenIds"]) > 50  # long enough that the weights arrived while it ran
+    assert "result" in replica.wait(pull)  # applied once the running generation finished
+    new = replica.wait(later)["result"]  # admitted after the swap: all on version 1
+    assert replica.finished.index(running) < replica.finished.index(pull) < replica.finished.index(later)
+    assert new["weightVersion"] == 1 and not new["results"][0].get("versionSpans")
+    assert new["results"][0]["logprobs"] == pytest.approx(want["logprobs"], abs=1e-5)

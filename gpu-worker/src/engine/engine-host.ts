@@ -12,7 +12,13 @@ import type {
 } from '../../../src/shared/engine-protocol';
 import { backoffDelay } from '../../../src/shared/backoff';
 import { engineCallDeadlineMs, type EngineDeadlines } from './engine-deadlines';
-import { EngineDeadlineError, EngineExitedError, EngineProcess, type CallOptions } from './engine-process';
+import {
+  EngineDeadlineError,
+  EngineExitedError,
+  EngineProcess,
+  type CallOptions,
+  type EngineNodes,
+} from './engine-process';
 import type { EngineCaller } from './engine-caller';
 import { RemoteError } from '../../../src/shared/result';
 import { gatewayTimeout, unavailable } from '../errors';
@@ -32,7 +38,13 @@ export type EngineFactory = (hooks: {
 /** The real engine: a Python process over stdio frames. */
 export const processEngineFactory =
   (
-    opts: { python?: string; startTimeoutMs?: number; procs?: number; devices?: string | undefined } = {},
+    opts: {
+      python?: string;
+      startTimeoutMs?: number;
+      procs?: number;
+      devices?: string | undefined;
+      nodes?: EngineNodes | undefined;
+    } = {},
   ): EngineFactory =>
   (hooks) =>
     EngineProcess.start({ ...opts, onExit: hooks.onExit, onLog: hooks.onLog });

@@ -35,8 +35,18 @@ export interface EngineProcessOptions {
   procs?: number;
   /** CUDA devices the ranks may use (CUDA_VISIBLE_DEVICES, e.g. "0,1"); rank r takes the r-th. */
   devices?: string | undefined;
+  /** The trainer group spans several hosts (`engineArgv`); absent: this host alone. */
+  nodes?: EngineNodes | undefined;
   /** Deadlines of calls that name none (defaults: DEFAULT_ENGINE_DEADLINES). */
   deadlines?: Partial<EngineDeadlines>;
+}
+
+/** Where this host's ranks sit in a trainer group over several hosts (--nnodes, --node-rank, --rdzv-endpoint). */
+export interface EngineNodes {
+  nnodes: number;
+  nodeRank: number;
+  /** host:port of node 0's rendezvous store. */
+  endpoint: string;
 }
 
 /**
@@ -44,14 +54,26 @@ export interface EngineProcessOptions {
  * (`python -m torch.distributed.run`, the standard way: it sets RANK/LOCAL_RANK/WORLD_SIZE/
  * MASTER_ADDR/MASTER_PORT, `--standalone` picks a free rendezvous port on this host, and its agent
  * ends the whole job when a rank fails); every rank inherits stdio, and only rank 0 speaks frames.
+ * Over several hosts (`nodes`), each host's launcher joins torchrun's *static* rendezvous at node 0's
+ * endpoint with its `--node-rank`, so global rank 0 — the one that speaks frames — is on node 0
+ * (the dynamic c10d rendezvous would number the nodes by arrival).
  */
-export function engineArgv(procs = 1): string[] {
-  if (procs <= 1) return ['-u', '-m', 'agentjet_engine'];
+export function engineArgv(procs = 1, nodes?: EngineNodes): string[] {
+  const multi = nodes !== undefined && nodes.nnodes > 1;
+  if (procs <= 1 && !multi) return ['-u', '-m', 'agentjet_engine'];
+  const where = multi
+    ? [
+        `--nnodes=${nodes.nnodes}`,
+        `--node-rank=${nodes.nodeRank}`,
+        '--rdzv-backend=static',
+        `--rdzv-endpoint=${nodes.endpoint}`,
+      ]
+    : ['--standalone'];
   return [
     '-u',
     '-m',
     'torch.distributed.run',
-    '--standalone',
+    ...where,
     `--nproc-per-node=${procs}`,
     '--monitor-interval=0.5',
     '-m',
@@ -119,7 +141,7 @@ export class EngineProcess {
   private constructor(private readonly opts: EngineProcessOptions) {
     const python = findPython(opts.python, opts.env ?? process.env);
     const devices = opts.devices !== undefined ? { CUDA_VISIBLE_DEVICES: opts.devices } : {};
-    this.child = spawn(python, engineArgv(opts.procs), {
+    this.child = spawn(python, engineArgv(opts.procs, opts.nodes), {
       cwd: ENGINE_DIR,
       env: { ...process.env, ...opts.env, ...devices, PYTHONUNBUFFERED: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],

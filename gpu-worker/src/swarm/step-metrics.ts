@@ -16,6 +16,8 @@ export interface StepFacts {
   /** null: nothing was trained (no sample carried a gradient). */
   stats: TrainStats | null;
   droppedStale: number;
+  /** The staleness bound the update held its episodes to, and what it dropped for exceeding it. */
+  bound?: { stalenessBound: number; droppedOverBound: number; overBoundTokens: number } | undefined;
   seconds: number;
   /** The generation gate's busy fractions and sync time over the step (run health); absent: no health figures. */
   gate?: GateHealth | undefined;
@@ -31,6 +33,7 @@ export function stepHealth(f: StepFacts, before: number, gate: GateHealth): Step
     mismatchKl: f.stats?.mismatchKl ?? null,
     correctedFraction: f.stats?.correctedFraction ?? null,
     correction: f.stats?.correction ?? 'none',
+    ...(f.bound ?? {}),
     ...gate,
   };
 }

@@ -40,6 +40,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
     super(deps);
     this.trainer = new Trainer({
       config: () => this.trainingConfig,
+      async: deps.config.async,
       pool: deps.pool,
       engine: deps.engine,
       generation: deps.generation,

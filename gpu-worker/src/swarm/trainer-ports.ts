@@ -56,6 +56,8 @@ export interface TrainerHost {
 
 export interface TrainerDeps {
   config: () => Readonly<TrainingConfig>;
+  /** --async: the staleness bound K (config.stalenessBound) holds at training time too (batching.ts trainingBound). */
+  async?: boolean;
   pool: TrainingPool;
   engine: TrainingEngine;
   generation: GenerationGate;

@@ -1,116 +1,18 @@
-// The Trainer on its own, without HTTP: a fake engine (named as one), a real durable pool in a
-// temporary folder, the real client registry for sync agreements, and a fake host. Updates train
+// The Trainer on its own, without HTTP (testing/trainer-rig.ts): a fake engine (named as one), a real durable
+// pool in a temporary folder, the real client registry for sync agreements, and a fake host. Updates train
 // ready batches and commit one step event, generation is paused around each update, stale and
 // flat episodes are dropped, failures keep or drop the batch by cause, checkpoints and rollback.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TrainingConfigSchema, type TrainingConfig } from '../../../src/shared/options/index';
-import type { SwarmEvent } from '../../../src/shared/swarm-events';
-import { conversation, say } from '../../../src/shared/timeline/testing/scenes';
+import type { TrainingConfig } from '../../../src/shared/options/index';
 import { FakeEngine } from '../testing/fake-engine';
-import { tempDir } from '../testing/workers';
-import { ClientRegistry } from './clients';
+import { cleanupRigs, episode, trainerRig } from '../testing/trainer-rig';
 import { unavailable } from '../errors';
-import { EventBus } from './event-bus';
-import { DurablePool } from './pool';
-import { runFiles } from './run-dir';
-import { Trainer } from './trainer';
-import type { CommittedStep, TrainerHost } from './trainer-ports';
 
-/** A fake host: counts what the trainer reports and says whether the worker runs. */
-class FakeHost implements TrainerHost {
-  running = true;
-  readonly counts = { trainedEpisodes: 0, droppedEpisodes: 0 };
-  readonly states: string[] = [];
-  canUpdate = (): boolean => this.running;
-  stateChanged = (reason: string): void => void this.states.push(reason);
-  count = (key: 'trainedEpisodes' | 'droppedEpisodes', n: number): void => void (this.counts[key] += n);
-  snapshot = () => ({
-    counters: {
-      claimed: 0,
-      ended: 0,
-      aborted: 0,
-      expired: 0,
-      calls: 0,
-      completionTokens: 0,
-      malformedToolCalls: 0,
-      trainedEpisodes: this.counts.trainedEpisodes,
-      droppedEpisodes: this.counts.droppedEpisodes,
-      engineRestarts: 0,
-    },
-    eval: [],
-  });
-}
+afterEach(cleanupRigs);
 
-/** A fake generation gate that records pauses and resumes. */
-const fakeGate = () => {
-  const log: string[] = [];
-  return { log, pause: async () => void log.push('pause'), resume: () => void log.push('resume') };
-};
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function setup(config: Partial<TrainingConfig>, engine = new FakeEngine()) {
-  const dir = tempDir('aj-trainer-');
-  dirs.push(dir);
-  const files = runFiles(dir);
-  const pool = await DurablePool.open(files.pool, 0);
-  const events: SwarmEvent[] = [];
-  const bus = new EventBus(undefined);
-  bus.onEvent((e) => events.push(e));
-  const host = new FakeHost();
-  const gate = fakeGate();
-  const steps: CommittedStep[] = [];
-  let cfg = TrainingConfigSchema.parse(config);
-  const trainer = new Trainer({
-    config: () => cfg,
-    pool,
-    engine,
-    generation: gate,
-    sync: new ClientRegistry(60_000),
-    host,
-    events: bus,
-    files,
-    saved: null,
-    now: () => 1000,
-    onStep: (s) => steps.push(s),
-  });
-  const until = async (what: string, ok: () => boolean): Promise<void> => {
-    for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
-    if (!ok()) throw new Error(`not reached: ${what}`);
-  };
-  return {
-    dir,
-    files,
-    pool,
-    events,
-    host,
-    gate,
-    trainer,
-    engine,
-    steps,
-    until,
-    setConfig: (c: Partial<TrainingConfig>) => (cfg = { ...cfg, ...c }),
-  };
-}
-
-let n = 0;
-/** A finished train episode of task `taskId` with `reward`, its one call sampled by `weightVersion`. */
-function episode(taskId: string, reward: number, weightVersion = 0) {
-  const id = `ep_t${++n}`;
-  return {
-    episodeId: id,
-    clientId: 'c',
-    taskId,
-    reward,
-    endedAt: n,
-    calls: conversation(id, [{ reply: say(`answer ${n}`), weightVersion }]),
-  };
-}
+const setup = (config: Partial<TrainingConfig>, engine = new FakeEngine()) => trainerRig(config, engine);
 
 describe('Trainer', () => {
   it('trains a ready batch: one step event with merge stats and episode ids, generation paused around it', async () => {

@@ -10,9 +10,11 @@
 // the new weights. Each call is recorded with the weight version that sampled it and its raw
 // rollout logprobs, so the update that trains the episode corrects older calls by importance
 // sampling (PPO's ratio against the rollout logprobs, clipped). An episode whose oldest call is
-// more than `maxStaleness` versions behind the current weights is dropped instead of trained.
+// more than `maxStaleness` versions behind the current weights — with --async, more than the staleness
+// bound K when that is smaller — is dropped instead of trained, whatever the strategy (C1–C5) selected
+// it: every update passes through `inBound` below, and the step's `health` counts what it dropped.
 // Claims during an update get a 503 with a retry hint.
-import { decideBatch, staleness, type BatchDecision } from '../../../src/shared/batching';
+import { decideBatch, staleness, trainingBound, type BatchDecision } from '../../../src/shared/batching';
 import type { TrainStats } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import type { StepMerge } from '../../../src/shared/swarm-events';
@@ -23,7 +25,7 @@ import { Checkpoints, type CheckpointInfo } from './checkpoints';
 import { SwarmError } from '../errors';
 import { oldestWeightVersion, type PoolEntry, type RemoveReason } from './pool';
 import type { RunFiles } from './run-dir';
-import { stepMetrics } from './step-metrics';
+import { stepMetrics, type StepFacts } from './step-metrics';
 import type { TrainerDeps, TrainingPool } from './trainer-ports';
 
 export type { CheckpointInfo } from './checkpoints';
@@ -137,6 +139,28 @@ export class Trainer {
     this.deps.events.emit({ type: 'episodes_dropped', episodeIds: removed.map((e) => e.episodeId), reason });
   }
 
+  /**
+   * The selected episodes split by the training-time staleness bound: an episode trains only if its oldest
+   * generated token lags the weights this update starts from by at most the bound (batching.ts trainingBound).
+   */
+  private inBound(entries: readonly PoolEntry[]): {
+    fresh: PoolEntry[];
+    stale: PoolEntry[];
+    bound: NonNullable<StepFacts['bound']>;
+  } {
+    const cfg = this.deps.config();
+    const limit = trainingBound({ async: this.deps.async ?? false, ...cfg });
+    const version = this.deps.engine.weightVersion;
+    const over = (e: PoolEntry): boolean => staleness(oldestWeightVersion(e.calls), version) > limit;
+    const stale = entries.filter(over);
+    const tokens = stale.reduce((n, e) => n + e.calls.reduce((m, c) => m + c.outputIds.length, 0), 0);
+    return {
+      fresh: entries.filter((e) => !over(e)),
+      stale,
+      bound: { stalenessBound: limit, droppedOverBound: stale.length, overBoundTokens: tokens },
+    };
+  }
+
   private beginUpdate(): void {
     this.running = true;
     this.deps.host.stateChanged('update');
@@ -158,11 +182,7 @@ export class Trainer {
       // The engine's batching and prefix-cache figures over the rollouts since the last update.
       const serving = await this.deps.generation.stepFigures?.().catch(() => undefined);
       const entries = selected.map((id) => this.deps.pool.get(id)).filter((e): e is PoolEntry => e !== undefined);
-      const max = this.deps.config().maxStaleness;
-      const stale = entries.filter(
-        (e) => staleness(oldestWeightVersion(e.calls), this.deps.engine.weightVersion) > max,
-      );
-      const fresh = entries.filter((e) => !stale.includes(e));
+      const { fresh, stale, bound } = this.inBound(entries);
       if (stale.length > 0)
         await this.drop(
           stale.map((e) => e.episodeId),
@@ -182,6 +202,7 @@ export class Trainer {
         stats,
         settings,
         droppedStale: stale.length,
+        bound,
         seconds: (performance.now() - t0) / 1000,
         serving,
       });
@@ -212,6 +233,7 @@ export class Trainer {
     stats: TrainStats | null;
     settings: TrainSettings;
     droppedStale: number;
+    bound: StepFacts['bound'];
     seconds: number;
     serving?: StepServing | undefined;
   }): Promise<void> {
@@ -236,6 +258,7 @@ export class Trainer {
         built,
         stats,
         droppedStale: u.droppedStale,
+        bound: u.bound,
         seconds: u.seconds,
         gate: this.deps.generation.healthFigures?.(),
       }),

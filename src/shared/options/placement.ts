@@ -44,8 +44,26 @@ export const PLACEMENT_OPTIONS = {
     value: text(z.string().regex(/^[\w.-]+:\d{1,5}$/, 'host:port, e.g. 10.0.0.5:29400')),
     flag: 'rdzv-endpoint',
     arg: 'HOST:PORT',
-    help: 'where the trainer listens for replicas to join the weight sync (a replica on another host reaches it here)',
+    help:
+      "with --nnodes > 1: the trainer group's rendezvous (torchrun, static; node 0 listens); otherwise where " +
+      'the trainer listens for replicas to join the weight sync',
     unset: '127.0.0.1, any free port',
+  }),
+  nnodes: option({
+    value: intIn(1, 64),
+    default: 1,
+    flag: 'nnodes',
+    arg: 'N',
+    help:
+      'hosts the trainer group spans: each runs --engine-procs ranks (torchrun static rendezvous at ' +
+      '--rdzv-endpoint); node 0 runs the worker, the others `agentjet worker --node-rank i` with the same flags',
+  }),
+  nodeRank: option({
+    value: intIn(0, 63),
+    default: 0,
+    flag: 'node-rank',
+    arg: 'I',
+    help: "this host's place among --nnodes: 0 runs the worker; I > 0 only starts its engine ranks and keeps them up",
   }),
   async: option({
     value: bool,

@@ -38,6 +38,7 @@ export function stepScalars(m: StepMetrics): Scalar[] {
     ...sc('dropped/zero_advantage', m.droppedZeroAdvantage),
     ...sc('dropped/stale', m.droppedStale),
     ...sc('staleness/max', m.maxStaleness),
+    ...sc('staleness/dropped_over_bound', m.health?.droppedOverBound ?? null),
     ...sc('weight_version', m.weightVersion),
     ...cacheScalars(m),
   ];

@@ -19,6 +19,8 @@ export interface PlacementConfig {
   rolloutDevices?: string | undefined;
   replicaThreads?: number | undefined;
   rdzvEndpoint?: string | undefined;
+  /** > 1: --rdzv-endpoint is the trainer group's torchrun rendezvous; the weight sync takes a free port. */
+  nnodes: number;
   syncTimeoutS: number;
   inflight: 'swap' | 'finish';
   async: boolean;
@@ -67,6 +69,7 @@ export function replicaLoad(config: PlacementConfig, load: LoadParams): LoadPara
 }
 
 const endpointOf = (config: PlacementConfig): { host: string; port: number } | undefined => {
+  if (config.nnodes > 1) return undefined;
   const m = config.rdzvEndpoint?.match(/^(.+):(\d+)$/);
   return m ? { host: m[1]!, port: Number(m[2]) } : undefined;
 };
@@ -126,6 +129,7 @@ export async function startPlacement(
     replicas,
     trainer,
     trainerGate,
+    trainerServes: o.load.inferenceCopy !== false,
     sync,
     async: config.async,
     inflight: config.inflight,

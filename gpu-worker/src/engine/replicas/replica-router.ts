@@ -34,6 +34,8 @@ export interface RouterOptions {
   /** The trainer's engine and its gate (the fallback when no replica is alive). */
   trainer: EngineHost;
   trainerGate: Admission;
+  /** false: the trainer keeps no inference copy (FSDP beside replicas), so calls wait for a replica instead. */
+  trainerServes?: boolean;
   sync: WeightSync;
   async: boolean;
   inflight: 'swap' | 'finish';
@@ -85,7 +87,8 @@ export class ReplicaRouter implements GenerationGate {
     const loads = this.o.replicas.map((r) => ({ healthy: this.routable(r), load: r.gate.pending }));
     const i = this.policy.choose(loads, affinity);
     if (i !== null) return this.o.replicas[i]!;
-    if (!this.o.replicas.some((r) => this.alive(r)) && this.o.trainer.status === 'ready') return this.o.trainerGate;
+    const fallback = this.o.trainerServes !== false && this.o.trainer.status === 'ready';
+    if (fallback && !this.o.replicas.some((r) => this.alive(r))) return this.o.trainerGate;
     return null;
   }
 

@@ -31,6 +31,8 @@ const health = (syncMs: number | null): NonNullable<StepPoint['health']> => ({
   stalenessMean: 0.4,
   stalenessMax: 1,
   stalenessHistogram: [6, 4],
+  stalenessBound: 1,
+  droppedOverBound: 3,
   mismatchKl: 0.003,
   correctedFraction: 0.05,
   correction: 'tis',
@@ -48,6 +50,8 @@ describe('healthRows', () => {
     expect(rows[0]).toMatchObject({
       stalenessMean: 0.4,
       stalenessMax: 1,
+      stalenessBound: 1,
+      droppedOverBound: 3,
       mismatchKl: 0.003,
       klToRef: 0.02,
       clipped: 0.1,

@@ -1,7 +1,8 @@
 // Chart rows of the run-health view (issue #21): per step, the staleness of the trained tokens, the
 // behaviour-vs-trainer mismatch KL and the KL to the reference, the PPO-clipped and correction-touched
 // shares of tokens, generation and trainer busy shares, the share of time generation waited for an
-// update, and the weight-sync time. Steps without health figures (older workers) are skipped.
+// update, and the weight-sync time; the staleness bound the update held its episodes to and how many it
+// dropped for exceeding it. Steps without health figures (older workers) are skipped.
 import type { StepPoint } from '../../../shared/workbench-api';
 import { downsample } from './series';
 
@@ -9,6 +10,9 @@ export interface HealthRow {
   step: number;
   stalenessMean: number;
   stalenessMax: number;
+  /** The bound applied at training time and the episodes dropped over it (null from older workers). */
+  stalenessBound: number | null;
+  droppedOverBound: number | null;
   mismatchKl: number | null;
   klToRef: number | null;
   clipped: number | null;
@@ -28,6 +32,8 @@ export function healthRows(steps: readonly StepPoint[]): HealthRow[] {
       step: p.step,
       stalenessMean: h.stalenessMean,
       stalenessMax: h.stalenessMax,
+      stalenessBound: h.stalenessBound ?? null,
+      droppedOverBound: h.droppedOverBound ?? null,
       mismatchKl: h.mismatchKl,
       klToRef: p.klLoss ?? null,
       clipped: p.clipFraction ?? null,

@@ -1,8 +1,8 @@
 // The run-health view (issue #21): the signals that show an asynchronous run drifting before its reward
-// does — staleness of the trained tokens and the behaviour-vs-trainer mismatch KL beside the KL to the
-// reference (one card), and the clipped / corrected shares of tokens, generation and trainer busy
-// shares, generation waiting for an update, and the weight-sync time (the other). Rows from
-// charts/health.ts; recharts with animations off.
+// does — staleness of the trained tokens against the bound K and the episodes dropped over it, and the
+// behaviour-vs-trainer mismatch KL beside the KL to the reference (one card), and the clipped / corrected
+// shares of tokens, generation and trainer busy shares, generation waiting for an update, and the
+// weight-sync time (the other). Rows from charts/health.ts; recharts with animations off.
 import { memo, useMemo } from 'react';
 import { ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, YAxis } from 'recharts';
 import type { StepPoint } from '../../../../shared/workbench-api';
@@ -21,6 +21,8 @@ interface Series {
 const DRIFT: Series[] = [
   { key: 'stalenessMean', name: 'staleness (mean)', color: 'var(--accent)', axis: 'left' },
   { key: 'stalenessMax', name: 'staleness (max)', color: 'var(--accent)', axis: 'left', dashed: true },
+  { key: 'stalenessBound', name: 'bound K', color: 'var(--err, #c0504d)', axis: 'left', dashed: true },
+  { key: 'droppedOverBound', name: 'dropped over K (episodes)', color: 'var(--err, #c0504d)', axis: 'left' },
   { key: 'mismatchKl', name: 'mismatch KL', color: 'var(--warn, #d08a2e)', axis: 'right' },
   { key: 'klToRef', name: 'KL to reference', color: 'var(--fg-dim)', axis: 'right', dashed: true },
 ];
