@@ -21,6 +21,11 @@ export interface DistillArmOptions {
   minutes: number;
   evalEveryMinutes: number;
   clients: number;
+  /** GRPO tasks per update and episodes per task (the training benchmark's: 8 × 8). */
+  batch: number;
+  groupSize: number;
+  /** Train past `minutes` until this many updates (at most 5 minutes more; 0: just `minutes`). */
+  minUpdates: number;
   evalEpisodes: number;
   lr: number;
   lrEnd: number;
@@ -63,8 +68,8 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
     port: '0',
     model: 'builtin',
     strategy: 'C2',
-    batch: '8',
-    groupSize: '8',
+    batch: String(o.batch),
+    groupSize: String(o.groupSize),
     lr: String(o.lr),
     threads: String(o.threads),
     seed: String(o.seed),
@@ -91,7 +96,7 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
     serverUrl: worker.url,
     joinToken: tokens.join,
     count: o.clients,
-    env: { AGENTJET_GROUP_SIZE: '8' },
+    env: { AGENTJET_GROUP_SIZE: String(o.groupSize) },
   });
   runner.on('client:log', (l) => appendFileSync(logs.clients, `[${l.clientId}] ${l.line}\n`));
   let lrTimer: NodeJS.Timeout | null = null;
@@ -120,6 +125,8 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
       o.log(`  [${o.name}] ${at.toFixed(1)} min · ${updates} updates · held-out ${(100 * e.successRate).toFixed(1)}%`);
     }
     await sleep(Math.max(0, o.minutes - elapsedMin()) * 60_000);
+    for (let i = 0; i < 600 && updates < o.minUpdates; i++) await sleep(500);
+    if (updates < o.minUpdates) throw new Error(`[${o.name}] ${updates} of ${o.minUpdates} updates in 5 minutes more`);
     const end = elapsedMin();
     await runner.stop();
     for (let i = 0; i < 240; i++) {

@@ -37,7 +37,7 @@ const benches: Record<string, Entry> = {
     about:
       'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report',
     run: benchCampaign,
-    smoke: ['--trials', '2', '--minutes-per-trial', '0.15', '--eval-episodes', '2', '--kill-during-trial', '2'],
+    smoke: ['--trials', '2', '--minutes-per-trial', '0.15', '--eval-episodes', '2', '--kill-during-trial', '1'],
   },
   engine: {
     about: 'engine generation tokens/s (batch 1, 32) and training tokens/s',
@@ -54,7 +54,7 @@ const benches: Record<string, Entry> = {
     about:
       'GPU (python -m agentjet_bench.gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails',
     run: benchGpu,
-    smoke: ['--smoke', '--minutes', '1'],
+    smoke: ['--smoke'],
   },
   hotswap: {
     about:
@@ -88,7 +88,22 @@ const benches: Record<string, Entry> = {
   merge: {
     about: 'policy-update time with no / linear / tree timeline merging on the same episodes',
     run: benchMerge,
-    smoke: ['--settings', '2', '--tasks', '0', '--episodes', '1', '--repeats', '1'],
+    smoke: [
+      '--settings',
+      'calc,2,group',
+      '--tasks',
+      '1',
+      '--episodes',
+      '1',
+      '--repeats',
+      '1',
+      '--fill',
+      '0.35',
+      '--group',
+      '4',
+      '--max-tokens',
+      '24',
+    ],
   },
   'reward-model': {
     about:
@@ -150,12 +165,27 @@ const benches: Record<string, Entry> = {
     about:
       "calculator-agent training: held-out success gain in --minutes, four client frameworks' reward curves, chaos (clients SIGKILLed) with no lost episode",
     run: benchTrain,
-    smoke: ['--minutes', '0.1', '--frameworks', 'fetch', '--clients', '1', '--eval-episodes', '2', '--no-chaos'],
+    smoke: [
+      '--minutes',
+      '0.1',
+      '--frameworks',
+      'fetch',
+      '--clients',
+      '1',
+      '--batch',
+      '1',
+      '--group-size',
+      '2',
+      '--eval-episodes',
+      '2',
+      '--kill-every-s',
+      '3',
+    ],
   },
   warmstart: {
     about: 'held-out success of the warm-started built-in model on both example tasks',
     run: benchWarmstart,
-    smoke: ['--n', '2'],
+    smoke: ['--n', '1', '--max-tokens', '24'],
   },
 };
 
