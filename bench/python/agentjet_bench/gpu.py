@@ -28,34 +28,14 @@ from typing import Any
 
 import torch
 
+from .random_model import qwen2_shape
+
 SECTIONS: dict[str, Callable[[Context], dict[str, Any]]] = {}
 
 SHAPES: dict[str, dict[str, int]] = {
-    "qwen2.5-1.5b": dict(
-        hidden_size=1536,
-        num_hidden_layers=28,
-        num_attention_heads=12,
-        num_key_value_heads=2,
-        intermediate_size=8960,
-        vocab_size=151936,
-    ),
-    "qwen2.5-7b": dict(
-        hidden_size=3584,
-        num_hidden_layers=28,
-        num_attention_heads=28,
-        num_key_value_heads=4,
-        intermediate_size=18944,
-        vocab_size=152064,
-    ),
-    # for exercising the code on CPU (`--smoke`), not for figures
-    "smoke": dict(
-        hidden_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        intermediate_size=128,
-        vocab_size=512,
-    ),
+    "qwen2.5-1.5b": qwen2_shape(1536, 28, 12, 2, 8960, 151936),
+    "qwen2.5-7b": qwen2_shape(3584, 28, 28, 4, 18944, 152064),
+    "smoke": qwen2_shape(64, 2, 4, 2, 128, 512),  # for exercising the code on CPU (`--smoke`), not for figures
 }
 
 
