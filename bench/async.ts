@@ -34,7 +34,7 @@ export const asyncBenchHelp = `npm run bench -- async [options]
   --no-warm            skip the held-out eval of the warm start (before training)
   --min-steps N        an arm trains past --minutes until N updates (at most 5 minutes more; default 0)
   --scaling-episodes N concurrent episodes of the tokens/s measurement (default 64)
-  --smoke              a quick check of the machinery: 0.2 min (and 2 updates) per arm, arms a and c-k1-tis,
+  --smoke              a quick check of the machinery: 0.1 min (and 2 updates) per arm, arms a and c-k1-tis,
                        2 clients, batch 1 × group 2, 2 eval episodes, no warm-start eval, tokens/s at 4 episodes
   --run-dir DIR        where the workers' files go (default runs/bench-async-<time>)`;
 
@@ -151,7 +151,7 @@ function settingsOf(args: string[]): Settings & { scalingCalls: number; scalingE
   mkdirSync(runDir, { recursive: true });
   const arms = (argValue(args, '--arms') ?? (smoke ? 'a,c-k1-tis' : ALL_ARMS.join(','))).split(',');
   return {
-    minutes: Number(argValue(args, '--minutes') ?? (smoke ? 0.2 : 5)),
+    minutes: Number(argValue(args, '--minutes') ?? (smoke ? 0.1 : 5)),
     arms,
     primary: argValue(args, '--primary') ?? (arms.includes('c-k1-tis') ? 'c-k1-tis' : (arms.at(-1) ?? 'a')),
     evalEpisodes: Number(argValue(args, '--eval-episodes') ?? (smoke ? 2 : 200)),

@@ -4,15 +4,13 @@
 // the start and every --eval-every minutes while it trains (the eval episodes share the CPU with the
 // training, in both arms alike), and at the end after the clients stopped. With a teacher the worker
 // distils from it (--teacher-url; the clients' reward is ignored at --distill-weight 1).
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startWorker } from '../gpu-worker/src/worker';
 import { subscribeEvents } from '../src/cli/train-events';
-import { workerConfigFromOptions, WorkerOptionsSchema } from '../src/cli/worker';
 import { runEval, type EvalSummary } from '../src/node/eval';
 import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
 import { StatusSchema } from '../src/shared/swarm-protocol';
+import { startArmWorker } from './arm-worker';
 
 const CLIENT = resolve(import.meta.dirname, '..', 'resources', 'examples', 'calculator-agent', 'client-openai.ts');
 
@@ -63,24 +61,17 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
   mkdirSync(o.runDir, { recursive: true });
   const logs = { worker: join(o.runDir, 'worker.log'), clients: join(o.runDir, 'clients.log') };
   const workerDir = join(o.runDir, 'worker');
-  const wo = WorkerOptionsSchema.parse({
+  const { worker, tokens } = await startArmWorker({
     runDir: workerDir,
-    port: '0',
-    model: 'builtin',
-    strategy: 'C2',
-    batch: String(o.batch),
-    groupSize: String(o.groupSize),
-    lr: String(o.lr),
-    threads: String(o.threads),
-    seed: String(o.seed),
-    ...(o.teacher
+    logFile: logs.worker,
+    lr: o.lr,
+    threads: o.threads,
+    seed: o.seed,
+    batch: o.batch,
+    groupSize: o.groupSize,
+    extra: o.teacher
       ? { teacherUrl: o.teacher.url, teacherToken: o.teacher.token, distillWeight: String(o.teacher.weight) }
-      : {}),
-  });
-  const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
-  const worker = await startWorker(workerConfigFromOptions(wo).config, {
-    tokens,
-    log: (l) => appendFileSync(logs.worker, `${l}\n`),
+      : {},
   });
   let updates = 0;
   let trainEpisodes = 0;

@@ -40,7 +40,7 @@ const benches: Record<string, Entry> = {
     about:
       'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report',
     run: benchCampaign,
-    smoke: ['--trials', '2', '--minutes-per-trial', '0.15', '--eval-episodes', '2', '--kill-during-trial', '1'],
+    smoke: ['--trials', '2', '--minutes-per-trial', '0.1', '--eval-episodes', '2', '--kill-during-trial', '1'],
     smokeLimitS: 240,
   },
   engine: {
