@@ -61,7 +61,7 @@ const benches: Record<string, Entry> = {
       'GPU (python -m agentjet_bench.gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails',
     run: benchGpu,
     smoke: ['--smoke'],
-    smokeLimitS: 150,
+    smokeLimitS: 240,
   },
   hotswap: {
     about:
@@ -113,7 +113,7 @@ const benches: Record<string, Entry> = {
       '--max-tokens',
       '24',
     ],
-    smokeLimitS: 180,
+    smokeLimitS: 210,
   },
   'reward-model': {
     about:
@@ -172,7 +172,7 @@ const benches: Record<string, Entry> = {
       '--overhead-n',
       '3',
     ],
-    smokeLimitS: 150,
+    smokeLimitS: 180,
   },
   train: {
     about:
