@@ -31,9 +31,12 @@ export const asyncBenchHelp = `npm run bench -- async [options]
   --eval-episodes E    held-out eval episodes before and after (default 200)
   --clients N          calculator client processes (default 4)
   --batch B --group-size G --lr LR   training settings (default 4, 8, 3.5e-4)
-  --scaling-seconds S  tokens/s measurement at 64 episodes (default: 8 calls each; 0 skips it)
+  --scaling-calls C    calls per episode of the tokens/s measurement (default 8; 0 skips it)
   --no-warm            skip the held-out eval of the warm start (before training)
-  --smoke              a quick check of the machinery: 0.5 min, arms a,b,c-k1-tis, 10 eval episodes
+  --min-steps N        an arm trains past --minutes until N updates (at most 5 minutes more; default 0)
+  --scaling-episodes N concurrent episodes of the tokens/s measurement (default 64)
+  --smoke              a quick check of the machinery: 0.1 min (and 2 updates) per arm, arms a and c-k1-tis,
+                       2 clients, batch 1 × group 2, 2 eval episodes, no warm-start eval, tokens/s at 4 episodes
   --run-dir DIR        where the workers' files go (default runs/bench-async-<time>)`;
 
 interface Settings {
@@ -42,6 +45,7 @@ interface Settings {
   primary: string;
   evalEpisodes: number;
   clients: number;
+  minSteps: number;
   training: Record<string, string>;
   runDir: string;
   out: (line: string) => void;
@@ -89,13 +93,18 @@ async function runArm(s: Settings, arm: string): Promise<{ summary: ArmSummary; 
       groupSize: w.swarm.training.groupSize,
       log: (id, line) => appendFileSync(join(dir, 'clients.log'), `[${id}] ${line}\n`),
     });
+    const t0 = performance.now();
     await new Promise((r) => setTimeout(r, s.minutes * 60_000));
+    for (let i = 0; i < 600 && steps.length < s.minSteps; i++) await new Promise((r) => setTimeout(r, 500));
+    if (steps.length < s.minSteps)
+      throw new Error(`[${arm}] ${steps.length} of ${s.minSteps} updates in 5 minutes more`);
+    const minutes = (performance.now() - t0) / 60_000;
     const trained = (await status(w)).counters.trainedEpisodes - trained0;
     const counted = [...steps];
     await clients.dispose();
     for (let i = 0; i < 240 && w.swarm.trainer.updating; i++) await new Promise((r) => setTimeout(r, 500));
     const after = await runEval(w.url, w.tokens.join, s.evalEpisodes, 'calc');
-    const summary = summarizeArm(arm, counted, trained, s.minutes);
+    const summary = summarizeArm(arm, counted, trained, minutes);
     s.out(armLine(summary, after));
     return { summary, after };
   } finally {
@@ -116,40 +125,43 @@ function armLine(a: ArmSummary, after: EvalSummary): string {
   );
 }
 
-/** Generated tokens/s at 64 concurrent episodes: 2 replicas × 1 thread vs 1 process × 2 threads. */
-async function scaling(s: Settings, calls: number): Promise<{ one: number; two: number }> {
+/** Generated tokens/s at `episodes` (64) concurrent episodes: 2 replicas × 1 thread vs 1 process × 2 threads. */
+async function scaling(s: Settings, calls: number, episodes: number): Promise<{ one: number; two: number }> {
   const noTrain = { ...s.training, strategy: 'C1', batch: '100000' };
   const measure = async (arm: string, flags: Record<string, string>): Promise<number> => {
     const dir = join(s.runDir, `scaling-${arm}`);
     const w = await startArm({ ...s, training: { ...noTrain, ...flags } }, 'a', dir);
     try {
       await throughput(w, 4, 1, 16); // warm-up
-      return await throughput(w, 64, calls, 32);
+      return await throughput(w, episodes, calls, 32);
     } finally {
       await w.dispose();
     }
   };
   const one = await measure('1x2', { threads: '2' });
   const two = await measure('2x1', { threads: '1', rolloutReplicas: '2', replicaThreads: '1' });
-  s.out(`tokens/s at 64 episodes: 1 process × 2 threads ${one.toFixed(0)}, 2 replicas × 1 thread ${two.toFixed(0)}`);
+  s.out(
+    `tokens/s at ${episodes} episodes: 1 process × 2 threads ${one.toFixed(0)}, 2 replicas × 1 thread ${two.toFixed(0)}`,
+  );
   return { one, two };
 }
 
-function settingsOf(args: string[]): Settings & { scalingCalls: number } {
+function settingsOf(args: string[]): Settings & { scalingCalls: number; scalingEpisodes: number } {
   const smoke = args.includes('--smoke');
   const runDir = resolve(argValue(args, '--run-dir') ?? join('runs', `bench-async-${Date.now()}`));
   mkdirSync(runDir, { recursive: true });
-  const arms = (argValue(args, '--arms') ?? (smoke ? 'a,b,c-k1-tis' : ALL_ARMS.join(','))).split(',');
+  const arms = (argValue(args, '--arms') ?? (smoke ? 'a,c-k1-tis' : ALL_ARMS.join(','))).split(',');
   return {
-    minutes: Number(argValue(args, '--minutes') ?? (smoke ? 0.5 : 5)),
+    minutes: Number(argValue(args, '--minutes') ?? (smoke ? 0.1 : 5)),
     arms,
     primary: argValue(args, '--primary') ?? (arms.includes('c-k1-tis') ? 'c-k1-tis' : (arms.at(-1) ?? 'a')),
-    evalEpisodes: Number(argValue(args, '--eval-episodes') ?? (smoke ? 10 : 200)),
-    clients: Number(argValue(args, '--clients') ?? 4),
+    evalEpisodes: Number(argValue(args, '--eval-episodes') ?? (smoke ? 2 : 200)),
+    clients: Number(argValue(args, '--clients') ?? (smoke ? 2 : 4)),
+    minSteps: Number(argValue(args, '--min-steps') ?? (smoke ? 2 : 0)),
     training: {
       strategy: 'C2',
-      batch: argValue(args, '--batch') ?? '4',
-      groupSize: argValue(args, '--group-size') ?? '8',
+      batch: argValue(args, '--batch') ?? (smoke ? '1' : '4'),
+      groupSize: argValue(args, '--group-size') ?? (smoke ? '2' : '8'),
       lr: argValue(args, '--lr') ?? '3.5e-4',
     },
     runDir,
@@ -158,6 +170,7 @@ function settingsOf(args: string[]): Settings & { scalingCalls: number } {
       appendFileSync(join(runDir, 'bench.log'), `${line}\n`);
     },
     scalingCalls: Number(argValue(args, '--scaling-calls') ?? (smoke ? 1 : 8)),
+    scalingEpisodes: Number(argValue(args, '--scaling-episodes') ?? (smoke ? 4 : 64)),
   };
 }
 
@@ -168,7 +181,7 @@ export async function benchAsync(args: string[]): Promise<Record<string, unknown
   }
   const s = settingsOf(args);
   s.out(`bench async · arms ${s.arms.join(', ')} · ${s.minutes} min each · run dir ${s.runDir}`);
-  if (!args.includes('--no-warm')) {
+  if (!args.includes('--no-warm') && !args.includes('--smoke')) {
     const warmWorker = await startArm(s, 'a', join(s.runDir, 'warm'));
     const before = await runEval(warmWorker.url, warmWorker.tokens.join, s.evalEpisodes, 'calc').finally(() =>
       warmWorker.dispose(),
@@ -179,7 +192,7 @@ export async function benchAsync(args: string[]): Promise<Record<string, unknown
   for (const arm of s.arms) results.set(arm, await runArm(s, arm));
   const a = results.get('a');
   const c = results.get(s.primary);
-  const scale = s.scalingCalls > 0 ? await scaling(s, s.scalingCalls) : null;
+  const scale = s.scalingCalls > 0 ? await scaling(s, s.scalingCalls, s.scalingEpisodes) : null;
   if (a) projection(s, a.summary);
   const r3 = (x: number | null | undefined, digits = 3): number | null =>
     x === null || x === undefined ? null : round(x, digits);

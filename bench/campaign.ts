@@ -67,6 +67,8 @@ export async function benchCampaign(args: string[]): Promise<Record<string, unkn
   const minutes = Number(argValue(args, '--minutes-per-trial') ?? 2);
   const evalEpisodes = Number(argValue(args, '--eval-episodes') ?? 16);
   const killAfter = Number(argValue(args, '--kill-during-trial') ?? 2);
+  if (!Number.isInteger(killAfter) || killAfter < 0 || killAfter >= trials)
+    throw new Error(`--kill-during-trial ${killAfter}: trials are numbered 0 to ${trials - 1}`);
   const dataDir = resolve(argValue(args, '--data-dir') ?? mkdtempSync(join(tmpdir(), 'agentjet-bench-campaign-')));
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, `${NAME}.yaml`);

@@ -4,15 +4,13 @@
 // the start and every --eval-every minutes while it trains (the eval episodes share the CPU with the
 // training, in both arms alike), and at the end after the clients stopped. With a teacher the worker
 // distils from it (--teacher-url; the clients' reward is ignored at --distill-weight 1).
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startWorker } from '../gpu-worker/src/worker';
 import { subscribeEvents } from '../src/cli/train-events';
-import { workerConfigFromOptions, WorkerOptionsSchema } from '../src/cli/worker';
 import { runEval, type EvalSummary } from '../src/node/eval';
 import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
 import { StatusSchema } from '../src/shared/swarm-protocol';
+import { startArmWorker } from './arm-worker';
 
 const CLIENT = resolve(import.meta.dirname, '..', 'resources', 'examples', 'calculator-agent', 'client-openai.ts');
 
@@ -21,6 +19,11 @@ export interface DistillArmOptions {
   minutes: number;
   evalEveryMinutes: number;
   clients: number;
+  /** GRPO tasks per update and episodes per task (the training benchmark's: 8 × 8). */
+  batch: number;
+  groupSize: number;
+  /** Train past `minutes` until this many updates (at most 5 minutes more; 0: just `minutes`). */
+  minUpdates: number;
   evalEpisodes: number;
   lr: number;
   lrEnd: number;
@@ -58,24 +61,17 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
   mkdirSync(o.runDir, { recursive: true });
   const logs = { worker: join(o.runDir, 'worker.log'), clients: join(o.runDir, 'clients.log') };
   const workerDir = join(o.runDir, 'worker');
-  const wo = WorkerOptionsSchema.parse({
+  const { worker, tokens } = await startArmWorker({
     runDir: workerDir,
-    port: '0',
-    model: 'builtin',
-    strategy: 'C2',
-    batch: '8',
-    groupSize: '8',
-    lr: String(o.lr),
-    threads: String(o.threads),
-    seed: String(o.seed),
-    ...(o.teacher
+    logFile: logs.worker,
+    lr: o.lr,
+    threads: o.threads,
+    seed: o.seed,
+    batch: o.batch,
+    groupSize: o.groupSize,
+    extra: o.teacher
       ? { teacherUrl: o.teacher.url, teacherToken: o.teacher.token, distillWeight: String(o.teacher.weight) }
-      : {}),
-  });
-  const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
-  const worker = await startWorker(workerConfigFromOptions(wo).config, {
-    tokens,
-    log: (l) => appendFileSync(logs.worker, `${l}\n`),
+      : {},
   });
   let updates = 0;
   let trainEpisodes = 0;
@@ -91,7 +87,7 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
     serverUrl: worker.url,
     joinToken: tokens.join,
     count: o.clients,
-    env: { AGENTJET_GROUP_SIZE: '8' },
+    env: { AGENTJET_GROUP_SIZE: String(o.groupSize) },
   });
   runner.on('client:log', (l) => appendFileSync(logs.clients, `[${l.clientId}] ${l.line}\n`));
   let lrTimer: NodeJS.Timeout | null = null;
@@ -120,6 +116,8 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
       o.log(`  [${o.name}] ${at.toFixed(1)} min · ${updates} updates · held-out ${(100 * e.successRate).toFixed(1)}%`);
     }
     await sleep(Math.max(0, o.minutes - elapsedMin()) * 60_000);
+    for (let i = 0; i < 600 && updates < o.minUpdates; i++) await sleep(500);
+    if (updates < o.minUpdates) throw new Error(`[${o.name}] ${updates} of ${o.minUpdates} updates in 5 minutes more`);
     const end = elapsedMin();
     await runner.stop();
     for (let i = 0; i < 240; i++) {

@@ -26,7 +26,8 @@ export const distillBenchHelp = `npm run bench -- distill [options]
   --lr LR --lr-end LR  learning rate, decayed linearly (default 3.5e-4 → 1e-4)
   --distill-weight W   the teacher's weight in the advantage (default 1: distillation alone)
   --threads T          engine threads per worker (default 1)     --seed S (default 1)
-  --smoke              1 minute per arm, evaluations of 8 episodes every 0.5 min, 2 clients (plumbing only)
+  --smoke              0.15 min (and 1 update) per arm, evaluations of 2 episodes every 0.075 min, 1 client,
+                       batch 1 × group 2 (plumbing only)
   --run-dir DIR        where everything goes (default a temp folder)`;
 
 const num = (args: string[], flag: string, d: number): number => {
@@ -46,10 +47,13 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
   if (!(weight > 0 && weight <= 1)) throw new Error(`--distill-weight must be in (0, 1]\n${distillBenchHelp}`);
   const log = (line: string): void => console.error(line);
   const base: Omit<DistillArmOptions, 'name' | 'runDir'> = {
-    minutes: smoke ? 1 : num(args, '--minutes', 15),
-    evalEveryMinutes: smoke ? 0.5 : num(args, '--eval-every', 2.5),
-    evalEpisodes: smoke ? 8 : num(args, '--eval-episodes', 100),
-    clients: smoke ? 2 : num(args, '--clients', 6),
+    minutes: smoke ? 0.15 : num(args, '--minutes', 15),
+    evalEveryMinutes: smoke ? 0.075 : num(args, '--eval-every', 2.5),
+    evalEpisodes: smoke ? 2 : num(args, '--eval-episodes', 100),
+    clients: smoke ? 1 : num(args, '--clients', 6),
+    batch: smoke ? 1 : 8,
+    groupSize: smoke ? 2 : 8,
+    minUpdates: smoke ? 1 : 0,
     lr: num(args, '--lr', 3.5e-4),
     lrEnd: num(args, '--lr-end', 1e-4),
     threads: num(args, '--threads', 1),

@@ -9,6 +9,8 @@
 // Tree samples run on the engine's exact segment attention (the shared prefix computed once, each
 // branch attending to its ancestors' keys); `tree-dense` times the same tree samples under the dense
 // T×T reference mask, side by side.
+// Smaller (the `--smoke` setting): `--settings calc,2,group`, `--tasks N` played tasks, `--episodes N` per
+// synthetic setting, `--group N` rollouts, `--fill F` of the sizes, `--max-tokens N` per played reply.
 import { EngineProcess } from '../gpu-worker/src/engine/engine-process';
 import { BUILTIN_MODEL_DIR } from '../gpu-worker/src/resources';
 import { playEpisodes } from '../gpu-worker/src/rollout/evaluate';
@@ -102,6 +104,9 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
   const repeats = Number(argValue(args, '--repeats') ?? 3);
   const perSetting = Number(argValue(args, '--episodes') ?? 2); // per synthetic setting: the ratios are per episode
   const modelDir = argValue(args, '--model') ?? BUILTIN_MODEL_DIR;
+  // `--fill F` scales the synthetic episodes' sizes below (fractions of the context) by F: smaller, faster steps.
+  const fill = Number(argValue(args, '--fill') ?? 1);
+  if (!(fill > 0 && fill <= 1)) throw new Error(`--fill ${fill}: a fraction of the sizes, in (0, 1]`);
   const engine = await EngineProcess.start({ onLog: (l) => process.stderr.write(`  engine: ${l}\n`) });
   try {
     const info = await engine.call('load', {
@@ -117,13 +122,13 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
 
     const t0 = performance.now();
     const settings: Setting[] = [];
-    const sampling = { maxTokens: 96, temperature: 1 };
+    const sampling = { maxTokens: Number(argValue(args, '--max-tokens') ?? 96), temperature: 1 };
     // Played: `--tasks` tasks × 4 rollouts each (GRPO groups share the system + task prompt).
     // `--settings 10,group` runs only those settings (keys: calc, guess, 2, 5, 10, 20, group).
     const only = argValue(args, '--settings')?.split(',');
     const wanted = (key: string): boolean => only === undefined || only.includes(key);
     const playedTasks = Number(argValue(args, '--tasks') ?? 4);
-    if (playedTasks > 0 && (wanted('calc') || wanted('guess'))) {
+    if (playedTasks > 0 && wanted('calc')) {
       const calcTasks = loadExampleTasks(calculatorExample, 'eval')
         .slice(0, playedTasks)
         .flatMap((t) => [t, t, t, t]);
@@ -138,6 +143,8 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
         episodes: scoredFromPlayed(calc, (p) => `calc-${Math.floor(p.index / 4)}`),
         estimator: 'grpo',
       });
+    }
+    if (playedTasks > 0 && wanted('guess')) {
       const guessTasks = loadExampleTasks(guessNumberExample, 'eval')
         .slice(0, playedTasks)
         .flatMap((t) => [t, t, t, t]);
@@ -155,7 +162,7 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
     }
     // Synthetic: `turns` calls per episode, tool outputs sized so a whole episode fills ~85% of the context.
     for (const turns of [2, 5, 10, 20].filter((t) => wanted(String(t)))) {
-      const toolChars = await fitToolChars(engine, turns, Math.floor(context * 0.85), turns);
+      const toolChars = await fitToolChars(engine, turns, Math.floor(context * 0.85 * fill), turns);
       const episodes = await syntheticEpisodes(engine, {
         prefix: `syn${turns}-`,
         count: perSetting,
@@ -166,13 +173,14 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
       });
       settings.push({ key: String(turns), label: `synthetic ${turns} turns`, episodes, estimator: 'reinforce' });
     }
+    const groupSize = Number(argValue(args, '--group') ?? 8);
     if (wanted('group')) {
-      // One task group: 8 rollouts of 3 turns sharing a long system prompt (~55% of the context).
-      const system = await fitSystemPrompt(engine, Math.floor(context * 0.55), 99);
-      const groupToolChars = await fitToolChars(engine, 3, Math.floor(context * 0.8), 99, system);
+      // One task group: 8 (`--group`) rollouts of 3 turns sharing a long system prompt (~55% of the context).
+      const system = await fitSystemPrompt(engine, Math.floor(context * 0.55 * fill), 99);
+      const groupToolChars = await fitToolChars(engine, 3, Math.floor(context * 0.8 * fill), 99, system);
       const group = await syntheticEpisodes(engine, {
         prefix: 'group-',
-        count: 8,
+        count: groupSize,
         turns: 3,
         toolChars: groupToolChars,
         seed: 99,
@@ -181,7 +189,12 @@ export async function benchMerge(args: string[]): Promise<Record<string, unknown
         task: GROUP_TASK,
         groupKey: 'group',
       });
-      settings.push({ key: 'group', label: 'task group of 8 (long prompt)', episodes: group, estimator: 'grpo' });
+      settings.push({
+        key: 'group',
+        label: `task group of ${groupSize} (long prompt)`,
+        episodes: group,
+        estimator: 'grpo',
+      });
     }
     console.log(`episodes recorded in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
 

@@ -3,17 +3,15 @@
 // (the eval split, judged by the verifiable reward) before and after. The `rm` arm's clients are
 // calculator-rm with the trained reward model deployed through its pointer module and the rule weighted 0:
 // the reward model's score is the only reward. The `verifiable` arm's are calculator-agent's openai client.
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startWorker } from '../gpu-worker/src/worker';
 import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
 import { runEval, type EvalSummary } from '../src/node/eval';
 import { subscribeEvents } from '../src/cli/train-events';
-import { workerConfigFromOptions, WorkerOptionsSchema } from '../src/cli/worker';
 import { rewardModelPointerSource, type RewardModelRef } from '../src/shared/reward-model';
 import { StatusSchema } from '../src/shared/swarm-protocol';
 import { workerRoutes } from '../src/shared/worker-routes';
+import { startArmWorker } from './arm-worker';
 
 const EXAMPLES = resolve(import.meta.dirname, '..', 'resources', 'examples');
 
@@ -50,21 +48,12 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export async function runArm(o: ArmOptions): Promise<ArmResult> {
   mkdirSync(o.runDir, { recursive: true });
   const logs = { worker: join(o.runDir, 'worker.log'), clients: join(o.runDir, 'clients.log') };
-  const wo = WorkerOptionsSchema.parse({
+  const { worker, tokens } = await startArmWorker({
     runDir: join(o.runDir, 'worker'),
-    port: '0',
-    model: 'builtin',
-    strategy: 'C2',
-    batch: '8',
-    groupSize: '8',
-    lr: String(o.lr),
-    threads: String(o.threads),
-    seed: String(o.seed),
-  });
-  const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
-  const worker = await startWorker(workerConfigFromOptions(wo).config, {
-    tokens,
-    log: (l) => appendFileSync(logs.worker, `${l}\n`),
+    logFile: logs.worker,
+    lr: o.lr,
+    threads: o.threads,
+    seed: o.seed,
   });
   const ended: { success: boolean }[] = [];
   let updates = 0;

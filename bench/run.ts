@@ -26,6 +26,8 @@ interface Entry {
   run: Bench;
   /** The options of `--smoke`: tiny sizes, seconds on the 2-core CPU. */
   smoke: readonly string[];
+  /** CI's time limit for the smoke run (scripts/bench-smoke.mjs): about 3× its time on a quiet 2-core CPU. */
+  smokeLimitS: number;
 }
 
 const benches: Record<string, Entry> = {
@@ -34,23 +36,27 @@ const benches: Record<string, Entry> = {
       'sync colocated vs trainer + rollout replica, sync and --async (K 1/2 × corrections): episodes/min, held-out success, staleness, mismatch, sync ms, gen idle; replica tokens/s scaling',
     run: benchAsync,
     smoke: ['--smoke'],
+    smokeLimitS: 240,
   },
   campaign: {
     about:
       'a 6-trial campaign (lr × group size, grid + successive halving, 2 min per trial) on the built-in model, killed mid-way and resumed; its report',
     run: benchCampaign,
-    smoke: ['--trials', '2', '--minutes-per-trial', '0.15', '--eval-episodes', '2', '--kill-during-trial', '2'],
+    smoke: ['--trials', '2', '--minutes-per-trial', '0.1', '--eval-episodes', '2', '--kill-during-trial', '1'],
+    smokeLimitS: 240,
   },
   engine: {
     about: 'engine generation tokens/s (batch 1, 32) and training tokens/s',
     run: benchEngine,
     smoke: ['--gen-tokens', '4', '--batch', '4', '--train-samples', '2', '--seq-len', '64'],
+    smokeLimitS: 90,
   },
   distill: {
     about:
       'on-policy distillation from a teacher worker (the warm start after the RL run) vs RL on the verifiable reward: held-out success vs minutes, same start and budget',
     run: benchDistill,
     smoke: ['--smoke'],
+    smokeLimitS: 240,
   },
   families: {
     about:
@@ -68,13 +74,15 @@ const benches: Record<string, Entry> = {
     about:
       'GPU (python -m agentjet_bench.gpu): random-init Qwen2.5-1.5B/7B shapes, continuous-batching tokens/s at 1/16/64 episodes with/without prefix reuse, LoRA train_step at 4k/8k/16k tokens with peak memory; no CUDA: says so and fails',
     run: benchGpu,
-    smoke: ['--smoke', '--minutes', '1'],
+    smoke: ['--smoke'],
+    smokeLimitS: 240,
   },
   hotswap: {
     about:
       'time from handing new client code to the runner to its first completed LLM call; server weights and engine untouched',
     run: benchHotswap,
     smoke: ['--swaps', '1', '--max-tokens', '8'],
+    smokeLimitS: 90,
   },
   memory: {
     about:
@@ -98,11 +106,28 @@ const benches: Record<string, Entry> = {
       '--fsdp-tokens',
       '64',
     ],
+    smokeLimitS: 120,
   },
   merge: {
     about: 'policy-update time with no / linear / tree timeline merging on the same episodes',
     run: benchMerge,
-    smoke: ['--settings', '2', '--tasks', '0', '--episodes', '1', '--repeats', '1'],
+    smoke: [
+      '--settings',
+      'calc,2,group',
+      '--tasks',
+      '1',
+      '--episodes',
+      '1',
+      '--repeats',
+      '1',
+      '--fill',
+      '0.35',
+      '--group',
+      '4',
+      '--max-tokens',
+      '24',
+    ],
+    smokeLimitS: 210,
   },
   'reward-model': {
     about:
@@ -121,12 +146,14 @@ const benches: Record<string, Entry> = {
       '2',
       '--skip-policy',
     ],
+    smokeLimitS: 180,
   },
   store: {
     about:
       'workbench SQLite store at 100,000 episodes: rows/s ingested, ms per filtered page, episodes/s with timelines, bytes per episode, detail ms',
     run: benchStore,
     smoke: ['--episodes', '300', '--detailed', '20', '--calls', '3'],
+    smokeLimitS: 60,
   },
   server: {
     about: 'swarm server: overhead per call, tokens/s at 1–64 concurrent episodes vs unbatched, open episodes held',
@@ -159,24 +186,43 @@ const benches: Record<string, Entry> = {
       '--overhead-n',
       '3',
     ],
+    smokeLimitS: 180,
   },
   train: {
     about:
       "calculator-agent training: held-out success gain in --minutes, four client frameworks' reward curves, chaos (clients SIGKILLed) with no lost episode",
     run: benchTrain,
-    smoke: ['--minutes', '0.1', '--frameworks', 'fetch', '--clients', '1', '--eval-episodes', '2', '--no-chaos'],
+    smoke: [
+      '--minutes',
+      '0.1',
+      '--frameworks',
+      'fetch',
+      '--clients',
+      '1',
+      '--batch',
+      '1',
+      '--group-size',
+      '2',
+      '--eval-episodes',
+      '2',
+      '--kill-every-s',
+      '3',
+    ],
+    smokeLimitS: 150,
   },
   warmstart: {
     about: 'held-out success of the warm-started built-in model on both example tasks',
     run: benchWarmstart,
-    smoke: ['--n', '2'],
+    smoke: ['--n', '1', '--max-tokens', '24'],
+    smokeLimitS: 90,
   },
 };
 
 async function main(): Promise<void> {
   const [name, ...given] = process.argv.slice(2);
   if (name === '--list') {
-    console.log(JSON.stringify(Object.keys(benches))); // for scripts/bench-smoke.mjs
+    // for scripts/bench-smoke.mjs: each bench's name and its smoke run's time limit
+    console.log(JSON.stringify(Object.entries(benches).map(([n, b]) => ({ name: n, smokeLimitS: b.smokeLimitS }))));
     return;
   }
   const bench = name ? benches[name] : undefined;

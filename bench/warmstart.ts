@@ -11,6 +11,7 @@ import { argValue, round } from './engine';
 export async function benchWarmstart(args: string[]): Promise<Record<string, unknown>> {
   const limit = Number(argValue(args, '--n') ?? 200);
   const modelDir = argValue(args, '--model') ?? BUILTIN_MODEL_DIR;
+  const maxTokens = Number(argValue(args, '--max-tokens') ?? 96);
   const engine = await EngineProcess.start({ onLog: (l) => process.stderr.write(`  engine: ${l}\n`) });
   try {
     const info = await engine.call('load', {
@@ -23,7 +24,7 @@ export async function benchWarmstart(args: string[]): Promise<Record<string, unk
       const tasks = loadExampleTasks(example, 'eval').slice(0, limit);
       const t0 = performance.now();
       const env: TaskEnv<T> = example.env;
-      const played = await playEpisodes(engine, env, tasks, { sampling: { maxTokens: 96, temperature }, seed: 1234 });
+      const played = await playEpisodes(engine, env, tasks, { sampling: { maxTokens, temperature }, seed: 1234 });
       const s = summarize(played);
       console.log(
         `${example.name.padEnd(16)} T=${temperature.toFixed(1)}  success ${(s.success * 100).toFixed(1)}%  reward ${s.rewardMean.toFixed(3)}  ` +

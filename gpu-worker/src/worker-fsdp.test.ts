@@ -5,51 +5,13 @@
 // trains the pooled episodes on the restarted ranks.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClaimResponse, Status } from '../../src/shared/swarm-protocol';
 import { BUILTIN_MODEL_DIR } from './resources';
-import { http, tempDir, TEST_TOKENS } from './testing/workers';
+import { playGroup as play, swarmStatus as status, until } from './testing/swarm-play';
+import { tempDir, TEST_TOKENS } from './testing/workers';
 import { startWorker, type Worker } from './worker';
 
-async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() - t0 > timeoutMs)
-      throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const status = async (url: string): Promise<Status> =>
-  (await http<Status>(url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body;
-
-async function playGroup(url: string, taskId: string): Promise<void> {
-  for (const reward of [1, 0]) {
-    const claim = await until(
-      () =>
-        http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', {
-          token: TEST_TOKENS.join,
-          body: { clientId: 'fsdp', taskId },
-        }),
-      (r) => r.status !== 503,
-    );
-    expect(claim.status, JSON.stringify(claim.body)).toBe(201);
-    const client = new OpenAI({ baseURL: claim.body.baseUrl, apiKey: claim.body.apiKey, maxRetries: 0 });
-    await client.chat.completions.create({
-      model: claim.body.model,
-      messages: [{ role: 'user', content: 'What is 2 + 2?' }],
-      max_tokens: 12,
-    });
-    const end = await http(url, 'POST', `/swarm/v1/episodes/${claim.body.episodeId}/end`, {
-      token: TEST_TOKENS.join,
-      body: { taskId, reward },
-    });
-    expect(end.status).toBe(200);
-  }
-}
+const playGroup = (url: string, taskId: string): Promise<void> => play(url, taskId, { clientId: 'fsdp' });
 
 describe('swarm worker with a 2-rank FSDP engine', () => {
   let w: Worker;

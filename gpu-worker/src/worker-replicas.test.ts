@@ -7,53 +7,14 @@
 // in under running generations (the default) or, `--inflight finish`, applied once they have finished.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClaimResponse, Status } from '../../src/shared/swarm-protocol';
 import { BUILTIN_MODEL_DIR } from './resources';
-import { http, tempDir, TEST_TOKENS } from './testing/workers';
+import { playGroup as play, swarmStatus as status, until } from './testing/swarm-play';
+import { tempDir, TEST_TOKENS } from './testing/workers';
 import { startWorker, type Worker } from './worker';
 
-async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 90_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() - t0 > timeoutMs)
-      throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const status = async (url: string): Promise<Status> =>
-  (await http<Status>(url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body;
-
-async function playGroup(url: string, taskId: string): Promise<void> {
-  await Promise.all(
-    [1, 0].map(async (reward) => {
-      const claim = await until(
-        () =>
-          http<ClaimResponse>(url, 'POST', '/swarm/v1/episodes', {
-            token: TEST_TOKENS.join,
-            body: { clientId: 'replicas', taskId },
-          }),
-        (r) => r.status !== 503,
-      );
-      expect(claim.status, JSON.stringify(claim.body)).toBe(201);
-      const client = new OpenAI({ baseURL: claim.body.baseUrl, apiKey: claim.body.apiKey, maxRetries: 5 });
-      await client.chat.completions.create({
-        model: claim.body.model,
-        messages: [{ role: 'user', content: `What is ${taskId.length} + 2?` }],
-        max_tokens: 12,
-      });
-      const end = await http(url, 'POST', `/swarm/v1/episodes/${claim.body.episodeId}/end`, {
-        token: TEST_TOKENS.join,
-        body: { taskId, reward },
-      });
-      expect(end.status).toBe(200);
-    }),
-  );
-}
+const playGroup = (url: string, taskId: string): Promise<void> =>
+  play(url, taskId, { clientId: 'replicas', together: true, maxRetries: 5 });
 
 function start(
   dir: string,

@@ -20,11 +20,12 @@ REPEATS = 3
 
 
 def _model(shape: str, device: torch.device, lora: bool) -> Any:
-    from agentjet_engine.loading import LoraOptions, _apply_lora, random_model
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from agentjet_engine.loading import LoraOptions, _apply_lora
 
-    config = Qwen2Config(tie_word_embeddings=False, **SHAPES[shape])
-    model = random_model(Qwen2ForCausalLM, config, device, torch.bfloat16 if device.type == "cuda" else torch.float32)
+    from .random_model import build, qwen2_config
+
+    config = qwen2_config(SHAPES[shape], 2048, tied=False)  # the context does not change the weights
+    model = build(config, device, torch.bfloat16 if device.type == "cuda" else torch.float32)
     if lora:
         model = _apply_lora(model, LoraOptions(r=16, alpha=32.0))
     return model.eval()

@@ -23,17 +23,26 @@ from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
 from . import BUILTIN_MODEL_DIR
 
+
+def qwen2_shape(
+    hidden: int, layers: int, heads: int, kv_heads: int, intermediate: int, vocab: int | None = None
+) -> dict[str, int]:
+    """A Qwen2 shape: the config fields of those dimensions (`vocab_size` only when given)."""
+    shape = dict(
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        intermediate_size=intermediate,
+    )
+    return shape if vocab is None else {**shape, "vocab_size": vocab}
+
+
 # Shapes for model folders (GQA like Qwen2.5: 2 kv heads); params are with the built-in ~700-token vocabulary.
 SIZES: dict[str, dict[str, int]] = {
-    "small": dict(
-        hidden_size=384, num_hidden_layers=6, num_attention_heads=6, num_key_value_heads=2, intermediate_size=1024
-    ),  # ~9M
-    "mid": dict(
-        hidden_size=512, num_hidden_layers=8, num_attention_heads=8, num_key_value_heads=2, intermediate_size=1536
-    ),  # ~24M
-    "large": dict(
-        hidden_size=640, num_hidden_layers=10, num_attention_heads=10, num_key_value_heads=2, intermediate_size=1920
-    ),  # ~46M
+    "small": qwen2_shape(384, 6, 6, 2, 1024),  # ~9M
+    "mid": qwen2_shape(512, 8, 8, 2, 1536),  # ~24M
+    "large": qwen2_shape(640, 10, 10, 2, 1920),  # ~46M
 }
 
 
@@ -116,14 +125,7 @@ def _shape(a: argparse.Namespace) -> dict[str, int]:
     dims = (a.hidden, a.layers, a.heads, a.kv_heads, a.intermediate)
     if any(d is None for d in dims):
         raise SystemExit("give --size, or all of --hidden --layers --heads --kv-heads --intermediate")
-    hidden, layers, heads, kv_heads, intermediate = dims
-    return dict(
-        hidden_size=hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=heads,
-        num_key_value_heads=kv_heads,
-        intermediate_size=intermediate,
-    )
+    return qwen2_shape(*dims)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,3 +37,12 @@ def test_sections_run_on_tiny_shapes(capsys: pytest.CaptureFixture[str]) -> None
     assert reuse["prefilled_tokens"] < scratch["prefilled_tokens"] / 2
     assert summary["train"]["smoke_lora_512"]["tokens"] == 512
     assert summary["extra"] == {"ok": True} and calls
+
+
+def test_sync_section_pushes_the_weights_to_a_replica_process(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_gpu.main(["--smoke", "--sections", "sync"]) == 0
+    rows = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["sync"]["rows"]
+    assert [r["mode"] for r in rows] == ["full", "lora"]
+    full, lora = rows
+    assert full["bytes"] > lora["bytes"] > 0  # LoRA sends only the adapter
+    assert all(len(r["pullMs"]) == 3 for r in rows)

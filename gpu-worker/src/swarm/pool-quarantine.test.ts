@@ -1,48 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TimelineSchema, type Timeline } from '../../../src/shared/timeline/index';
-import { DurablePool, type PoolEntry } from './pool';
+import { poolEntry, poolPaths } from '../testing/pool-entries';
+import { DurablePool } from './pool';
 
-function call(episodeId: string): Timeline {
-  return TimelineSchema.parse({
-    id: `${episodeId}/0`,
-    episodeId,
-    callIndex: 0,
-    messages: [{ role: 'user', content: 'x' }],
-    promptIds: [1, 2, 3],
-    promptSpans: [
-      { messageIndex: 0, role: 'user', start: 0, end: 2 },
-      { messageIndex: -2, role: 'generation_prompt', start: 2, end: 3 },
-    ],
-    outputIds: [4, 5],
-    outputLogprobs: [-1, -2],
-    finishReason: 'stop',
-    output: { role: 'assistant', content: 'y' },
-    weightVersion: 0,
-    createdAt: 1,
-  });
-}
-
-const entry = (id: string, codeVersion?: string): Omit<PoolEntry, 'seq'> => ({
-  episodeId: id,
-  clientId: 'c',
-  taskId: 't',
-  reward: 1,
-  endedAt: 5,
-  ...(codeVersion !== undefined ? { codeVersion } : {}),
-  calls: [call(id)],
-});
+const entry = (id: string, codeVersion?: string) => poolEntry(id, { codeVersion });
 
 describe('DurablePool quarantine', () => {
-  const dirs: string[] = [];
-  const path = (): string => {
-    const d = mkdtempSync(join(tmpdir(), 'aj-poolq-'));
-    dirs.push(d);
-    return join(d, 'pool.jsonl');
-  };
-  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const { path, cleanup } = poolPaths('aj-poolq-');
+  afterEach(cleanup);
 
   it('holds one version out of the pool, across a reopen and a compaction, and releases it', async () => {
     const p = path();

@@ -1,61 +1,26 @@
-import { appendFileSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { appendFileSync, copyFileSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TimelineSchema, type Timeline } from '../../../src/shared/timeline/index';
 import { SwarmError } from '../../../src/shared/swarm-error';
 import { FakeFaultyFs } from '../testing/fake-faulty-fs';
-import { DurablePool, oldestWeightVersion, type PoolEntry } from './pool';
-
-function call(episodeId: string, weightVersion = 0): Timeline {
-  return TimelineSchema.parse({
-    id: `${episodeId}/0`,
-    episodeId,
-    callIndex: 0,
-    messages: [{ role: 'user', content: 'x' }],
-    promptIds: [1, 2, 3],
-    promptSpans: [
-      { messageIndex: 0, role: 'user', start: 0, end: 2 },
-      { messageIndex: -2, role: 'generation_prompt', start: 2, end: 3 },
-    ],
-    outputIds: [4, 5],
-    outputLogprobs: [-1, -2],
-    finishReason: 'stop',
-    output: { role: 'assistant', content: 'y' },
-    weightVersion,
-    createdAt: 1,
-  });
-}
-
-const entry = (id: string, taskId = 't', reward = 1): Omit<PoolEntry, 'seq'> => ({
-  episodeId: id,
-  clientId: 'c',
-  taskId,
-  reward,
-  endedAt: 5,
-  calls: [call(id)],
-});
+import { poolCall, poolEntry, poolPaths } from '../testing/pool-entries';
+import { DurablePool, oldestWeightVersion } from './pool';
 
 describe('DurablePool', () => {
-  const dirs: string[] = [];
-  const path = (): string => {
-    const d = mkdtempSync(join(tmpdir(), 'aj-pool-'));
-    dirs.push(d);
-    return join(d, 'pool.jsonl');
-  };
-  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const { path, cleanup } = poolPaths('aj-pool-');
+  afterEach(cleanup);
 
   it('keeps added entries across a reopen, in arrival order', async () => {
     const p = path();
     const pool = await DurablePool.open(p, 0);
-    await pool.add(entry('a'));
-    await pool.add(entry('b'));
-    await pool.add(entry('c'));
+    await pool.add(poolEntry('a'));
+    await pool.add(poolEntry('b'));
+    await pool.add(poolEntry('c'));
     // No dispose: as after kill -9, only what was fsynced counts.
     const again = await DurablePool.open(p, 0);
     expect(again.list().map((e) => e.episodeId)).toEqual(['a', 'b', 'c']);
     expect(again.list()[0]!.calls[0]!.outputIds).toEqual([4, 5]);
-    await again.add(entry('d'));
+    await again.add(poolEntry('d'));
     expect(again.list().at(-1)!.seq).toBe(3);
     await Promise.all([pool.dispose(), again.dispose()]);
   });
@@ -63,7 +28,7 @@ describe('DurablePool', () => {
   it('undoes removals made after the checkpoint step on reopen, applies earlier ones', async () => {
     const p = path();
     const pool = await DurablePool.open(p, 0);
-    for (const id of ['a', 'b', 'c', 'd']) await pool.add(entry(id));
+    for (const id of ['a', 'b', 'c', 'd']) await pool.add(poolEntry(id));
     await pool.remove(['a'], 'trained', 1);
     await pool.remove(['b', 'zz'], 'trained', 2);
     await pool.dispose();
@@ -79,7 +44,7 @@ describe('DurablePool', () => {
   it('rolls back in memory and compacts to the current entries', async () => {
     const p = path();
     const pool = await DurablePool.open(p, 0);
-    for (const id of ['a', 'b', 'c']) await pool.add(entry(id));
+    for (const id of ['a', 'b', 'c']) await pool.add(poolEntry(id));
     await pool.remove(['a', 'b'], 'trained', 1);
     expect(pool.rollback(0).map((e) => e.episodeId)).toEqual(['a', 'b']);
     expect(pool.list().map((e) => e.episodeId)).toEqual(['a', 'b', 'c']);
@@ -93,7 +58,7 @@ describe('DurablePool', () => {
   it('ignores a torn last line (an end that was never answered)', async () => {
     const p = path();
     const pool = await DurablePool.open(p, 0);
-    await pool.add(entry('a'));
+    await pool.add(poolEntry('a'));
     await pool.dispose();
     appendFileSync(p, '{"op":"add","entry":{"seq":1,"episodeId":"b"');
     const logs: string[] = [];
@@ -104,7 +69,7 @@ describe('DurablePool', () => {
   });
 
   it('knows the oldest weight version of an episode', () => {
-    expect(oldestWeightVersion([call('a', 3), call('a', 1)])).toBe(1);
+    expect(oldestWeightVersion([poolCall('a', 3), poolCall('a', 1)])).toBe(1);
   });
 
   describe('under I/O failure (fake file system)', () => {
@@ -116,9 +81,9 @@ describe('DurablePool', () => {
       const problems: string[] = [];
       const pool = await DurablePool.open(p, 0, () => undefined, { fs, now: () => 42 });
       pool.onProblem((m) => problems.push(m));
-      await pool.add(entry('a'));
+      await pool.add(poolEntry('a'));
       fs.fail('append', 'ENOSPC');
-      const err = await pool.add(entry('b')).catch((e: unknown) => e);
+      const err = await pool.add(poolEntry('b')).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SwarmError);
       expect(err).toMatchObject({ status: 503, code: 'journal_unavailable', retryAfterS: 5 });
       expect((err as Error).message).toMatch(/ENOSPC/);
@@ -128,10 +93,10 @@ describe('DurablePool', () => {
       expect(pool.health.lastError).toMatch(/appending episode b failed: ENOSPC/);
       expect(problems).toHaveLength(1);
       fs.fail('sync', 'EIO');
-      await expect(pool.add(entry('c'))).rejects.toMatchObject({ status: 503 });
+      await expect(pool.add(poolEntry('c'))).rejects.toMatchObject({ status: 503 });
       expect(pool.has('c')).toBe(false);
       // The disk recovers: the retried end goes through, after the half-written line.
-      await pool.add(entry('b'));
+      await pool.add(poolEntry('b'));
       expect(pool.health.ok).toBe(true);
       expect(pool.list().map((e) => e.episodeId)).toEqual(['a', 'b']);
       const logs: string[] = [];
@@ -146,7 +111,7 @@ describe('DurablePool', () => {
       const p = path();
       const fs = new FakeFaultyFs();
       const pool = await DurablePool.open(p, 0, () => undefined, { fs });
-      for (const id of ['a', 'b', 'c']) await pool.add(entry(id));
+      for (const id of ['a', 'b', 'c']) await pool.add(poolEntry(id));
       await pool.remove(['a'], 'trained', 1);
       const before = readFileSync(p, 'utf8');
       for (const op of ['rename', 'create', 'append', 'sync'] as const) {
@@ -157,13 +122,13 @@ describe('DurablePool', () => {
         expect(pool.health.ok).toBe(false);
       }
       // The old journal still takes appends, and rollback still knows the uncompacted removal.
-      await pool.add(entry('d'));
+      await pool.add(poolEntry('d'));
       expect(readFileSync(p, 'utf8').startsWith(before)).toBe(true);
       expect(pool.rollback(0).map((e) => e.episodeId)).toEqual(['a']);
       await pool.compact();
       expect(pool.health.ok).toBe(true);
       expect(readFileSync(p, 'utf8').trim().split('\n')).toHaveLength(4);
-      await pool.add(entry('e'));
+      await pool.add(poolEntry('e'));
       const again = await DurablePool.open(p, 0);
       expect(again.list().map((e) => e.episodeId)).toEqual(['a', 'b', 'c', 'd', 'e']);
       await Promise.all([pool.dispose(), again.dispose()]);
@@ -173,7 +138,7 @@ describe('DurablePool', () => {
       const p = path();
       const fs = new FakeFaultyFs();
       const pool = await DurablePool.open(p, 0, () => undefined, { fs });
-      for (const id of ['a', 'b']) await pool.add(entry(id));
+      for (const id of ['a', 'b']) await pool.add(poolEntry(id));
       fs.fail('append', 'ENOSPC');
       expect((await pool.remove(['a'], 'trained', 1)).map((e) => e.episodeId)).toEqual(['a']);
       expect(pool.list().map((e) => e.episodeId)).toEqual(['b']);
@@ -184,7 +149,7 @@ describe('DurablePool', () => {
     it('refuses to start on a journal it cannot rewrite, leaving it intact', async () => {
       const p = path();
       const pool = await DurablePool.open(p, 0);
-      await pool.add(entry('a'));
+      await pool.add(poolEntry('a'));
       await pool.dispose();
       const before = readFileSync(p, 'utf8');
       await expect(

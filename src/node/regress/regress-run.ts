@@ -17,7 +17,8 @@ const exec = promisify(execFile);
 
 /** Short settings per benchmark for `--smoke` (a few minutes on a laptop CPU in all). */
 export const SMOKE_ARGS: Record<string, string[]> = {
-  merge: ['--repeats', '1', '--episodes', '2', '--tasks', '2', '--settings', 'calc,2'],
+  // calc and guess both: older commits play the two together under either name
+  merge: ['--repeats', '1', '--episodes', '2', '--tasks', '2', '--settings', 'calc,guess,2'],
   train: ['--minutes', '1', '--no-chaos', '--frameworks', 'openai', '--clients', '1', '--eval-episodes', '20'],
   server: [],
   store: [],

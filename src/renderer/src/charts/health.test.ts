@@ -1,31 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { StepPoint } from '../../../shared/workbench-api';
+import { stepPoint } from '../test-fixtures';
 import { healthRows } from './health';
 
-const point = (step: number, health?: StepPoint['health']): StepPoint => ({
-  step,
-  weightVersion: step,
-  time: step,
-  episodes: 1,
-  rewardMean: 0,
-  rewardMin: 0,
-  rewardMax: 0,
-  successRate: null,
-  samples: 1,
-  tokensBefore: 0,
-  tokensAfter: 0,
-  compressionRatio: 1,
-  samplesPerEpisode: 1,
-  rolloutS: 0,
-  updateS: 0,
-  loss: null,
-  entropy: null,
-  approxKl: null,
-  clipFraction: 0.1,
-  klLoss: 0.02,
-  breakCounts: {},
-  ...(health ? { health } : {}),
-});
+const point = (step: number, health?: StepPoint['health']): StepPoint =>
+  stepPoint(step, { time: step, clipFraction: 0.1, klLoss: 0.02, ...(health ? { health } : {}) });
 
 const health = (syncMs: number | null): NonNullable<StepPoint['health']> => ({
   stalenessMean: 0.4,

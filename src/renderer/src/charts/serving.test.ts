@@ -1,29 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { StepPoint } from '../../../shared/workbench-api';
+import { stepPoint } from '../test-fixtures';
 import { servingRows } from './serving';
 
-const point = (step: number, serving?: StepPoint['serving']): StepPoint => ({
-  step,
-  weightVersion: step,
-  time: step,
-  episodes: 1,
-  rewardMean: 0,
-  rewardMin: 0,
-  rewardMax: 0,
-  successRate: null,
-  samples: 1,
-  tokensBefore: 0,
-  tokensAfter: 0,
-  compressionRatio: 1,
-  samplesPerEpisode: 1,
-  rolloutS: 0,
-  updateS: 0,
-  loss: null,
-  entropy: null,
-  approxKl: null,
-  breakCounts: {},
-  ...(serving ? { serving } : {}),
-});
+const point = (step: number, serving?: StepPoint['serving']): StepPoint =>
+  stepPoint(step, { time: step, ...(serving ? { serving } : {}) });
 
 describe('servingRows', () => {
   it('charts the steps that carry prefix-cache figures', () => {

@@ -1,6 +1,6 @@
 // The workbench's panels, each kept mounted and hidden when not shown (so the editor and charts keep
 // their state). Every panel is memoised, so each re-renders only when its own props change.
-import { memo } from 'react';
+import { memo, type ReactNode } from 'react';
 import type { WorkbenchApi } from '../../../shared/workbench-api';
 import { CampaignsPanel as CampaignsPanelView } from '../panels/campaigns/CampaignsPanel';
 import { ChartsPanel as ChartsPanelView } from '../panels/charts/ChartsPanel';
@@ -50,13 +50,13 @@ export function PanelStack({
   const online = state.connection === 'open';
   return (
     <div className="panels">
-      <section className="panel" data-testid="panel-connect" hidden={panel !== 'connect'}>
+      <Frame id="connect" shown={panel}>
         <ConnectPanel api={api} store={store} session={session} online={online} />
-      </section>
-      <section className="panel panel-flush" data-testid="panel-editor" hidden={panel !== 'editor'}>
+      </Frame>
+      <Frame id="editor" shown={panel}>
         <EditorPanel api={api} store={store} session={session} markers={markers} />
-      </section>
-      <section className="panel" data-testid="panel-charts" hidden={panel !== 'charts'}>
+      </Frame>
+      <Frame id="charts" shown={panel}>
         <ChartsPanel
           api={api}
           active={panel === 'charts'}
@@ -68,8 +68,8 @@ export function PanelStack({
           markers={markers}
           loaded={state.loaded}
         />
-      </section>
-      <section className="panel" data-testid="panel-clients" hidden={panel !== 'clients'}>
+      </Frame>
+      <Frame id="clients" shown={panel}>
         <ClientsPanel
           api={api}
           active={panel === 'clients'}
@@ -78,8 +78,8 @@ export function PanelStack({
           liveLogs={state.logs}
           reportError={reportError}
         />
-      </section>
-      <section className="panel panel-flush" data-testid="panel-inspector" hidden={panel !== 'inspector'}>
+      </Frame>
+      <Frame id="inspector" shown={panel}>
         <InspectorPanel
           api={api}
           store={store}
@@ -88,8 +88,8 @@ export function PanelStack({
           live={live}
           lastEpisode={state.lastEpisode}
         />
-      </section>
-      <section className="panel" data-testid="panel-runs" hidden={panel !== 'runs'}>
+      </Frame>
+      <Frame id="runs" shown={panel}>
         <RunsPanel
           api={api}
           active={panel === 'runs'}
@@ -98,8 +98,8 @@ export function PanelStack({
           refreshKey={refreshKey}
           onOpen={onOpenRun}
         />
-      </section>
-      <section className="panel" data-testid="panel-campaigns" hidden={panel !== 'campaigns'}>
+      </Frame>
+      <Frame id="campaigns" shown={panel}>
         <CampaignsPanel
           api={api}
           active={panel === 'campaigns'}
@@ -107,19 +107,29 @@ export function PanelStack({
           reportError={reportError}
           onOpenTask={onOpenTask}
         />
-      </section>
-      <section className="panel" data-testid="panel-rewards" hidden={panel !== 'rewards'}>
+      </Frame>
+      <Frame id="rewards" shown={panel}>
         <RewardsPanel api={api} active={panel === 'rewards'} runId={runId} live={live} refreshKey={refreshKey} />
-      </section>
-      <RegressionsSection panel={panel} api={api} online={online} />
+      </Frame>
+      <Frame id="regressions" shown={panel}>
+        <RegressionsPanel api={api} active={panel === 'regressions'} online={online} />
+      </Frame>
     </div>
   );
 }
 
-function RegressionsSection({ panel, api, online }: { panel: PanelId; api: WorkbenchApi; online: boolean }) {
+/** Panels that fill their frame edge to edge (no padding). */
+const FLUSH: ReadonlySet<PanelId> = new Set<PanelId>(['editor', 'inspector']);
+
+/** One panel's frame: always mounted, hidden unless it is the panel shown. */
+function Frame({ id, shown, children }: { id: PanelId; shown: PanelId; children: ReactNode }) {
   return (
-    <section className="panel" data-testid="panel-regressions" hidden={panel !== 'regressions'}>
-      <RegressionsPanel api={api} active={panel === 'regressions'} online={online} />
+    <section
+      className={FLUSH.has(id) ? 'panel panel-flush' : 'panel'}
+      data-testid={`panel-${id}`}
+      hidden={shown !== id}
+    >
+      {children}
     </section>
   );
 }

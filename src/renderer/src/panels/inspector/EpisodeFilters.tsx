@@ -18,32 +18,8 @@ export function EpisodeFilters(props: {
     <div className="in-filters">
       <TextFilters form={form} set={set} />
       <RewardRange form={form} set={set} />
-      <select
-        data-testid="filter-kind"
-        value={form.kind}
-        onChange={(e) => set('kind', EPISODE_KINDS.find((k) => k === e.target.value) ?? '')}
-        aria-label="kind"
-      >
-        <option value="">any kind</option>
-        {EPISODE_KINDS.map((k) => (
-          <option key={k} value={k}>
-            {k}
-          </option>
-        ))}
-      </select>
-      <select
-        data-testid="filter-status"
-        value={form.status}
-        onChange={(e) => set('status', EPISODE_STATUSES.find((s) => s === e.target.value) ?? '')}
-        aria-label="status"
-      >
-        <option value="">any status</option>
-        {EPISODE_STATUSES.map((s) => (
-          <option key={s} value={s}>
-            {s}
-          </option>
-        ))}
-      </select>
+      <ChoiceFilter form={form} set={set} field="kind" choices={EPISODE_KINDS} />
+      <ChoiceFilter form={form} set={set} field="status" choices={EPISODE_STATUSES} />
       <select
         data-testid="filter-order"
         value={props.order}
@@ -68,31 +44,38 @@ export function EpisodeFilters(props: {
   );
 }
 
+type TextField = 'task' | 'clientId' | 'codeVersion' | 'minReward' | 'maxReward';
+
+/** A text field of the form: its test id, placeholder and accessible label. */
+const TEXT_FIELDS: Record<TextField, { testId: string; placeholder: string; label: string }> = {
+  task: { testId: 'filter-task', placeholder: 'task contains…', label: 'task substring' },
+  clientId: { testId: 'filter-client', placeholder: 'client', label: 'client id' },
+  codeVersion: { testId: 'filter-code-version', placeholder: 'code version', label: 'code version' },
+  minReward: { testId: 'filter-min-reward', placeholder: 'min r', label: 'minimum reward' },
+  maxReward: { testId: 'filter-max-reward', placeholder: 'max r', label: 'maximum reward' },
+};
+
+function TextFilter({ form, set, field }: { form: FilterForm; set: SetFilter; field: TextField }) {
+  const f = TEXT_FIELDS[field];
+  return (
+    <input
+      data-testid={f.testId}
+      placeholder={f.placeholder}
+      value={form[field]}
+      onChange={(e) => set(field, e.target.value)}
+      aria-label={f.label}
+      {...(field === 'minReward' || field === 'maxReward' ? { inputMode: 'decimal' as const } : {})}
+    />
+  );
+}
+
 /** The task substring, client id and code version fields. */
 function TextFilters({ form, set }: { form: FilterForm; set: SetFilter }) {
   return (
     <>
-      <input
-        data-testid="filter-task"
-        placeholder="task contains…"
-        value={form.task}
-        onChange={(e) => set('task', e.target.value)}
-        aria-label="task substring"
-      />
-      <input
-        data-testid="filter-client"
-        placeholder="client"
-        value={form.clientId}
-        onChange={(e) => set('clientId', e.target.value)}
-        aria-label="client id"
-      />
-      <input
-        data-testid="filter-code-version"
-        placeholder="code version"
-        value={form.codeVersion}
-        onChange={(e) => set('codeVersion', e.target.value)}
-        aria-label="code version"
-      />
+      {(['task', 'clientId', 'codeVersion'] as const).map((field) => (
+        <TextFilter key={field} form={form} set={set} field={field} />
+      ))}
     </>
   );
 }
@@ -100,23 +83,34 @@ function TextFilters({ form, set }: { form: FilterForm; set: SetFilter }) {
 function RewardRange({ form, set }: { form: FilterForm; set: SetFilter }) {
   return (
     <span className="in-range">
-      <input
-        data-testid="filter-min-reward"
-        placeholder="min r"
-        value={form.minReward}
-        onChange={(e) => set('minReward', e.target.value)}
-        aria-label="minimum reward"
-        inputMode="decimal"
-      />
+      <TextFilter form={form} set={set} field="minReward" />
       <span className="in-muted">–</span>
-      <input
-        data-testid="filter-max-reward"
-        placeholder="max r"
-        value={form.maxReward}
-        onChange={(e) => set('maxReward', e.target.value)}
-        aria-label="maximum reward"
-        inputMode="decimal"
-      />
+      <TextFilter form={form} set={set} field="maxReward" />
     </span>
+  );
+}
+
+/** A select of one of the form's choice fields (kind, status), '' being any. */
+function ChoiceFilter<K extends 'kind' | 'status'>(props: {
+  form: FilterForm;
+  set: SetFilter;
+  field: K;
+  choices: readonly Exclude<FilterForm[K], ''>[];
+}) {
+  const { form, set, field, choices } = props;
+  return (
+    <select
+      data-testid={`filter-${field}`}
+      value={form[field]}
+      onChange={(e) => set(field, choices.find((c) => c === e.target.value) ?? '')}
+      aria-label={field}
+    >
+      <option value="">any {field}</option>
+      {choices.map((c) => (
+        <option key={c} value={c}>
+          {c}
+        </option>
+      ))}
+    </select>
   );
 }
