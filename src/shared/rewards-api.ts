@@ -172,6 +172,8 @@ export const rewardsMethods = {
         maxMinutes: z.number().positive().max(600).default(20),
         /** Tokens per conversation (the last ones are kept); default the engine's 1024. */
         maxLength: z.number().int().min(16).max(32_768).optional(),
+        /** The engine's seed (held-out split, head init, order): ensemble members differ by it; default 0. */
+        seed: z.number().int().min(0).max(1_000_000).optional(),
       })
       .strict(),
     result: z.object({ version: z.number().int().positive() }),
