@@ -75,7 +75,7 @@ export interface ArmOutcome {
   /** Labels the arm's reward models were trained on (0 for the verifiable reward). */
   labels: number;
   rounds: number;
-  /** Reward-model versions the arm deployed, in order. */
+  /** Reward-model versions the arm deployed, in order (an ensemble's first: all members; a round's: its last). */
   versions: number[];
 }
 
@@ -118,7 +118,7 @@ export async function runArms(o: ArmsOptions, c: ArmsContext): Promise<{ warm: E
       c.log(`  [${spec.name}] training an ensemble of ${spec.members} reward models on the first labels`);
       const t = await trainMembers(c.service, c.events, spec.runId, c.rmOptions, spec.members, o.ensembleK);
       ref = t.ref;
-      versions.splice(0, 1, t.rows.at(-1)!.version);
+      versions.splice(0, 1, ...t.rows.map((r) => r.version));
     }
     const relabel = spec.relabel
       ? relabelHooks({

@@ -196,3 +196,21 @@ export const RewardModelEventSchema = z.object({
   status: RmTrainingStatusSchema,
   model: RewardModelRowSchema.nullable(),
 });
+
+/** The reward-hacking alarm of a run turned on (or off): pushed by the backend after a step (hacking-watch.ts). */
+export const RewardHackingEventSchema = z.object({
+  type: z.literal('reward_hacking'),
+  runId: Id,
+  verdict: z.object({
+    alarm: z.boolean(),
+    scoreRise: z.number().nullable(),
+    successDrop: z.number().nullable(),
+    successDropSe: z.number().nullable(),
+    window: z.number().int(),
+  }),
+  /** Episodes judged (those that reported both metrics). */
+  episodes: Count,
+  message: z.string(),
+  at: z.number(),
+});
+export type RewardHackingEvent = z.infer<typeof RewardHackingEventSchema>;

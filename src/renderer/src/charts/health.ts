@@ -11,6 +11,8 @@ export interface HealthRow {
   stalenessMax: number;
   mismatchKl: number | null;
   klToRef: number | null;
+  /** On-policy distillation's mean reverse KL to the teacher (null: not distilling). */
+  distillKl: number | null;
   clipped: number | null;
   corrected: number | null;
   genBusy: number;
@@ -30,6 +32,7 @@ export function healthRows(steps: readonly StepPoint[]): HealthRow[] {
       stalenessMax: h.stalenessMax,
       mismatchKl: h.mismatchKl,
       klToRef: p.klLoss ?? null,
+      distillKl: p.distillReverseKl ?? null,
       clipped: p.clipFraction ?? null,
       corrected: h.correctedFraction,
       genBusy: h.genBusyFraction,
