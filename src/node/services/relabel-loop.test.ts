@@ -36,6 +36,7 @@ describe('RelabelLoop', () => {
     loop.onStep(10); // due, but round 1 is running: skipped
     expect(calls).toEqual(['label 1 8']);
     release();
+    await loop.idle();
     await loop.stop();
     loop.onStep(50); // stopped: no new rounds
     expect(calls).toEqual(['label 1 8', 'retrain 1']);

@@ -23,8 +23,11 @@ export interface RelabelLoopOptions {
   every: number;
   /** Labels asked for per round. */
   perRound: number;
-  /** Asks for `limit` labels on the current policy's least certain episodes; resolves with how many it got. */
-  label: (round: number, limit: number) => Promise<number>;
+  /**
+   * Asks for `limit` labels on the current policy's least certain episodes; resolves with how many it got. The
+   * signal aborts when the loop stops (a round waiting for a person gives up).
+   */
+  label: (round: number, limit: number, signal: AbortSignal) => Promise<number>;
   /** Trains a new reward-model version on every label so far and deploys it; resolves with the version. */
   retrain: (round: number) => Promise<number>;
   log: (line: string) => void;
@@ -39,6 +42,7 @@ export class RelabelLoop {
   private lastAt = 0;
   private running: Promise<void> | null = null;
   private stopped = false;
+  private readonly abort = new AbortController();
 
   constructor(private readonly o: RelabelLoopOptions) {
     if (!(o.every > 0) || !(o.perRound > 0))
@@ -60,6 +64,7 @@ export class RelabelLoop {
   /** No new rounds; resolves when the one running (if any) has ended. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.abort.abort();
     await this.idle();
   }
 
@@ -74,8 +79,8 @@ export class RelabelLoop {
     const record: RelabelRound = { round, atUpdate, labels: 0, version: null, seconds: 0 };
     try {
       this.o.log(`relabel round ${round} (update ${atUpdate}): asking for ${this.o.perRound} labels`);
-      record.labels = await this.o.label(round, this.o.perRound);
-      if (record.labels > 0) record.version = await this.o.retrain(round);
+      record.labels = await this.o.label(round, this.o.perRound, this.abort.signal);
+      if (record.labels > 0 && !this.stopped) record.version = await this.o.retrain(round);
     } catch (err) {
       record.error = err instanceof Error ? err.message : String(err);
     }
