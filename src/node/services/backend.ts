@@ -272,7 +272,11 @@ export class Backend implements WorkbenchBackend {
       flush: () => this.flush(),
       labels: this.labelsService,
       rewardModels: this.rewardModelService,
-      notify: (line) => this.o.log(`run ${runId}: ${line}`),
+      notify: (line) => {
+        this.o.log(`run ${runId}: ${line}`);
+        const at = { t: Date.now(), source: { kind: 'worker' as const }, stream: 'event' as const };
+        this.o.emit({ type: 'log', line: { ...at, line: `[info] rewards: ${line}` } }); // the workbench's log view
+      },
     });
     this.relabel = { loop, off: live.worker.onStep((step) => loop.onStep(step)) };
   }
