@@ -153,6 +153,10 @@ export async function runArms(o: ArmsOptions, c: ArmsContext): Promise<{ warm: E
     });
     warm ??= result.warm!;
     const g = gain(result, warm);
+    c.log(
+      `  [${spec.name}] held-out ${(100 * result.final.successRate).toFixed(1)}% after ${result.updates} updates: ` +
+        `${g.pp >= 0 ? '+' : ''}${g.pp.toFixed(1)} pp ± ${g.se.toFixed(1)} vs the warm start`,
+    );
     const loop = relabel?.loop() ?? null;
     const rounds = loop?.rounds ?? [];
     outcomes.push({

@@ -69,7 +69,16 @@ export async function trainMembers(
   stdPenalty: number,
 ): Promise<TrainedRm> {
   const rows: RewardModelRow[] = [];
-  for (let i = 0; i < members; i++) rows.push(await trainRm(service, events, runId, o, members > 1 ? i : undefined));
+  for (let i = 0; i < members; i++) {
+    const seed = members > 1 ? i : undefined;
+    // A member whose export misses the ONNX parity check (it happens for some seeds) is retrained once with another.
+    rows.push(
+      await trainRm(service, events, runId, o, seed).catch((err: unknown) => {
+        if (seed === undefined || !String(err).includes('ONNX')) throw err;
+        return trainRm(service, events, runId, o, seed + members);
+      }),
+    );
+  }
   const refs = rows.map((r) => ({ folder: r.folder, sha256: r.sha256, version: r.version }));
   return { ref: refs.length > 1 ? { members: refs, stdPenalty } : refs[0]!, rows };
 }
