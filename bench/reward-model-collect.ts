@@ -30,6 +30,8 @@ export interface CollectOptions {
   joinToken: string;
   store: Store;
   runId: string;
+  /** Further runs (already created) that get the same episodes and labels: arms that add labels of their own. */
+  copies?: readonly string[];
   tasks: number;
   group: number;
   concurrency: number;
@@ -86,17 +88,20 @@ export async function collectLabels(o: CollectOptions): Promise<Collected> {
   for (const p of played) fetcher.add(p.episodeId);
   await fetcher.idle();
   fetcher.close();
+  const runs = [o.runId, ...(o.copies ?? [])];
   o.store.transaction(() => {
-    for (const e of fetched) {
-      o.store.putEpisode(o.runId, e.row);
-      if (e.timelines.length > 0) o.store.putEpisodeTimelines(o.runId, e.row.episodeId, e.timelines, e.merged);
-    }
+    for (const runId of runs)
+      for (const e of fetched) {
+        o.store.putEpisode(runId, e.row);
+        if (e.timelines.length > 0) o.store.putEpisodeTimelines(runId, e.row.episodeId, e.timelines, e.merged);
+      }
   });
   const stored = new Set(fetched.filter((e) => e.timelines.length > 0).map((e) => e.row.episodeId));
   const labels = new LabelsService({ store: o.store, author: 'verifier' });
-  for (const p of played)
-    if (stored.has(p.episodeId))
-      await labels.putLabel({ runId: o.runId, label: { kind: p.success ? 'good' : 'bad', episodeId: p.episodeId } });
+  for (const runId of runs)
+    for (const p of played)
+      if (stored.has(p.episodeId))
+        await labels.putLabel({ runId, label: { kind: p.success ? 'good' : 'bad', episodeId: p.episodeId } });
   await labels.dispose();
   const byTask = new Map<string, Set<boolean>>();
   for (const p of played) byTask.set(p.taskId, (byTask.get(p.taskId) ?? new Set()).add(p.success));

@@ -3,12 +3,14 @@
 // (the eval split, judged by the verifiable reward) before and after. The `rm` arm's clients are
 // calculator-rm with the trained reward model deployed through its pointer module and the rule weighted 0:
 // the reward model's score is the only reward. The `verifiable` arm's are calculator-agent's openai client.
+// Optional: a KL penalty to the initial policy (`klCoef`), an ensemble pointer, and hooks that see the
+// train episodes and updates and may hot-swap the clients (iterated labelling, reward-model-loop.ts).
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
 import { runEval, type EvalSummary } from '../src/node/eval';
 import { subscribeEvents } from '../src/cli/train-events';
-import { rewardModelPointerSource, type RewardModelRef } from '../src/shared/reward-model';
+import { rewardModelPointerSource, type RewardEnsembleRef, type RewardModelRef } from '../src/shared/reward-model';
 import { StatusSchema } from '../src/shared/swarm-protocol';
 import { workerRoutes } from '../src/shared/worker-routes';
 import { startArmWorker } from './arm-worker';
@@ -25,10 +27,33 @@ export interface ArmOptions {
   threads: number;
   seed: number;
   runDir: string;
-  /** The reward model (rm arm). */
-  rm?: RewardModelRef;
+  /** The reward model or ensemble (rm arm). */
+  rm?: RewardModelRef | RewardEnsembleRef;
   warmEval: boolean;
   log: (line: string) => void;
+  /** The arm's name in the log (default `arm`). */
+  name?: string;
+  /** --kl-coef of the worker: KL to the initial policy (default 0, none). */
+  klCoef?: number;
+  /** Called once the clients run; what it returns sees every train episode and update. */
+  hooks?: (ctx: ArmContext) => ArmHooks;
+}
+
+/** What an arm's hooks may use: the worker, and the clients to hot-swap with a new pointer. */
+export interface ArmContext {
+  url: string;
+  adminToken: string;
+  runner: ClientRunner;
+  entry: string;
+  /** The rm arm's pointer module (the overlay path a swap rewrites). */
+  pointerPath: string;
+}
+
+export interface ArmHooks {
+  episode?: (e: { episodeId: string; success: boolean }) => void;
+  step?: (updates: number) => void;
+  /** When the arm's time is over, before the clients stop: end what the hooks started (promptly). */
+  stop?: () => Promise<void>;
 }
 
 export interface ArmResult {
@@ -54,20 +79,27 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
     lr: o.lr,
     threads: o.threads,
     seed: o.seed,
+    ...(o.klCoef ? { extra: { klCoef: String(o.klCoef) } } : {}),
   });
   const ended: { success: boolean }[] = [];
   let updates = 0;
   let failed = 0;
   let stopping = false;
+  let hooks: ArmHooks = {};
   const events = await subscribeEvents(worker.url, tokens.admin, {
     event: (e) => {
-      if (e.type === 'episode_ended' && e.kind === 'train') ended.push({ success: e.success ?? false });
-      else if (e.type === 'step') updates = e.metrics.weightVersion;
+      if (e.type === 'episode_ended' && e.kind === 'train') {
+        ended.push({ success: e.success ?? false });
+        hooks.episode?.({ episodeId: e.episodeId, success: e.success ?? false });
+      } else if (e.type === 'step') {
+        updates = e.metrics.weightVersion;
+        hooks.step?.(updates);
+      }
     },
     error: (m) => appendFileSync(logs.worker, `${m}\n`),
   });
   const runner = new ClientRunner({
-    name: `bench-${o.arm}`,
+    name: `bench-${o.name ?? o.arm}`,
     serverUrl: worker.url,
     joinToken: tokens.join,
     count: o.clients,
@@ -85,18 +117,18 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
     const warm = o.warmEval ? await runEval(worker.url, tokens.join, o.evalEpisodes, 'calc') : null;
     if (warm)
       o.log(
-        `  [${o.arm}] warm start: held-out success ${(100 * warm.successRate).toFixed(1)}% (${warm.episodes} episodes, ${warm.seconds.toFixed(0)} s)`,
+        `  [${o.name ?? o.arm}] warm start: held-out success ${(100 * warm.successRate).toFixed(1)}% (${warm.episodes} episodes, ${warm.seconds.toFixed(0)} s)`,
       );
     const entry =
       o.arm === 'rm'
         ? join(EXAMPLES, 'calculator-rm', 'client.ts')
         : join(EXAMPLES, 'calculator-agent', 'client-openai.ts');
     if (o.arm === 'rm' && !o.rm) throw new Error('the rm arm needs a reward model');
-    const overlay = o.rm
-      ? { [join(EXAMPLES, 'calculator-rm', 'reward-model-ref.ts')]: rewardModelPointerSource(o.rm) }
-      : undefined;
+    const pointerPath = join(EXAMPLES, 'calculator-rm', 'reward-model-ref.ts');
+    const overlay = o.rm ? { [pointerPath]: rewardModelPointerSource(o.rm) } : undefined;
     const started = await runner.start(overlay ? { entry, overlay } : { entry });
     if (!started.ok) throw new Error(`client did not compile:\n${started.errors.map(formatCompileMessage).join('\n')}`);
+    hooks = o.hooks?.({ url: worker.url, adminToken: tokens.admin, runner, entry, pointerPath }) ?? {};
     const t0 = performance.now();
     lrTimer = setInterval(() => {
       const lr = o.lr + (o.lrEnd - o.lr) * Math.min(1, (performance.now() - t0) / (o.minutes * 60_000));
@@ -109,7 +141,7 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
     const progress = setInterval(
       () =>
         o.log(
-          `  [${o.arm}] ${((performance.now() - t0) / 60_000).toFixed(1)} min · ${updates} updates · ${ended.length} train episodes · recent train success ${pct(ended.slice(-200))}`,
+          `  [${o.name ?? o.arm}] ${((performance.now() - t0) / 60_000).toFixed(1)} min · ${updates} updates · ${ended.length} train episodes · recent train success ${pct(ended.slice(-200))}`,
         ),
       60_000,
     );
@@ -117,6 +149,7 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
     clearInterval(progress);
     const trainSeconds = (performance.now() - t0) / 1000;
     stopping = true; // episodes aborted by the stop below are not failures
+    await hooks.stop?.();
     await runner.stop();
     for (let i = 0; i < 120; i++) {
       const res = await fetch(`${worker.url}${workerRoutes.status.path}`, {

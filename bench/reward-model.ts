@@ -8,9 +8,11 @@
 //     process's onnxruntime-node scores against PyTorch's, token ids compared);
 //  4. scoring throughput in one client process (conversations/s at batch 1 and 16) and its share of an
 //     episode's wall time;
-//  5. policy training for --minutes twice from the same warm start: the reward model's score as the only
-//     reward (calculator-rm, rule weight 0) vs the verifiable reward (calculator-agent), held-out success
-//     (verifiable, --eval-episodes of the eval split) before and after, gains in points ± 1 s.e.
+//  5. policy training for --minutes per arm from the same warm start (reward-model-arms.ts): the reward
+//     model's score as the only reward (calculator-rm, rule weight 0) — trained once, plus a KL penalty,
+//     plus iterated labelling, plus an ensemble's uncertainty penalty — vs the verifiable reward
+//     (calculator-agent); held-out success (verifiable, --eval-episodes of the eval split) before and
+//     after, gains in points ± 1 s.e., labels used per arm.
 // --skip-policy stops after 4 (minutes, not an hour).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -22,11 +24,11 @@ import { conversationFromTimelines } from '../src/node/services/labels-dataset';
 import { RewardModelService } from '../src/node/services/reward-model-service';
 import { openStore } from '../src/node/store/store';
 import type { Conversation } from '../src/shared/reward-model';
-import type { RewardModelRow } from '../src/shared/rewards-api';
 import type { WorkbenchEvent } from '../src/shared/workbench-api';
 import { argValue, round } from './engine';
+import { ARM_NAMES, armSpecs, runArms, type ArmName, type ArmOutcome } from './reward-model-arms';
 import { collectLabels } from './reward-model-collect';
-import { runArm, type ArmResult } from './reward-model-policy';
+import { trainRm } from './reward-model-loop';
 import { benchScoring } from './reward-model-scoring';
 import { binomialSe } from './train-stats';
 
@@ -43,6 +45,14 @@ export const rewardModelBenchHelp = `npm run bench -- reward-model [options]
   --eval-episodes E    held-out eval episodes (default 200, the whole eval split)
   --lr LR --lr-end LR  policy learning rate, decayed linearly over the run (default 3.5e-4 → 1e-4)
   --threads T          engine threads (default 1)     --seed S (default 1)
+  --arms A,B,…         policy arms (default all): rm (trained once, no KL), rm-kl, rm-kl-relabel,
+                       rm-kl-relabel-ens, verifiable
+  --kl-coef K          the rm-kl* arms' KL penalty to the initial policy (default 0.1; see --kl-sweep)
+  --kl-sweep a,b,…     extra rm-kl arms at these coefficients
+  --relabel-every K    policy updates between labelling rounds (default 10)
+  --labels-per-round M labels per round: the least certain of the policy's newest episodes (default 32)
+  --ensemble E         members of the ensemble arm (default 3, seeds 0…E−1)
+  --ensemble-k k       the ensemble's score: mean − k·std of the members' standardized scores (default 1)
   --skip-policy        stop after the reward model's figures (no policy training)
   --run-dir DIR        where everything goes (default a temp folder)`;
 
@@ -52,43 +62,31 @@ const num = (args: string[], flag: string, d: number): number => {
   return v;
 };
 const pp = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)} pp`;
+const nonNegative = (args: string[], flag: string, d: number): number => {
+  const v = Number(argValue(args, flag) ?? d);
+  if (!Number.isFinite(v) || v < 0) throw new Error(`${flag} must be a number ≥ 0\n${rewardModelBenchHelp}`);
+  return v;
+};
 
-function gain(r: ArmResult, warm: { successRate: number; episodes: number }): { pp: number; se: number } {
-  return {
-    pp: 100 * (r.final.successRate - warm.successRate),
-    se:
-      100 *
-      Math.sqrt(
-        binomialSe(r.final.successRate, r.final.episodes) ** 2 + binomialSe(warm.successRate, warm.episodes) ** 2,
-      ),
-  };
+function parseArms(raw: string | undefined): ArmName[] {
+  if (raw === undefined) return [...ARM_NAMES];
+  const names = raw.split(',').filter(Boolean);
+  const bad = names.filter((n) => !(ARM_NAMES as readonly string[]).includes(n));
+  if (bad.length > 0) throw new Error(`--arms: unknown ${bad.join(', ')} (arms: ${ARM_NAMES.join(', ')})`);
+  return ARM_NAMES.filter((n) => names.includes(n));
 }
 
-async function trainRm(
-  service: RewardModelService,
-  events: WorkbenchEvent[],
-  runId: string,
-  o: { rmLoss: string; rmEpochs: number; rmLr: number; rmMaxLength: number },
-): Promise<RewardModelRow> {
-  const loss = o.rmLoss === 'pairwise' || o.rmLoss === 'pointwise' ? o.rmLoss : 'both';
-  await service.trainRewardModel({
-    runId,
-    loss,
-    epochs: o.rmEpochs,
-    lr: o.rmLr,
-    heldout: 0.2,
-    maxMinutes: 60,
-    maxLength: o.rmMaxLength,
-  });
-  for (;;) {
-    const last = events.filter((e) => e.type === 'reward_model').at(-1);
-    if (last?.type === 'reward_model' && last.status.state !== 'training') {
-      if (last.status.state === 'failed' || !last.model)
-        throw new Error(`reward-model training failed: ${last.status.detail}`);
-      return last.model;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
+function armLine(a: ArmOutcome): string {
+  const r = a.result;
+  const quarters = r.trainSuccessByQuarter.map((x) => `${(100 * x).toFixed(0)}%`).join(' → ');
+  const loop = a.spec.relabel
+    ? ` · ${a.rounds} relabel rounds, versions ${a.versions.map((v) => `v${v}`).join(' ')}`
+    : '';
+  return (
+    `  ${a.spec.name.padEnd(18)}: ${(100 * r.final.successRate).toFixed(1)}% after ${(r.trainSeconds / 60).toFixed(1)} min,` +
+    ` ${r.updates} updates, ${r.trainEpisodes} train episodes: ${pp(a.gainPp)} ± ${a.gainSe.toFixed(1)} · labels ${a.labels}` +
+    `${loop} · train success by quarter ${quarters}${r.failedEpisodes ? ` · ${r.failedEpisodes} failed episodes` : ''}`
+  );
 }
 
 export async function benchRewardModel(args: string[]): Promise<Record<string, unknown>> {
@@ -111,26 +109,43 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     seed: num(args, '--seed', 1),
     rmLoss: argValue(args, '--rm-loss') ?? 'both',
     skipPolicy: args.includes('--skip-policy'),
+    arms: parseArms(argValue(args, '--arms')),
+    klCoef: nonNegative(args, '--kl-coef', 0.1),
+    klSweep: (argValue(args, '--kl-sweep') ?? '').split(',').filter(Boolean).map(Number),
+    relabelEvery: num(args, '--relabel-every', 10),
+    labelsPerRound: num(args, '--labels-per-round', 32),
+    ensemble: num(args, '--ensemble', 3),
+    ensembleK: nonNegative(args, '--ensemble-k', 1),
   };
+  if (o.klSweep.some((k) => !Number.isFinite(k) || k < 0)) throw new Error('--kl-sweep takes coefficients ≥ 0');
   const runDir = resolve(argValue(args, '--run-dir') ?? mkdtempSync(join(tmpdir(), 'agentjet-bench-rm-')));
   mkdirSync(runDir, { recursive: true });
   const out = (line: string): void => console.log(line);
   out(
-    `reward-model bench: labels from ${o.labelTasks}×${o.labelGroup} episodes judged by the verifiable reward → reward model (${o.rmLoss}) → ONNX parity, scoring throughput → ${o.skipPolicy ? 'no policy training' : `policy trained ${o.minutes} min on the RM score alone vs ${o.minutes} min on the verifiable reward`} · run dir ${runDir}`,
+    `reward-model bench: labels from ${o.labelTasks}×${o.labelGroup} episodes judged by the verifiable reward → reward model (${o.rmLoss}) → ONNX parity, scoring throughput → ${
+      o.skipPolicy
+        ? 'no policy training'
+        : `policy trained ${o.minutes} min per arm: ${armSpecs(o, 'bench-rm')
+            .map((a) => a.name)
+            .join(', ')}`
+    } · run dir ${runDir}`,
   );
   const wall0 = performance.now();
   const store = openStore(join(runDir, 'workbench.sqlite'));
   const runId = 'bench-rm';
-  store.createRun({
-    runId,
-    name: 'reward-model bench',
-    mode: 'local',
-    workerUrl: '',
-    model: 'builtin',
-    example: 'calculator-agent',
-    config: o,
-    createdAt: Date.now(),
-  });
+  // The arms that add labels of their own get a run each, with the first labels copied in.
+  const copies = o.skipPolicy ? [] : [...new Set(armSpecs(o, runId).map((a) => a.runId))].filter((r) => r !== runId);
+  for (const id of [runId, ...copies])
+    store.createRun({
+      runId: id,
+      name: `reward-model bench ${id}`,
+      mode: 'local',
+      workerUrl: '',
+      model: 'builtin',
+      example: 'calculator-agent',
+      config: o,
+      createdAt: Date.now(),
+    });
   const events: WorkbenchEvent[] = [];
   let lastShown = -1;
   const onEvent = (e: WorkbenchEvent): void => {
@@ -166,6 +181,7 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
       joinToken: tokens.join,
       store,
       runId,
+      copies,
       tasks: o.labelTasks,
       group: o.labelGroup,
       concurrency: 8,
@@ -214,57 +230,48 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     };
     if (!o.skipPolicy) {
       // 5. Policy training, the same minutes each, from the same warm start.
-      const common = {
-        minutes: o.minutes,
-        clients: o.clients,
-        evalEpisodes: o.evalEpisodes,
-        lr: o.lr,
-        lrEnd: o.lrEnd,
-        threads: o.threads,
-        seed: o.seed,
-        log: out,
-      };
-      out('');
-      const rmArm = await runArm({
-        ...common,
-        arm: 'rm',
-        runDir: join(runDir, 'arm-rm'),
+      const { warm, arms } = await runArms(o, {
+        store,
+        baseRun: runId,
+        service,
+        events,
+        runDir,
         rm: { folder: rm.folder, sha256: rm.sha256, version: rm.version },
-        warmEval: true,
+        baseLabels: collected.episodes,
+        rmOptions: o,
+        log: out,
       });
-      const warm = rmArm.warm!;
-      const verArm = await runArm({
-        ...common,
-        arm: 'verifiable',
-        runDir: join(runDir, 'arm-verifiable'),
-        warmEval: false,
-      });
-      const g1 = gain(rmArm, warm);
-      const g2 = gain(verArm, warm);
       out('');
       out(
         `held-out success (${o.evalEpisodes} eval episodes, ± 1 s.e.): warm start ${(100 * warm.successRate).toFixed(1)}% ± ${(100 * binomialSe(warm.successRate, warm.episodes)).toFixed(1)}`,
       );
-      for (const [r, g] of [
-        [rmArm, g1],
-        [verArm, g2],
-      ] as const) {
-        out(
-          `  ${r.arm === 'rm' ? 'reward-model score only' : 'verifiable reward      '}: ${(100 * r.final.successRate).toFixed(1)}% after ${(r.trainSeconds / 60).toFixed(1)} min, ${r.updates} updates, ${r.trainEpisodes} train episodes: ${pp(g.pp)} ± ${g.se.toFixed(1)} · train success by quarter ${r.trainSuccessByQuarter.map((x) => `${(100 * x).toFixed(0)}%`).join(' → ')}${r.failedEpisodes ? ` · ${r.failedEpisodes} failed episodes` : ''}`,
-        );
-      }
+      for (const a of arms) out(armLine(a));
+      const by = (name: string): ArmOutcome | undefined => arms.find((a) => a.spec.name === name);
       Object.assign(summary, {
-        rm_gain_pp: Number(g1.pp.toFixed(1)),
-        verifiable_gain_pp: Number(g2.pp.toFixed(1)),
-        rm_gain_se: Number(g1.se.toFixed(1)),
-        verifiable_gain_se: Number(g2.se.toFixed(1)),
+        rm_gain_pp: by('rm') ? round(by('rm')!.gainPp, 1) : null,
+        verifiable_gain_pp: by('verifiable') ? round(by('verifiable')!.gainPp, 1) : null,
+        loop_gain_pp: by('rm-kl-relabel-ens') ? round(by('rm-kl-relabel-ens')!.gainPp, 1) : null,
         success_warm: round(warm.successRate, 3),
-        success_rm: round(rmArm.final.successRate, 3),
-        success_verifiable: round(verArm.final.successRate, 3),
+        arms: Object.fromEntries(
+          arms.map((a) => [
+            a.spec.name,
+            {
+              gain_pp: round(a.gainPp, 1),
+              se: round(a.gainSe, 1),
+              success: round(a.result.final.successRate, 3),
+              labels: a.labels,
+              kl: a.spec.klCoef,
+              updates: a.result.updates,
+              ...(a.spec.relabel ? { rounds: a.rounds, versions: a.versions } : {}),
+            },
+          ]),
+        ),
         minutes: o.minutes,
-        rm_updates: rmArm.updates,
-        verifiable_updates: verArm.updates,
         eval_episodes: o.evalEpisodes,
+        ...(o.arms.some((a) => a.includes('relabel'))
+          ? { relabel_every: o.relabelEvery, labels_per_round: o.labelsPerRound }
+          : {}),
+        ...(o.arms.includes('rm-kl-relabel-ens') ? { ensemble: o.ensemble, ensemble_k: o.ensembleK } : {}),
       });
     }
     summary['wall_minutes'] = round((performance.now() - wall0) / 60_000, 1);

@@ -42,6 +42,11 @@ describe('agentjet ui options', () => {
       evalEpisodes: 0,
     });
     expect(tuningOf(parseUiArgs([]))).toEqual({});
+    expect(tuningOf(parseUiArgs(['--relabel-every', '10']))).toEqual({ relabel: { every: 10, perRound: 32 } });
+    expect(tuningOf(parseUiArgs(['--relabel-every', '5', '--labels-per-round', '8'])).relabel).toEqual({
+      every: 5,
+      perRound: 8,
+    });
   });
 
   it('refuses unknown flags and bad values with the help text', () => {

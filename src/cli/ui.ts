@@ -36,6 +36,8 @@ const own = {
   open: bool.default(false),
   evalEpisodes: num.int().min(0).optional(),
   evalEvery: num.int().positive().optional(),
+  relabelEvery: num.int().positive().optional(),
+  labelsPerRound: num.int().positive().max(1000).default(32),
 };
 
 /** The connect form's training fields double as flags: defaults of local connects that leave them unset. */
@@ -61,6 +63,9 @@ export const uiHelp = [
   ...helpLines(WORKER_OPTIONS, { keys: UI_WORKER_KEYS }),
   '  --eval-episodes N --eval-every M   held-out eval of local runs: N episodes every M steps',
   '                             (default 16 every 5; --eval-episodes 0 turns it off)',
+  '  --relabel-every K          iterated labelling in local runs: every K steps the label queue proposes',
+  '                             --labels-per-round M (default 32) episodes; once labelled, a new reward model',
+  '                             trains and is deployed (docs/learned-rewards.md)',
   '  --open                     open the URL in the default browser',
   '  Ctrl-C stops the clients and the worker (checkpointing it) and exits.',
 ].join('\n');
@@ -98,6 +103,7 @@ export function tuningOf(o: UiOptions): WorkbenchTuning {
   if (Object.keys(worker).length > 0) t.workerConfig = worker;
   if (o.evalEpisodes !== undefined) t.evalEpisodes = o.evalEpisodes;
   if (o.evalEvery !== undefined) t.evalEvery = o.evalEvery;
+  if (o.relabelEvery !== undefined) t.relabel = { every: o.relabelEvery, perRound: o.labelsPerRound };
   return t;
 }
 

@@ -24,6 +24,8 @@ export interface WorkbenchOptions {
    */
   evalEpisodes?: number;
   evalEvery?: number;
+  /** Iterated labelling in local runs: a round of `perRound` labels every `every` steps (live-relabel.ts). */
+  relabel?: { every: number; perRound: number };
   /** Who the inspector's labels are by (default $AGENTJET_LABEL_AUTHOR, else the OS user). */
   labelAuthor?: string;
   /** How remote workers are reached over SSH (tests: a temporary ssh config). */
@@ -89,6 +91,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     ...(opts.workerConfig ? { workerConfig: opts.workerConfig } : {}),
     ...(opts.evalEpisodes !== undefined ? { evalEpisodes: opts.evalEpisodes } : {}),
     ...(opts.evalEvery !== undefined ? { evalEvery: opts.evalEvery } : {}),
+    ...(opts.relabel ? { relabel: opts.relabel } : {}),
     ...(opts.labelAuthor !== undefined ? { labelAuthor: opts.labelAuthor } : {}),
     ...(opts.ssh ? { ssh: opts.ssh } : {}),
   });

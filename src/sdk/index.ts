@@ -25,10 +25,12 @@ export { backoffMs, RETRY_DEFAULTS, type RetryOptions } from './retry';
 export { runTaskClient, taskClientMode, loadJsonl, type TaskClientOptions, type TaskClientMode } from './task';
 export type { ClaimResponse, EndRequest, EndResponse, EpisodeKind, Status } from '../shared/swarm-protocol';
 export { RewardModel, type RewardModelOptions } from './reward-model';
+export { RewardEnsemble } from './reward-ensemble';
 export { GroupJudge, type GroupJudgeOptions, type JudgeStats, type JudgeVerdict } from './group-judge';
 export { judgePrompt, parseJudgeReply, type JudgedRollout } from '../shared/group-judge';
 export {
   episodeConversation,
+  ensembleScore,
   rewardModelPointerSource,
   REWARD_MODEL_POINTER_FILE,
   RewardModelPointerSchema,
@@ -36,6 +38,8 @@ export {
   VERIFIABLE_REWARD_METRIC,
   sigmoid,
   type Conversation,
+  type EnsembleScore,
+  type RewardEnsembleRef,
   type RewardModelManifest,
   type RewardModelPointer,
   type RewardModelRef,

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scoreWithPython, type PythonScore } from '../node/services/reward-model-trainer';
 import type { ChatMessage } from '../shared/chat';
+import { ensembleScore } from '../shared/reward-model';
+import { RewardEnsemble } from './reward-ensemble';
 import { RewardModel } from './reward-model';
 import { trainFixtureModel, type LabelledConversation } from './testing/reward-model-fixture';
 
@@ -77,5 +79,46 @@ describe('RewardModel (onnxruntime-node) vs the engine (PyTorch)', () => {
     await writeFile(join(copy, 'chat_template.jinja'), '{{ messages }}');
     await expect(RewardModel.load(copy)).rejects.toThrow('differs from the manifest');
     await expect(RewardModel.load(join(dir, 'nowhere'))).rejects.toThrow('not a reward-model folder');
+  });
+
+  it('scores an ensemble pointer with every member (mean − k·std), and a plain pointer as an ensemble of one', async () => {
+    const c = convs[1]!;
+    const raw = await rmodel.scoreEpisode(c.messages, c.tools);
+    const stats = rmodel.manifest.scoreStats;
+    const one = await RewardEnsemble.fromPointer({ rewardModel: { folder, sha256 } });
+    const two = await RewardEnsemble.fromPointer({
+      rewardModel: { folder, sha256 },
+      ensemble: {
+        members: [
+          { folder, sha256 },
+          { folder, sha256 },
+        ],
+        stdPenalty: 2,
+      },
+    });
+    try {
+      expect(one?.members).toHaveLength(1);
+      expect(two?.versions).toBe('v1+v1');
+      const s = await two!.scoreEpisode(c.messages, c.tools);
+      const expected = ensembleScore([raw, raw], [stats, stats], 2);
+      expect(Math.abs(s.score - expected.score)).toBeLessThanOrEqual(1e-5);
+      expect(s.std).toBeLessThanOrEqual(1e-5); // the same model twice agrees with itself
+    } finally {
+      await one?.dispose();
+      await two?.dispose();
+    }
+    expect(await RewardEnsemble.fromPointer({ rewardModel: null })).toBeNull();
+    await expect(
+      RewardEnsemble.fromPointer({
+        rewardModel: { folder, sha256 },
+        ensemble: {
+          members: [
+            { folder, sha256 },
+            { folder, sha256: '0'.repeat(64) },
+          ],
+          stdPenalty: 1,
+        },
+      }),
+    ).rejects.toThrow('is not the expected');
   });
 });

@@ -82,20 +82,63 @@ export const RewardModelRefSchema = z.object({
 });
 export type RewardModelRef = z.infer<typeof RewardModelRefSchema>;
 
-/** The pointer's value: `{ rewardModel: null }` until a model is deployed. */
-export const RewardModelPointerSchema = z.object({ rewardModel: RewardModelRefSchema.nullable() });
+/**
+ * An ensemble of reward models (members trained on the same labels with different seeds), scored as
+ * mean − stdPenalty·std of the members' standardized scores (see ensembleScore).
+ */
+export const RewardEnsembleRefSchema = z.object({
+  members: z.array(RewardModelRefSchema).min(2).max(16),
+  stdPenalty: z.number().min(0).max(100),
+});
+export type RewardEnsembleRef = z.infer<typeof RewardEnsembleRefSchema>;
+
+/**
+ * The pointer's value: `{ rewardModel: null }` until a model is deployed. With `ensemble`, `rewardModel` is
+ * its first member (what a client that scores with one model uses).
+ */
+export const RewardModelPointerSchema = z.object({
+  rewardModel: RewardModelRefSchema.nullable(),
+  ensemble: RewardEnsembleRefSchema.optional(),
+});
 export type RewardModelPointer = z.infer<typeof RewardModelPointerSchema>;
+
+export interface EnsembleScore {
+  /** mean − k·std of the members' standardized scores: what reward code uses. */
+  score: number;
+  mean: number;
+  std: number;
+  /** Each member's standardized score ((raw − its training mean) / its training std). */
+  members: number[];
+}
+
+/**
+ * The uncertainty-penalized score of an ensemble: each member's raw score standardized by its own training
+ * statistics (so members on different scales are comparable), then mean − k·std (population std) over them.
+ */
+export function ensembleScore(
+  raw: readonly number[],
+  stats: readonly { mean: number; std: number }[],
+  k: number,
+): EnsembleScore {
+  if (raw.length === 0 || raw.length !== stats.length)
+    throw new Error(`ensembleScore: ${raw.length} scores for ${stats.length} members`);
+  const z = raw.map((r, i) => (r - stats[i]!.mean) / (stats[i]!.std > 0 ? stats[i]!.std : 1));
+  const mean = z.reduce((a, b) => a + b, 0) / z.length;
+  const std = Math.sqrt(z.reduce((a, b) => a + (b - mean) ** 2, 0) / z.length);
+  return { score: mean - k * std, mean, std, members: z };
+}
 
 /** The module name of the pointer, beside the client (what "Deploy" rewrites). */
 export const REWARD_MODEL_POINTER_FILE = 'reward-model-ref.ts';
 
-/** The pointer module's source for a deployed model (or none); `unknown`, so the SDK parses it. */
-export function rewardModelPointerSource(ref: RewardModelRef | null): string {
+/** The pointer module's source for a deployed model or ensemble (or none); `unknown`, so the SDK parses it. */
+export function rewardModelPointerSource(ref: RewardModelRef | RewardEnsembleRef | null): string {
+  const value = ref && 'members' in ref ? { rewardModel: ref.members[0]!, ensemble: ref } : { rewardModel: ref };
   return [
     "// The reward model this client scores with: a reward-model folder and its manifest's SHA-256, or null.",
     '// "Deploy" in the workbench\'s Rewards panel rewrites this file and hot-swaps the clients, so the',
     "// client's code version names the model it used. It may be edited by hand (RewardModel.fromPointer checks it).",
-    `export const rewardModelPointer: unknown = ${JSON.stringify({ rewardModel: ref }, null, 2)};`,
+    `export const rewardModelPointer: unknown = ${JSON.stringify(value, null, 2)};`,
     '',
   ].join('\n');
 }

@@ -172,6 +172,8 @@ export const rewardsMethods = {
         maxMinutes: z.number().positive().max(600).default(20),
         /** Tokens per conversation (the last ones are kept); default the engine's 1024. */
         maxLength: z.number().int().min(16).max(32_768).optional(),
+        /** The engine's seed (held-out split, head init, order): ensemble members differ by it; default 0. */
+        seed: z.number().int().min(0).max(1_000_000).optional(),
       })
       .strict(),
     result: z.object({ version: z.number().int().positive() }),
@@ -194,3 +196,21 @@ export const RewardModelEventSchema = z.object({
   status: RmTrainingStatusSchema,
   model: RewardModelRowSchema.nullable(),
 });
+
+/** The reward-hacking alarm of a run turned on (or off): pushed by the backend after a step (hacking-watch.ts). */
+export const RewardHackingEventSchema = z.object({
+  type: z.literal('reward_hacking'),
+  runId: Id,
+  verdict: z.object({
+    alarm: z.boolean(),
+    scoreRise: z.number().nullable(),
+    successDrop: z.number().nullable(),
+    successDropSe: z.number().nullable(),
+    window: z.number().int(),
+  }),
+  /** Episodes judged (those that reported both metrics). */
+  episodes: Count,
+  message: z.string(),
+  at: z.number(),
+});
+export type RewardHackingEvent = z.infer<typeof RewardHackingEventSchema>;

@@ -244,6 +244,8 @@ export const StepMetricsSchema = z.object({
   gradNorm: z.number().nullable(),
   trainedTokens: z.number().int(),
   seconds: z.number(),
+  /** On-policy distillation: the mean reverse-KL estimate (log π_student − log π_teacher) over the trained tokens. */
+  distillReverseKl: z.number().optional(),
   serving: StepServingSchema.optional(),
   /** Run health: staleness, mismatch, correction, busy fractions, weight sync (rollout-health.ts). */
   health: StepHealthSchema.optional(),

@@ -31,7 +31,7 @@ import {
 } from './workbench-data';
 import { CampaignCommandSchema, CampaignDetailSchema, CampaignSummarySchema } from './campaign/api';
 import { innerLoopMethods } from './inner-loop-api';
-import { RewardModelEventSchema, rewardsMethods } from './rewards-api';
+import { RewardHackingEventSchema, RewardModelEventSchema, rewardsMethods } from './rewards-api';
 import { TaskDraftRequestSchema, TaskDraftResultSchema } from './task-draft';
 
 export * from './workbench-data';
@@ -164,6 +164,7 @@ export const WorkbenchEventSchema = z.discriminatedUnion('type', [
   /** The samples an update trained of an episode are stored (its detail now shows them). */
   z.object({ type: z.literal('trained'), runId: Id, episodeId: z.string() }),
   RewardModelEventSchema,
+  RewardHackingEventSchema,
 ]);
 export type WorkbenchEvent = z.infer<typeof WorkbenchEventSchema>;
 

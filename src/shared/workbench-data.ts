@@ -196,6 +196,8 @@ export const StepPointSchema = z.object({
   /** PPO clip fraction and the KL to the reference (absent from older runs). */
   clipFraction: z.number().nullable().optional(),
   klLoss: z.number().nullable().optional(),
+  /** On-policy distillation's mean reverse KL to the teacher over the trained tokens (distilling runs only). */
+  distillReverseKl: z.number().optional(),
   /** Run health: staleness, mismatch, correction, busy fractions, sync time (absent from older workers). */
   health: StepHealthSchema.optional(),
 });

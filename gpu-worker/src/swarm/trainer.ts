@@ -190,7 +190,7 @@ export class Trainer {
         );
       if (fresh.length === 0) return;
       const settings = { ...this.deps.config() };
-      const { built, stats } = await trainOnEpisodes(
+      const { built, stats, distillReverseKl } = await trainOnEpisodes(
         this.deps.engine,
         fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })),
         settings,
@@ -205,6 +205,7 @@ export class Trainer {
         bound,
         seconds: (performance.now() - t0) / 1000,
         serving,
+        distillReverseKl,
       });
       const every = this.deps.config().checkpointEvery;
       // The step is committed: a failed periodic checkpoint is reported as such (the next one retries), never as a
@@ -236,6 +237,7 @@ export class Trainer {
     bound: StepFacts['bound'];
     seconds: number;
     serving?: StepServing | undefined;
+    distillReverseKl?: number | undefined;
   }): Promise<void> {
     const { fresh, built, stats } = u;
     const step = this.stepCount + 1;
@@ -263,6 +265,7 @@ export class Trainer {
         gate: this.deps.generation.healthFigures?.(),
       }),
       ...(u.serving ? { serving: u.serving } : {}),
+      ...(u.distillReverseKl !== undefined ? { distillReverseKl: u.distillReverseKl } : {}),
     };
     this.last = metrics;
     this.deps.onStep?.({

@@ -100,6 +100,8 @@ describe('on-policy distillation from a teacher worker', () => {
     expect(s.counters.trainedEpisodes).toBe(2);
     expect(s.counters.droppedEpisodes).toBe(0);
     expect(s.step).toBe(1);
+    // The step reports the mean reverse KL to the teacher (same weights: about 0).
+    expect(Math.abs(s.lastStep?.distillReverseKl ?? Number.NaN)).toBeLessThan(2e-3);
   }, 180_000);
 
   it('refuses a teacher it cannot use at start, naming why', async () => {

@@ -34,6 +34,8 @@ export interface ScoredEpisode {
   rmScore: number | null;
   /** Mean and std of the model's scores on its training episodes (from its manifest). */
   rmStats?: { mean: number; std: number };
+  /** An ensemble's std over its members' standardized scores (reported as `rm_std`). */
+  rmStd?: number;
 }
 
 /** The reward and the metrics the episode reports (the chart reads rm_score and verifiable_reward). */
@@ -49,6 +51,7 @@ export function combineReward(
     const standardized = (e.rmScore - stats.mean) / Math.max(stats.std, 1e-6);
     metrics[RM_SCORE_METRIC] = e.rmScore;
     metrics['rm_reward'] = standardized;
+    if (e.rmStd !== undefined) metrics['rm_std'] = e.rmStd;
     reward += w.rm * standardized;
   }
   return { reward, metrics };

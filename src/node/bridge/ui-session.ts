@@ -26,6 +26,8 @@ export interface WorkbenchTuning {
   /** Held-out eval episodes per eval of a local run (0: off) and the steps between evals. */
   evalEpisodes?: number;
   evalEvery?: number;
+  /** Iterated labelling in local runs: a round of `perRound` labels every `every` steps (live-relabel.ts). */
+  relabel?: { every: number; perRound: number };
 }
 
 export type CreateWorkbench = (

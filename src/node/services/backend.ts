@@ -21,6 +21,8 @@ import { exportRun, EXPORT_FORMATS } from './run-export';
 import { listExamples } from './examples';
 import { InnerLoopService } from './inner-loop-service';
 import { LabelsService } from './labels-service';
+import { liveRelabelLoop } from './live-relabel';
+import type { RelabelLoop } from './relabel-loop';
 import { RewardModelService } from './reward-model-service';
 import { KnownCertificates } from './known-certificates';
 import type { SshSettings } from './remote-attach';
@@ -42,6 +44,8 @@ export interface BackendOptions {
    */
   evalEpisodes?: number;
   evalEvery?: number;
+  /** Iterated labelling in local runs: a round of `perRound` labels every `every` steps (live-relabel.ts). */
+  relabel?: { every: number; perRound: number };
   workerStartTimeoutMs?: number;
   /** Who the inspector's labels are by (default $AGENTJET_LABEL_AUTHOR, else the OS user). */
   labelAuthor?: string;
@@ -57,6 +61,8 @@ export class Backend implements WorkbenchBackend {
   private readonly labelsService: LabelsService;
   private readonly innerLoop: InnerLoopService;
   private readonly rewardModelService: RewardModelService;
+  /** The live local run's labelling rounds (with `relabel`), and how to stop following its steps. */
+  private relabel: { loop: RelabelLoop; off: () => void } | null = null;
 
   constructor(private readonly o: BackendOptions) {
     // The certificates trusted per remote worker: `<data>/known-workers.json`.
@@ -109,8 +115,11 @@ export class Backend implements WorkbenchBackend {
     return this.live?.ctx.session.get() ?? this.sessions.connecting?.get() ?? null;
   }
 
-  connectLocal(p: P<'connectLocal'>): Promise<Session> {
-    return this.sessions.connectLocal(p);
+  async connectLocal(p: P<'connectLocal'>): Promise<Session> {
+    await this.stopRelabel();
+    const session = await this.sessions.connectLocal(p);
+    this.startRelabel();
+    return session;
   }
 
   connectRemote(p: P<'connectRemote'>): Promise<Session> {
@@ -118,6 +127,7 @@ export class Backend implements WorkbenchBackend {
   }
 
   async disconnect(): Promise<R<'disconnect'>> {
+    await this.stopRelabel();
     await this.sessions.disconnect();
     return { ok: true };
   }
@@ -249,10 +259,39 @@ export class Backend implements WorkbenchBackend {
 
   /** Disconnects (stopping a local worker with a checkpoint) and stops this workbench's campaign runners. */
   async dispose(): Promise<void> {
+    await this.stopRelabel();
     await this.sessions.disconnect();
     await this.campaignService.dispose();
     await this.rewardModelService.dispose();
     await this.labelsService.dispose();
+  }
+
+  /** With `relabel`: the live run's rounds follow its steps (live-relabel.ts). */
+  private startRelabel(): void {
+    const live = this.live;
+    if (!this.o.relabel || !live) return;
+    const runId = live.ctx.runId;
+    const loop = liveRelabelLoop({
+      runId,
+      ...this.o.relabel,
+      store: this.o.store,
+      flush: () => this.flush(),
+      labels: this.labelsService,
+      rewardModels: this.rewardModelService,
+      notify: (line) => {
+        this.o.log(`run ${runId}: ${line}`);
+        const at = { t: Date.now(), source: { kind: 'worker' as const }, stream: 'event' as const };
+        this.o.emit({ type: 'log', line: { ...at, line: `[info] rewards: ${line}` } }); // the workbench's log view
+      },
+    });
+    this.relabel = { loop, off: live.worker.onStep((step) => loop.onStep(step)) };
+  }
+
+  private async stopRelabel(): Promise<void> {
+    const r = this.relabel;
+    this.relabel = null;
+    r?.off();
+    await r?.loop.stop();
   }
 
   private get live(): Live | null {

@@ -67,6 +67,12 @@ describe('EventFolder', () => {
     expect(c.steps[0]!.rolloutS).toBeCloseTo(8);
   });
 
+  it("carries a distilling step's reverse KL to the teacher into its chart point (absent otherwise)", () => {
+    const f = new EventFolder();
+    expect(f.fold(ev(1000, step({ ...metrics(1, 1), distillReverseKl: 0.3 }))).steps[0]!.distillReverseKl).toBe(0.3);
+    expect(f.fold(ev(2000, step(metrics(2, 1)))).steps[0]).not.toHaveProperty('distillReverseKl');
+  });
+
   it('counts no rollout time for a first step without episode starts (attached mid-run)', () => {
     const f = new EventFolder();
     expect(f.fold(ev(5000, step(metrics(4, 1)))).steps[0]!.rolloutS).toBe(0);

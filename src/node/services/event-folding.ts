@@ -214,5 +214,6 @@ export function toStepPoint(p: FoldedStep, merge: StepMerge | null): StepPoint {
     breakCounts: merge?.breakCounts ?? {},
     ...(m.serving ? { serving: m.serving } : {}),
     ...(m.health ? { health: m.health } : {}),
+    ...(m.distillReverseKl !== undefined ? { distillReverseKl: m.distillReverseKl } : {}),
   };
 }

@@ -104,6 +104,7 @@ export class RewardModelService {
         maxMinutes: p.maxMinutes,
         threads: this.o.threads ?? 2,
         ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}),
+        ...(p.seed !== undefined ? { seed: p.seed } : {}),
       },
       (e) => {
         const patch = progressOf(e, status.detail);

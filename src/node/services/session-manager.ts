@@ -25,6 +25,7 @@ import { EvalLoop } from './eval-loop';
 import { resolveExample, type ResolvedExample } from './examples';
 import type { KnownCertificates } from './known-certificates';
 import { attachRemote, remoteConnection, remoteRun } from './remote-attach';
+import { HackingWatch } from './hacking-watch';
 import { SessionState, type RunContext } from './run-context';
 import { launchLocalWorker, WorkerService, type Launched, type LocalWorkerSpec } from './worker-service';
 import { WriteBatcher } from './write-batcher';
@@ -269,7 +270,18 @@ export class SessionManager {
               log: (l) => this.o.log(l),
             })
           : null;
-      const offStep = w.onStep((step) => evals?.onStep(step));
+      // The reward-hacking alarm as an event: re-judged after every step (runs without rm_score never ring).
+      const hacking = new HackingWatch({
+        runId: ctx.runId,
+        store: this.o.store,
+        flush: () => ctx.batcher.flush(),
+        emit: (e) => this.o.emit(e),
+        log: (l) => this.o.log(`run ${ctx.runId}: ${l}`),
+      });
+      const offStep = w.onStep((step) => {
+        evals?.onStep(step);
+        hacking.check();
+      });
       evals?.start();
       this.live = { ctx, worker: w, clients, evals, offStep };
       this.pending = null;

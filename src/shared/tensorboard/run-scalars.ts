@@ -31,6 +31,7 @@ export function stepScalars(m: StepMetrics): Scalar[] {
     ...sc('loss/kl', m.klLoss),
     ...sc('train/clip_fraction', m.clipFraction),
     ...sc('train/approx_kl', m.approxKl),
+    ...sc('train/distill_reverse_kl', m.distillReverseKl),
     ...sc('train/entropy', m.entropy),
     ...sc('train/grad_norm', m.gradNorm),
     ...sc('train/trained_tokens', m.trainedTokens),

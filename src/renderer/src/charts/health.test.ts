@@ -41,5 +41,11 @@ describe('healthRows', () => {
       syncMs: 12.5,
     });
     expect(rows[1]!.syncMs).toBeNull();
+    expect(rows[0]!.distillKl).toBeNull(); // not distilling
+  });
+
+  it("charts a distilling run's reverse KL to the teacher", () => {
+    const [row] = healthRows([{ ...point(1, health(1)), distillReverseKl: 0.25 }]);
+    expect(row!.distillKl).toBe(0.25);
   });
 });

@@ -15,6 +15,8 @@ export interface HealthRow {
   droppedOverBound: number | null;
   mismatchKl: number | null;
   klToRef: number | null;
+  /** On-policy distillation's mean reverse KL to the teacher (null: not distilling). */
+  distillKl: number | null;
   clipped: number | null;
   corrected: number | null;
   genBusy: number;
@@ -36,6 +38,7 @@ export function healthRows(steps: readonly StepPoint[]): HealthRow[] {
       droppedOverBound: h.droppedOverBound ?? null,
       mismatchKl: h.mismatchKl,
       klToRef: p.klLoss ?? null,
+      distillKl: p.distillReverseKl ?? null,
       clipped: p.clipFraction ?? null,
       corrected: h.correctedFraction,
       genBusy: h.genBusyFraction,

@@ -153,6 +153,18 @@ export function applyEvent(state: WorkbenchState, event: WorkbenchEvent): Workbe
       return state; // the inspector reloads the episode it shows (InspectorPanel)
     case 'reward_model':
       return state; // the Rewards panel follows these itself
+    case 'reward_hacking': {
+      // The backend's alarm (hacking-watch.ts) goes into the log view; sync.ts also toasts it when it rings.
+      const line = { t: event.at, source: { kind: 'worker' as const }, stream: 'event' as const };
+      return {
+        ...state,
+        logs: appendCapped(
+          state.logs,
+          { ...line, line: `[warn] rewards (run ${event.runId}): ${event.message}` },
+          LIMITS.logs,
+        ),
+      };
+    }
   }
 }
 

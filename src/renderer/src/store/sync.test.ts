@@ -110,6 +110,25 @@ describe('startSync', () => {
     expect(h.store.getState().steps).toHaveLength(1);
   });
 
+  it("toasts the backend's reward-hacking alarm when it rings and keeps both verdicts in the log", async () => {
+    const h = harness({
+      session: () => session('r1'),
+      clients: () => ({ clients: [] }),
+      metrics: () => metricsOf('r1', []),
+    });
+    await settle();
+    const verdict = { alarm: true, scoreRise: 0.8, successDrop: 0.2, successDropSe: 0.05, window: 60 };
+    const alarm = { type: 'reward_hacking', runId: 'r1', verdict, episodes: 180, message: 'possible reward hacking' };
+    h.t.push({ ...alarm, at: 1 });
+    h.t.push({ ...alarm, verdict: { ...verdict, alarm: false }, message: 'alarm cleared', at: 2 });
+    expect(h.errors).toEqual(['possible reward hacking']);
+    expect(h.store.getState().logs.map((l) => l.line)).toEqual([
+      '[warn] rewards (run r1): possible reward hacking',
+      '[warn] rewards (run r1): alarm cleared',
+    ]);
+    h.dispose();
+  });
+
   it('coalesces pushed events into one store update, in arrival order; a resync applies what is queued first', async () => {
     const pending: (() => void)[] = [];
     const h = harness(

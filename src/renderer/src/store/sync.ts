@@ -78,6 +78,7 @@ export function startSync({
 
   const offEvents = api.onEvent((event) => {
     if (disposed) return;
+    if (event.type === 'reward_hacking' && event.verdict.alarm) reportError(event.message);
     queued.push(event);
     if (scheduled) return;
     scheduled = true;

@@ -46,6 +46,9 @@ function RunHeader({ runId, live, last }: { runId: string | null; live: boolean;
           <Stat label="success" value={percent(last.successRate)} />
           <Stat label="compression" value={`${fmt(last.compressionRatio, 2)}×`} />
           <Stat label="loss" value={fmt(last.loss)} />
+          {last.distillReverseKl !== undefined ? (
+            <Stat label="reverse KL to teacher" value={fmt(last.distillReverseKl)} />
+          ) : null}
         </span>
       ) : null}
     </div>

@@ -25,6 +25,7 @@ const DRIFT: Series[] = [
   { key: 'droppedOverBound', name: 'dropped over K (episodes)', color: 'var(--err, #c0504d)', axis: 'left' },
   { key: 'mismatchKl', name: 'mismatch KL', color: 'var(--warn, #d08a2e)', axis: 'right' },
   { key: 'klToRef', name: 'KL to reference', color: 'var(--fg-dim)', axis: 'right', dashed: true },
+  { key: 'distillKl', name: 'reverse KL to teacher', color: 'var(--ok, #3c9d5d)', axis: 'right', dashed: true },
 ];
 
 const LOAD: Series[] = [
