@@ -63,12 +63,14 @@ const benches: Record<string, Entry> = {
       'merge ratio of a --turns (10) user-turn tool episode per model family (tiny random models, real tokenizers and templates, forced replies): Qwen3 default template vs --keep-reasoning, Llama 3.1, gpt-oss, DeepSeek-V3',
     run: benchFamilies,
     smoke: ['--turns', '2', '--families', 'qwen3'],
+    smokeLimitS: 180,
   },
   'eval-noise': {
     about:
       "one held-out evaluation's run-to-run noise: the warm start's eval split played --repeats times; sd across repeats vs the binomial SE",
     run: benchEvalNoise,
     smoke: ['--repeats', '2', '--eval-episodes', '4'],
+    smokeLimitS: 180,
   },
   gpu: {
     about:

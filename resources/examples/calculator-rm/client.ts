@@ -22,9 +22,10 @@ const tasks = loadExampleTasks(
 const weights = weightsFromEnv(process.env);
 const rm = await RewardEnsemble.fromPointer(rewardModelPointer);
 const single = rm?.members.length === 1 ? rm.members[0]! : null;
+const penalty = single ? '' : `; mean − ${rm?.stdPenalty}·std`;
 console.log(
   rm
-    ? `reward model ${rm.versions} (${rm.members[0]!.sha256.slice(0, 12)}${single ? '' : `; mean − ${rm.stdPenalty}·std`})` +
+    ? `reward model ${rm.versions} (${rm.members[0]!.sha256.slice(0, 12)}${penalty})` +
         ` · weights rule ${weights.rule} rm ${weights.rm}`
     : `no reward model deployed: the format rule is the reward (weight ${weights.rule})`,
 );

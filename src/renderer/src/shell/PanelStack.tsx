@@ -36,18 +36,10 @@ export interface PanelStackProps {
   onOpenTask: (dir: string) => void;
 }
 
-export function PanelStack({
-  panel,
-  api,
-  store,
-  state,
-  refreshKey,
-  reportError,
-  onOpenRun,
-  onOpenTask,
-}: PanelStackProps) {
-  const { session, runId, live, markers } = state;
-  const online = state.connection === 'open';
+export function PanelStack(props: PanelStackProps) {
+  const { panel, api, store, state, refreshKey, reportError, onOpenRun, onOpenTask } = props;
+  const { session, runId, live, markers, connection } = state;
+  const online = connection === 'open';
   return (
     <div className="panels">
       <Frame id="connect" shown={panel}>
