@@ -6,6 +6,7 @@ const step = (i: number, health: Partial<NonNullable<StepMetrics['health']>>): S
   ({
     step: i,
     weightVersion: i,
+    samples: 8,
     droppedStale: i === 2 ? 1 : 0,
     maxStaleness: 0,
     approxKl: 0.5,
@@ -36,6 +37,11 @@ describe('async bench figures', () => {
     expect(s.genBusy).toBeCloseTo(0.8);
     expect(s.syncMs).toBeCloseTo(20);
     expect(s.droppedStale).toBe(1);
+  });
+
+  it('does not count a step that trained nothing as an update', () => {
+    const empty = { ...step(4, {}), samples: 0 };
+    expect(summarizeArm('c', [step(1, {}), step(2, {}), empty], 30, 2).updatesPerMin).toBe(1);
   });
 
   it('gives the difference of two success rates in standard errors', () => {

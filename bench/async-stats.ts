@@ -40,7 +40,8 @@ export function summarizeArm(
     minutes,
     trainedEpisodes,
     episodesPerMin: trainedEpisodes / minutes,
-    updatesPerMin: steps.length / minutes,
+    // A step whose batch trained nothing (every group's advantage zero) changed no weight: not an update.
+    updatesPerMin: steps.filter((s) => s.samples > 0).length / minutes,
     stalenessMean: mean(figures(steps, (s) => s.health?.stalenessMean)),
     stalenessMax: steps.reduce((m, s) => Math.max(m, s.health?.stalenessMax ?? s.maxStaleness), 0),
     mismatchKl: mean(figures(steps, (s) => s.health?.mismatchKl ?? s.approxKl)),
