@@ -22,7 +22,7 @@ import { http, tempDir, TEST_TOKENS } from '../gpu-worker/src/testing/workers';
 import { MergedEpisodeAnswerSchema } from '../src/shared/swarm-protocol';
 import { argValue, round } from './engine';
 
-const ALL: FamilyName[] = ['qwen3', 'llama3', 'gptoss', 'deepseek_v3'];
+const ALL: FamilyName[] = ['qwen3', 'llama3', 'gptoss', 'deepseek_v3', 'gemma3'];
 
 interface Arm {
   family: FamilyName;

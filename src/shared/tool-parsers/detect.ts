@@ -57,7 +57,9 @@ export function detectParsers(info: ModelTemplateInfo, override: Partial<ParserC
           ? 'the model folder has no chat template (tokenizer_config.json chat_template or chat_template.jinja); ' +
             'supply one with --chat-template FILE'
           : 'the chat template renders no tool-call format this worker knows (Hermes <tool_call>, Llama 3 JSON, ' +
-            'Harmony, DeepSeek-V3, Qwen3-Coder XML); name one with --tool-parser',
+            'Harmony, DeepSeek-V3, Qwen3-Coder XML); name one with --tool-parser, and pass a template that renders ' +
+            'its tool calls and results with --chat-template FILE (resources/chat-templates/ has some, e.g. ' +
+            'gemma3-hermes-tools.jinja with --tool-parser hermes)',
     };
   }
   const reasoning = override.reasoning ?? reasoningFormat(t, tool);
