@@ -67,7 +67,7 @@ def select_targets(inp: ModelInput, mask: Tensor | None = None) -> Targets:
 def decoder_hidden(model: Any, inp: ModelInput) -> Tensor:
     """(B, T, H) last hidden states (after the final norm) of the model's decoder."""
     out = model.get_decoder()(
-        input_ids=inp.ids, attention_mask=inp.attention_mask, position_ids=inp.position_ids, use_cache=False
+        input_ids=inp.ids, attention_mask=inp.mask_for(model), position_ids=inp.position_ids, use_cache=False
     )
     return out.last_hidden_state
 
@@ -126,7 +126,7 @@ def forward_input(
     """Logits (B, T, V) of a micro-batch that may hold tree rows (reference path: full logits)."""
     with autocast or contextlib.nullcontext():
         return model(
-            input_ids=inp.ids, attention_mask=inp.attention_mask, position_ids=inp.position_ids, use_cache=False
+            input_ids=inp.ids, attention_mask=inp.mask_for(model), position_ids=inp.position_ids, use_cache=False
         ).logits
 
 

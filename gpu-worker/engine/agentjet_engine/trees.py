@@ -141,6 +141,24 @@ class ModelInput:
             return {"full_attention": self.plan}
         return self.mask
 
+    def mask_for(self, model: Any) -> Any:
+        """`attention_mask` for `model`: a model with sliding-window layers (Gemma 3, gpt-oss) gets the
+        dense mask per layer type, the sliding layers' with the window applied — a precomputed 4D mask
+        is used as is, so the window would otherwise be dropped. The distance is that of the positions:
+        a tree token's ancestors are at its depth minus theirs. (The segment plan is refused for such
+        models at load, `scoring.tree_segments_match`: its mapping has no sliding entry.)"""
+        if self.mask is None or self.plan is not None:
+            return self.attention_mask
+        base = model.get_base_model() if hasattr(model, "get_base_model") else model
+        config = base.config.get_text_config() if hasattr(base.config, "get_text_config") else base.config
+        window = getattr(config, "sliding_window", None)
+        types = set(getattr(config, "layer_types", None) or [])
+        if not window or "sliding_attention" not in types:
+            return self.mask
+        far = (self.position_ids[:, :, None] - self.position_ids[:, None, :]) >= int(window)
+        windowed = self.mask.masked_fill(far.unsqueeze(1), torch.finfo(self.mask.dtype).min)
+        return {t: windowed if t == "sliding_attention" else self.mask for t in types}
+
     def to(self, device: torch.device) -> ModelInput:
         return ModelInput(
             self.ids.to(device),

@@ -1,7 +1,8 @@
-"""Sliding-window attention on the continuous batcher: a tiny Gemma 3 text model (interleaved local and
-global layers, the window 8 tokens so every prompt reaches past it) is served by the continuous path,
-and what it samples carries the model's own logprobs — decoding rows batched with prefill chunks, and a
-call that reuses the prefix cache of an earlier one (docs/model-families.md, the serving table).
+"""Sliding-window attention: a tiny Gemma 3 text model (interleaved local and global layers, the window
+8 tokens so every sequence reaches past it) is served by the continuous path, and what it samples carries
+the model's own logprobs — decoding rows batched with prefill chunks, and a call that reuses the prefix
+cache of an earlier one (docs/model-families.md, the serving table). Tree-packed samples, which take the
+dense mask on such a model, score as their branches do alone (the window kept on the sliding layers).
 """
 
 from __future__ import annotations
@@ -53,9 +54,14 @@ def own_logprobs(model: Any, prompt: list[int], tokens: list[int]) -> list[float
     return [float(lp[len(prompt) - 1 + i, t]) for i, t in enumerate(tokens)]
 
 
-def test_gemma3_takes_the_continuous_batcher_and_keeps_its_own_logprobs(gemma_dir: Path) -> None:
+@pytest.fixture(scope="module")
+def engine(gemma_dir: Path) -> Engine:
     engine = Engine(threads=2)
     engine.load({"path": str(gemma_dir), "seed": 0, "threads": 2})
+    return engine
+
+
+def test_gemma3_takes_the_continuous_batcher_and_keeps_its_own_logprobs(gemma_dir: Path, engine: Engine) -> None:
     vocab = int(engine.info()["vocabSize"])
     prompts = [[3 + (7 * i) % (vocab - 3) for i in range(n)] for n in (37, 20, 5)]
     requests = [
@@ -75,3 +81,15 @@ def test_gemma3_takes_the_continuous_batcher_and_keeps_its_own_logprobs(gemma_di
         want = own_logprobs(model, prompt, r["tokenIds"])
         assert max(abs(a - b) for a, b in zip(want, r["logprobs"])) < 1e-4
     assert results[-1]["cachedTokens"] > WINDOW
+
+
+def test_a_tree_sample_scores_as_its_branches_with_the_window_kept(engine: Engine) -> None:
+    assert engine.info()["treeAttention"] == "dense"  # the segment plan has no sliding-window entry
+    prefix, a, b = list(range(100, 120)), list(range(200, 215)), list(range(300, 315))
+    parents = [*range(-1, 19), 19, *range(20, 34), 19, *range(35, 49)]
+    tree, linear = engine.logprobs(
+        {"sequences": [{"tokenIds": prefix + a + b, "parents": parents}, {"tokenIds": prefix + a}]}
+    )["logprobs"]
+    alone_b = engine.logprobs({"sequences": [{"tokenIds": prefix + b}]})["logprobs"][0]
+    want = linear + alone_b[len(prefix) :]
+    assert max(abs(x - y) for x, y in zip(tree, want)) < 1e-4

@@ -50,6 +50,13 @@ describe('model parsers of real tokenizers', () => {
       expect(detectParsers(family(name), { tool: 'hermes' })).toMatchObject({ ok: true, choice: { tool: 'hermes' } });
     }
   });
+  it('Gemma 3 with the shipped Hermes tools template: Hermes without --tool-parser, no reasoning', () => {
+    const template = join(__dirname, '..', '..', '..', 'resources', 'chat-templates', 'gemma3-hermes-tools.jinja');
+    expect(modelParsers(folder('gemma3'), { chatTemplate: template }).choice).toEqual({
+      tool: 'hermes',
+      reasoning: 'none',
+    });
+  });
   it('refuses a format whose special tokens the tokenizer lacks', () => {
     const d = detectParsers(family('llama3_1'), { tool: 'harmony', reasoning: 'harmony' });
     expect(d).toMatchObject({ ok: false });
