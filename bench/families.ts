@@ -4,7 +4,8 @@
 // chat-completions tool episode of `--turns` user turns (each: a tool call with reasoning where the
 // family has it, the tool result, an answer) is played with the openai SDK, sending back what it
 // returned. Qwen3 runs twice: its own template (which drops the reasoning of turns before the last
-// user message) and `--keep-reasoning`. Per arm: calls, merged samples, calls per sample, the token
+// user message) and `--keep-reasoning`; Gemma 3 (no tools of its own) runs with the shipped Hermes tools
+// template and --tool-parser hermes. Per arm: calls, merged samples, calls per sample, the token
 // ratio (tokens before / after merging) and the chain breaks by cause. The weights are noise; the
 // merge figures depend only on the template and the token sequences, which are the real ones.
 import OpenAI from 'openai';

@@ -60,7 +60,7 @@ const benches: Record<string, Entry> = {
   },
   families: {
     about:
-      'merge ratio of a --turns (10) user-turn tool episode per model family (tiny random models, real tokenizers and templates, forced replies): Qwen3 default template vs --keep-reasoning, Llama 3.1, gpt-oss, DeepSeek-V3',
+      'merge ratio of a --turns (10) user-turn tool episode per model family (tiny random models, real tokenizers and templates, forced replies): Qwen3 default template vs --keep-reasoning, Llama 3.1, gpt-oss, DeepSeek-V3, Gemma 3 (Hermes tools template)',
     run: benchFamilies,
     smoke: ['--turns', '2', '--families', 'qwen3'],
     smokeLimitS: 180,
