@@ -31,6 +31,7 @@ export const asyncBenchHelp = `npm run bench -- async [options]
   --eval-episodes E    held-out eval episodes before and after (default 200)
   --clients N          calculator client processes (default 4)
   --batch B --group-size G --lr LR   training settings (default 4, 8, 3.5e-4)
+  --seed S             the workers' seed (default 1; another seed repeats an arm on a different sample)
   --scaling-calls C    calls per episode of the tokens/s measurement (default 8; 0 skips it)
   --no-warm            skip the held-out eval of the warm start (before training)
   --min-steps N        an arm trains past --minutes until N updates (at most 5 minutes more; default 0)
@@ -62,7 +63,7 @@ function armFlags(arm: string): Record<string, string | boolean> {
 
 async function startArm(s: Settings, arm: string, dir: string): Promise<Worker> {
   mkdirSync(dir, { recursive: true });
-  const given = { runDir: dir, port: '0', model: 'builtin', seed: '1', ...s.training, ...armFlags(arm) };
+  const given = { runDir: dir, port: '0', model: 'builtin', ...s.training, ...armFlags(arm) };
   const { config } = workerConfigFromOptions(WorkerOptionsSchema.parse(given));
   const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
   return startWorker(config, { tokens, log: (line) => appendFileSync(join(dir, 'worker.log'), `${line}\n`) });
@@ -163,6 +164,7 @@ function settingsOf(args: string[]): Settings & { scalingCalls: number; scalingE
       batch: argValue(args, '--batch') ?? (smoke ? '1' : '4'),
       groupSize: argValue(args, '--group-size') ?? (smoke ? '2' : '8'),
       lr: argValue(args, '--lr') ?? '3.5e-4',
+      seed: argValue(args, '--seed') ?? '1',
     },
     runDir,
     out: (line) => {
