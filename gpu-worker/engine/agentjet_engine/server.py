@@ -253,13 +253,21 @@ class Server:
             self.inbox.put(("apply", (request_id, policy, apply)))
 
         self.engine.start_pull(params, received)
+        if policy == "finish":
+            # Its place in line is taken now: whatever arrives after the pull waits behind the swap, even
+            # while the weights are still arriving (`_awaiting_weights`), so it runs on the new weights.
+            self.backlog.append(Request(request_id, "sync_apply", {}))
 
     def _applied(self, request_id: Any, policy: str, apply: Callable[[], Any]) -> None:
         if policy == "swap":
             self._run(request_id, apply)
         else:
             self.applies[id_key(request_id)] = apply
-            self.backlog.append(Request(request_id, "sync_apply", {}))
+
+    def _awaiting_weights(self) -> bool:
+        """The backlog's head is a `finish` pull whose weights have not arrived yet."""
+        head = self.backlog[0] if self.backlog else None
+        return head is not None and head.method == "sync_apply" and id_key(head.id) not in self.applies
 
     def cancel(self, params: dict[str, Any]) -> dict[str, Any]:
         if "requestId" not in params:
@@ -285,6 +293,8 @@ class Server:
         serving = self.engine.serving
         while self.backlog:
             head = self.backlog[0]
+            if self._awaiting_weights():
+                break  # a `finish` pull: what came after it waits for its weights
             if head.method in EXCLUSIVE and serving.busy:
                 break  # admission is paused until the running generations finish
             self.backlog.popleft()
@@ -304,7 +314,7 @@ class Server:
         inbox = self.inbox
         threading.Thread(target=_read_frames, args=(reader, inbox, eof_grace_s), name="frames", daemon=True).start()
         while True:
-            idle = not self.engine.serving.busy and not self.backlog
+            idle = not self.engine.serving.busy and (not self.backlog or self._awaiting_weights())
             try:
                 item = inbox.get() if idle else inbox.get_nowait()
             except queue.Empty:
