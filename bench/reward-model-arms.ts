@@ -13,13 +13,13 @@ import type { RewardEnsembleRef, RewardModelRef } from '../src/shared/reward-mod
 import type { WorkbenchEvent } from '../src/shared/workbench-api';
 import type { EvalSummary } from '../src/node/eval';
 import { relabelHooks, trainMembers, type RmTrainOptions } from './reward-model-loop';
-import { runArm, type ArmResult } from './reward-model-policy';
+import { runArm, type ArmBudget, type ArmResult } from './reward-model-policy';
 import { binomialSe } from './train-stats';
 
 export const ARM_NAMES = ['rm', 'rm-kl', 'rm-kl-relabel', 'rm-kl-relabel-ens', 'verifiable'] as const;
 export type ArmName = (typeof ARM_NAMES)[number];
 
-export interface ArmsOptions {
+export interface ArmsOptions extends ArmBudget {
   arms: readonly ArmName[];
   klCoef: number;
   klSweep: readonly number[];
@@ -27,13 +27,6 @@ export interface ArmsOptions {
   labelsPerRound: number;
   ensemble: number;
   ensembleK: number;
-  minutes: number;
-  clients: number;
-  evalEpisodes: number;
-  lr: number;
-  lrEnd: number;
-  threads: number;
-  seed: number;
 }
 
 export interface ArmSpec {

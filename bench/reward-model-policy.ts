@@ -17,8 +17,8 @@ import { startArmWorker } from './arm-worker';
 
 const EXAMPLES = resolve(import.meta.dirname, '..', 'resources', 'examples');
 
-export interface ArmOptions {
-  arm: 'rm' | 'verifiable';
+/** What every policy arm of the benchmark shares: its budget and training settings. */
+export interface ArmBudget {
   minutes: number;
   clients: number;
   evalEpisodes: number;
@@ -26,6 +26,10 @@ export interface ArmOptions {
   lrEnd: number;
   threads: number;
   seed: number;
+}
+
+export interface ArmOptions extends ArmBudget {
+  arm: 'rm' | 'verifiable';
   runDir: string;
   /** The reward model or ensemble (rm arm). */
   rm?: RewardModelRef | RewardEnsembleRef;
