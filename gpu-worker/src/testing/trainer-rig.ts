@@ -8,7 +8,7 @@ import { conversation, say } from '../../../src/shared/timeline/testing/scenes';
 import { ClientRegistry } from '../swarm/clients';
 import { EventBus } from '../swarm/event-bus';
 import { DurablePool } from '../swarm/pool';
-import { runFiles } from '../swarm/run-dir';
+import { emptyCounters, runFiles } from '../swarm/run-dir';
 import { Trainer } from '../swarm/trainer';
 import type { CommittedStep, TrainerHost } from '../swarm/trainer-ports';
 import { FakeEngine } from './fake-engine';
@@ -23,18 +23,7 @@ export class FakeHost implements TrainerHost {
   stateChanged = (reason: string): void => void this.states.push(reason);
   count = (key: 'trainedEpisodes' | 'droppedEpisodes', n: number): void => void (this.counts[key] += n);
   snapshot = () => ({
-    counters: {
-      claimed: 0,
-      ended: 0,
-      aborted: 0,
-      expired: 0,
-      calls: 0,
-      completionTokens: 0,
-      malformedToolCalls: 0,
-      trainedEpisodes: this.counts.trainedEpisodes,
-      droppedEpisodes: this.counts.droppedEpisodes,
-      engineRestarts: 0,
-    },
+    counters: { ...emptyCounters(), ...this.counts },
     eval: [],
   });
 }
