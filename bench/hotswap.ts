@@ -81,6 +81,8 @@ export async function benchHotswap(args: string[]): Promise<Record<string, unkno
   const threads = Number(argValue(args, '--threads') ?? 2);
   const maxTokens = Number(argValue(args, '--max-tokens') ?? 32);
   const timeoutMs = Number(argValue(args, '--timeout-s') ?? 60) * 1000;
+  // --prestart false: each new client's Node process only after its predecessor exited (the runner before prestart.ts).
+  const prestart = argValue(args, '--prestart') !== 'false';
   console.log(
     `bench hotswap: ${swaps} swaps of the calculator-agent openai client (1 process); per swap, the time from runner.swap(code)`,
   );
@@ -104,7 +106,14 @@ export async function benchHotswap(args: string[]): Promise<Record<string, unkno
     },
     { log: () => undefined },
   );
-  const runner = new ClientRunner({ name: 'hotswap', serverUrl: w.url, joinToken: w.tokens.join, count: 1, cwd: dir });
+  const runner = new ClientRunner({
+    name: 'hotswap',
+    serverUrl: w.url,
+    joinToken: w.tokens.join,
+    count: 1,
+    cwd: dir,
+    prestart,
+  });
   const calls = new Map<string, number>();
   const starts = new Map<string, number>();
   const recent: string[] = [];
@@ -215,6 +224,7 @@ export async function benchHotswap(args: string[]): Promise<Record<string, unkno
       weight_version: after.weightVersion,
       code_versions_distinct: versionsDistinct,
       swaps: rows.length,
+      prestart,
     };
   } finally {
     await runner.dispose();

@@ -5,7 +5,9 @@
 //   const rm = await RewardModel.load(folder);             // or RewardModel.fromPointer(pointerJson)
 //   const score = await rm.scoreEpisode(history, tools);    // a logit: higher is better
 //
-// onnxruntime-node is imported when a model is loaded, so clients that never score do not load it.
+// onnxruntime-node and the text side (@huggingface/tokenizers and @huggingface/jinja, reward-model-text.ts)
+// are imported when a model is loaded, so clients that never score do not load them at start (the client
+// runner bundles with code splitting, so a dynamic import stays lazy in a client's bundle too).
 import { resolve } from 'node:path';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import {
@@ -19,7 +21,7 @@ import {
 import type { ChatMessage, Tool } from '../shared/chat';
 import { MicroBatcher } from './micro-batcher';
 import { readRewardModelFolder } from './reward-model-folder';
-import { ConversationEncoder } from './reward-model-text';
+import type { ConversationEncoder } from './reward-model-text';
 
 export interface RewardModelOptions {
   /** The expected SHA-256 of the folder's manifest; loading fails when it differs. */
@@ -51,7 +53,8 @@ export class RewardModel {
 
   static async load(folder: string, o: RewardModelOptions = {}): Promise<RewardModel> {
     const files = await readRewardModelFolder(resolve(folder), o.sha256);
-    const encoder = new ConversationEncoder(
+    const text = await import('./reward-model-text');
+    const encoder = new text.ConversationEncoder(
       files.tokenizerJson,
       files.tokenizerConfig,
       files.chatTemplate,

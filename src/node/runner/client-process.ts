@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { attemptAfterCrash, backoffDelay, type BackoffPolicy } from '../../shared/backoff';
 import { LogRing } from './log-ring';
+import type { PrestartedClient } from './prestart';
 import { groupAlive } from './process-group';
 
 export type ClientState = 'starting' | 'running' | 'stopping' | 'backoff' | 'crashed' | 'exited';
@@ -118,14 +119,18 @@ export class ClientSlot {
     this.ring = new LogRing(cfg.logCapacity);
   }
 
-  /** Starts the given code in this slot (resetting its restart count); resolves once spawned. */
-  launch(spec: LaunchSpec): Promise<void> {
+  /**
+   * Starts the given code in this slot (resetting its restart count); resolves once spawned. With
+   * `prestarted` (a process already running Node, prepared for this code), that process becomes the
+   * client, unless it is gone, when a new one is spawned as usual; restarts after a crash always spawn.
+   */
+  launch(spec: LaunchSpec, prestarted?: PrestartedClient): Promise<void> {
     if (this.child) throw new Error(`client ${this.clientId} is still running; stop it first`);
     this.clearBackoff();
     this.spec = spec;
     this.attempt = 0;
     this.restarts = 0;
-    return this.spawnChild(spec);
+    return this.spawnChild(spec, prestarted?.adopt() ?? null);
   }
 
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. Cancels a pending restart. */
@@ -172,13 +177,15 @@ export class ClientSlot {
     return this.child !== null || this.backoffTimer !== null;
   }
 
-  private spawnChild(spec: LaunchSpec): Promise<void> {
-    const child = spawn(spec.command, [...spec.args], {
-      cwd: spec.cwd,
-      env: { ...spec.env, AGENTJET_PARENT_PID: String(process.pid) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: !isWindows,
-    });
+  private spawnChild(spec: LaunchSpec, adopted: ChildProcess | null = null): Promise<void> {
+    const child =
+      adopted ??
+      spawn(spec.command, [...spec.args], {
+        cwd: spec.cwd,
+        env: { ...spec.env, AGENTJET_PARENT_PID: String(process.pid) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: !isWindows,
+      });
     this.child = child;
     this.state = 'starting';
     this.startedAt = Date.now();
@@ -187,11 +194,13 @@ export class ClientSlot {
     this.capture(child.stdout, 'stdout', pid, spec.codeVersion);
     this.capture(child.stderr, 'stderr', pid, spec.codeVersion);
     return new Promise<void>((resolve) => {
-      child.once('spawn', () => {
+      const spawned = (): void => {
         if (this.child === child && this.state === 'starting') this.state = 'running';
         if (pid !== null) this.hooks.started(this, pid);
         resolve();
-      });
+      };
+      if (adopted) spawned();
+      else child.once('spawn', spawned);
       child.on('error', (err) => {
         this.note(`process error: ${err.message}`);
         if (child.pid === undefined) {

@@ -6,6 +6,7 @@ import { ClientRunner, type RunnerEvents } from './client-runner';
 import { CodeStore } from './code-store';
 import {
   isAlive,
+  pidsRunning,
   REPORT_TS,
   startCollector,
   tempProject,
@@ -86,6 +87,14 @@ describe('ClientRunner hot-swap', () => {
         .sort(),
     ).toEqual([...oldPids].sort());
     expect(oldPids.filter(isAlive)).toEqual([]);
+    // Each new client ran no code before its predecessor had aborted (the new processes were started
+    // while the code compiled, prestart.ts, and got it only then).
+    for (const id of ['swarm-0', 'swarm-1', 'swarm-2']) {
+      const at = (kind: string, label: string): number =>
+        collector.reports.findIndex((r) => r.clientId === id && r.kind === kind && r.label === label);
+      expect(at('aborted', 'v1')).toBeGreaterThanOrEqual(0);
+      expect(at('aborted', 'v1')).toBeLessThan(at('started', 'v2'));
+    }
     const status = runner.status();
     expect(status.codeVersion).toBe(swapped.codeVersion);
     expect(
@@ -125,6 +134,14 @@ describe('ClientRunner hot-swap', () => {
     expect(after.clients.every((c) => c.state === 'running')).toBe(true);
     expect(before.every((pid) => pid !== null && isAlive(pid))).toBe(true);
     expect(collector.reports.filter((r) => r.kind === 'aborted')).toEqual([]);
+    // The processes started for the new code while it compiled are gone with it: those running the
+    // pre-start main are the old clients (which were pre-started too).
+    if (process.platform === 'linux') {
+      const byPid = (a: number, b: number): number => a - b;
+      const prestarted = (): number[] => pidsRunning(join(project.dir, '.cache', 'prestart-')).sort(byPid);
+      await waitFor('only the old clients pre-started', () => prestarted().length === before.length);
+      expect(prestarted()).toEqual(before.map((pid) => pid ?? -1).sort(byPid));
+    }
   });
 
   it('scale() adds clients with the current code and stops removed ones', async () => {

@@ -1,7 +1,8 @@
 // Runs N copies of a swarm client as separate supervised processes (the one supervisor for
 // TypeScript and Python clients) and hot-swaps TypeScript code: compile first (an error leaves the
 // running clients untouched), then stop each old process (SIGTERM, a short grace to abort in-flight
-// episodes, SIGKILL) and start the new one in its place. `startCommand` runs a fixed command instead
+// episodes, SIGKILL) and start the new one in its place: a Node process started when the swap began,
+// so Node's start overlaps the compile and the stop (prestart.ts). `startCommand` runs a fixed command instead
 // (a Python client), with the same restarts, logs and identity environment.
 import type { BackoffPolicy } from '../../shared/backoff';
 import {
@@ -16,6 +17,7 @@ import {
 } from './client-process';
 import type { CodeStore } from './code-store';
 import { compileClient, defaultCacheDir, type ClientCode, type CompileMessage, type SourceFile } from './compile';
+import { prestartMain, PrestartedClient, type PrepareMessage } from './prestart';
 import { TypedEmitter, type Disposable } from './typed-emitter';
 
 /** Restarts of crashed clients: 250 ms doubling to 10 s; a client up for 10 s starts over. */
@@ -52,6 +54,12 @@ export interface ClientRunnerOptions {
   /** Node binary and flags (default: this process's; under Electron it runs as Node). */
   execPath?: string;
   execArgv?: string[];
+  /**
+   * Start the new clients' Node processes when a swap begins, while the code compiles and the old
+   * clients stop, and hand them the code once compiled (prestart.ts). Default true; false spawns
+   * each new client only after its predecessor has exited.
+   */
+  prestart?: boolean;
 }
 
 export interface RunnerEvents {
@@ -123,6 +131,8 @@ export class ClientRunner {
   private readonly emitter = new TypedEmitter<RunnerEvents>();
   private readonly slots: ClientSlot[] = [];
   private deployed: Deployed | null = null;
+  /** The packages the last compiled bundle imports first: what pre-started processes load speculatively. */
+  private preloaded: readonly string[] = [];
   private count: number;
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
@@ -253,11 +263,13 @@ export class ClientRunner {
     if (this.disposed) throw new Error(`client runner ${this.opts.name} is disposed`);
     const t0 = performance.now();
     this.emitter.emit('swap:started', { clientCount: this.count });
+    const prestarted = await this.prestart();
     const compiled = await compileClient(code, {
       cacheDir: this.opts.cacheDir ?? defaultCacheDir(),
       nodePaths: this.opts.nodePaths,
     });
     if (!compiled.ok) {
+      for (const p of prestarted) p.discard();
       this.emitter.emit('swap:failed', { errors: compiled.errors });
       return { ok: false, errors: compiled.errors };
     }
@@ -266,27 +278,27 @@ export class ClientRunner {
       console.error(`[runner] could not store code version ${compiled.codeVersion}:`, err);
     });
     const previousCodeVersion = this.deployed?.codeVersion ?? null;
-    const node = [
-      ...(this.opts.execArgv ?? []),
-      '--enable-source-maps',
-      '--import',
-      PARENT_WATCHDOG,
-      compiled.bundlePath,
-    ];
     const next: Deployed = {
       command: this.opts.execPath ?? process.execPath,
-      args: node,
+      args: this.nodeArgs(compiled.bundlePath),
       codeVersion: compiled.codeVersion,
       cwd: this.opts.cwd ?? compiled.rootDir,
     };
     this.deployed = next;
+    const run = { env: { AGENTJET_CODE_VERSION: compiled.codeVersion }, cwd: next.cwd, bundle: compiled.bundlePath };
+    const ready = await this.prepare(prestarted, { ...run, preload: compiled.preload });
+    this.preloaded = compiled.preload;
     const grace = this.opts.swapGraceMs ?? 2000;
     // Each slot is replaced on its own, so a fast-exiting client's successor starts at once and a
     // client id never runs twice at the same time.
     const spawned = await Promise.all(
-      this.ensureSlots().map(async (slot) => {
-        await slot.stop(grace);
-        await slot.launch(this.spec(slot, next));
+      this.ensureSlots().map(async (slot, i) => {
+        try {
+          await slot.stop(grace);
+          await slot.launch(this.spec(slot, next), ready[i]);
+        } finally {
+          ready[i]?.discard(); // nothing when it became the client
+        }
         return performance.now();
       }),
     );
@@ -305,6 +317,42 @@ export class ClientRunner {
     };
   }
 
+  /** Node's arguments for a client: the runner's flags, source maps, the parent watchdog, then `main`. */
+  private nodeArgs(main: string): string[] {
+    return [...(this.opts.execArgv ?? []), '--enable-source-maps', '--import', PARENT_WATCHDOG, main];
+  }
+
+  /** One process per slot running PRESTART_MAIN, loading the last bundle's leading packages (prestart.ts). */
+  private async prestart(): Promise<PrestartedClient[]> {
+    if (this.opts.prestart === false || this.count === 0) return [];
+    const spawnOne = await this.prestartSpawner();
+    // Not ensureSlots(): a first start that fails to compile leaves no slots behind.
+    return Array.from({ length: this.count }, (_, i) => spawnOne(i, this.preloaded));
+  }
+
+  /** Hands each pre-started process the compiled code; one whose speculative packages do not fit is replaced. */
+  private async prepare(prestarted: PrestartedClient[], m: PrepareMessage): Promise<PrestartedClient[]> {
+    if (prestarted.length === 0) return [];
+    const spawnOne = await this.prestartSpawner();
+    return prestarted.map((p, i) => {
+      if (p.prepare(m)) return p;
+      p.discard();
+      const fresh = spawnOne(i, []);
+      fresh.prepare(m);
+      return fresh;
+    });
+  }
+
+  /** Spawns slot i's pre-started process: the slot's identity, no code version yet. */
+  private async prestartSpawner(): Promise<(i: number, speculative: readonly string[]) => PrestartedClient> {
+    const main = await prestartMain(this.opts.cacheDir ?? defaultCacheDir());
+    const command = this.opts.execPath ?? process.execPath;
+    const cwd = this.opts.cwd ?? this.deployed?.cwd ?? process.cwd();
+    const bare: Deployed = { command, args: [], codeVersion: null, cwd };
+    return (i, speculative) =>
+      PrestartedClient.spawn(command, this.nodeArgs(main), cwd, this.spec(this.identity(i), bare).env, speculative);
+  }
+
   private async stopAll(): Promise<void> {
     this.deployed = null;
     await Promise.all(this.slots.map((s) => s.stop(this.opts.stopGraceMs ?? 5000)));
@@ -321,12 +369,16 @@ export class ClientRunner {
         logCapacity: o.logCapacity ?? 1000,
         maxLineLength: o.maxLineLength ?? 8192,
       };
-      this.slots.push(new ClientSlot(i, `${o.name}-${i}`, cfg, this.hooks));
+      this.slots.push(new ClientSlot(i, this.identity(i).clientId, cfg, this.hooks));
     }
     return this.slots;
   }
 
-  private spec(slot: ClientSlot, d: Deployed): LaunchSpec {
+  private identity(i: number): { slot: number; clientId: string } {
+    return { slot: i, clientId: `${this.opts.name}-${i}` };
+  }
+
+  private spec(slot: { slot: number; clientId: string }, d: Deployed): LaunchSpec {
     return {
       command: d.command,
       args: d.args,

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compileClient, formatCompileMessage, hashInputs } from './compile';
+import { compileClient, formatCompileMessage, hashInputs, leadingExternals } from './compile';
 import { REPO_NODE_MODULES, tempProject, type TempProject } from './test-support';
 
 const run = promisify(execFile);
@@ -141,5 +141,58 @@ describe('compileClient', () => {
       (e: unknown) => e,
     );
     expect(String(err instanceof Error && 'stderr' in err ? err.stderr : '')).toContain(`${entry}:4:9`);
+  });
+
+  it('keeps a dynamic import lazy: its packages load only when it runs; the bundle lists what it loads first', async () => {
+    await project.write(
+      'lib/heavy.ts',
+      `import { z } from 'zod';\nexport const parse = (x: unknown) => z.string().parse(x);\n`,
+    );
+    const entry = await project.write(
+      'lazy.ts',
+      [
+        `import { greet } from './lib/greet';`,
+        `console.log(greet('lazy'));`,
+        `if (process.argv[2] === 'heavy') console.log((await import('./lib/heavy')).parse('loaded'));`,
+      ].join('\n'),
+    );
+    const r = await compileClient(entry, { cacheDir, nodePaths: [REPO_NODE_MODULES] });
+    if (!r.ok) throw new Error(r.errors.map(formatCompileMessage).join('\n'));
+    expect(await readFile(r.bundlePath, 'utf8')).not.toMatch(/node_modules\/zod\//); // in a chunk beside it
+    expect(r.preload).toEqual([]);
+    expect((await run(process.execPath, [r.bundlePath], { cwd: project.dir })).stdout.trim()).toBe('hello lazy');
+    const heavy = await run(process.execPath, [r.bundlePath, 'heavy'], { cwd: project.dir });
+    expect(heavy.stdout.trim()).toBe('hello lazy\nloaded');
+    const first = await compileClient(join(project.dir, 'client.ts'), { cacheDir, nodePaths: [REPO_NODE_MODULES] });
+    if (!first.ok) throw new Error('compile failed');
+    expect(first.preload).toEqual([expect.stringMatching(/^file:\/\/\/.*node_modules\/zod\//)]);
+  });
+});
+
+describe('leadingExternals', () => {
+  const ext = (path: string) => ({ path, kind: 'import-statement', external: true });
+  it('lists the packages before the first chunk of client code, past esbuild helper chunks, in order', () => {
+    const outputs = {
+      'o/client.mjs': {
+        imports: [
+          { path: 'o/chunk-helpers.mjs', kind: 'import-statement' },
+          ext('file:///nm/openai/index.mjs'),
+          ext('node:fs'),
+          ext('file:///nm/zod/index.js'),
+          ext('file:///nm/openai/index.mjs'),
+          { path: 'file:///nm/undici/index.js', kind: 'dynamic-import', external: true },
+          { path: 'o/chunk-shared.mjs', kind: 'import-statement' },
+          ext('file:///nm/late/index.js'),
+        ],
+        inputs: { 'client.ts': {} },
+      },
+      'o/chunk-helpers.mjs': { imports: [], inputs: {} },
+      'o/chunk-shared.mjs': { imports: [], inputs: { 'lib/shared.ts': {} } },
+    };
+    expect(leadingExternals(outputs, 'o/client.mjs')).toEqual([
+      'file:///nm/openai/index.mjs',
+      'file:///nm/zod/index.js',
+    ]);
+    expect(leadingExternals(outputs, 'o/missing.mjs')).toEqual([]);
   });
 });

@@ -1,6 +1,9 @@
-// Compiles a swarm client (a TypeScript/JavaScript entry file, or source text) with esbuild into one
+// Compiles a swarm client (a TypeScript/JavaScript entry file, or source text) with esbuild into an
 // ESM bundle with a source map, in a cache folder named by the client code version: a content hash
-// of every bundled source file. Compile errors come back as values carrying file:line:column.
+// of every bundled source file. Compile errors come back as values carrying file:line:column. Code
+// splitting is on, so what the sources import dynamically (`await import('./x')`) lands in a chunk
+// beside the bundle and loads, with the packages it imports, only when the import runs: without it
+// esbuild hoists those packages' imports to the bundle's top and every client start loads them.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,6 +60,8 @@ export interface CompileOk {
   entry: string;
   /** The user's bundled sources (outside node_modules), for the code store. */
   inputs: SourceFile[];
+  /** file: URLs of the packages the bundle imports before any of its own code (see leadingExternals). */
+  preload: string[];
   warnings: CompileMessage[];
   ms: number;
 }
@@ -162,7 +167,7 @@ function overlayPlugin(overlay: ReadonlyMap<string, string>): Plugin {
   };
 }
 
-function buildOptions(n: Normalized, outfile: string, opts: CompileOptions): BuildOptions {
+function buildOptions(n: Normalized, outdir: string, opts: CompileOptions): BuildOptions {
   const entryUrl = pathToFileURL(n.entryPath).href;
   return {
     ...(n.stdin ? { stdin: n.stdin } : { entryPoints: [n.entryPath] }),
@@ -174,7 +179,11 @@ function buildOptions(n: Normalized, outfile: string, opts: CompileOptions): Bui
     // Node's conditions (import/node/default), not esbuild's extra bundler-only "module".
     conditions: [],
     nodePaths: opts.nodePaths ?? [],
-    outfile,
+    outdir,
+    splitting: true,
+    entryNames: BUNDLE_NAME.replace(/\.mjs$/, ''),
+    chunkNames: 'chunk-[hash]',
+    outExtension: { '.js': '.mjs' },
     write: false,
     sourcemap: 'linked',
     metafile: true,
@@ -188,6 +197,30 @@ function buildOptions(n: Normalized, outfile: string, opts: CompileOptions): Bui
     },
     plugins: [...(n.overlay.size > 0 ? [overlayPlugin(n.overlay)] : []), externalizePackages()],
   };
+}
+
+interface OutputMeta {
+  imports: readonly { path: string; kind: string; external?: boolean }[];
+  inputs: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The packages the output `key` imports before any client code runs, in its order: what running it
+ * starts by evaluating. A chunk of esbuild's own helpers (no source file in it, no imports) is looked
+ * past; the first chunk holding client code ends the list. Built-ins are left out (nothing to load).
+ */
+export function leadingExternals(outputs: Readonly<Record<string, OutputMeta>>, key: string): string[] {
+  const out: string[] = [];
+  for (const i of outputs[key]?.imports ?? []) {
+    if (i.kind !== 'import-statement') continue;
+    if (i.external) {
+      if (i.path.startsWith('file:') && !out.includes(i.path)) out.push(i.path);
+      continue;
+    }
+    const chunk = outputs[i.path];
+    if (!chunk || Object.keys(chunk.inputs).length > 0 || chunk.imports.length > 0) break;
+  }
+  return out;
 }
 
 async function readInputs(keys: string[], n: Normalized): Promise<{ hashed: SourceFile[]; user: SourceFile[] }> {
@@ -223,7 +256,7 @@ export async function compileClient(code: ClientCode, opts: CompileOptions = {})
   const ms = (): number => Math.round(performance.now() - started);
   let result;
   try {
-    result = await build({ ...buildOptions(n, pendingOut, opts), write: false, metafile: true });
+    result = await build({ ...buildOptions(n, dirname(pendingOut), opts), write: false, metafile: true });
   } catch (err) {
     const parsed = FailureSchema.safeParse(err);
     if (!parsed.success) {
@@ -242,6 +275,8 @@ export async function compileClient(code: ClientCode, opts: CompileOptions = {})
   const outDir = join(cacheDir, codeVersion);
   await mkdir(outDir, { recursive: true });
   let bundlePath = join(outDir, BUNDLE_NAME);
+  const outputs = result.metafile.outputs;
+  const entryKey = Object.keys(outputs).find((key) => resolve(n.rootDir, key) === pendingOut);
   for (const file of result.outputFiles) {
     const target = join(outDir, file.path.slice(dirname(pendingOut).length + 1));
     if (file.path === pendingOut) bundlePath = target;
@@ -254,6 +289,7 @@ export async function compileClient(code: ClientCode, opts: CompileOptions = {})
     rootDir: n.rootDir,
     entry: relative(n.rootDir, n.entryPath).split(sep).join('/'),
     inputs: user,
+    preload: entryKey !== undefined ? leadingExternals(outputs, entryKey) : [],
     warnings: result.warnings.map((m) => toMessage(m, n)),
     ms: ms(),
   };

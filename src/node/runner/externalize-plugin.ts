@@ -36,7 +36,8 @@ export function externalizePackages(): Plugin {
   return {
     name: 'agentjet-externalize-packages',
     setup(build) {
-      build.onResolve({ filter: /.*/ }, async (args) => {
+      // Relative and absolute paths never reach the plugin (each call is a round trip out of esbuild).
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.pluginData === 'agentjet-inner' || args.kind === 'entry-point') return undefined;
         if (isBuiltin(args.path)) return { path: args.path, external: true };
         if (!isBareSpecifier(args.path)) return undefined;

@@ -1,5 +1,6 @@
 // Helpers for the runner's tests: throwaway client projects on disk, a tiny real HTTP server that
 // clients report to, polling, and process liveness checks.
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -93,6 +94,22 @@ export async function waitFor<T>(what: string, check: () => T | undefined | fals
 
 /** Whether a process is still running (a zombie awaiting its reaper counts as gone). */
 export const isAlive = processAlive;
+
+/** Pids of the live processes whose command line contains `text` (Linux: /proc). */
+export function pidsRunning(text: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (cmdline.includes(text) && isAlive(Number(name))) pids.push(Number(name));
+  }
+  return pids;
+}
 
 /**
  * A sibling module every test client imports: reports to the collector with the client's identity.
