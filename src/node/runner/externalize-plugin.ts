@@ -4,7 +4,7 @@
 import { builtinModules } from 'node:module';
 import { sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { OnResolveArgs, OnResolveResult, Plugin, PluginBuild } from 'esbuild';
 
 const builtins = new Set(builtinModules);
 
@@ -36,31 +36,46 @@ export function externalizePackages(): Plugin {
   return {
     name: 'agentjet-externalize-packages',
     setup(build) {
-      // Relative and absolute paths never reach the plugin (each call is a round trip out of esbuild).
-      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      // One resolution per specifier, folder and kind in a build (zod is imported by dozens of files).
+      const resolutions = new Map<string, Promise<OnResolveResult | undefined>>();
+      // Relative and absolute paths, and node: built-ins (external on platform node), never reach the
+      // plugin: each call is a round trip out of esbuild.
+      build.onResolve({ filter: NOT_RELATIVE_NOR_NODE_PREFIXED }, (args) => {
         if (args.pluginData === 'agentjet-inner' || args.kind === 'entry-point') return undefined;
         if (isBuiltin(args.path)) return { path: args.path, external: true };
         if (!isBareSpecifier(args.path)) return undefined;
-        const resolved = await build.resolve(args.path, {
-          kind: args.kind,
-          importer: args.importer,
-          resolveDir: args.resolveDir,
-          namespace: args.namespace,
-          with: args.with,
-          pluginData: 'agentjet-inner',
-        });
-        // Let esbuild's own resolver fail, so the error points at the importing file:line.
-        if (resolved.errors.length > 0) return undefined;
-        const external =
-          inNodeModules(resolved.path) && (args.kind === 'import-statement' || args.kind === 'dynamic-import');
-        if (external) return { path: pathToFileURL(resolved.path).href + resolved.suffix, external: true };
-        return {
-          path: resolved.path,
-          namespace: resolved.namespace,
-          sideEffects: resolved.sideEffects,
-          suffix: resolved.suffix,
-        };
+        const key = [args.kind, args.namespace, args.resolveDir, args.path, JSON.stringify(args.with)].join('\0');
+        let r = resolutions.get(key);
+        if (!r) {
+          r = resolvePackage(build, args);
+          resolutions.set(key, r);
+        }
+        return r;
       });
     },
+  };
+}
+
+/** `^(?!node:)[^./]` in RE2 (esbuild's filters have no lookahead). */
+export const NOT_RELATIVE_NOR_NODE_PREFIXED = /^(?:[^./n]|n(?:$|[^o])|no(?:$|[^d])|nod(?:$|[^e])|node(?:$|[^:]))/;
+
+async function resolvePackage(build: PluginBuild, args: OnResolveArgs): Promise<OnResolveResult | undefined> {
+  const resolved = await build.resolve(args.path, {
+    kind: args.kind,
+    importer: args.importer,
+    resolveDir: args.resolveDir,
+    namespace: args.namespace,
+    with: args.with,
+    pluginData: 'agentjet-inner',
+  });
+  // Let esbuild's own resolver fail, so the error points at the importing file:line.
+  if (resolved.errors.length > 0) return undefined;
+  const external = inNodeModules(resolved.path) && (args.kind === 'import-statement' || args.kind === 'dynamic-import');
+  if (external) return { path: pathToFileURL(resolved.path).href + resolved.suffix, external: true };
+  return {
+    path: resolved.path,
+    namespace: resolved.namespace,
+    sideEffects: resolved.sideEffects,
+    suffix: resolved.suffix,
   };
 }

@@ -40,6 +40,8 @@ const load = async (urls) => {
   for (const url of urls) await import(url).catch(() => undefined);
 };
 await load(speculative);
+// Node's own fetch loads its implementation at the first call (tens of ms); a data: URL does no I/O.
+if (typeof fetch === 'function') await fetch('data:,').catch(() => undefined);
 const p = await prepared;
 for (const [k, v] of Object.entries(p.env)) if (typeof v === 'string') process.env[k] = v;
 if (p.cwd !== process.cwd()) process.chdir(p.cwd);
