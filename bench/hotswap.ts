@@ -4,7 +4,9 @@
 // The worker (built-in model) runs in this process with strategy C1 and an unreachable batch, so
 // nothing trains; each swap writes a real edit of the calculator-agent openai client (a new marker
 // string, so a new code version) under build/, and the client prints `call-done <codeVersion> <epoch
-// ms>` after its first chat completion.
+// ms>` after its first chat completion. Options: --swaps N (5), --threads N (2, the engine's),
+// --max-tokens N (32), --timeout-s S (60 per swap), --prestart false (the runner without pre-started
+// client processes, src/node/runner/prestart.ts: each new one spawned after its predecessor exited).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -81,7 +83,6 @@ export async function benchHotswap(args: string[]): Promise<Record<string, unkno
   const threads = Number(argValue(args, '--threads') ?? 2);
   const maxTokens = Number(argValue(args, '--max-tokens') ?? 32);
   const timeoutMs = Number(argValue(args, '--timeout-s') ?? 60) * 1000;
-  // --prestart false: each new client's Node process only after its predecessor exited (the runner before prestart.ts).
   const prestart = argValue(args, '--prestart') !== 'false';
   console.log(
     `bench hotswap: ${swaps} swaps of the calculator-agent openai client (1 process); per swap, the time from runner.swap(code)`,

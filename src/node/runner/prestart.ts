@@ -1,7 +1,7 @@
 // Client processes started before their code arrives. When a hot-swap begins, the runner spawns one
 // Node process per slot running PRESTART_MAIN, so Node's own start overlaps the compile and the old
 // clients' shutdown instead of following them. It is spawned with the packages the previous bundle
-// imported first (`speculative`) and loads them at once. Once the code is compiled the runner sends
+// imported first (`speculative`) and loads them at once (and warms Node's fetch). Once compiled, the runner sends
 // `prepare` (the client's code version, folder and bundle, and the rest of the packages the new bundle
 // imports first) if the speculative ones are where the new bundle starts too, or else discards the
 // process for a fresh one; once the slot's old process has exited it sends `go`, and the process drops
