@@ -40,7 +40,7 @@ export const replicaHelp = [
   '  --token T                  its admin token (prefer AGENTJET_ADMIN_TOKEN: flags show in `ps`)',
   '  --replicas R               inference-only engines on this host (default 1)',
   '  --replica-threads N        CPU threads of each (default: the CPU count shared out)',
-  '  --devices 0,1              CUDA devices, one per replica round robin (default: CPU, or the engine default)',
+  "  --devices 0,1              CUDA devices, one per replica round robin (default: the engine's choice)",
   "  --model DIR|builtin        this host's copy of the worker's model folder (default builtin)",
   "  --name NAME                this host's name; replica i attaches as NAME/i (default the host name)",
   "  --tls-fingerprint FP       an https worker's certificate SHA-256 (pinned; what the worker printed)",

@@ -47,7 +47,7 @@ export const PLACEMENT_OPTIONS = {
     help:
       "with --nnodes > 1: the trainer group's rendezvous (torchrun, static; node 0 listens); otherwise where " +
       'the trainer listens for replicas to join the weight sync',
-    unset: '127.0.0.1, any free port',
+    unset: '127.0.0.1 (every interface with --remote-replicas), any free port',
   }),
   remoteReplicas: option({
     value: bool,
