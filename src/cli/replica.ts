@@ -2,10 +2,10 @@
 // runs with --remote-replicas true). It starts R inference-only engines here and attaches each to the
 // worker (gpu-worker/src/engine/replicas/replica-host.ts), which routes calls to them and syncs its
 // weights to them after every update, until SIGTERM/SIGINT. docs/training-at-scale.md#rollout-replicas-on-other-hosts.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { cpus, hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { startReplicaHost } from '../../gpu-worker/src/engine/replicas/replica-host';
 import { BUILTIN_MODEL_DIR } from '../../gpu-worker/src/resources';
@@ -60,6 +60,8 @@ export async function runReplica(given: ReplicaOptions, env: NodeJS.ProcessEnv =
   const token = o.token ?? env['AGENTJET_ADMIN_TOKEN'];
   if (!token) throw new Error("give the worker's admin token: AGENTJET_ADMIN_TOKEN (or --token)");
   const model = o.model === 'builtin' ? BUILTIN_MODEL_DIR : resolve(o.model);
+  if (!existsSync(join(model, 'config.json')))
+    throw new Error(`--model ${o.model}: no config.json there (give a copy of the worker's model folder, or builtin)`);
   const name =
     o.name ??
     hostname()

@@ -4,7 +4,7 @@
 // them. A replica attaches, is loaded with its host's model folder and threads, serves only replica
 // methods, cancels, dies with its host and comes back under its name; forged tokens, another model, a
 // worker without --remote-replicas and malformed frames are refused with what went wrong.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,13 +15,13 @@ import { MODEL_FILES_HEADER, ReplicaClose } from '../../../src/shared/replica-at
 import { Admission } from '../engine/admission';
 import { BusyClock } from '../engine/busy-clock';
 import type { EngineHost } from '../engine/engine-host';
-import { formatModelFiles, modelFiles } from '../engine/replicas/model-files';
+import { formatModelFiles, MODEL_IDENTITY_FILES, modelFiles } from '../engine/replicas/model-files';
 import { RemoteReplicas, type RemoteRouter } from '../engine/replicas/remote-replicas';
 import { startReplicaHost, type ReplicaHost, type ReplicaHostOptions } from '../engine/replicas/replica-host';
 import type { Replica } from '../engine/replicas/replica-router';
 import { BUILTIN_MODEL_DIR } from '../resources';
 import { TokenMatcher } from '../swarm/keys';
-import { fakeEnginePython } from '../testing/fake-engine-program';
+import { fakeEnginePython, UNLOADABLE } from '../testing/fake-engine-program';
 import { until } from '../testing/swarm-play';
 import { TEST_TOKENS } from '../testing/workers';
 import { REPLICA_ATTACH_PATH, ReplicaAttachServer } from './replica-attach';
@@ -194,6 +194,18 @@ describe('rollout replicas attached from another host', () => {
     expect(wrong.links[0]!.stopped).toMatch(/refused \(409\): the replica host's model is not the trainer's: /);
     expect(wrong.links[0]!.stopped).toMatch(/config\.json \(differs\)/);
     expect(fake.replicas).toHaveLength(1);
+  });
+
+  it('stops a replica whose host cannot load the model, and leaves it out of the router', async () => {
+    const copy = join(dir, `${UNLOADABLE}-model`);
+    mkdirSync(copy);
+    for (const f of MODEL_IDENTITY_FILES)
+      if (existsSync(join(BUILTIN_MODEL_DIR, f))) copyFileSync(join(BUILTIN_MODEL_DIR, f), join(copy, f));
+    const h = host({ name: 'nomodel', model: copy });
+    await h.done;
+    expect(h.links[0]!.attaches).toBe(1);
+    expect(h.links[0]!.stopped).toBe('the model could not be loaded here: cannot load [fake]');
+    expect(fake.replicas.map((r) => r.host)).not.toContain('nomodel/0');
   });
 
   it('drops the socket of a replica whose engine answers with something that is not a frame', async () => {

@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { encodeFrame, FrameDecoder } from '../engine/frames';
 
+/** A model path containing this fails to load. */
+export const UNLOADABLE = 'unloadable';
+
 /** The message content that makes the fake answer with an id-less error. */
 export const LOSE_THIS_FRAME = 'lose-this-frame';
 
@@ -59,8 +62,13 @@ function answer(id: number, method: string, params: Record<string, unknown>): vo
     case 'info':
     case 'restore':
       return send({ id, result: info });
-    case 'load': // what it was asked to load, as the real engine reports it
-      return send({ id, result: { ...info, ...LoadEchoSchema.parse(params) } });
+    case 'load': {
+      // What it was asked to load, as the real engine reports it; a folder named *unloadable* fails.
+      const loaded = LoadEchoSchema.parse(params);
+      if (loaded.model?.includes(UNLOADABLE))
+        return send({ id, error: { type: 'invalid_request', code: 'bad_model', message: 'cannot load [fake]' } });
+      return send({ id, result: { ...info, ...loaded } });
+    }
     case 'configure':
       return send({ id, result: { mode: 'continuous' } });
     case 'render': {

@@ -6,8 +6,8 @@
 // device — and the engine's answers and deltas back, one message each. The socket ending ends the
 // engine and the engine ending ends the socket (the worker counts the replica dead either way); then it
 // dials again with backoff, with a fresh engine that the worker loads and syncs to the current weights.
-// A refusal (wrong token, another model, an attach under the same name from elsewhere) stops that
-// replica with the worker's message.
+// A refusal (wrong token, another model, an attach under the same name from elsewhere) or a model that
+// does not load here stops that replica with the reason.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Agent, IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
@@ -205,10 +205,10 @@ class ReplicaLink {
     const decoder = new FrameDecoder((msg) => this.log(`engine frame dropped: ${msg}`));
     engine.stdout.on('data', (chunk: Buffer) => {
       for (const frame of decoder.push(chunk)) {
+        ws.send(JSON.stringify(frame));
         const answer = AnswerSchema.safeParse(frame);
         if (answer.success && this.loads.delete(answer.data.id) && answer.data.error)
-          this.log(`the model could not be loaded here: ${answer.data.error.message}`);
-        ws.send(JSON.stringify(frame));
+          this.stop(`the model could not be loaded here: ${answer.data.error.message}`);
       }
     });
     engine.stderr.setEncoding('utf8');
