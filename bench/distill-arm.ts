@@ -10,6 +10,7 @@ import { subscribeEvents } from '../src/cli/train-events';
 import { runEval, type EvalSummary } from '../src/node/eval';
 import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
 import { StatusSchema } from '../src/shared/swarm-protocol';
+import type { MergeMode } from '../src/shared/timeline/types';
 import { startArmWorker } from './arm-worker';
 
 const CLIENT = resolve(import.meta.dirname, '..', 'resources', 'examples', 'calculator-agent', 'client-openai.ts');
@@ -29,6 +30,8 @@ export interface DistillArmOptions {
   lrEnd: number;
   threads: number;
   seed: number;
+  /** Timeline merging of both arms (the worker's --merge: linear, tree, none). */
+  merge: MergeMode;
   runDir: string;
   teacher?: { url: string; token: string; weight: number };
   log: (line: string) => void;
@@ -69,9 +72,12 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
     seed: o.seed,
     batch: o.batch,
     groupSize: o.groupSize,
-    extra: o.teacher
-      ? { teacherUrl: o.teacher.url, teacherToken: o.teacher.token, distillWeight: String(o.teacher.weight) }
-      : {},
+    extra: {
+      merge: o.merge,
+      ...(o.teacher
+        ? { teacherUrl: o.teacher.url, teacherToken: o.teacher.token, distillWeight: String(o.teacher.weight) }
+        : {}),
+    },
   });
   let updates = 0;
   let trainEpisodes = 0;

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { startWorker } from '../gpu-worker/src/worker';
 import { runDistillArm, type DistillArmOptions } from './distill-arm';
 import { curvesSvg, curvesTable, gainPp, minutesTo } from './distill-stats';
+import { MergeModeSchema, type MergeMode } from '../src/shared/timeline/types';
 import { argValue, round } from './engine';
 
 export const distillBenchHelp = `npm run bench -- distill [options]
@@ -26,6 +27,8 @@ export const distillBenchHelp = `npm run bench -- distill [options]
   --lr LR --lr-end LR  learning rate, decayed linearly (default 3.5e-4 → 1e-4)
   --distill-weight W   the teacher's weight in the advantage (default 1: distillation alone)
   --threads T          engine threads per worker (default 1)     --seed S (default 1)
+  --merge MODE         timeline merging of both arms: linear (default), tree (a task group's episodes packed
+                       into one prefix tree: its shared prompt scored by the teacher and trained once), none
   --smoke              0.15 min (and 1 update) per arm, evaluations of 2 episodes every 0.075 min, 1 client,
                        batch 1 × group 2 (plumbing only)
   --run-dir DIR        where everything goes (default a temp folder)`;
@@ -35,6 +38,12 @@ const num = (args: string[], flag: string, d: number): number => {
   if (!Number.isFinite(v) || v <= 0) throw new Error(`${flag} must be a positive number\n${distillBenchHelp}`);
   return v;
 };
+
+function mergeMode(args: string[]): MergeMode {
+  const m = MergeModeSchema.safeParse(argValue(args, '--merge') ?? 'linear');
+  if (!m.success) throw new Error(`--merge must be linear, tree or none\n${distillBenchHelp}`);
+  return m.data;
+}
 
 export async function benchDistill(args: string[]): Promise<Record<string, unknown>> {
   if (args.includes('--help')) {
@@ -58,9 +67,10 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     lrEnd: num(args, '--lr-end', 1e-4),
     threads: num(args, '--threads', 1),
     seed: num(args, '--seed', 1),
+    merge: mergeMode(args),
     log,
   };
-  log(`distill bench in ${runDir}: ${base.minutes} min per arm${smoke ? ' (smoke)' : ''}`);
+  log(`distill bench in ${runDir}: ${base.minutes} min per arm, merge ${base.merge}${smoke ? ' (smoke)' : ''}`);
   log('1. RL on the verifiable reward (also the teacher)');
   const rl = await runDistillArm({ ...base, name: 'rl', runDir: join(runDir, 'rl') });
   log('2. the teacher: a worker resumed from the RL run, serving its final weights');

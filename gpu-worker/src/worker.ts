@@ -14,7 +14,10 @@ import { gateGenerator } from './engine/generator';
 import { stopping } from './worker-stop';
 import { BUILTIN_MODEL_DIR, BUILTIN_MODEL_NAME } from './resources';
 import { buildApp } from './server/app';
-import { EventsSocketServer } from './server/events-ws';
+import { EVENTS_PATH, EventsSocketServer } from './server/events-ws';
+import { REPLICA_ATTACH_PATH, ReplicaAttachServer } from './server/replica-attach';
+import { serveUpgrades } from './server/upgrades';
+import type { RemoteReplicas } from './engine/replicas/remote-replicas';
 import { prepareTransport, servingUrl, type TlsMaterial } from './server/transport';
 import { CompletionService } from './swarm/completions';
 import { EngineHost, processEngineFactory, type EngineFactory } from './engine/engine-host';
@@ -182,7 +185,21 @@ function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls, parsers };
 }
 
-/** The completions path, the HTTP server and the events WebSocket, listening (on failure the app is closed). */
+/** The events and replica-attach WebSockets on the server; `dispose` closes them. */
+function serveSockets(app: FastifyInstance, swarm: Swarm, matcher: TokenMatcher, remote: RemoteReplicas | null) {
+  const events = new EventsSocketServer(swarm, matcher);
+  const attach = new ReplicaAttachServer(remote, matcher);
+  const stop = serveUpgrades(app.server, { [EVENTS_PATH]: events.upgrade, [REPLICA_ATTACH_PATH]: attach.upgrade });
+  return {
+    dispose: async (): Promise<void> => {
+      stop();
+      // Upgraded sockets keep the HTTP server from closing: the replicas' go too (the placement's dispose).
+      await Promise.all([events.dispose(), attach.dispose(), remote?.dispose()]);
+    },
+  };
+}
+
+/** The completions path, the HTTP server and its WebSockets, listening (on failure the app is closed). */
 async function serve(
   config: WorkerConfig,
   o: {
@@ -193,8 +210,9 @@ async function serve(
     log: (line: string) => void;
     tls: TlsMaterial | null;
     parsers: ParserChoice;
+    remote: RemoteReplicas | null;
   },
-): Promise<{ app: FastifyInstance; events: EventsSocketServer }> {
+): Promise<{ app: FastifyInstance; events: { dispose(): Promise<void> } }> {
   const completions = new CompletionService(
     o.swarm,
     {
@@ -220,7 +238,7 @@ async function serve(
   });
   try {
     await app.listen({ host: config.host, port: config.port });
-    return { app, events: new EventsSocketServer(app.server, o.swarm, o.matcher) };
+    return { app, events: serveSockets(app, o.swarm, o.matcher, o.remote) };
   } catch (err) {
     await app.close().catch(() => undefined);
     throw err;
@@ -315,6 +333,7 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
     log,
     tls,
     parsers: parsers.choice,
+    remote: placement.remote,
   }).catch(async (err: unknown) => {
     tensorboard?.close();
     s.dispose();

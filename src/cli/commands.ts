@@ -13,12 +13,14 @@ import { parseExample, runTrain } from './train';
 import { trainHelp, TrainOptionsSchema } from './train-options';
 import { parseUiArgs, runUi, uiHelp } from './ui';
 import { runWorker, workerHelp, WorkerOptionsSchema } from './worker';
+import { replicaHelp, ReplicaOptionsSchema, runReplica } from './replica';
 
 export const usage = `usage: agentjet <command> [options]
 
 commands:
 ${demoHelp}
 ${workerHelp}
+${replicaHelp}
 ${trainHelp}
 ${uiHelp}
 ${runsHelp}
@@ -59,6 +61,11 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'the swarm server: OpenAI-compatible API, episodes, training (on a GPU box or locally)',
     help: workerHelp,
     run: (args) => runWorker(parsed(WorkerOptionsSchema, args, workerHelp)),
+  },
+  replica: {
+    summary: 'rollout replicas on this host for a worker on another (a second box adds generation)',
+    help: replicaHelp,
+    run: (args) => runReplica(parsed(ReplicaOptionsSchema, args, replicaHelp)),
   },
   train: {
     summary: 'headless training: a local worker with the built-in model and N example clients',

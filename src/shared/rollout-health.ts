@@ -19,6 +19,10 @@ export const ReplicaStatusSchema = z.object({
   tokensPerS: z.number(),
   cacheHitRate: z.number(),
   pid: Int.nullable(),
+  /** The replica's name (`<host>/<i>`) when it runs on another host (`agentjet replica`); null: on the worker's. */
+  host: z.string().nullable().optional(),
+  /** Generation calls it has answered since it was added. */
+  calls: Int.optional(),
 });
 export type ReplicaStatus = z.infer<typeof ReplicaStatusSchema>;
 

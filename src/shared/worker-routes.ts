@@ -105,6 +105,8 @@ export const workerRoutes = {
   status: route({ method: 'GET', path: '/swarm/v1/status', auth: 'join', response: StatusSchema }),
   /** A WebSocket (`?since=<seq>&boot=<id>`): swarm-events.ts; a plain GET is refused with 426. */
   events: route({ method: 'GET', path: '/swarm/v1/events', auth: 'admin' }),
+  /** A WebSocket for a rollout replica host (`?name=<host>/<i>`): replica-attach.ts; a plain GET gets 426. */
+  replicaAttach: route({ method: 'GET', path: '/swarm/v1/replicas/attach', auth: 'admin' }),
 
   registerClient: route({
     method: 'POST',

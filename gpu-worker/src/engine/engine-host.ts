@@ -67,6 +67,8 @@ export interface EngineHostOptions {
   onFailed?: (reason: string) => void;
   restartAttempts?: number;
   backoffMs?: number;
+  /** The longest wait between two restart attempts (default: none). */
+  backoffMaxMs?: number;
   /** Deadlines of the engine calls (defaults: DEFAULT_ENGINE_DEADLINES). */
   deadlines?: Partial<EngineDeadlines> | undefined;
 }
@@ -271,7 +273,10 @@ export class EngineHost implements EngineView {
         this.opts.onFailed?.(this.error);
         return;
       }
-      const delay = backoffDelay(attempt, { initialMs: this.opts.backoffMs ?? 1000, maxMs: Infinity });
+      const delay = backoffDelay(attempt, {
+        initialMs: this.opts.backoffMs ?? 1000,
+        maxMs: this.opts.backoffMaxMs ?? Infinity,
+      });
       this.timer = setTimeout(() => void this.restart(attempt + 1), delay);
     }
   }

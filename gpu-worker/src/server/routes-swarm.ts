@@ -69,6 +69,21 @@ function healthOf(swarm: Swarm, tlsFingerprint: string | undefined): Health {
   };
 }
 
+/** The WebSocket routes (upgrades.ts serves them) answer a plain GET with a 426 saying so. */
+function registerSocketRoutes(app: FastifyInstance): void {
+  const sockets = [
+    ['events', 'the events stream'],
+    ['replicaAttach', 'where `agentjet replica` hosts attach'],
+  ] as const;
+  for (const [name, what] of sockets)
+    onRoute(app, name, async () => {
+      throw upgradeRequired(
+        'websocket_required',
+        `GET ${workerRoutes[name].path} is a WebSocket (${what}): connect with Upgrade: websocket and the admin token`,
+      );
+    });
+}
+
 export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps): void {
   const { swarm, matcher } = deps;
 
@@ -137,12 +152,7 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
     return swarm.abort(id, body.reason ?? 'client_abort');
   });
 
-  onRoute(app, 'events', async () => {
-    throw upgradeRequired(
-      'websocket_required',
-      'GET /swarm/v1/events is a WebSocket: connect with Upgrade: websocket and the admin token',
-    );
-  });
+  registerSocketRoutes(app);
 
   onRoute(app, 'status', async (req) => {
     requireRole(req.headers, matcher, 'join');

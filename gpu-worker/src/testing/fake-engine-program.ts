@@ -1,7 +1,7 @@
 // A fake engine *program* for tests of the worker's engine client over real stdio frames (run as
 // `node --import tsx fake-engine-program.ts`; `fakeEnginePython` makes a launcher that EngineProcess
-// starts in place of the Python interpreter). It answers info/load/restore/configure/render, never
-// answers `generate` until it is cancelled, and for a render of the message "lose-this-frame" it
+// starts in place of the Python interpreter). It answers info/load/restore/configure/render (load
+// echoes the path, threads and device it was given), never answers `generate` until it is cancelled, and for a render of the message "lose-this-frame" it
 // answers what the Python engine used to answer a frame it could not parse: an error without the
 // request id (issue #19 §1). Every cancel it receives is logged on stderr.
 import { chmodSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { encodeFrame, FrameDecoder } from '../engine/frames';
+
+/** A model path containing this fails to load. */
+export const UNLOADABLE = 'unloadable';
 
 /** The message content that makes the fake answer with an id-less error. */
 export const LOSE_THIS_FRAME = 'lose-this-frame';
@@ -25,6 +28,13 @@ export function fakeEnginePython(dir: string): string {
 const RequestSchema = z.object({ id: z.number().int(), method: z.string(), params: z.record(z.string(), z.unknown()) });
 const RenderSchema = z.object({ messages: z.array(z.object({ content: z.string().nullable().optional() })) });
 const CancelSchema = z.object({ requestId: z.number().int() });
+const LoadEchoSchema = z
+  .object({ path: z.string().optional(), threads: z.number().int().optional(), device: z.string().optional() })
+  .transform((p) => ({
+    ...(p.path !== undefined ? { model: p.path } : {}),
+    ...(p.threads !== undefined ? { threads: p.threads } : {}),
+    ...(p.device !== undefined ? { device: p.device } : {}),
+  }));
 
 const info = {
   loaded: true,
@@ -50,9 +60,15 @@ const generating = new Set<number>();
 function answer(id: number, method: string, params: Record<string, unknown>): void {
   switch (method) {
     case 'info':
-    case 'load':
     case 'restore':
       return send({ id, result: info });
+    case 'load': {
+      // What it was asked to load, as the real engine reports it; a folder named *unloadable* fails.
+      const loaded = LoadEchoSchema.parse(params);
+      if (loaded.model?.includes(UNLOADABLE))
+        return send({ id, error: { type: 'invalid_request', code: 'bad_model', message: 'cannot load [fake]' } });
+      return send({ id, result: { ...info, ...loaded } });
+    }
     case 'configure':
       return send({ id, result: { mode: 'continuous' } });
     case 'render': {

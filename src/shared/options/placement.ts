@@ -47,7 +47,22 @@ export const PLACEMENT_OPTIONS = {
     help:
       "with --nnodes > 1: the trainer group's rendezvous (torchrun, static; node 0 listens); otherwise where " +
       'the trainer listens for replicas to join the weight sync',
-    unset: '127.0.0.1, any free port',
+    unset: '127.0.0.1 (every interface with --remote-replicas), any free port',
+  }),
+  remoteReplicas: option({
+    value: bool,
+    default: false,
+    flag: 'remote-replicas',
+    help:
+      'take rollout replicas from other hosts: `agentjet replica --worker URL` there starts engines that dial ' +
+      'in (admin token) and join the routing and the weight sync',
+  }),
+  syncHost: option({
+    value: text(z.string().regex(/^[\w.:-]{1,253}$/, 'a host name or IP address')),
+    flag: 'sync-host',
+    arg: 'HOST',
+    help: "the address replica hosts reach this machine's weight-sync store at (NAT, tunnels)",
+    unset: 'the host name they dialled the worker by',
   }),
   nnodes: option({
     value: intIn(1, 64),

@@ -4,11 +4,15 @@
 // dtype) behind a ReplicaRouter, the trainer pushing its weights to them after every update (WeightSync).
 // Each replica is supervised like the trainer's engine (EngineHost): one that dies fails its calls with
 // a 503, restarts, re-joins the sync and gets the current weights; training never waits for it.
+// With --remote-replicas, hosts running `agentjet replica` add replicas to the same router over the
+// network (remote-replicas.ts); the trainer's store then listens where they can reach it.
 import { cpus } from 'node:os';
 import type { ConfigureParams, LoadParams } from '../../../../src/shared/engine-protocol';
 import { Admission, type GenerationGate } from '../admission';
 import { BusyClock } from '../busy-clock';
 import { EngineHost, processEngineFactory, type EngineFactory } from '../engine-host';
+import { modelFiles } from './model-files';
+import { RemoteReplicas } from './remote-replicas';
 import { ReplicaRouter, type Replica } from './replica-router';
 import { WeightSync } from './weight-sync';
 
@@ -16,6 +20,10 @@ import { WeightSync } from './weight-sync';
 export interface PlacementConfig {
   maxBatch: number;
   rolloutReplicas: number;
+  /** Take rollout replicas from other hosts (`agentjet replica`). */
+  remoteReplicas: boolean;
+  /** Where those hosts reach the trainer's weight-sync store (default: the host name they dialled). */
+  syncHost?: string | undefined;
   rolloutDevices?: string | undefined;
   replicaThreads?: number | undefined;
   rdzvEndpoint?: string | undefined;
@@ -32,6 +40,8 @@ export interface PlacementConfig {
 export interface Placement {
   gate: GenerationGate;
   router: ReplicaRouter | null;
+  /** The replicas of other hosts (null: --remote-replicas is off). */
+  remote: RemoteReplicas | null;
   dispose(): Promise<void>;
 }
 
@@ -68,11 +78,34 @@ export function replicaLoad(config: PlacementConfig, load: LoadParams): LoadPara
   };
 }
 
+/** Where the trainer's store listens: --rdzv-endpoint (one node), else a free port (any interface: remote replicas). */
 const endpointOf = (config: PlacementConfig): { host: string; port: number } | undefined => {
-  if (config.nnodes > 1) return undefined;
-  const m = config.rdzvEndpoint?.match(/^(.+):(\d+)$/);
-  return m ? { host: m[1]!, port: Number(m[2]) } : undefined;
+  const m = config.nnodes > 1 ? null : config.rdzvEndpoint?.match(/^(.+):(\d+)$/);
+  if (m) return { host: m[1]!, port: Number(m[2]) };
+  return config.remoteReplicas ? { host: '0.0.0.0', port: 0 } : undefined;
 };
+
+/** A replica's gate, clocks and counters around its engine. */
+function replicaOf(
+  config: PlacementConfig,
+  now: () => number,
+  index: number,
+  engine: EngineHost,
+  host?: string,
+): Replica {
+  return {
+    index,
+    engine,
+    gate: engineGate(engine, config),
+    busy: new BusyClock(now()),
+    tokens: 0,
+    calls: 0,
+    link: null,
+    joins: 0,
+    version: -1,
+    ...(host ? { host } : {}),
+  };
+}
 
 function replicaHost(config: PlacementConfig, o: PlacementOptions, index: number, router: () => ReplicaRouter | null) {
   const gpus = config.rolloutDevices?.split(',');
@@ -97,7 +130,8 @@ export async function startPlacement(
   o: PlacementOptions,
 ): Promise<Placement> {
   const trainerGate = engineGate(trainer, config);
-  if (config.rolloutReplicas === 0) return { gate: trainerGate, router: null, dispose: async () => undefined };
+  if (config.rolloutReplicas === 0 && !config.remoteReplicas)
+    return { gate: trainerGate, router: null, remote: null, dispose: async () => undefined };
   let router: ReplicaRouter | null = null;
   const hosts = Array.from({ length: config.rolloutReplicas }, (_, i) => replicaHost(config, o, i, () => router));
   const started = await Promise.allSettled(hosts.map((h) => h.start()));
@@ -107,16 +141,7 @@ export async function startPlacement(
     throw new Error(`rollout replicas failed to start: ${failed.join('; ')}`);
   }
   const now = o.now ?? (() => performance.now());
-  const replicas: Replica[] = hosts.map((engine, index) => ({
-    index,
-    engine,
-    gate: engineGate(engine, config),
-    busy: new BusyClock(now()),
-    tokens: 0,
-    link: null,
-    joins: 0,
-    version: -1,
-  }));
+  const replicas: Replica[] = hosts.map((engine, index) => replicaOf(config, now, index, engine));
   const endpoint = endpointOf(config);
   const sync = new WeightSync({
     trainer,
@@ -140,6 +165,7 @@ export async function startPlacement(
   });
   const live = router;
   trainer.onRecover(() => live.trainerRecovered());
+  const remote = config.remoteReplicas ? remoteReplicas(config, trainer, live, o, now) : null;
   const first = await live.syncAll();
   o.log(
     first.failed.length > 0 ? 'error' : 'info',
@@ -147,13 +173,36 @@ export async function startPlacement(
     `${replicas.length} rollout replica(s) at weight version ${first.weightVersion} ` +
       `(sync ${first.ms.toFixed(0)} ms, ${(first.bytes / 2 ** 20).toFixed(1)} MiB)` +
       `${first.failed.length > 0 ? `; not synced: ${first.failed.map((f) => f.index).join(', ')}` : ''}` +
-      `${config.async ? `; asynchronous, staleness bound ${config.training.stalenessBound}` : ''}`,
+      `${config.async ? `; asynchronous, staleness bound ${config.training.stalenessBound}` : ''}` +
+      `${remote ? '; replicas from other hosts welcome (agentjet replica)' : ''}`,
   );
   return {
     gate: live,
     router: live,
+    remote,
     dispose: async () => {
+      await remote?.dispose();
       await Promise.allSettled(hosts.map((h) => h.dispose()));
     },
   };
+}
+
+function remoteReplicas(
+  config: PlacementConfig,
+  trainer: EngineHost,
+  router: ReplicaRouter,
+  o: PlacementOptions,
+  now: () => number,
+): RemoteReplicas {
+  return new RemoteReplicas({
+    router,
+    replica: (index, engine, host) => replicaOf(config, now, index, engine, host),
+    load: replicaLoad(config, o.load),
+    configure: { maxRows: config.maxBatch },
+    files: modelFiles(o.load.path),
+    trainer,
+    syncHost: config.syncHost,
+    deadlines: { scale: config.engineTimeoutScale },
+    log: o.log,
+  });
 }

@@ -27,7 +27,13 @@ export interface Replica extends SyncTarget {
   readonly gate: Admission;
   readonly busy: BusyClock;
   tokens: number;
+  /** Calls it has answered. */
+  calls: number;
+  /** Its name when it runs on another host (`agentjet replica`, remote-replicas.ts); absent: on this host. */
+  readonly host?: string;
 }
+
+const label = (r: Replica): string => `rollout replica ${r.index}${r.host ? ` (${r.host})` : ''}`;
 
 export interface RouterOptions {
   replicas: Replica[];
@@ -140,6 +146,7 @@ export class ReplicaRouter implements GenerationGate {
     try {
       const out = await target.gate.generate(req, hooks);
       target.tokens += out.tokenIds.length;
+      target.calls += 1;
       return out;
     } finally {
       if (target.gate.pending === 0) target.busy.set(false, this.now());
@@ -175,16 +182,19 @@ export class ReplicaRouter implements GenerationGate {
     return out;
   }
 
+  /** A replica joins the router (one on another host that attached): it takes calls once `replicaUp` synced it. */
+  addReplica(r: Replica): void {
+    if (r.index !== this.o.replicas.length) throw new Error(`replica index ${r.index} is not the next one`);
+    this.o.replicas.push(r);
+  }
+
   /** A replica's engine (re)started: join and sync it; until then it takes no calls. */
   replicaUp(index: number): void {
     const r = this.o.replicas[index];
     if (!r) return;
     r.link = null;
     r.version = -1;
-    this.o.event?.(
-      'info',
-      `rollout replica ${index} is up; syncing it to weight version ${this.o.trainer.weightVersion}`,
-    );
+    this.o.event?.('info', `${label(r)} is up; syncing it to weight version ${this.o.trainer.weightVersion}`);
     void this.syncAll();
   }
 
@@ -193,11 +203,9 @@ export class ReplicaRouter implements GenerationGate {
     const r = this.o.replicas[index];
     if (!r) return;
     r.link = null;
-    r.gate.failAll(unavailable('replica_restarting', `rollout replica ${index} is restarting (${reason})`, 2));
-    this.o.event?.(
-      'error',
-      `rollout replica ${index} died (${reason.split('\n')[0]}); restarting it, training goes on`,
-    );
+    r.gate.failAll(unavailable('replica_restarting', `${label(r)} is restarting (${reason})`, 2));
+    const next = r.host ? 'waiting for its host to reconnect' : 'restarting it';
+    this.o.event?.('error', `${label(r)} died (${reason.split('\n')[0]}); ${next}, training goes on`);
     this.wake();
   }
 
@@ -246,6 +254,8 @@ export class ReplicaRouter implements GenerationGate {
         tokensPerS: r.tokens / seconds,
         cacheHitRate: s.engine?.prefixCache?.tokenHitRate ?? 0,
         pid: r.engine.pid ?? null,
+        host: r.host ?? null,
+        calls: r.calls,
       };
     });
   }

@@ -4,7 +4,9 @@
 // counting its (re)starts, so a dead replica breaks only its link. A sync has the trainer push to every
 // joined link while each of those replicas pulls; a replica whose pull or link fails is marked unsynced
 // (its engine restarts it, or the next sync re-joins it). Syncs run one at a time, the latest version
-// wins. Every call carries a deadline (the --sync-timeout), so no sync waits forever.
+// wins. Every call carries a deadline (the --sync-timeout), so no sync waits forever. A replica on another
+// host joins the same way, at the store address it can reach (`storeHost`: --sync-host, else the host
+// name it dialled the worker by).
 import type { EngineCaller } from '../engine-caller';
 
 export interface SyncTarget {
@@ -16,6 +18,8 @@ export interface SyncTarget {
   joins: number;
   /** The weight version its weights are at, or -1 before its first sync. */
   version: number;
+  /** The address it reaches the trainer's store at (a replica on another host); absent: the store's own. */
+  storeHost?: string | undefined;
 }
 
 export interface SyncOutcome {
@@ -81,7 +85,7 @@ export class WeightSync {
     const opts = { deadlineMs: this.deadlineMs };
     await Promise.all([
       this.o.trainer.call('sync_join', { link, rank: 0, timeoutS }, opts),
-      t.engine.call('sync_join', { link, rank: 1, host: store.host, port: store.port, timeoutS }, opts),
+      t.engine.call('sync_join', { link, rank: 1, host: t.storeHost ?? store.host, port: store.port, timeoutS }, opts),
     ]);
     t.link = link;
   }

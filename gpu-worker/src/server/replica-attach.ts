@@ -1,0 +1,58 @@
+// `GET /swarm/v1/replicas/attach` (WebSocket, admin token): where `agentjet replica` hosts dial in, one
+// socket per replica engine (src/shared/replica-attach.ts). Everything is checked before the upgrade —
+// the token, that this worker takes remote replicas at all, the replica's name and its model's identity
+// files — and refused with an HTTP answer the host reports; an accepted socket goes to RemoteReplicas
+// (engine/replicas/remote-replicas.ts), which carries engine frames over it.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { MODEL_FILES_HEADER, REPLICA_MAX_FRAME_BYTES } from '../../../src/shared/replica-attach';
+import { workerRoutes } from '../../../src/shared/worker-routes';
+import type { RemoteReplicas } from '../engine/replicas/remote-replicas';
+import { conflict, SwarmError, unauthorized } from '../errors';
+import type { TokenMatcher } from '../swarm/keys';
+import { requireRole } from './auth';
+import { refuseUpgrade } from './upgrades';
+
+export const REPLICA_ATTACH_PATH = workerRoutes.replicaAttach.path;
+
+export class ReplicaAttachServer {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: REPLICA_MAX_FRAME_BYTES });
+
+  constructor(
+    /** null: this worker takes no replicas from other hosts. */
+    private readonly remote: RemoteReplicas | null,
+    private readonly matcher: TokenMatcher,
+  ) {}
+
+  /** The upgrade handler of REPLICA_ATTACH_PATH (upgrades.ts routes it here). */
+  readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void => {
+    try {
+      requireRole(req.headers, this.matcher, 'admin');
+    } catch (err) {
+      return refuseUpgrade(
+        socket,
+        err instanceof SwarmError ? err : unauthorized('invalid_credentials', 'unauthorized'),
+      );
+    }
+    const remote = this.remote;
+    if (!remote)
+      return refuseUpgrade(
+        socket,
+        conflict(
+          'remote_replicas_off',
+          'this worker takes no rollout replicas from other hosts: start it with --remote-replicas true',
+        ),
+      );
+    const name = url.searchParams.get('name');
+    const files = req.headers[MODEL_FILES_HEADER];
+    const refused = remote.refusal(name, typeof files === 'string' ? files : undefined);
+    if (refused || name === null) return refuseUpgrade(socket, refused ?? conflict('bad_replica_name', 'no name'));
+    const storeHost = remote.storeHostFor(req.headers.host);
+    this.wss.handleUpgrade(req, socket, head, (ws) => remote.attach(name, ws, storeHost));
+  };
+
+  async dispose(): Promise<void> {
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}
