@@ -54,11 +54,7 @@ export interface ClientRunnerOptions {
   /** Node binary and flags (default: this process's; under Electron it runs as Node). */
   execPath?: string;
   execArgv?: string[];
-  /**
-   * Start the new clients' Node processes when a swap begins, while the code compiles and the old
-   * clients stop, and hand them the code once compiled (prestart.ts). Default true; false spawns
-   * each new client only after its predecessor has exited.
-   */
+  /** Start new clients' Node processes as a swap begins, not after the old ones exited (prestart.ts; default true). */
   prestart?: boolean;
 }
 
@@ -263,13 +259,20 @@ export class ClientRunner {
     if (this.disposed) throw new Error(`client runner ${this.opts.name} is disposed`);
     const t0 = performance.now();
     this.emitter.emit('swap:started', { clientCount: this.count });
-    const prestarted = await this.prestart();
+    const spares = await this.prestart();
+    try {
+      return await this.compileAndReplace(code, spares, t0);
+    } finally {
+      for (const p of spares) p.discard(); // those that became clients stay; the rest (a compile error) go
+    }
+  }
+
+  private async compileAndReplace(code: ClientCode, spares: PrestartedClient[], t0: number): Promise<SwapResult> {
     const compiled = await compileClient(code, {
       cacheDir: this.opts.cacheDir ?? defaultCacheDir(),
       nodePaths: this.opts.nodePaths,
     });
     if (!compiled.ok) {
-      for (const p of prestarted) p.discard();
       this.emitter.emit('swap:failed', { errors: compiled.errors });
       return { ok: false, errors: compiled.errors };
     }
@@ -286,19 +289,15 @@ export class ClientRunner {
     };
     this.deployed = next;
     const run = { env: { AGENTJET_CODE_VERSION: compiled.codeVersion }, cwd: next.cwd, bundle: compiled.bundlePath };
-    const ready = await this.prepare(prestarted, { ...run, preload: compiled.preload });
+    await this.prepare(spares, { ...run, preload: compiled.preload });
     this.preloaded = compiled.preload;
     const grace = this.opts.swapGraceMs ?? 2000;
     // Each slot is replaced on its own, so a fast-exiting client's successor starts at once and a
     // client id never runs twice at the same time.
     const spawned = await Promise.all(
       this.ensureSlots().map(async (slot, i) => {
-        try {
-          await slot.stop(grace);
-          await slot.launch(this.spec(slot, next), ready[i]);
-        } finally {
-          ready[i]?.discard(); // nothing when it became the client
-        }
+        await slot.stop(grace);
+        await slot.launch(this.spec(slot, next), spares[i]);
         return performance.now();
       }),
     );
@@ -331,15 +330,14 @@ export class ClientRunner {
   }
 
   /** Hands each pre-started process the compiled code; one whose speculative packages do not fit is replaced. */
-  private async prepare(prestarted: PrestartedClient[], m: PrepareMessage): Promise<PrestartedClient[]> {
-    if (prestarted.length === 0) return [];
+  private async prepare(spares: PrestartedClient[], m: PrepareMessage): Promise<void> {
+    if (spares.length === 0) return;
     const spawnOne = await this.prestartSpawner();
-    return prestarted.map((p, i) => {
-      if (p.prepare(m)) return p;
+    spares.forEach((p, i) => {
+      if (p.prepare(m)) return;
       p.discard();
-      const fresh = spawnOne(i, []);
-      fresh.prepare(m);
-      return fresh;
+      spares[i] = spawnOne(i, []);
+      spares[i].prepare(m);
     });
   }
 
