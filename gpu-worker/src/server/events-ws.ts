@@ -7,12 +7,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HelloMessage } from '../../../src/shared/swarm-events';
-import { SwarmError, unauthorized } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { workerRoutes } from '../../../src/shared/worker-routes';
-import { requireRole } from './auth';
-import { refuseUpgrade } from './upgrades';
+import { admitsAdmin } from './upgrades';
 
 export const EVENTS_PATH = workerRoutes.events.path;
 const MAX_BUFFERED = 8 * 1024 * 1024;
@@ -28,14 +26,7 @@ export class EventsSocketServer {
 
   /** The upgrade handler of EVENTS_PATH (upgrades.ts routes it here). */
   readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void => {
-    try {
-      requireRole(req.headers, this.matcher, 'admin');
-    } catch (err) {
-      return refuseUpgrade(
-        socket,
-        err instanceof SwarmError ? err : unauthorized('invalid_credentials', 'unauthorized'),
-      );
-    }
+    if (!admitsAdmin(req, socket, this.matcher)) return;
     const since = Number(url.searchParams.get('since') ?? 'NaN');
     const boot = url.searchParams.get('boot');
     this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, Number.isFinite(since) ? since : null, boot));

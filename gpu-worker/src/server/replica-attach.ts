@@ -9,10 +9,9 @@ import { WebSocketServer } from 'ws';
 import { MODEL_FILES_HEADER, REPLICA_MAX_FRAME_BYTES } from '../../../src/shared/replica-attach';
 import { workerRoutes } from '../../../src/shared/worker-routes';
 import type { RemoteReplicas } from '../engine/replicas/remote-replicas';
-import { conflict, SwarmError, unauthorized } from '../errors';
+import { conflict } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
-import { requireRole } from './auth';
-import { refuseUpgrade } from './upgrades';
+import { admitsAdmin, refuseUpgrade } from './upgrades';
 
 export const REPLICA_ATTACH_PATH = workerRoutes.replicaAttach.path;
 
@@ -27,14 +26,7 @@ export class ReplicaAttachServer {
 
   /** The upgrade handler of REPLICA_ATTACH_PATH (upgrades.ts routes it here). */
   readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void => {
-    try {
-      requireRole(req.headers, this.matcher, 'admin');
-    } catch (err) {
-      return refuseUpgrade(
-        socket,
-        err instanceof SwarmError ? err : unauthorized('invalid_credentials', 'unauthorized'),
-      );
-    }
+    if (!admitsAdmin(req, socket, this.matcher)) return;
     const remote = this.remote;
     if (!remote)
       return refuseUpgrade(

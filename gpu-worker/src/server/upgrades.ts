@@ -3,7 +3,9 @@
 // A refusal is a plain HTTP answer with the worker's `{error: {type, code, message}}` body.
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { notFound, type SwarmError } from '../errors';
+import { notFound, SwarmError, unauthorized } from '../errors';
+import type { TokenMatcher } from '../swarm/keys';
+import { requireRole } from './auth';
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => void;
 
@@ -15,6 +17,17 @@ export function refuseUpgrade(socket: Duplex, err: SwarmError): void {
     `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\ncontent-type: application/json\r\n` +
       `${retry}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+/** Checks that an upgrade request carries the admin key; otherwise refuses it and returns false. */
+export function admitsAdmin(req: IncomingMessage, socket: Duplex, matcher: TokenMatcher): boolean {
+  try {
+    requireRole(req.headers, matcher, 'admin');
+    return true;
+  } catch (err) {
+    refuseUpgrade(socket, err instanceof SwarmError ? err : unauthorized('invalid_credentials', 'unauthorized'));
+    return false;
+  }
 }
 
 /** Routes `server`'s upgrade requests by path; returns the function that stops listening. */
