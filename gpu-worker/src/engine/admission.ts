@@ -18,7 +18,7 @@ import type {
 } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import type { ServingStatus, StepServing } from '../../../src/shared/swarm-protocol';
-import type { CallOptions } from './engine-process';
+import type { CallOptions } from './engine-channel';
 import type { SamplingRequest } from './sampling-request';
 import type { GateHealth } from '../../../src/shared/rollout-health';
 import { BusyClock, fraction } from './busy-clock';

@@ -12,13 +12,8 @@ import type {
 } from '../../../src/shared/engine-protocol';
 import { backoffDelay } from '../../../src/shared/backoff';
 import { engineCallDeadlineMs, type EngineDeadlines } from './engine-deadlines';
-import {
-  EngineDeadlineError,
-  EngineExitedError,
-  EngineProcess,
-  type CallOptions,
-  type EngineNodes,
-} from './engine-process';
+import { EngineDeadlineError, EngineExitedError, type CallOptions } from './engine-channel';
+import { EngineProcess, type EngineNodes } from './engine-process';
 import type { EngineCaller } from './engine-caller';
 import { RemoteError } from '../../../src/shared/result';
 import { gatewayTimeout, unavailable } from '../errors';

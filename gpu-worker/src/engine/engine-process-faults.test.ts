@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SwarmError } from '../../../src/shared/swarm-error';
 import { fakeEnginePython, LOSE_THIS_FRAME } from '../testing/fake-engine-program';
 import { EngineHost, processEngineFactory } from './engine-host';
-import { EngineDeadlineError, EngineExitedError, EngineProcess } from './engine-process';
+import { EngineDeadlineError, EngineExitedError } from './engine-channel';
+import { EngineProcess } from './engine-process';
 
 const user = (content: string) => ({ messages: [{ role: 'user' as const, content }] });
 const generate = { requests: [{ promptIds: [1, 2], maxTokens: 8, temperature: 1 }] };

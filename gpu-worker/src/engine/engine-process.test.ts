@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GenerateDelta } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import { BUILTIN_MODEL_DIR } from '../resources';
-import { EngineExitedError, EngineProcess } from './engine-process';
+import { EngineExitedError } from './engine-channel';
+import { EngineProcess } from './engine-process';
 
 describe('EngineProcess (real engine)', () => {
   let engine: EngineProcess;

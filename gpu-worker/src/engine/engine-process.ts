@@ -9,8 +9,6 @@ import type { EngineDeadlines } from './engine-deadlines';
 import { ENGINE_DIR, findPython } from './find-python';
 import { encodeFrame, FrameDecoder } from './frames';
 
-export { cancelledError, EngineDeadlineError, EngineExitedError, type CallOptions } from './engine-channel';
-
 export interface EngineProcessOptions {
   /** Interpreter path; default AGENTJET_PYTHON or gpu-worker/engine/.venv. */
   python?: string;

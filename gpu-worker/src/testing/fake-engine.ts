@@ -17,7 +17,7 @@ import type {
 } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import { formatToolCalls } from '../../../src/shared/tool-calls';
-import { cancelledError, EngineDeadlineError, EngineExitedError, type CallOptions } from '../engine/engine-process';
+import { cancelledError, EngineDeadlineError, EngineExitedError, type CallOptions } from '../engine/engine-channel';
 import type { EngineFactory, EngineHandle } from '../engine/engine-host';
 
 const IM_START = 1;
