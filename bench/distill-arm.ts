@@ -12,6 +12,7 @@ import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
 import { StatusSchema } from '../src/shared/swarm-protocol';
 import type { MergeMode } from '../src/shared/timeline/types';
 import { startArmWorker } from './arm-worker';
+import { armSettings, writeArmResult, type CurvePoint, type DistillArmResult } from './distill-result';
 
 const CLIENT = resolve(import.meta.dirname, '..', 'resources', 'examples', 'calculator-agent', 'client-openai.ts');
 
@@ -35,22 +36,6 @@ export interface DistillArmOptions {
   runDir: string;
   teacher?: { url: string; token: string; weight: number };
   log: (line: string) => void;
-}
-
-export interface CurvePoint {
-  minutes: number;
-  success: number;
-  episodes: number;
-}
-
-export interface DistillArmResult {
-  name: string;
-  /** Held-out success over training time: 0 (the start), every --eval-every minutes, the end. */
-  curve: CurvePoint[];
-  updates: number;
-  trainEpisodes: number;
-  /** The worker's folder (its last checkpoint: what a resumed worker serves). */
-  workerDir: string;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -134,7 +119,16 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
     curve.push(point(end, await runEval(worker.url, tokens.join, o.evalEpisodes, 'calc')));
     o.log(`  [${o.name}] end (${end.toFixed(1)} min): held-out ${(100 * curve.at(-1)!.success).toFixed(1)}%`);
     await worker.checkpoint('bench end'); // a resumed worker serves these weights (the teacher)
-    return { name: o.name, curve, updates, trainEpisodes, workerDir };
+    const result: DistillArmResult = {
+      name: o.name,
+      curve,
+      updates,
+      trainEpisodes,
+      workerDir,
+      settings: armSettings(o),
+    };
+    writeArmResult(o.runDir, result);
+    return result;
   } finally {
     if (lrTimer) clearInterval(lrTimer);
     await runner.dispose();

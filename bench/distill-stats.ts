@@ -1,6 +1,6 @@
 // Benchmark `distill`: the figures from the arms' held-out curves (pure). The target is the warm start
 // plus 80 % of the teacher's gain; a curve reaches it at its first evaluation at or above it.
-import type { CurvePoint } from './distill-arm';
+import type { CurvePoint } from './distill-result';
 
 /** Minutes at the first point of `curve` at or above `target` (null: never reached). */
 export function minutesTo(curve: readonly CurvePoint[], target: number): number | null {

@@ -9,12 +9,17 @@
 //     the same clients and evaluations.
 // Figures: the teacher's gain, each arm's gain, and the minutes each needs to reach the warm start +
 // 80 % of the teacher's gain (null: not within the budget); the curves in one chart (distill.svg).
+// Each arm writes its result to <run-dir>/<arm>/result.json; with --reuse-rl and the same --run-dir, a
+// finished RL arm of the same settings is read back (its folder is still the teacher) and only the
+// distillation arm runs, so distillation settings (--distill-batch, --distill-lr) can be compared
+// against one RL run.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWorker } from '../gpu-worker/src/worker';
 import { runDistillArm, type DistillArmOptions } from './distill-arm';
+import { finishedArm } from './distill-result';
 import { curvesSvg, curvesTable, gainPp, minutesTo } from './distill-stats';
 import { MergeModeSchema, type MergeMode } from '../src/shared/timeline/types';
 import { argValue, round } from './engine';
@@ -29,6 +34,12 @@ export const distillBenchHelp = `npm run bench -- distill [options]
   --threads T          engine threads per worker (default 1)     --seed S (default 1)
   --merge MODE         timeline merging of both arms: linear (default), tree (a task group's episodes packed
                        into one prefix tree: its shared prompt scored by the teacher and trained once), none
+  --distill-batch B    task groups per distillation update (default 8, RL's): every distilled episode carries
+                       a signal (none is dropped), so an update costs more than RL's; a smaller batch updates
+                       more often
+  --distill-lr LR      the distillation arm's learning rate (default --lr; decayed to --lr-end × LR / --lr)
+  --reuse-rl           with --run-dir: read a finished RL arm of the same settings from it instead of running
+                       it again (it stays the teacher); only the distillation arm runs
   --smoke              0.15 min (and 1 update) per arm, evaluations of 2 episodes every 0.075 min, 1 client,
                        batch 1 × group 2 (plumbing only)
   --run-dir DIR        where everything goes (default a temp folder)`;
@@ -70,9 +81,16 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     merge: mergeMode(args),
     log,
   };
+  const distillBatch = smoke ? base.batch : num(args, '--distill-batch', base.batch);
+  const distillLr = num(args, '--distill-lr', base.lr);
+  if (args.includes('--reuse-rl') && !argValue(args, '--run-dir'))
+    throw new Error(`--reuse-rl needs the --run-dir of the earlier run\n${distillBenchHelp}`);
   log(`distill bench in ${runDir}: ${base.minutes} min per arm, merge ${base.merge}${smoke ? ' (smoke)' : ''}`);
   log('1. RL on the verifiable reward (also the teacher)');
-  const rl = await runDistillArm({ ...base, name: 'rl', runDir: join(runDir, 'rl') });
+  const rlOptions: DistillArmOptions = { ...base, name: 'rl', runDir: join(runDir, 'rl') };
+  const reused = args.includes('--reuse-rl') ? finishedArm(rlOptions) : null;
+  if (reused) log(`  [rl] reused from ${rlOptions.runDir} (${reused.updates} updates)`);
+  const rl = reused ?? (await runDistillArm(rlOptions));
   log('2. the teacher: a worker resumed from the RL run, serving its final weights');
   const token = randomBytes(16).toString('hex');
   const teacher = await startWorker(
@@ -84,6 +102,9 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     log('3. on-policy distillation from the teacher');
     distill = await runDistillArm({
       ...base,
+      batch: distillBatch,
+      lr: distillLr,
+      lrEnd: (base.lrEnd * distillLr) / base.lr,
       name: 'distill',
       runDir: join(runDir, 'distill'),
       teacher: { url: teacher.url, token, weight },
@@ -110,5 +131,10 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     rl_gain_pp: round(teacherGain),
     distill_minutes_to_80pct: distillMinutes === null ? null : round(distillMinutes, 2),
     rl_minutes_to_same: rlMinutes === null ? null : round(rlMinutes, 2),
+    rl_updates: rl.updates,
+    distill_updates: distill.updates,
+    distill_batch: distillBatch,
+    distill_lr: distillLr,
+    rl_reused: reused !== null,
   };
 }

@@ -8,6 +8,7 @@ import { DurablePool } from './swarm/pool';
 import type { RunFiles } from './swarm/run-dir';
 import { decodeVocabulary } from './server/routes-inspect';
 import { checkSameTokenizer, RemoteTeacher, type Teacher } from './trainer/teacher';
+import { PrefetchingTeacher } from './trainer/teacher-prefetch';
 import type { WorkerConfig } from './worker-config';
 
 /** The configured teacher, not contacted yet (null: none; throws on an incomplete setting). */
@@ -28,8 +29,8 @@ export async function connectTeacher(
       return (await engine.call('decode', { sequences, skipSpecialTokens: false })).texts;
     }),
   );
-  log(`on-policy distillation: teacher ${teacher.url} (same tokenizer)`);
-  return teacher;
+  log(`on-policy distillation: teacher ${teacher.url} (same tokenizer; task groups scored as they complete)`);
+  return new PrefetchingTeacher(teacher);
 }
 
 /** Opens the pool, starts the engine and connects the teacher (a refused teacher stops both). */

@@ -246,6 +246,8 @@ export const StepMetricsSchema = z.object({
   seconds: z.number(),
   /** On-policy distillation: the mean reverse-KL estimate (log π_student − log π_teacher) over the trained tokens. */
   distillReverseKl: z.number().optional(),
+  /** On-policy distillation: the fraction of the step's teacher sequences scored while the student generated. */
+  distillPrefetched: z.number().optional(),
   serving: StepServingSchema.optional(),
   /** Run health: staleness, mismatch, correction, busy fractions, weight sync (rollout-health.ts). */
   health: StepHealthSchema.optional(),

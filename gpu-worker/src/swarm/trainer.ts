@@ -14,13 +14,20 @@
 // bound K when that is smaller — is dropped instead of trained, whatever the strategy (C1–C5) selected
 // it: every update passes through `inBound` below, and the step's `health` counts what it dropped.
 // Claims during an update get a 503 with a retry hint.
-import { decideBatch, staleness, trainingBound, type BatchDecision } from '../../../src/shared/batching';
+import {
+  completeGroups,
+  decideBatch,
+  staleness,
+  trainingBound,
+  type BatchDecision,
+} from '../../../src/shared/batching';
 import type { TrainStats } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import type { StepMerge } from '../../../src/shared/swarm-events';
 import type { BatchProgress, StepMetrics, StepServing } from '../../../src/shared/swarm-protocol';
-import type { BuiltSamples } from '../trainer/train-samples';
-import { trainOnEpisodes, type TrainSettings } from '../trainer/train-step';
+import { teacherSequence } from '../trainer/distill-step';
+import type { BuiltSamples, ScoredEpisode } from '../trainer/train-samples';
+import { allSamplesFor, trainOnEpisodes, type TrainSettings } from '../trainer/train-step';
 import { Checkpoints, type CheckpointInfo } from './checkpoints';
 import { SwarmError } from '../errors';
 import { oldestWeightVersion, type PoolEntry, type RemoveReason } from './pool';
@@ -29,6 +36,13 @@ import { stepMetrics, type StepFacts } from './step-metrics';
 import type { TrainerDeps, TrainingPool } from './trainer-ports';
 
 export type { CheckpointInfo } from './checkpoints';
+
+const scored = (e: PoolEntry): ScoredEpisode => ({
+  episodeId: e.episodeId,
+  groupKey: e.taskId,
+  reward: e.reward,
+  timelines: e.calls,
+});
 
 const mergeOf = (m: BuiltSamples['merge']): StepMerge => ({
   episodes: m.episodes,
@@ -52,6 +66,8 @@ export class Trainer {
   private lastUpdateMs = 5000;
   private lockChain: Promise<void> = Promise.resolve();
   private checkpoints: Checkpoints;
+  /** Pooled episodes whose task group went to the teacher ahead of its update. */
+  private readonly scoredAhead = new Set<string>();
 
   constructor(private readonly deps: TrainerDeps) {
     this.stepCount = deps.saved?.step ?? 0;
@@ -106,8 +122,38 @@ export class Trainer {
     });
   }
 
+  /**
+   * With a teacher that scores ahead: each task group complete in the pool (the groups C2/C3 select) goes
+   * to the teacher now, while the student generates, instead of inside its update.
+   */
+  private scoreAhead(): void {
+    const teacher = this.deps.teacher;
+    const cfg = this.deps.config();
+    if (!teacher?.prefetch || (cfg.distillWeight ?? 1) === 0) return;
+    const entries = this.deps.pool.list();
+    const byId = new Map(entries.map((e) => [e.episodeId, e]));
+    for (const id of this.scoredAhead) if (!byId.has(id)) this.scoredAhead.delete(id);
+    for (const g of completeGroups(entries, cfg.groupSize)) {
+      if (g.items.every((i) => this.scoredAhead.has(i.episodeId))) continue;
+      const episodes = g.items.flatMap((i) => byId.get(i.episodeId) ?? []);
+      for (const e of episodes) this.scoredAhead.add(e.episodeId);
+      try {
+        teacher.prefetch(allSamplesFor(episodes.map(scored), cfg).samples.map(teacherSequence));
+      } catch (err) {
+        // Its update builds the samples again and reports what is wrong with them; nothing is lost here.
+        this.deps.events.log(
+          'warn',
+          'trainer',
+          `could not score task ${g.taskId} ahead: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+    }
+  }
+
   private async maybeUpdate(): Promise<void> {
-    if (this.busy || this.disposed) return;
+    if (this.disposed) return;
+    this.scoreAhead();
+    if (this.busy) return;
     const decision = this.decide();
     const key = JSON.stringify([decision.progress, this.deps.pool.size]);
     if (key !== this.lastProgressKey) {
@@ -192,10 +238,11 @@ export class Trainer {
       const settings = { ...this.deps.config() };
       const { built, stats, distillReverseKl } = await trainOnEpisodes(
         this.deps.engine,
-        fresh.map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls })),
+        fresh.map(scored),
         settings,
         this.deps.teacher,
       );
+      const ahead = this.deps.teacher?.takeFigures?.();
       await this.commitStep({
         fresh,
         built,
@@ -206,6 +253,7 @@ export class Trainer {
         seconds: (performance.now() - t0) / 1000,
         serving,
         distillReverseKl,
+        distillPrefetched: ahead && ahead.sequences > 0 ? ahead.prefetched / ahead.sequences : undefined,
       });
       const every = this.deps.config().checkpointEvery;
       // The step is committed: a failed periodic checkpoint is reported as such (the next one retries), never as a
@@ -238,6 +286,7 @@ export class Trainer {
     seconds: number;
     serving?: StepServing | undefined;
     distillReverseKl?: number | undefined;
+    distillPrefetched?: number | undefined;
   }): Promise<void> {
     const { fresh, built, stats } = u;
     const step = this.stepCount + 1;
@@ -266,6 +315,7 @@ export class Trainer {
       }),
       ...(u.serving ? { serving: u.serving } : {}),
       ...(u.distillReverseKl !== undefined ? { distillReverseKl: u.distillReverseKl } : {}),
+      ...(u.distillPrefetched !== undefined ? { distillPrefetched: u.distillPrefetched } : {}),
     };
     this.last = metrics;
     this.deps.onStep?.({

@@ -3,7 +3,7 @@
 // advantage and the teacher's signal (src/shared/distill.ts). The samples keep their layout (tree
 // samples are scored as trees), their rollout logprobs and weights: only `advantages` changes.
 import { distillAdvantages, meanReverseKl } from '../../../src/shared/distill';
-import type { TrainSample } from '../../../src/shared/engine-protocol';
+import type { LogprobsSequence, TrainSample } from '../../../src/shared/engine-protocol';
 import type { Teacher } from './teacher';
 
 export interface Distilled {
@@ -12,17 +12,19 @@ export interface Distilled {
   reverseKl: number;
 }
 
+/** What the teacher scores of a sample: its tokens and, for a prefix tree, its layout. */
+export const teacherSequence = (s: TrainSample): LogprobsSequence => ({
+  tokenIds: s.tokenIds,
+  ...(s.parents ? { parents: s.parents } : {}),
+  ...(s.positions ? { positions: s.positions } : {}),
+});
+
 export async function withTeacher(
   samples: readonly TrainSample[],
   teacher: Teacher,
   weight: number,
 ): Promise<Distilled> {
-  const sequences = samples.map((s) => ({
-    tokenIds: s.tokenIds,
-    ...(s.parents ? { parents: s.parents } : {}),
-    ...(s.positions ? { positions: s.positions } : {}),
-  }));
-  const teacherLogprobs = await teacher.logprobs(sequences);
+  const teacherLogprobs = await teacher.logprobs(samples.map(teacherSequence));
   const scored = samples.map((s, i) => distillAdvantages(s, teacherLogprobs[i] ?? [], weight));
   return {
     samples: samples.map((s, i) => ({ ...s, advantages: scored[i]!.advantages })),

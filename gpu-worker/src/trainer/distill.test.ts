@@ -102,6 +102,8 @@ describe('on-policy distillation from a teacher worker', () => {
     expect(s.step).toBe(1);
     // The step reports the mean reverse KL to the teacher (same weights: about 0).
     expect(Math.abs(s.lastStep?.distillReverseKl ?? Number.NaN)).toBeLessThan(2e-3);
+    // The group went to the teacher as it completed, before its update asked: every sequence was scored ahead.
+    expect(s.lastStep?.distillPrefetched).toBe(1);
   }, 180_000);
 
   it('refuses a teacher it cannot use at start, naming why', async () => {

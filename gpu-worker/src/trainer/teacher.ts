@@ -7,10 +7,20 @@ import { z } from 'zod';
 import { batchByTokens } from '../../../src/shared/distill';
 import type { LogprobsSequence } from '../../../src/shared/engine-protocol';
 
+/** How many of the updates' teacher sequences had been scored ahead (teacher-prefetch.ts). */
+export interface PrefetchFigures {
+  sequences: number;
+  prefetched: number;
+}
+
 /** What the trainer needs of a teacher: the logprob of every token of each sequence (0 at the root). */
 export interface Teacher {
   readonly url: string;
   logprobs(sequences: readonly LogprobsSequence[]): Promise<number[][]>;
+  /** Starts scoring sequences a later update will ask for (a teacher without it scores on demand only). */
+  prefetch?(sequences: readonly LogprobsSequence[]): void;
+  /** Since the last call: the sequences updates asked for, and how many had been scored ahead. */
+  takeFigures?(): PrefetchFigures;
 }
 
 export interface RemoteTeacherOptions {

@@ -65,6 +65,10 @@ const sampleOptions = (t: TrainSettings): SampleOptions => ({
 export const samplesFor = (episodes: readonly ScoredEpisode[], t: TrainSettings): BuiltSamples =>
   buildTrainSamples(episodes, sampleOptions(t));
 
+/** Every episode's samples, a flat group's too: what a distilling update trains on (pure). */
+export const allSamplesFor = (episodes: readonly ScoredEpisode[], t: TrainSettings): BuiltSamples =>
+  buildTrainSamples(episodes, { ...sampleOptions(t), dropZeroAdvantage: false });
+
 /**
  * What an update under `t` would train of one episode of `group` (the episodes that would train with
  * it, in pool order): the samples holding its tokens, picked from the update's own samples
@@ -83,11 +87,7 @@ export function previewSamples(
     const trained = trainedOfEpisode(samplesFor(group, t), episodeId, calls);
     if (trained.samples.length > 0) return trained;
   }
-  return trainedOfEpisode(
-    buildTrainSamples(group, { ...sampleOptions(t), dropZeroAdvantage: false }),
-    episodeId,
-    calls,
-  );
+  return trainedOfEpisode(allSamplesFor(group, t), episodeId, calls);
 }
 
 export interface TrainedStep {
@@ -116,7 +116,7 @@ export async function trainOnEpisodes(
       built.samples.length > 0 ? await engine.call('train_step', { samples: built.samples, hyper: hyperOf(t) }) : null;
     return { built, stats };
   }
-  const built = buildTrainSamples(episodes, { ...sampleOptions(t), dropZeroAdvantage: false });
+  const built = allSamplesFor(episodes, t);
   if (built.samples.length === 0) return { built, stats: null };
   const distilled = await withTeacher(built.samples, teacher, weight);
   const stats = await engine.call('train_step', { samples: distilled.samples, hyper: hyperOf(t) });

@@ -1,0 +1,91 @@
+// Benchmark `distill`: one arm's result as a file (<run-dir>/<arm>/result.json), so a later run with
+// --reuse-rl can read a finished RL arm back instead of training it again — only when it ran with the
+// same settings, since the distillation arm is compared against its curve.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { MergeMode } from '../src/shared/timeline/types';
+
+/** The settings an arm's curve depends on (besides its teacher). */
+export interface ArmSettingsInput {
+  minutes: number;
+  evalEveryMinutes: number;
+  evalEpisodes: number;
+  clients: number;
+  batch: number;
+  groupSize: number;
+  lr: number;
+  lrEnd: number;
+  threads: number;
+  seed: number;
+  merge: MergeMode;
+}
+
+const CurvePointSchema = z.object({ minutes: z.number(), success: z.number(), episodes: z.number() });
+export type CurvePoint = z.infer<typeof CurvePointSchema>;
+
+const DistillArmResultSchema = z.object({
+  name: z.string(),
+  /** Held-out success over training time: 0 (the start), every --eval-every minutes, the end. */
+  curve: z.array(CurvePointSchema).min(2),
+  updates: z.number(),
+  trainEpisodes: z.number(),
+  /** The worker's folder (its last checkpoint: what a resumed worker serves). */
+  workerDir: z.string(),
+  /** The settings it ran with (a reused arm is compared only with a run of the same settings). */
+  settings: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+export type DistillArmResult = z.infer<typeof DistillArmResultSchema>;
+
+/** What an arm's result depends on, besides its teacher: a reused arm must match these. */
+export function armSettings(o: ArmSettingsInput): Record<string, string | number> {
+  return {
+    minutes: o.minutes,
+    evalEveryMinutes: o.evalEveryMinutes,
+    evalEpisodes: o.evalEpisodes,
+    clients: o.clients,
+    batch: o.batch,
+    groupSize: o.groupSize,
+    lr: o.lr,
+    lrEnd: o.lrEnd,
+    threads: o.threads,
+    seed: o.seed,
+    merge: o.merge,
+  };
+}
+
+const RESULT_FILE = 'result.json';
+
+/**
+ * A finished arm's result from an earlier run in `runDir` (written by `runDistillArm`), if there is one
+ * with exactly these settings; otherwise null and a line saying why.
+ */
+export function finishedArm(
+  o: ArmSettingsInput & { name: string; runDir: string; log: (line: string) => void },
+): DistillArmResult | null {
+  const file = join(o.runDir, RESULT_FILE);
+  if (!existsSync(file)) return null;
+  let json: unknown = null;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    // not JSON: refused below like any other shape
+  }
+  const parsed = DistillArmResultSchema.safeParse(json);
+  if (!parsed.success) {
+    o.log(`  [${o.name}] ${file} is not an arm's result (${parsed.error.message}); running the arm again`);
+    return null;
+  }
+  const want = armSettings(o);
+  const differ = Object.keys(want).filter((k) => parsed.data.settings[k] !== want[k]);
+  if (differ.length > 0) {
+    o.log(`  [${o.name}] ${file} ran with other settings (${differ.join(', ')}); running the arm again`);
+    return null;
+  }
+  return parsed.data;
+}
+
+/** Writes a finished arm's result where `finishedArm` looks for it. */
+export function writeArmResult(runDir: string, result: DistillArmResult): void {
+  writeFileSync(join(runDir, RESULT_FILE), `${JSON.stringify(result, null, 1)}\n`);
+}
