@@ -66,10 +66,19 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
   });
   let updates = 0;
   let trainEpisodes = 0;
+  const steps = { seconds: 0, count: 0, prefetched: 0, distilled: 0 };
   const events = await subscribeEvents(worker.url, tokens.admin, {
     event: (e) => {
       if (e.type === 'episode_ended' && e.kind === 'train') trainEpisodes++;
-      else if (e.type === 'step') updates = e.metrics.weightVersion;
+      else if (e.type === 'step') {
+        updates = e.metrics.weightVersion;
+        steps.seconds += e.metrics.seconds;
+        steps.count++;
+        if (e.metrics.distillPrefetched !== undefined) {
+          steps.prefetched += e.metrics.distillPrefetched;
+          steps.distilled++;
+        }
+      }
     },
     error: (m) => appendFileSync(logs.worker, `${m}\n`),
   });
@@ -119,10 +128,18 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
     curve.push(point(end, await runEval(worker.url, tokens.join, o.evalEpisodes, 'calc')));
     o.log(`  [${o.name}] end (${end.toFixed(1)} min): held-out ${(100 * curve.at(-1)!.success).toFixed(1)}%`);
     await worker.checkpoint('bench end'); // a resumed worker serves these weights (the teacher)
+    o.log(
+      `  [${o.name}] ${steps.count} steps, ${(steps.seconds / Math.max(1, steps.count)).toFixed(2)} s each` +
+        (steps.distilled > 0
+          ? `; teacher sequences scored ahead: ${((100 * steps.prefetched) / steps.distilled).toFixed(0)} %`
+          : ''),
+    );
     const result: DistillArmResult = {
       name: o.name,
       curve,
       updates,
+      stepSeconds: steps.seconds / Math.max(1, steps.count),
+      ...(steps.distilled > 0 ? { prefetched: steps.prefetched / steps.distilled } : {}),
       trainEpisodes,
       workerDir,
       settings: armSettings(o),

@@ -30,6 +30,10 @@ const DistillArmResultSchema = z.object({
   curve: z.array(CurvePointSchema).min(2),
   updates: z.number(),
   trainEpisodes: z.number(),
+  /** Mean seconds of its steps (the update, with the teacher's scoring where it was not done ahead). */
+  stepSeconds: z.number().optional(),
+  /** Distillation: the mean fraction of a step's teacher sequences scored while the student generated. */
+  prefetched: z.number().optional(),
   /** The worker's folder (its last checkpoint: what a resumed worker serves). */
   workerDir: z.string(),
   /** The settings it ran with (a reused arm is compared only with a run of the same settings). */
