@@ -39,7 +39,8 @@ export const distillBenchHelp = `npm run bench -- distill [options]
                        more often
   --distill-lr LR      the distillation arm's learning rate (default --lr; decayed to --lr-end × LR / --lr)
   --reuse-rl           with --run-dir: read a finished RL arm of the same settings from it instead of running
-                       it again (it stays the teacher); only the distillation arm runs
+                       it again (it stays the teacher); only the distillation arm runs (in distill-b<B>-lr<LR>/
+                       when those differ from the defaults)
   --smoke              0.15 min (and 1 update) per arm, evaluations of 2 episodes every 0.075 min, 1 client,
                        batch 1 × group 2 (plumbing only)
   --run-dir DIR        where everything goes (default a temp folder)`;
@@ -106,7 +107,10 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
       lr: distillLr,
       lrEnd: (base.lrEnd * distillLr) / base.lr,
       name: 'distill',
-      runDir: join(runDir, 'distill'),
+      runDir: join(
+        runDir,
+        `distill${distillBatch === base.batch ? '' : `-b${distillBatch}`}${distillLr === base.lr ? '' : `-lr${distillLr}`}`,
+      ),
       teacher: { url: teacher.url, token, weight },
     });
   } finally {
