@@ -14,35 +14,22 @@
 // bound K when that is smaller — is dropped instead of trained, whatever the strategy (C1–C5) selected
 // it: every update passes through `inBound` below, and the step's `health` counts what it dropped.
 // Claims during an update get a 503 with a retry hint.
-import {
-  completeGroups,
-  decideBatch,
-  staleness,
-  trainingBound,
-  type BatchDecision,
-} from '../../../src/shared/batching';
+import { decideBatch, staleness, trainingBound, type BatchDecision } from '../../../src/shared/batching';
 import type { TrainStats } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';
 import type { StepMerge } from '../../../src/shared/swarm-events';
 import type { BatchProgress, StepMetrics, StepServing } from '../../../src/shared/swarm-protocol';
-import { teacherSequence } from '../trainer/distill-step';
-import type { BuiltSamples, ScoredEpisode } from '../trainer/train-samples';
-import { allSamplesFor, trainOnEpisodes, type TrainSettings } from '../trainer/train-step';
+import type { BuiltSamples } from '../trainer/train-samples';
+import { trainOnEpisodes, type TrainSettings } from '../trainer/train-step';
 import { Checkpoints, type CheckpointInfo } from './checkpoints';
 import { SwarmError } from '../errors';
 import { oldestWeightVersion, type PoolEntry, type RemoveReason } from './pool';
+import { ScoreAhead, scoredEpisode } from './score-ahead';
 import type { RunFiles } from './run-dir';
 import { stepMetrics, type StepFacts } from './step-metrics';
 import type { TrainerDeps, TrainingPool } from './trainer-ports';
 
 export type { CheckpointInfo } from './checkpoints';
-
-const scored = (e: PoolEntry): ScoredEpisode => ({
-  episodeId: e.episodeId,
-  groupKey: e.taskId,
-  reward: e.reward,
-  timelines: e.calls,
-});
 
 const mergeOf = (m: BuiltSamples['merge']): StepMerge => ({
   episodes: m.episodes,
@@ -66,8 +53,7 @@ export class Trainer {
   private lastUpdateMs = 5000;
   private lockChain: Promise<void> = Promise.resolve();
   private checkpoints: Checkpoints;
-  /** Pooled episodes whose task group went to the teacher ahead of its update. */
-  private readonly scoredAhead = new Set<string>();
+  private readonly scoreAhead = new ScoreAhead((m) => this.deps.events.log('warn', 'trainer', m));
 
   constructor(private readonly deps: TrainerDeps) {
     this.stepCount = deps.saved?.step ?? 0;
@@ -122,37 +108,9 @@ export class Trainer {
     });
   }
 
-  /**
-   * With a teacher that scores ahead: each task group complete in the pool (the groups C2/C3 select) goes
-   * to the teacher now, while the student generates, instead of inside its update.
-   */
-  private scoreAhead(): void {
-    const teacher = this.deps.teacher;
-    const cfg = this.deps.config();
-    if (!teacher?.prefetch || (cfg.distillWeight ?? 1) === 0) return;
-    const entries = this.deps.pool.list();
-    const byId = new Map(entries.map((e) => [e.episodeId, e]));
-    for (const id of this.scoredAhead) if (!byId.has(id)) this.scoredAhead.delete(id);
-    for (const g of completeGroups(entries, cfg.groupSize)) {
-      if (g.items.every((i) => this.scoredAhead.has(i.episodeId))) continue;
-      const episodes = g.items.flatMap((i) => byId.get(i.episodeId) ?? []);
-      for (const e of episodes) this.scoredAhead.add(e.episodeId);
-      try {
-        teacher.prefetch(allSamplesFor(episodes.map(scored), cfg).samples.map(teacherSequence));
-      } catch (err) {
-        // Its update builds the samples again and reports what is wrong with them; nothing is lost here.
-        this.deps.events.log(
-          'warn',
-          'trainer',
-          `could not score task ${g.taskId} ahead: ${err instanceof Error ? err.message : String(err)}`,
-        );
-      }
-    }
-  }
-
   private async maybeUpdate(): Promise<void> {
     if (this.disposed) return;
-    this.scoreAhead();
+    if (this.deps.teacher?.prefetch) this.scoreAhead.run(this.deps.pool.list(), this.deps.config(), this.deps.teacher);
     if (this.busy) return;
     const decision = this.decide();
     const key = JSON.stringify([decision.progress, this.deps.pool.size]);
@@ -238,7 +196,7 @@ export class Trainer {
       const settings = { ...this.deps.config() };
       const { built, stats, distillReverseKl } = await trainOnEpisodes(
         this.deps.engine,
-        fresh.map(scored),
+        fresh.map(scoredEpisode),
         settings,
         this.deps.teacher,
       );
