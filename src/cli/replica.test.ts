@@ -25,12 +25,15 @@ describe('agentjet replica: options', () => {
 
   it('attaches with the replica token (flag, else environment) before the admin token', () => {
     const env = { AGENTJET_ADMIN_TOKEN: 'env-admin', AGENTJET_REPLICA_TOKEN: 'env-replica' };
-    expect(attachToken({}, env)).toBe('env-replica');
-    expect(attachToken({}, { ...env, AGENTJET_REPLICA_TOKEN: '' })).toBe('env-admin');
-    expect(attachToken({ replicaToken: 'flag-replica' }, env)).toBe('flag-replica');
-    expect(attachToken({ token: 'flag-admin' }, env)).toBe('flag-admin');
+    expect(attachToken({}, env)).toEqual({ token: 'env-replica', given: 'replica' });
+    expect(attachToken({}, { ...env, AGENTJET_REPLICA_TOKEN: '' })).toEqual({ token: 'env-admin', given: 'admin' });
+    expect(attachToken({ replicaToken: 'flag-replica' }, env)).toEqual({ token: 'flag-replica', given: 'replica' });
+    expect(attachToken({ token: 'flag-admin' }, env)).toEqual({ token: 'flag-admin', given: 'admin' });
     expect(() => attachToken({ token: 'a', replicaToken: 'r' }, {})).toThrow(/not both/);
     expect(() => attachToken({}, {})).toThrow(/give the worker's replica token: AGENTJET_REPLICA_TOKEN/);
+    expect(ReplicaOptionsSchema.parse({ worker: 'http://h:1', replicaToken: 'r' })).toMatchObject({
+      replicaToken: 'r',
+    });
   });
 });
 

@@ -59,27 +59,35 @@ export function trust(o: { tlsFingerprint?: string | undefined; caFile?: string 
 }
 
 /**
- * The token this host attaches with: the worker's replica token (least privilege), else its admin token —
- * a flag, else the environment. The worker tells which it is; the host only sends it.
+ * The token this host attaches with, and which the user named it: the worker's replica token (least
+ * privilege), else its admin token — a flag, else the environment. Only the worker tells them apart.
  */
 export function attachToken(
   o: Pick<z.output<typeof ReplicaOptionsSchema>, 'token' | 'replicaToken'>,
   env: NodeJS.ProcessEnv = process.env,
-): string {
+): { token: string; given: 'replica' | 'admin' } {
   if (o.token !== undefined && o.replicaToken !== undefined)
     throw new Error('give --replica-token or --token (the admin token), not both');
-  const token = o.replicaToken ?? o.token ?? (env['AGENTJET_REPLICA_TOKEN'] || env['AGENTJET_ADMIN_TOKEN']);
-  if (!token)
-    throw new Error(
-      "give the worker's replica token: AGENTJET_REPLICA_TOKEN (or --replica-token); its admin token " +
-        '(AGENTJET_ADMIN_TOKEN or --token) also attaches',
-    );
-  return token;
+  if (o.replicaToken !== undefined) return { token: o.replicaToken, given: 'replica' };
+  if (o.token !== undefined) return { token: o.token, given: 'admin' };
+  const replica = env['AGENTJET_REPLICA_TOKEN'];
+  if (replica) return { token: replica, given: 'replica' };
+  const admin = env['AGENTJET_ADMIN_TOKEN'];
+  if (admin) return { token: admin, given: 'admin' };
+  throw new Error(
+    "give the worker's replica token: AGENTJET_REPLICA_TOKEN (or --replica-token); its admin token " +
+      '(AGENTJET_ADMIN_TOKEN or --token) also attaches',
+  );
 }
 
 export async function runReplica(given: ReplicaOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const o = ReplicaOptionsSchema.parse(given);
-  const token = attachToken(o, env);
+  const { token, given: kind } = attachToken(o, env);
+  if (kind === 'admin')
+    console.error(
+      "agentjet replica: attaching with the worker's admin token; a replica token (the worker's --replica-token) " +
+        'attaches as well and can do nothing else',
+    );
   const model = o.model === 'builtin' ? BUILTIN_MODEL_DIR : resolve(o.model);
   if (!existsSync(join(model, 'config.json')))
     throw new Error(`--model ${o.model}: no config.json there (give a copy of the worker's model folder, or builtin)`);

@@ -191,7 +191,10 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
       : '  tokens: from the environment / flags',
   );
   if (tokens.replica !== undefined)
-    console.log('  replica token: from the environment / flags (attaches rollout replicas, nothing else)');
+    console.log(
+      '  replica token: from the environment / flags (attaches rollout replicas, nothing else' +
+        `${worker.config.remoteReplicas ? ')' : '; unused while --remote-replicas is false)'}`,
+    );
   if (worker.config.agentjetCompat)
     console.log(
       `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's ` +

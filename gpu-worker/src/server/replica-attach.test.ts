@@ -101,7 +101,11 @@ function dial(
 }
 
 /** An upgrade's refusal — its status and error body — or `opened` if the socket opened (then closed). */
-function upgradeRefusal(url: string, path: string, token: string): Promise<{ status: number; body: unknown } | 'opened'> {
+function upgradeRefusal(
+  url: string,
+  path: string,
+  token: string,
+): Promise<{ status: number; body: unknown } | 'opened'> {
   const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${path}`, { headers: { authorization: `Bearer ${token}` } });
   return new Promise((resolve, reject) => {
     ws.on('unexpected-response', (_req, res: IncomingMessage) => {

@@ -25,7 +25,7 @@ export class ReplicaAttachServer {
     private readonly remote: RemoteReplicas | null,
     private readonly matcher: TokenMatcher,
     /** The replica token's matcher (this endpoint's alone), or null: the worker has no replica token. */
-    private readonly replicaToken: TokenMatcher<'replica'> | null = null,
+    private readonly replicaMatcher: TokenMatcher<'replica'> | null = null,
   ) {}
 
   /** The upgrade handler of REPLICA_ATTACH_PATH (upgrades.ts routes it here). */
@@ -51,7 +51,7 @@ export class ReplicaAttachServer {
   /** The replica token admits; anything else is checked (and refused) as every admin upgrade is. */
   private admits(req: IncomingMessage, socket: Duplex): boolean {
     const token = presentedToken(req.headers);
-    if (token !== null && this.replicaToken?.match(token) === 'replica') return true;
+    if (token !== null && this.replicaMatcher?.match(token) === 'replica') return true;
     return admitsAdmin(req, socket, this.matcher);
   }
 
