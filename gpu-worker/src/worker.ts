@@ -199,7 +199,7 @@ interface Matchers {
 
 const newMatchers = (tokens: Record<Role, string>, replica: string | null): Matchers => ({
   roles: new TokenMatcher(tokens),
-  replica: replica === null ? null : new TokenMatcher({ replica }),
+  replica: replica === null ? null : new TokenMatcher<'replica'>({ replica }),
 });
 
 /** The events and replica-attach WebSockets on the server; `dispose` closes them. */

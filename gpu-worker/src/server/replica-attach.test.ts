@@ -70,7 +70,7 @@ async function listen(remote: RemoteReplicas | null): Promise<{ server: Server; 
   const attach = new ReplicaAttachServer(
     remote,
     new TokenMatcher(TEST_TOKENS),
-    new TokenMatcher({ replica: REPLICA_TOKEN }),
+    new TokenMatcher<'replica'>({ replica: REPLICA_TOKEN }),
   );
   const stop = serveUpgrades(server, { [REPLICA_ATTACH_PATH]: attach.upgrade });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -63,7 +63,7 @@ export class TokenMatcher<R extends string = Role> {
   private readonly key = randomBytes(32);
   private readonly digests: [R, Buffer][];
 
-  constructor(tokens: Readonly<Record<R, string>>) {
+  constructor(tokens: Record<R, string>) {
     this.digests = (Object.entries(tokens) as [R, string][]).map(([role, token]) => [role, this.digest(token)]);
   }
 
