@@ -22,7 +22,7 @@ import { prepareTransport, servingUrl, type TlsMaterial } from './server/transpo
 import { CompletionService } from './swarm/completions';
 import { EngineHost, processEngineFactory, type EngineFactory } from './engine/engine-host';
 import { nodesOf } from './engine/rank-node';
-import { TokenMatcher, type Role } from './swarm/keys';
+import { TokenMatcher, type Role, type TokenName } from './swarm/keys';
 import { DurableCounters } from './swarm/durable-counters';
 import type { JournalFs } from './swarm/journal-fs';
 import {
@@ -47,8 +47,11 @@ import { openPoolAndStart } from './worker-start';
 export interface StartOptions {
   /** Continue the run in `config.runDir` (its saved config, overridden by `config` fields given). */
   resume?: boolean;
-  /** Explicit tokens (flags / environment); otherwise read from or generated into tokens.json. */
-  tokens?: Partial<Record<Role, string>>;
+  /**
+   * Explicit tokens (flags / environment); otherwise the admin and join tokens are read from or generated
+   * into tokens.json. `replica`, if given, is good only for attaching rollout replicas.
+   */
+  tokens?: Partial<Record<TokenName, string>>;
   engineFactory?: EngineFactory;
   /** Log sink for worker and engine lines (default stderr). */
   log?: (line: string) => void;
@@ -175,20 +178,34 @@ function prepareRun(input: WorkerConfigInput, opts: StartOptions) {
   preparePrivateDir(files.dir);
   writeFileAtomic(files.config, `${JSON.stringify(config, null, 2)}\n`);
   const secret = loadOrCreateSecret(files);
-  const { tokens, file: tokensFile } = resolveTokens(files, opts.tokens ?? {});
+  const { tokens, replica: replicaToken, file: tokensFile } = resolveTokens(files, opts.tokens ?? {});
   const saved = opts.resume ? readState(files) : null;
   const modelPath = config.model === 'builtin' ? BUILTIN_MODEL_DIR : resolve(config.model);
   const modelName = config.modelName ?? (config.model === 'builtin' ? BUILTIN_MODEL_NAME : basename(modelPath));
   const tls = prepareTransport(config, files.dir); // refuses a plain-HTTP non-loopback bind
   // refuses a folder whose template or tokenizer has no tool-call format this worker knows
   const parsers = modelParsers(modelPath, config);
-  return { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls, parsers };
+  return { config, files, secret, tokens, replicaToken, tokensFile, saved, modelPath, modelName, tls, parsers };
 }
 
+/**
+ * The worker's token checks: `roles` (admin and join) is what every route and upgrade asks; the replica
+ * token has a matcher of its own that only the replica attach asks, so nothing else ever knows it.
+ */
+interface Matchers {
+  roles: TokenMatcher;
+  replica: TokenMatcher<'replica'> | null;
+}
+
+const newMatchers = (tokens: Record<Role, string>, replica: string | null): Matchers => ({
+  roles: new TokenMatcher(tokens),
+  replica: replica === null ? null : new TokenMatcher<'replica'>({ replica }),
+});
+
 /** The events and replica-attach WebSockets on the server; `dispose` closes them. */
-function serveSockets(app: FastifyInstance, swarm: Swarm, matcher: TokenMatcher, remote: RemoteReplicas | null) {
-  const events = new EventsSocketServer(swarm, matcher);
-  const attach = new ReplicaAttachServer(remote, matcher);
+function serveSockets(app: FastifyInstance, swarm: Swarm, matchers: Matchers, remote: RemoteReplicas | null) {
+  const events = new EventsSocketServer(swarm, matchers.roles);
+  const attach = new ReplicaAttachServer(remote, matchers.roles, matchers.replica);
   const stop = serveUpgrades(app.server, { [EVENTS_PATH]: events.upgrade, [REPLICA_ATTACH_PATH]: attach.upgrade });
   return {
     dispose: async (): Promise<void> => {
@@ -204,7 +221,7 @@ async function serve(
   config: WorkerConfig,
   o: {
     swarm: Swarm;
-    matcher: TokenMatcher;
+    matchers: Matchers;
     engine: EngineHost;
     scheduler: GenerationGate;
     log: (line: string) => void;
@@ -226,7 +243,7 @@ async function serve(
   const app = buildApp({
     swarm: o.swarm,
     completions,
-    matcher: o.matcher,
+    matcher: o.matchers.roles,
     bodyLimit: config.bodyLimitBytes,
     heartbeatS: Math.max(1, Math.floor(config.clientTimeoutS / 4)),
     log: o.log,
@@ -238,7 +255,7 @@ async function serve(
   });
   try {
     await app.listen({ host: config.host, port: config.port });
-    return { app, events: serveSockets(app, o.swarm, o.matcher, o.remote) };
+    return { app, events: serveSockets(app, o.swarm, o.matchers, o.remote) };
   } catch (err) {
     await app.close().catch(() => undefined);
     throw err;
@@ -288,10 +305,8 @@ function newSwarm(parts: SwarmParts, opts: StartOptions, log: (line: string) => 
 
 export async function startWorker(input: WorkerConfigInput, opts: StartOptions = {}): Promise<Worker> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { config, files, secret, tokens, tokensFile, saved, modelPath, modelName, tls, parsers } = prepareRun(
-    input,
-    opts,
-  );
+  const { config, files, secret, tokens, replicaToken, tokensFile, saved, modelPath, modelName, tls, parsers } =
+    prepareRun(input, opts);
   if (config.nodeRank > 0)
     throw new Error(`--node-rank ${config.nodeRank}: only node 0 runs the worker (the others: startRankNode)`);
   log(`worker: ${parsers.family} — tool parser ${parsers.choice.tool}, reasoning parser ${parsers.choice.reasoning}`);
@@ -322,12 +337,12 @@ export async function startWorker(input: WorkerConfigInput, opts: StartOptions =
   pool.onProblem((message) => s.log('error', 'pool', message));
   const tensorboard = config.tensorboardDir ? new TensorBoardSink(config.tensorboardDir) : null;
   if (tensorboard) s.onEvent((e) => tensorboard.onEvent(e));
-  const matcher = new TokenMatcher(tokens);
+  const matchers = newMatchers(tokens, replicaToken);
   // An AgentJet swarm server starts OFFLINE: its clients sync their config, then start the engine.
   if (config.agentjetCompat) s.pause();
   const { app, events } = await serve(config, {
     swarm: s,
-    matcher,
+    matchers,
     engine,
     scheduler,
     log,

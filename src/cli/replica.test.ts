@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplicaHost, type ReplicaHost } from '../../gpu-worker/src/engine/replicas/replica-host';
 import { fakeEnginePython } from '../../gpu-worker/src/testing/fake-engine-program';
 import { startFakeWorker, TEST_TOKENS, type TestWorker } from '../../gpu-worker/src/testing/workers';
-import { ReplicaOptionsSchema, trust } from './replica';
+import { attachToken, ReplicaOptionsSchema, trust } from './replica';
 
 describe('agentjet replica: options', () => {
   it('reads its flags and refuses what cannot work', () => {
@@ -21,6 +21,19 @@ describe('agentjet replica: options', () => {
     expect(() => ReplicaOptionsSchema.parse({ worker: 'http://h:1', devices: 'a,b' })).toThrow(/GPU indices/);
     expect(() => ReplicaOptionsSchema.parse({ worker: 'http://h:1', tlsFingerprint: 'AB' })).toThrow(/SHA-256/);
     expect(() => ReplicaOptionsSchema.parse({ worker: 'http://h:1', engineProcs: '2' })).toThrow();
+  });
+
+  it('attaches with the replica token (flag, else environment) before the admin token', () => {
+    const env = { AGENTJET_ADMIN_TOKEN: 'env-admin', AGENTJET_REPLICA_TOKEN: 'env-replica' };
+    expect(attachToken({}, env)).toEqual({ token: 'env-replica', given: 'replica' });
+    expect(attachToken({}, { ...env, AGENTJET_REPLICA_TOKEN: '' })).toEqual({ token: 'env-admin', given: 'admin' });
+    expect(attachToken({ replicaToken: 'flag-replica' }, env)).toEqual({ token: 'flag-replica', given: 'replica' });
+    expect(attachToken({ token: 'flag-admin' }, env)).toEqual({ token: 'flag-admin', given: 'admin' });
+    expect(() => attachToken({ token: 'a', replicaToken: 'r' }, {})).toThrow(/not both/);
+    expect(() => attachToken({}, {})).toThrow(/give the worker's replica token: AGENTJET_REPLICA_TOKEN/);
+    expect(ReplicaOptionsSchema.parse({ worker: 'http://h:1', replicaToken: 'r' })).toMatchObject({
+      replicaToken: 'r',
+    });
   });
 });
 

@@ -17,6 +17,7 @@ export const ReplicaOptionsSchema = z
   .object({
     worker: z.string().regex(/^https?:\/\/\S+$/, 'the worker URL, http(s)://host:port'),
     token: z.string().min(1).optional(),
+    replicaToken: z.string().min(1).optional(),
     name: z
       .string()
       .regex(/^[\w.:-]{1,64}$/, 'letters, digits and ._:- (at most 64)')
@@ -37,7 +38,9 @@ export type ReplicaOptions = z.input<typeof ReplicaOptionsSchema>;
 export const replicaHelp = [
   'agentjet replica --worker URL [options]   add rollout replicas on this host to a worker elsewhere',
   '  --worker URL               the worker (started with --remote-replicas true), http(s)://host:port',
-  '  --token T                  its admin token (prefer AGENTJET_ADMIN_TOKEN: flags show in `ps`)',
+  "  --replica-token T          the worker's replica token (prefer AGENTJET_REPLICA_TOKEN: flags show in `ps`):",
+  '                             good only for attaching replicas, so this host holds no admin powers',
+  '  --token T                  or its admin token (AGENTJET_ADMIN_TOKEN), as before',
   '  --replicas R               inference-only engines on this host (default 1)',
   '  --replica-threads N        CPU threads of each (default: the CPU count shared out)',
   "  --devices 0,1              CUDA devices, one per replica round robin (default: the engine's choice)",
@@ -55,10 +58,36 @@ export function trust(o: { tlsFingerprint?: string | undefined; caFile?: string 
   return undefined;
 }
 
+/**
+ * The token this host attaches with, and which the user named it: the worker's replica token (least
+ * privilege), else its admin token — a flag, else the environment. Only the worker tells them apart.
+ */
+export function attachToken(
+  o: Pick<z.output<typeof ReplicaOptionsSchema>, 'token' | 'replicaToken'>,
+  env: NodeJS.ProcessEnv = process.env,
+): { token: string; given: 'replica' | 'admin' } {
+  if (o.token !== undefined && o.replicaToken !== undefined)
+    throw new Error('give --replica-token or --token (the admin token), not both');
+  if (o.replicaToken !== undefined) return { token: o.replicaToken, given: 'replica' };
+  if (o.token !== undefined) return { token: o.token, given: 'admin' };
+  const replica = env['AGENTJET_REPLICA_TOKEN'];
+  if (replica) return { token: replica, given: 'replica' };
+  const admin = env['AGENTJET_ADMIN_TOKEN'];
+  if (admin) return { token: admin, given: 'admin' };
+  throw new Error(
+    "give the worker's replica token: AGENTJET_REPLICA_TOKEN (or --replica-token); its admin token " +
+      '(AGENTJET_ADMIN_TOKEN or --token) also attaches',
+  );
+}
+
 export async function runReplica(given: ReplicaOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const o = ReplicaOptionsSchema.parse(given);
-  const token = o.token ?? env['AGENTJET_ADMIN_TOKEN'];
-  if (!token) throw new Error("give the worker's admin token: AGENTJET_ADMIN_TOKEN (or --token)");
+  const { token, given: kind } = attachToken(o, env);
+  if (kind === 'admin')
+    console.error(
+      "agentjet replica: attaching with the worker's admin token; a replica token (the worker's --replica-token) " +
+        'attaches as well and can do nothing else',
+    );
   const model = o.model === 'builtin' ? BUILTIN_MODEL_DIR : resolve(o.model);
   if (!existsSync(join(model, 'config.json')))
     throw new Error(`--model ${o.model}: no config.json there (give a copy of the worker's model folder, or builtin)`);

@@ -141,4 +141,25 @@ describe('agentjet worker options', () => {
       /--admin-token and AGENTJET_JOIN_TOKEN are the same/,
     );
   });
+
+  it('takes the replica token the same way, and refuses one that is the admin or join token', () => {
+    const env = {
+      AGENTJET_ADMIN_TOKEN: 'env-admin-token-0123456789',
+      AGENTJET_REPLICA_TOKEN: 'env-replica-0123456789',
+    };
+    expect(explicitTokens({}, env)).toEqual({ admin: env.AGENTJET_ADMIN_TOKEN, replica: env.AGENTJET_REPLICA_TOKEN });
+    const flag = 'flag-replica-0123456789';
+    expect(explicitTokens({ replicaToken: flag }, env).replica).toBe(flag);
+    expect(parse(['--replica-token', flag])).toMatchObject({ replicaToken: flag });
+    expect(() => explicitTokens({ replicaToken: env.AGENTJET_ADMIN_TOKEN }, env)).toThrow(
+      /^--replica-token is the same as AGENTJET_ADMIN_TOKEN: the replica token must differ/,
+    );
+    const join = 'flag-join-token-0123456789';
+    expect(() => explicitTokens({ joinToken: join }, { ...env, AGENTJET_REPLICA_TOKEN: join })).toThrow(
+      /^AGENTJET_REPLICA_TOKEN is the same as --join-token/,
+    );
+    expect(() => explicitTokens({}, { AGENTJET_REPLICA_TOKEN: 'short' })).toThrow(
+      /AGENTJET_REPLICA_TOKEN is 5 characters/,
+    );
+  });
 });

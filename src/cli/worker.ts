@@ -15,7 +15,7 @@ import {
   type WorkerConfigInput,
   type WorkerConfigPatch,
 } from '../../gpu-worker/src/worker-config';
-import { explicitTokenProblem } from '../../gpu-worker/src/swarm/keys';
+import { explicitTokenProblem, type TokenName } from '../../gpu-worker/src/swarm/keys';
 import { flagShape, fromFlags, helpLines, TRAINING_OPTIONS, WORKER_OPTIONS } from '../shared/options/index';
 import { LOG_EVENTS_ONLY_ENV } from '../shared/swarm-events';
 import { exitOnSignals } from './signals';
@@ -27,6 +27,7 @@ const CommandFlags = z.object({
   config: z.string().min(1).optional(),
   adminToken: z.string().optional(),
   joinToken: z.string().optional(),
+  replicaToken: z.string().optional(),
 });
 
 export const WorkerOptionsSchema = CommandFlags.extend({
@@ -45,6 +46,9 @@ export const workerHelp = [
   '  --admin-token T --join-token T   tokens (prefer AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN;',
   '                             otherwise generated into <run-dir>/tokens.json, mode 0600); at least',
   '                             16 printable characters each, and the two must differ',
+  '  --replica-token T          a token good only for attaching rollout replicas (`agentjet replica`, with',
+  '                             --remote-replicas true): give it, not the admin token, to replica hosts',
+  '                             (prefer AGENTJET_REPLICA_TOKEN; never generated; must differ from both)',
   '  SIGTERM / Ctrl-C checkpoints and exits, and so does losing the parent process (e.g. under npx);',
   '  run it as `node bin/agentjet.mjs worker` (or the bin directly) so signals reach it.',
 ].join('\n');
@@ -109,18 +113,19 @@ export function workerConfigFromOptions(
 
 /** Tokens from the flags, else the environment; refused (naming where they came from) when too short or equal. */
 export function explicitTokens(
-  o: Pick<WorkerOptions, 'adminToken' | 'joinToken'>,
+  o: Pick<WorkerOptions, 'adminToken' | 'joinToken' | 'replicaToken'>,
   env: NodeJS.ProcessEnv = process.env,
-): Partial<Record<'admin' | 'join', string>> {
-  const tokens: Partial<Record<'admin' | 'join', string>> = {};
-  const sources: Partial<Record<'admin' | 'join', string>> = {};
-  const pick = (role: 'admin' | 'join', flag: string | undefined, name: string): void => {
-    const fromEnv = env[name];
-    if (flag !== undefined) [tokens[role], sources[role]] = [flag, `--${role}-token`];
-    else if (fromEnv !== undefined && fromEnv !== '') [tokens[role], sources[role]] = [fromEnv, name];
+): Partial<Record<TokenName, string>> {
+  const tokens: Partial<Record<TokenName, string>> = {};
+  const sources: Partial<Record<TokenName, string>> = {};
+  const pick = (name: TokenName, flag: string | undefined, variable: string): void => {
+    const fromEnv = env[variable];
+    if (flag !== undefined) [tokens[name], sources[name]] = [flag, `--${name}-token`];
+    else if (fromEnv !== undefined && fromEnv !== '') [tokens[name], sources[name]] = [fromEnv, variable];
   };
   pick('admin', o.adminToken, 'AGENTJET_ADMIN_TOKEN');
   pick('join', o.joinToken, 'AGENTJET_JOIN_TOKEN');
+  pick('replica', o.replicaToken, 'AGENTJET_REPLICA_TOKEN');
   const problem = explicitTokenProblem(tokens, sources);
   if (problem) throw new Error(problem);
   return tokens;
@@ -185,6 +190,11 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
       ? `  tokens: ${worker.tokensFile} (admin and join; mode 0600)`
       : '  tokens: from the environment / flags',
   );
+  if (tokens.replica !== undefined)
+    console.log(
+      '  replica token: from the environment / flags (attaches rollout replicas, nothing else' +
+        `${worker.config.remoteReplicas ? ')' : '; unused while --remote-replicas is false)'}`,
+    );
   if (worker.config.agentjetCompat)
     console.log(
       `  AgentJet clients: SwarmClient("${worker.url}/agentjet/<join token>") · engine OFFLINE until a client's ` +

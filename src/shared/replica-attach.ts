@@ -1,6 +1,6 @@
 // The contract between a worker and a rollout replica host (`agentjet replica`, issue #21 §2: a second
 // box adds replicas). The replica host dials `GET /swarm/v1/replicas/attach?name=<host>/<i>` (a
-// WebSocket, admin token, the model's identity files in a header) once per replica engine; refusals
+// WebSocket, replica or admin token, the model's identity files in a header) once per replica engine; refusals
 // are HTTP answers before the upgrade (`ErrorBodySchema`). After it, every WebSocket message is one
 // engine frame as JSON text — requests from the worker, answers and deltas from the replica's engine
 // (engine-protocol.ts), exactly what a local engine process speaks over stdio. The close codes below

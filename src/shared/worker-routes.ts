@@ -35,8 +35,11 @@ import {
 import { TimelineSchema } from './timeline/types';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
-/** Who may call a route: nobody in particular, the join token, the admin token, or an OpenAI-style episode key. */
-export type RouteAuth = 'none' | 'join' | 'admin' | 'join-or-episode-key' | 'episode-key';
+/**
+ * Who may call a route: nobody in particular, the join token, the admin token, an OpenAI-style episode key,
+ * or (the replica attach alone) the replica token or the admin token.
+ */
+export type RouteAuth = 'none' | 'join' | 'admin' | 'join-or-episode-key' | 'episode-key' | 'replica-or-admin';
 
 export interface RouteSpec {
   method: HttpMethod;
@@ -106,7 +109,7 @@ export const workerRoutes = {
   /** A WebSocket (`?since=<seq>&boot=<id>`): swarm-events.ts; a plain GET is refused with 426. */
   events: route({ method: 'GET', path: '/swarm/v1/events', auth: 'admin' }),
   /** A WebSocket for a rollout replica host (`?name=<host>/<i>`): replica-attach.ts; a plain GET gets 426. */
-  replicaAttach: route({ method: 'GET', path: '/swarm/v1/replicas/attach', auth: 'admin' }),
+  replicaAttach: route({ method: 'GET', path: '/swarm/v1/replicas/attach', auth: 'replica-or-admin' }),
 
   registerClient: route({
     method: 'POST',

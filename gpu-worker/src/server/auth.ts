@@ -11,11 +11,15 @@ import { sendError } from './http';
 
 export type Caller = { kind: 'token'; role: Role } | { kind: 'key'; key: string };
 
-export function callerOf(headers: IncomingHttpHeaders, matcher: TokenMatcher): Caller {
+/** The credential a request presents, or null: `Authorization: Bearer <token>`, else `x-api-key: <token>`. */
+export function presentedToken(headers: IncomingHttpHeaders): string | null {
   // `x-api-key: <token>` (what Anthropic's SDKs send) counts as `Authorization: Bearer <token>`.
   const apiKey = headers['x-api-key'];
-  const token =
-    bearerToken(headers.authorization) ?? (typeof apiKey === 'string' && /^\S+$/.test(apiKey) ? apiKey : null);
+  return bearerToken(headers.authorization) ?? (typeof apiKey === 'string' && /^\S+$/.test(apiKey) ? apiKey : null);
+}
+
+export function callerOf(headers: IncomingHttpHeaders, matcher: TokenMatcher): Caller {
+  const token = presentedToken(headers);
   if (token === null) {
     throw unauthorized(
       'missing_credentials',

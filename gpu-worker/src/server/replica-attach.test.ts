@@ -3,12 +3,14 @@
 // (startReplicaHost) whose engines are the fake engine program over real stdio, real sockets between
 // them. A replica attaches, is loaded with its host's model folder and threads, serves only replica
 // methods, cancels, dies with its host and comes back under its name; forged tokens, another model, a
-// worker without --remote-replicas and malformed frames are refused with what went wrong.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+// worker without --remote-replicas and malformed frames are refused with what went wrong. The replica
+// token (issue #21: least privilege) attaches too, and a whole worker refuses it everywhere else exactly
+// as it refuses a forged token; a worker whose replica token is its admin or join token does not start.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import WebSocket, { WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_FILES_HEADER, ReplicaClose } from '../../../src/shared/replica-attach';
@@ -20,10 +22,14 @@ import { RemoteReplicas, type RemoteRouter } from '../engine/replicas/remote-rep
 import { startReplicaHost, type ReplicaHost, type ReplicaHostOptions } from '../engine/replicas/replica-host';
 import type { Replica } from '../engine/replicas/replica-router';
 import { BUILTIN_MODEL_DIR } from '../resources';
-import { TokenMatcher } from '../swarm/keys';
+import { explicitTokenProblem, TokenMatcher } from '../swarm/keys';
+import { preparePrivateDir, resolveTokens, runFiles } from '../swarm/run-dir';
+import { fakeEngineFactory } from '../testing/fake-engine';
 import { fakeEnginePython, UNLOADABLE } from '../testing/fake-engine-program';
 import { until } from '../testing/swarm-play';
-import { TEST_TOKENS } from '../testing/workers';
+import { http, startFakeWorker, tempDir, TEST_TOKENS, type TestWorker } from '../testing/workers';
+import { startWorker } from '../worker';
+import { EVENTS_PATH } from './events-ws';
 import { REPLICA_ATTACH_PATH, ReplicaAttachServer } from './replica-attach';
 import { serveUpgrades } from './upgrades';
 
@@ -55,11 +61,18 @@ const replicaOf = (index: number, engine: EngineHost, host: string): Replica => 
   host,
 });
 
+/** The worker's replica token in these tests: good for attaching replicas, nothing else. */
+const REPLICA_TOKEN = 'test-replica-token-0123456789';
+const FORGED_TOKEN = 'forged-token-0123456789';
+
 async function listen(remote: RemoteReplicas | null): Promise<{ server: Server; url: string; stop: () => void }> {
   const server = createServer((_req, res) => res.writeHead(404).end());
-  const stop = serveUpgrades(server, {
-    [REPLICA_ATTACH_PATH]: new ReplicaAttachServer(remote, new TokenMatcher(TEST_TOKENS)).upgrade,
-  });
+  const attach = new ReplicaAttachServer(
+    remote,
+    new TokenMatcher(TEST_TOKENS),
+    new TokenMatcher<'replica'>({ replica: REPLICA_TOKEN }),
+  );
+  const stop = serveUpgrades(server, { [REPLICA_ATTACH_PATH]: attach.upgrade });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop };
 }
@@ -80,6 +93,33 @@ function dial(
     ws.on('open', () => {
       onOpen(ws); // before any message: the worker's first frame may come with the handshake
       resolve(ws);
+    });
+    ws.on('error', (err) => {
+      if (ws.readyState !== WebSocket.OPEN) reject(err);
+    });
+  });
+}
+
+/** An upgrade's refusal — its status and error body — or `opened` if the socket opened (then closed). */
+function upgradeRefusal(
+  url: string,
+  path: string,
+  token: string,
+): Promise<{ status: number; body: unknown } | 'opened'> {
+  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  return new Promise((resolve, reject) => {
+    ws.on('unexpected-response', (_req, res: IncomingMessage) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown });
+        ws.terminate();
+      });
+    });
+    ws.on('open', () => {
+      ws.close();
+      resolve('opened');
     });
     ws.on('error', (err) => {
       if (ws.readyState !== WebSocket.OPEN) reject(err);
@@ -176,13 +216,13 @@ describe('rollout replicas attached from another host', () => {
   });
 
   it('refuses a forged token, another model and a bad name before the upgrade', async () => {
-    expect(await dial(worker.url, 'x/0', { authorization: 'Bearer forged-token-0123456789' })).toBe(401);
+    expect(await dial(worker.url, 'x/0', { authorization: `Bearer ${FORGED_TOKEN}` })).toBe(401);
     expect(await dial(worker.url, 'x/0', { authorization: `Bearer ${TEST_TOKENS.join}` })).toBe(403);
     const admin = { authorization: `Bearer ${TEST_TOKENS.admin}` };
     expect(await dial(worker.url, 'no-index', { ...admin, [MODEL_FILES_HEADER]: files })).toBe(400);
     expect(await dial(worker.url, 'x/0', admin)).toBe(400);
 
-    const forged = host({ name: 'forger', token: 'forged-token-0123456789' });
+    const forged = host({ name: 'forger', token: FORGED_TOKEN });
     await forged.done;
     expect(forged.links[0]!.stopped).toMatch(/refused \(401\)/);
 
@@ -223,6 +263,22 @@ describe('rollout replicas attached from another host', () => {
     );
     // it joins the router only once an engine of its name has loaded the model
     expect(fake.replicas.map((r) => r.host)).not.toContain('raw/0');
+  });
+
+  it('attaches a host that holds only the replica token', async () => {
+    const withFiles = { [MODEL_FILES_HEADER]: files };
+    // past the token check to the name's (400), where a forged token stops (401)
+    expect(await dial(worker.url, 'no-index', { authorization: `Bearer ${REPLICA_TOKEN}`, ...withFiles })).toBe(400);
+    expect(await dial(worker.url, 'no-index', { 'x-api-key': REPLICA_TOKEN, ...withFiles })).toBe(400);
+    expect(await dial(worker.url, 'no-index', { authorization: `Bearer ${REPLICA_TOKEN}x`, ...withFiles })).toBe(401);
+
+    const h = host({ name: 'leastpriv', token: REPLICA_TOKEN });
+    await until(
+      () => fake.replicas.find((r) => r.host === 'leastpriv/0')?.engine.status,
+      (s) => s === 'ready',
+    );
+    expect(h.links[0]).toMatchObject({ state: 'attached', attaches: 1, stopped: null });
+    expect(logs.join('\n')).not.toContain(REPLICA_TOKEN);
   });
 });
 
@@ -288,6 +344,97 @@ describe('a replica host whose worker sends something that is not an engine requ
       for (const ws of wss.clients) ws.terminate();
       stop();
       server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a worker with a replica token', () => {
+  let t: TestWorker;
+  beforeAll(async () => {
+    t = await startFakeWorker({}, { start: { tokens: { ...TEST_TOKENS, replica: REPLICA_TOKEN } } });
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('lets it past the attach check, and nowhere else', async () => {
+    const url = t.worker.url;
+    // this worker takes no remote replicas: a token the attach admits meets that refusal (409)
+    expect(await upgradeRefusal(url, `${REPLICA_ATTACH_PATH}?name=h/0`, REPLICA_TOKEN)).toMatchObject({
+      status: 409,
+      body: { error: { code: 'remote_replicas_off' } },
+    });
+    expect(await upgradeRefusal(url, `${REPLICA_ATTACH_PATH}?name=h/0`, FORGED_TOKEN)).toMatchObject({ status: 401 });
+
+    // the events WebSocket: the forged token's 401, word for word
+    const forgedEvents = await upgradeRefusal(url, EVENTS_PATH, FORGED_TOKEN);
+    expect(forgedEvents).toMatchObject({ status: 401 });
+    expect(await upgradeRefusal(url, EVENTS_PATH, REPLICA_TOKEN)).toEqual(forgedEvents);
+    expect(await upgradeRefusal(url, EVENTS_PATH, TEST_TOKENS.admin)).toBe('opened');
+
+    // admin, join and inference routes over HTTP: the forged token's answer, word for word
+    const routes = [
+      ['GET', '/swarm/v1/config'],
+      ['POST', '/swarm/v1/control/pause'],
+      ['GET', '/swarm/v1/status'],
+      ['GET', REPLICA_ATTACH_PATH],
+      ['GET', '/v1/models'],
+    ] as const;
+    for (const [method, path] of routes) {
+      const forged = await http(url, method, path, { token: FORGED_TOKEN });
+      const replica = await http(url, method, path, { token: REPLICA_TOKEN });
+      expect(forged.status, `${method} ${path}`).toBe(401);
+      expect({ status: replica.status, body: replica.body }, `${method} ${path}`).toEqual({
+        status: forged.status,
+        body: forged.body,
+      });
+    }
+    expect((await http(url, 'GET', '/swarm/v1/config', { token: TEST_TOKENS.admin })).status).toBe(200);
+    expect(t.worker.swarm.state).not.toBe('paused');
+    expect(t.logs.join('\n')).not.toContain(REPLICA_TOKEN);
+  });
+});
+
+describe('the replica token at start', () => {
+  it('is refused when it is the admin or a join token, naming where each came from', () => {
+    const sources = { admin: '--admin-token', join: 'AGENTJET_JOIN_TOKEN', replica: 'AGENTJET_REPLICA_TOKEN' };
+    expect(explicitTokenProblem({ ...TEST_TOKENS, replica: TEST_TOKENS.admin }, sources)).toMatch(
+      /^AGENTJET_REPLICA_TOKEN is the same as --admin-token: the replica token must differ from the admin and join/,
+    );
+    expect(explicitTokenProblem({ ...TEST_TOKENS, replica: TEST_TOKENS.join }, sources)).toMatch(
+      /^AGENTJET_REPLICA_TOKEN is the same as AGENTJET_JOIN_TOKEN/,
+    );
+    expect(explicitTokenProblem({ replica: 'short' }, sources)).toMatch(/AGENTJET_REPLICA_TOKEN is 5 characters/);
+    expect(explicitTokenProblem({ ...TEST_TOKENS, replica: REPLICA_TOKEN }, sources)).toBeNull();
+  });
+
+  it('is refused against the tokens saved in the run folder, and never written there', () => {
+    const files = runFiles(join(tempDir('aj-replica-token-'), 'run'));
+    preparePrivateDir(files.dir);
+    const { tokens } = resolveTokens(files, {});
+    expect(() => resolveTokens(files, { replica: tokens.admin })).toThrow(
+      /^the replica token is the same as the admin token in .*tokens\.json: /,
+    );
+    expect(() => resolveTokens(files, { admin: tokens.admin, replica: tokens.join })).toThrow(
+      /^the replica token is the same as the join token in .*tokens\.json: /,
+    );
+    expect(resolveTokens(files, { replica: REPLICA_TOKEN })).toMatchObject({ tokens, replica: REPLICA_TOKEN });
+    expect(readFileSync(files.tokens, 'utf8')).not.toContain(REPLICA_TOKEN);
+    rmSync(dirname(files.dir), { recursive: true, force: true });
+  });
+
+  it('stops a worker from starting, before its engine', async () => {
+    const dir = tempDir('aj-replica-start-');
+    const { factory, engines } = fakeEngineFactory();
+    try {
+      const start = startWorker(
+        { model: '/fake/model', port: 0, runDir: join(dir, 'run') },
+        { engineFactory: factory, tokens: { ...TEST_TOKENS, replica: TEST_TOKENS.admin }, log: () => undefined },
+      );
+      await expect(start).rejects.toThrow(/^the replica token is the same as the admin token: /);
+      expect(engines).toHaveLength(0);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

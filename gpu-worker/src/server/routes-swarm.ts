@@ -72,14 +72,14 @@ function healthOf(swarm: Swarm, tlsFingerprint: string | undefined): Health {
 /** The WebSocket routes (upgrades.ts serves them) answer a plain GET with a 426 saying so. */
 function registerSocketRoutes(app: FastifyInstance): void {
   const sockets = [
-    ['events', 'the events stream'],
-    ['replicaAttach', 'where `agentjet replica` hosts attach'],
+    ['events', 'the events stream', 'the admin token'],
+    ['replicaAttach', 'where `agentjet replica` hosts attach', 'the replica or admin token'],
   ] as const;
-  for (const [name, what] of sockets)
+  for (const [name, what, token] of sockets)
     onRoute(app, name, async () => {
       throw upgradeRequired(
         'websocket_required',
-        `GET ${workerRoutes[name].path} is a WebSocket (${what}): connect with Upgrade: websocket and the admin token`,
+        `GET ${workerRoutes[name].path} is a WebSocket (${what}): connect with Upgrade: websocket and ${token}`,
       );
     });
 }

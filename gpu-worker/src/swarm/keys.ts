@@ -1,6 +1,7 @@
-// Credentials: signed episode keys (HMAC-SHA256 with the run's secret) and the admin/join token
-// check. Every comparison is constant-time over HMAC digests of equal length; no function here
-// logs or returns a presented credential. The secret comes in as an argument.
+// Credentials: signed episode keys (HMAC-SHA256 with the run's secret) and the token checks — admin,
+// join, and the replica token (good only for attaching rollout replicas). Every comparison of a presented
+// credential is constant-time over HMAC digests of equal length; no function here logs or returns a
+// presented credential. The secret comes in as an argument.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { unauthorized, type SwarmError } from '../errors';
 
@@ -50,20 +51,26 @@ export function keyRefusal(reason: Extract<KeyCheck, { ok: false }>['reason']): 
 }
 
 export type Role = 'admin' | 'join';
+/**
+ * Every token a worker may be given: the roles, and the replica token, whose only power is attaching
+ * rollout replicas (`/swarm/v1/replicas/attach`). It is never a Role, so every other route and upgrade
+ * sees it as the unknown token it is for them.
+ */
+export type TokenName = Role | 'replica';
 
-/** Matches a presented bearer token against the admin and join tokens in constant time. */
-export class TokenMatcher {
+/** Matches a presented bearer token against the admin and join tokens (or others: `R`) in constant time. */
+export class TokenMatcher<R extends string = Role> {
   private readonly key = randomBytes(32);
-  private readonly digests: [Role, Buffer][];
+  private readonly digests: [R, Buffer][];
 
-  constructor(tokens: Record<Role, string>) {
-    this.digests = (Object.entries(tokens) as [Role, string][]).map(([role, token]) => [role, this.digest(token)]);
+  constructor(tokens: Record<R, string>) {
+    this.digests = (Object.entries(tokens) as [R, string][]).map(([role, token]) => [role, this.digest(token)]);
   }
 
   /** The role of `presented`, or null. Checks every role so timing does not depend on which matched. */
-  match(presented: string): Role | null {
+  match(presented: string): R | null {
     const d = this.digest(presented);
-    let found: Role | null = null;
+    let found: R | null = null;
     for (const [role, digest] of this.digests) if (timingSafeEqual(d, digest) && found === null) found = role;
     return found;
   }
@@ -83,22 +90,23 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 /** A fresh random token (admin/join) or secret. */
 export const newToken = (prefix: string): string => `${prefix}_${randomBytes(24).toString('base64url')}`;
 
-/** The shortest admin or join token accepted from a flag or the environment. */
+/** The shortest admin, join or replica token accepted from a flag or the environment. */
 export const MIN_TOKEN_LENGTH = 16;
 
 /**
  * Why explicit tokens cannot be used, or null: each must be at least MIN_TOKEN_LENGTH printable
- * characters without spaces (what a bearer header carries), and admin and join must differ (a
- * shared token would let every client act as the admin). `sources` names where each came from.
+ * characters without spaces (what a bearer header carries), admin and join must differ (a shared
+ * token would let every client act as the admin), and the replica token must be neither
+ * (replicaTokenClash). `sources` names where each came from.
  */
 export function explicitTokenProblem(
-  tokens: Partial<Record<Role, string>>,
-  sources: Partial<Record<Role, string>> = {},
+  tokens: Partial<Record<TokenName, string>>,
+  sources: Partial<Record<TokenName, string>> = {},
 ): string | null {
-  for (const role of ['admin', 'join'] as const) {
-    const token = tokens[role];
+  for (const name of ['admin', 'join', 'replica'] as const) {
+    const token = tokens[name];
     if (token === undefined) continue;
-    const from = sources[role] ?? `the ${role} token`;
+    const from = sources[name] ?? `the ${name} token`;
     if (token.length < MIN_TOKEN_LENGTH)
       return (
         `${from} is ${token.length} characters long; use at least ${MIN_TOKEN_LENGTH} (e.g. \`openssl rand ` +
@@ -111,6 +119,27 @@ export function explicitTokenProblem(
     return (
       `${sources.admin ?? 'the admin token'} and ${sources.join ?? 'the join token'} are the same: the ` +
       'admin token must differ from the join token, or every client could act as the admin'
+    );
+  }
+  return replicaTokenClash(tokens.replica, tokens, sources);
+}
+
+/**
+ * Why `replica` cannot be the replica token beside these admin and join tokens, or null: it must be
+ * neither, or a replica host would hold more than the power to attach replicas. A start-time check of
+ * the operator's own settings (no presented credential is involved, so plain equality is fine here).
+ */
+export function replicaTokenClash(
+  replica: string | undefined,
+  tokens: Partial<Record<Role, string>>,
+  sources: Partial<Record<TokenName, string>> = {},
+): string | null {
+  if (replica === undefined) return null;
+  for (const role of ['admin', 'join'] as const) {
+    if (tokens[role] !== replica) continue;
+    return (
+      `${sources.replica ?? 'the replica token'} is the same as ${sources[role] ?? `the ${role} token`}: the ` +
+      'replica token must differ from the admin and join tokens, or a replica host could do what they do'
     );
   }
   return null;

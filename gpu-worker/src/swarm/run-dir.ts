@@ -17,7 +17,7 @@ import {
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CountersSchema, EvalResultSchema, StepMetricsSchema, type Counters } from '../../../src/shared/swarm-protocol';
-import { explicitTokenProblem, newToken, type Role } from './keys';
+import { explicitTokenProblem, newToken, replicaTokenClash, type Role, type TokenName } from './keys';
 
 export interface RunFiles {
   dir: string;
@@ -104,15 +104,19 @@ const TokensFileSchema = z.object({ admin: z.string().min(8), join: z.string().m
 
 /**
  * The admin and join tokens: explicit values (flags or AGENTJET_ADMIN_TOKEN / AGENTJET_JOIN_TOKEN)
- * win; otherwise they are read from `<run-dir>/tokens.json`, or generated into it (mode 0600).
+ * win; otherwise they are read from `<run-dir>/tokens.json`, or generated into it (mode 0600). The
+ * replica token is explicit or absent (never generated nor written: whoever wants one chooses it), and
+ * is refused when it is the admin or join token, explicit or saved.
  */
 export function resolveTokens(
   files: RunFiles,
-  explicit: Partial<Record<Role, string>>,
-): { tokens: Record<Role, string>; file: string | null } {
+  explicit: Partial<Record<TokenName, string>>,
+): { tokens: Record<Role, string>; replica: string | null; file: string | null } {
   const problem = explicitTokenProblem(explicit);
   if (problem) throw new Error(problem);
-  if (explicit.admin && explicit.join) return { tokens: { admin: explicit.admin, join: explicit.join }, file: null };
+  const replica = explicit.replica ?? null;
+  if (explicit.admin && explicit.join)
+    return { tokens: { admin: explicit.admin, join: explicit.join }, replica, file: null };
   let saved: Record<Role, string> | null = null;
   if (existsSync(files.tokens)) saved = TokensFileSchema.parse(JSON.parse(readFileSync(files.tokens, 'utf8')));
   const tokens = {
@@ -120,9 +124,13 @@ export function resolveTokens(
     join: explicit.join ?? saved?.join ?? newToken('join'),
   };
   if (tokens.admin === tokens.join) throw new Error('the admin and join tokens must differ');
+  // Explicit tokens were checked against each other above: a clash left is with one saved in tokens.json.
+  const inFile = { admin: `the admin token in ${files.tokens}`, join: `the join token in ${files.tokens}` };
+  const clash = replicaTokenClash(explicit.replica, tokens, inFile);
+  if (clash) throw new Error(clash);
   if (!saved || saved.admin !== tokens.admin || saved.join !== tokens.join)
     writeFileAtomic(files.tokens, `${JSON.stringify(tokens, null, 2)}\n`, 0o600);
-  return { tokens, file: files.tokens };
+  return { tokens, replica, file: files.tokens };
 }
 
 /** What a checkpoint records besides the engine folder. */

@@ -55,7 +55,7 @@ export const PLACEMENT_OPTIONS = {
     flag: 'remote-replicas',
     help:
       'take rollout replicas from other hosts: `agentjet replica --worker URL` there starts engines that dial ' +
-      'in (admin token) and join the routing and the weight sync',
+      'in (the --replica-token, or the admin token) and join the routing and the weight sync',
   }),
   syncHost: option({
     value: text(z.string().regex(/^[\w.:-]{1,253}$/, 'a host name or IP address')),

@@ -1,6 +1,6 @@
 // Rollout replicas on other hosts (issue #21 §2: a second box adds replicas; --remote-replicas). An
 // `agentjet replica` host dials the worker once per replica engine (server/replica-attach.ts checks
-// the admin token, the name and the model's identity files before the upgrade); each name gets a
+// the replica or admin token, the name and the model's identity files before the upgrade); each name gets a
 // supervisor (EngineHost over a RemoteSlot, whose engines are the sockets attached under that name),
 // and once its first start loaded the model it joins the ReplicaRouter like a local replica: routed
 // to, synced after every update (joining the trainer's store at the address its host reaches), in the

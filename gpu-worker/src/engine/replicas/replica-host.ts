@@ -1,5 +1,5 @@
 // `agentjet replica` (issue #21 §2: a second box adds rollout replicas). For each of its replicas this
-// host dials the worker's attach endpoint (src/shared/replica-attach.ts: admin token, the model's
+// host dials the worker's attach endpoint (src/shared/replica-attach.ts: replica or admin token, the model's
 // identity files; through the caller's agent — a pinned certificate — when the worker serves TLS), then
 // starts a local engine process and carries frames both ways: the worker's requests to the engine's
 // stdin — only the methods a replica serves, and `load` with this host's model folder, threads and
@@ -30,7 +30,7 @@ import { closeReason, keepAlive, messageText } from './socket-engine';
 export interface ReplicaHostOptions {
   /** The worker's URL (http:// or https://). */
   worker: string;
-  /** Its admin token. */
+  /** Its replica token (good only for attaching; the least a host needs), or its admin token. */
   token: string;
   /** This host's name: replica i attaches as `<name>/<i>` (a restarted host takes its replicas back). */
   name: string;
