@@ -165,9 +165,10 @@ export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: nu
     '',
     '## Reading it',
     '',
-    `A verdict is given when the difference is at least 2 standard errors from zero (Welch); otherwise no ` +
+    `A verdict is given when Welch's t-test finds the difference (two-sided p < 0.05, at the Welch–Satterthwaite ` +
+      `degrees of freedom: with 2 seeds per arm that takes 4–13 standard errors, with 10 about 2.1); otherwise no ` +
       `difference is detectable at this budget — which is not evidence of no difference. The power column says ` +
-      `how many seeds per arm a difference of ${f(spec.effect)} would need to be found 4 times in 5.`,
+      `how many seeds per arm a difference of ${f(spec.effect)} would need to be found 4 times in 5 (t-test).`,
     '',
     `Generated ${new Date(generatedAt).toISOString()}.`,
     '',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compare, detectableEffect, dispersion, power, sampleSd, seedsNeeded, verdictOf } from './study';
+import { compare, detectableEffect, dispersion, power, sampleSd, seedsNeeded, twoSidedP, verdictOf } from './study';
 
 describe('study statistics', () => {
   it('gives the Welch difference of means and its standard error', () => {
@@ -11,13 +11,24 @@ describe('study statistics', () => {
     expect(d?.verdict.kind).toBe('a_better');
   });
 
-  it('says no difference is detectable within two standard errors, and which arm wins outside', () => {
-    expect(verdictOf('a', 'b', 0.019, 0.01).kind).toBe('no_difference');
-    expect(verdictOf('a', 'b', 0.021, 0.01).kind).toBe('a_better');
-    expect(verdictOf('a', 'b', -0.021, 0.01).kind).toBe('b_better');
+  it("tests by Welch's t: with many degrees of freedom about two standard errors, with few far more", () => {
+    // Textbook values of Student's t: t₀.₉₇₅ is 12.706 at 1 df, 4.303 at 2, 1.96 in the limit.
+    expect(twoSidedP(12.706, 1)).toBeCloseTo(0.05, 4);
+    expect(twoSidedP(4.303, 2)).toBeCloseTo(0.05, 4);
+    expect(twoSidedP(1.96, 1e6)).toBeCloseTo(0.05, 4);
+    expect(verdictOf('a', 'b', 0.019, 0.01, 1000).kind).toBe('no_difference');
+    expect(verdictOf('a', 'b', 0.021, 0.01, 1000).kind).toBe('a_better');
+    expect(verdictOf('a', 'b', -0.021, 0.01, 1000).kind).toBe('b_better');
     // a loss: lower is better
-    expect(verdictOf('a', 'b', -0.021, 0.01, false).kind).toBe('a_better');
-    expect(verdictOf('a', 'b', 0, 0).kind).toBe('no_difference');
+    expect(verdictOf('a', 'b', -0.021, 0.01, 1000, false).kind).toBe('a_better');
+    expect(verdictOf('a', 'b', 0, 0, null).kind).toBe('no_difference');
+    // Two seeds per arm (df ≈ 1.5): 3.1 standard errors is p ≈ 0.12, no verdict; 15 is one.
+    const few = verdictOf('a', 'b', 0.031, 0.01, 1.5);
+    expect(few.kind).toBe('no_difference');
+    expect(few.text).toMatch(/t = 3\.1, df 1\.5, p = 0\.1\d/);
+    expect(verdictOf('a', 'b', 0.15, 0.01, 1.5).kind).toBe('a_better');
+    // Both arms without spread but apart: the difference is exact.
+    expect(verdictOf('a', 'b', 0.1, 0, null).text).toBe('a better (no spread)');
   });
 
   it('gives no verdict without two seeds per arm', () => {
@@ -27,17 +38,21 @@ describe('study statistics', () => {
     expect(compare({ arm: 'a', values: [] }, { arm: 'b', values: [1] })).toBeNull();
   });
 
-  it('sizes the seeds for 80 % power at a two-sided 5 % level', () => {
-    // sd 0.1 in both arms, effect 0.1: 7.85 × 0.02 / 0.01 = 15.7 → 16 per arm (the textbook value).
-    expect(seedsNeeded(0.1, 0.1, 0.1)).toBe(16);
+  it('sizes the seeds for 80 % power in a two-sided 5 % t-test', () => {
+    // sd 0.1 in both arms, effect 0.1 (Cohen's d = 1): 17 per arm, the textbook value (the normal
+    // approximation says 16).
+    expect(seedsNeeded(0.1, 0.1, 0.1)).toBe(17);
     expect(seedsNeeded(0.01, 0.01, 1)).toBe(2);
     expect(seedsNeeded(null, 0.1, 0.1)).toBeNull();
     expect(seedsNeeded(0.1, 0.1, 0)).toBeNull();
-    // the inverse: 16 seeds detect 0.099
-    expect(detectableEffect(0.1, 0.1, 16)).toBeCloseTo(0.099, 3);
+    // the inverse: 17 seeds detect 0.1, 16 a little more; one seed gives no standard error
+    expect(detectableEffect(0.1, 0.1, 17)).toBeLessThanOrEqual(0.1);
+    expect(detectableEffect(0.1, 0.1, 16)).toBeGreaterThan(0.1);
+    expect(detectableEffect(0.1, 0.1, 1)).toBeNull();
     const p = power({ arm: 'a', values: [0, 0.2] }, { arm: 'b', values: [0.1, 0.3] }, 0.05, (x) => x.toFixed(2));
     expect(sampleSd([0, 0.2])).toBeCloseTo(Math.SQRT2 * 0.1, 12);
-    expect(p.needed).toBe(Math.ceil((7.849 * 0.04) / 0.0025));
+    // sd² = 0.02 per arm: the normal approximation's 126, one more for t
+    expect(p.needed).toBe(Math.ceil((7.849 * 0.04) / 0.0025) + 1);
     expect(p.text).toContain('seeds per arm');
     // Every seed alike in both arms (a floor): no noise measured, no budget claimed.
     const flat = power({ arm: 'a', values: [0, 0] }, { arm: 'b', values: [0, 0] }, 0.05, (x) => x.toFixed(2));

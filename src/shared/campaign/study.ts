@@ -1,19 +1,34 @@
 // The statistics of a study (docs/studies.md): per arm the mean over seeds and its standard error;
-// for a pair of arms the difference of means with Welch's standard error, a verdict at two standard
-// errors, and the seeds per arm a two-sided 5 % test needs for 80 % power to detect a given effect
-// at the noise measured; for a set of arms (framework transparency) the largest pairwise difference
-// and the mean absolute deviation from the grand mean, with standard errors by a seeded parametric
-// bootstrap (the maximum and the absolute value are biased, so no closed form is honest).
+// for a pair of arms the difference of means with Welch's standard error and a verdict by Welch's
+// t-test (two-sided, 5 %, Welch–Satterthwaite degrees of freedom: with the two or three seeds a CPU
+// affords, t's heavy tails matter — 3 standard errors at 2 seeds per arm is p ≈ 0.1, not 0.003), and
+// the seeds per arm a two-sided 5 % t-test needs for 80 % power to detect a given effect at the noise
+// measured; for a set of arms (framework transparency) the largest pairwise difference and the mean
+// absolute deviation from the grand mean, with standard errors by a seeded parametric bootstrap (the
+// maximum and the absolute value are biased, so no closed form is honest). Student's t is jStat's.
+import jstat from 'jstat';
 import { createPrng, type Prng } from '../prng';
 import { spread, type Spread } from './trials';
 
+const { jStat } = jstat;
+
 export { spread, type Spread };
 
-/** A verdict is given when the difference is this many standard errors from zero. */
-export const VERDICT_SE = 2;
-/** z for a two-sided 5 % test and for 80 % power: (1.95996 + 0.84162)² ≈ 7.85. */
-const Z_ALPHA = 1.959964;
-const Z_POWER = 0.841621;
+/** The test's level: a verdict is given when the two-sided p-value is below it. */
+export const ALPHA = 0.05;
+/** The power the seed counts are sized for. */
+const POWER = 0.8;
+
+/** Two-sided p-value of a t statistic with `df` degrees of freedom. */
+export function twoSidedP(t: number, df: number): number {
+  if (!Number.isFinite(t)) return 0;
+  return 2 * (1 - jStat.studentt.cdf(Math.abs(t), df));
+}
+
+/** t_{1−α/2} + t_{power} at `df`: the multiplier of the standard error a detectable effect needs. */
+function powerMultiplier(df: number): number {
+  return jStat.studentt.inv(1 - ALPHA / 2, df) + jStat.studentt.inv(POWER, df);
+}
 
 export interface ArmValues {
   arm: string;
@@ -63,37 +78,54 @@ export function compare(a: ArmValues, b: ArmValues, higherIsBetter = true): Diff
   const vb = sb.se ** 2;
   const se = Math.sqrt(va + vb);
   const df = va + vb === 0 ? null : (va + vb) ** 2 / (va ** 2 / (sa.n - 1) + vb ** 2 / (sb.n - 1));
-  return { a: a.arm, b: b.arm, diff, se, df, verdict: verdictOf(a.arm, b.arm, diff, se, higherIsBetter) };
-}
-
-export function verdictOf(a: string, b: string, diff: number, se: number, higherIsBetter = true): Verdict {
-  const z = se > 0 ? diff / se : diff === 0 ? 0 : Math.sign(diff) * Infinity;
-  if (Math.abs(z) < VERDICT_SE)
-    return {
-      kind: 'no_difference',
-      text: `no difference detectable at this budget (|difference| < ${VERDICT_SE} SE)`,
-    };
-  const aWins = diff > 0 === higherIsBetter;
-  return aWins
-    ? { kind: 'a_better', text: `${a} better (${Math.abs(z).toFixed(1)} SE)` }
-    : { kind: 'b_better', text: `${b} better (${Math.abs(z).toFixed(1)} SE)` };
+  return { a: a.arm, b: b.arm, diff, se, df, verdict: verdictOf(a.arm, b.arm, diff, se, df, higherIsBetter) };
 }
 
 /**
- * Seeds per arm to detect a true difference `effect` with 80 % power in a two-sided 5 % test, given
- * the per-seed standard deviations measured (normal approximation): n = (z₀.₉₇₅ + z₀.₈)² (σa² + σb²) / δ².
+ * Welch's t-test of `diff` ± `se` at `df` degrees of freedom (null: both arms without spread, so the
+ * difference, if any, is exact). A verdict when the two-sided p-value is below ALPHA.
+ */
+export function verdictOf(
+  a: string,
+  b: string,
+  diff: number,
+  se: number,
+  df: number | null,
+  higherIsBetter = true,
+): Verdict {
+  const t = se > 0 ? diff / se : diff === 0 ? 0 : Math.sign(diff) * Infinity;
+  const p = t === 0 ? 1 : df === null || !Number.isFinite(t) ? 0 : twoSidedP(t, df);
+  const stat = Number.isFinite(t)
+    ? `t = ${Math.abs(t).toFixed(1)}, df ${df?.toFixed(1) ?? '∞'}, p = ${formatP(p)}`
+    : 'no spread';
+  if (p >= ALPHA) return { kind: 'no_difference', text: `no difference detectable at this budget (${stat})` };
+  const aWins = diff > 0 === higherIsBetter;
+  return { kind: aWins ? 'a_better' : 'b_better', text: `${aWins ? a : b} better (${stat})` };
+}
+
+function formatP(p: number): string {
+  return p < 0.001 ? '< 0.001' : p.toFixed(p < 0.01 ? 3 : 2);
+}
+
+/**
+ * Seeds per arm to detect a true difference `effect` with 80 % power in a two-sided 5 % t-test, given
+ * the per-seed standard deviations measured: the smallest n with (t₀.₉₇₅ + t₀.₈)(df = 2n − 2) ·
+ * √((σa² + σb²)/n) ≤ δ (about one more than the normal approximation's (1.96 + 0.84)² (σa² + σb²)/δ²).
  * At least 2 (a standard error needs two); null when the noise is unknown or the effect is not positive.
  */
 export function seedsNeeded(sdA: number | null, sdB: number | null, effect: number): number | null {
   if (sdA === null || sdB === null || !(effect > 0)) return null;
-  const n = ((Z_ALPHA + Z_POWER) ** 2 * (sdA ** 2 + sdB ** 2)) / effect ** 2;
-  return Math.max(2, Math.ceil(n));
+  const v = sdA ** 2 + sdB ** 2;
+  const normal = Math.ceil(((1.959964 + 0.841621) ** 2 * v) / effect ** 2);
+  let n = Math.max(2, normal);
+  while (n < 1_000_000 && powerMultiplier(2 * n - 2) * Math.sqrt(v / n) > effect) n++;
+  return n;
 }
 
-/** The smallest difference detectable with 80 % power at `seeds` per arm and this noise. */
+/** The smallest difference detectable with 80 % power at `seeds` per arm and this noise (t-test). */
 export function detectableEffect(sdA: number | null, sdB: number | null, seeds: number): number | null {
-  if (sdA === null || sdB === null || seeds < 1) return null;
-  return (Z_ALPHA + Z_POWER) * Math.sqrt((sdA ** 2 + sdB ** 2) / seeds);
+  if (sdA === null || sdB === null || seeds < 2) return null;
+  return powerMultiplier(2 * seeds - 2) * Math.sqrt((sdA ** 2 + sdB ** 2) / seeds);
 }
 
 export interface PowerStatement {
