@@ -27,8 +27,24 @@ export interface ComparisonResult {
   power: PowerStatement;
 }
 
+/** One trial as the report's per-trial table shows it. */
+export interface TrialSummary {
+  number: number;
+  arm: string;
+  seed: number;
+  state: TrialRow['state'];
+  /** The metric at the evaluation before training, and at the last one (null: none yet). */
+  before: number | null;
+  last: number | null;
+  /** The study metric's value for this trial (what the arm's mean is over). */
+  value: number | null;
+  updates: number;
+  minutes: number;
+}
+
 export interface StudyAnalysis {
   arms: ArmResult[];
+  trials: TrialSummary[];
   comparisons: ComparisonResult[];
   dispersion: Dispersion | null;
 }
@@ -81,8 +97,28 @@ export function analyseStudy(spec: StudySpec, trials: readonly TrialRow[]): Stud
   const byArm = new Map(arms.map((a) => [a.arm, a]));
   const higher = spec.metric.direction === 'maximize';
   const fmt = formatter(spec);
+  const point = (t: TrialRow, which: 'first' | 'last'): number | null => {
+    const sorted = [...t.points].sort((x, y) => x.index - y.index);
+    const p = which === 'first' ? sorted.find((x) => x.index === 0) : sorted.at(-1);
+    return p ? metricOf(p, spec.metric.metric) : null;
+  };
+  const studyTrials = trials
+    .filter((t) => typeof t.params['arm'] === 'string' && t.state !== 'interrupted')
+    .sort((x, y) => x.number - y.number)
+    .map((t) => ({
+      number: t.number,
+      arm: String(t.params['arm']),
+      seed: t.seed,
+      state: t.state,
+      before: point(t, 'first'),
+      last: t.points.some((p) => p.index > 0) ? point(t, 'last') : null,
+      value: t.state === 'complete' ? studyValue(spec, t) : null,
+      updates: t.steps,
+      minutes: Math.max(0, ...t.points.map((p) => p.elapsedS)) / 60,
+    }));
   return {
     arms,
+    trials: studyTrials,
     comparisons: comparisons(spec).map(([a, b]) => {
       const va = { arm: a, values: byArm.get(a)?.values ?? [] };
       const vb = { arm: b, values: byArm.get(b)?.values ?? [] };
@@ -149,6 +185,7 @@ export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: nu
     const diff = d === null ? '—' : d.se === null ? `${f(d.diff)}` : `${f(d.diff)} ± ${f(d.se)}`;
     L.push(`| ${c.a} − ${c.b} | ${diff} | ${d?.verdict.text ?? 'no values yet'} | ${c.power.text} |`);
   }
+  L.push(...trialLines(a.trials, f));
   if (a.dispersion) {
     const x = a.dispersion;
     const se = (v: number | null): string => (v === null ? '' : ` ± ${f(v)}`);
@@ -174,6 +211,28 @@ export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: nu
     '',
   );
   return L.join('\n');
+}
+
+/** Every trial: the evaluation before training, the last one, the value that counts, updates, minutes. */
+function trialLines(trials: readonly TrialSummary[], f: (x: number) => string): string[] {
+  if (trials.length === 0) return [];
+  const v = (x: number | null): string => (x === null ? '—' : f(x));
+  return [
+    '',
+    '## Trials',
+    '',
+    'Every trial of the study: the held-out evaluation before training (where arms share a model they start ' +
+      'from the same weights, and this column shows the evaluation’s own noise), the last one, the value the ' +
+      'arm’s mean is over, and the updates and minutes of training.',
+    '',
+    '| trial | arm | seed | before training | last evaluation | value | updates | minutes | state |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...trials.map(
+      (t) =>
+        `| ${t.number} | ${t.arm} | ${t.seed} | ${v(t.before)} | ${v(t.last)} | ${v(t.value)} | ${t.updates} | ` +
+        `${t.minutes.toFixed(1)} | ${t.state} |`,
+    ),
+  ];
 }
 
 /** Each role's own final success per arm (tasks of several roles; none otherwise). */

@@ -116,6 +116,14 @@ describe('study file', () => {
     expect(md).toContain('| linear − none | 20.0 pp ± 1.4 pp | linear better');
     expect(md).toContain('seeds per arm');
     expect(studyHtml(md, s.name)).toContain('<td>linear − none</td>');
+    // Every trial in its own row: before training, last evaluation, the value counted (here the gain).
+    expect(a.trials.map((t) => `${t.number}:${t.arm}:${t.before}:${t.last}`)).toEqual([
+      '0:none:0.2:0.4',
+      '1:linear:0.2:0.6',
+      '2:none:0.2:0.42',
+      '3:linear:0.2:0.62',
+    ]);
+    expect(md).toContain('| 1 | linear | 1 | 20.0 pp | 60.0 pp | 40.0 pp | 10 | 1.0 | complete |');
   });
 
   it('reports the dispersion over all arms when asked', () => {
