@@ -197,6 +197,12 @@ export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: nu
       `- mean absolute deviation of the arm means (MAD): ${f(x.mad.value)}${se(x.mad.se)}`,
       `- standard errors by a parametric bootstrap (2,000 draws of each arm's mean from its mean ± SE)`,
     );
+    if (x.noise)
+      L.push(
+        `- noise alone (every arm's mean drawn from the grand mean ± its own SE: no true difference) gives a ` +
+          `largest difference of ${f(x.noise.expectedMaxDiff)} and a MAD of ${f(x.noise.expectedMad)} on average; ` +
+          `the observed ones or larger come up in ${pct(x.noise.pMaxDiff)} and ${pct(x.noise.pMad)} of such draws`,
+      );
   }
   L.push(
     '',
@@ -253,6 +259,8 @@ function roleLines(arms: readonly ArmResult[]): string[] {
     ...arms.map((r) => `| ${r.arm} | ${names.map((n) => pm(r.roles[n] ?? null, pp)).join(' | ')} |`),
   ];
 }
+
+const pct = (p: number): string => `${Math.round(p * 100)} %`;
 
 const esc = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -74,6 +74,13 @@ describe('study statistics', () => {
     expect(d?.maxDiff.se).toBeGreaterThan(0.01);
     expect(d?.maxDiff.se).toBeLessThan(0.025);
     expect(dispersion(arms)).toEqual(d); // seeded: deterministic
+    // Means 5 SE apart are far beyond noise; identical means are at its floor.
+    expect(d?.noise?.pMaxDiff).toBeLessThan(0.01);
+    expect(d?.noise?.expectedMaxDiff).toBeGreaterThan(0.01);
+    expect(d?.noise?.expectedMaxDiff).toBeLessThan(0.04);
+    const same = dispersion(arms.map((a) => ({ arm: a.arm, values: [0.5, 0.52, 0.48] })));
+    expect(same?.mad.value).toBe(0);
+    expect(same?.noise?.pMad).toBe(1);
     expect(dispersion([arms[0]!])).toBeNull();
     expect(
       dispersion([

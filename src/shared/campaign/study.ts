@@ -163,6 +163,12 @@ export interface Dispersion {
   maxDiff: { value: number; se: number | null; pair: [string, string] };
   /** Mean over arms of |mean_i − grand mean|, with its bootstrap standard error. */
   mad: { value: number; se: number | null };
+  /**
+   * What noise alone gives: every arm's mean drawn from the grand mean ± its own SE (no true difference).
+   * `expected*`: the mean of those draws; `p*`: the share of draws at least as large as observed (a
+   * permutation-free test of "the arms differ at all"). Null when an arm has no SE.
+   */
+  noise: { expectedMaxDiff: number; expectedMad: number; pMaxDiff: number; pMad: number } | null;
 }
 
 function normal(rng: Prng): number {
@@ -198,21 +204,37 @@ export function dispersion(arms: readonly ArmValues[], draws = 2000, seed = 1): 
   const known = s.every((x) => x.se !== null);
   let maxSe: number | null = null;
   let madSe: number | null = null;
+  let noise: Dispersion['noise'] = null;
   if (known) {
     const rng = createPrng(seed);
     const maxes: number[] = [];
     const mads: number[] = [];
+    const grand = means.reduce((a, m) => a + m, 0) / means.length;
+    const nullMax: number[] = [];
+    const nullMad: number[] = [];
     for (let k = 0; k < draws; k++) {
       const m = s.map((x) => x.mean + (x.se ?? 0) * normal(rng));
       maxes.push(maxPair(m).value);
       mads.push(mad(m));
+      const z = s.map((x) => grand + (x.se ?? 0) * normal(rng));
+      nullMax.push(maxPair(z).value);
+      nullMad.push(mad(z));
     }
     maxSe = sampleSd(maxes);
     madSe = sampleSd(mads);
+    const avg = (v: readonly number[]): number => v.reduce((a, x) => a + x, 0) / v.length;
+    const share = (v: readonly number[], x: number): number => v.filter((y) => y >= x).length / v.length;
+    noise = {
+      expectedMaxDiff: avg(nullMax),
+      expectedMad: avg(nullMad),
+      pMaxDiff: share(nullMax, observed.max),
+      pMad: share(nullMad, observed.mad),
+    };
   }
   return {
     arms: s.map((x) => x.arm),
     maxDiff: { value: observed.max, se: maxSe, pair: [s[top.i]!.arm, s[top.j]!.arm] },
     mad: { value: observed.mad, se: madSe },
+    noise,
   };
 }
