@@ -82,8 +82,8 @@ export const trainBenchHelp = `npm run bench -- train [options]
   --minutes M            training minutes of each run (default 15)
   (defaults tuned on the 2-core CPU: --lr 3.5e-4 --lr-end 1e-4 --group-size 8 --batch 8 --threads 1)
   --clients N            client processes per TypeScript framework (default 2)
-  --python-clients N     Python client processes (default 4 × --clients: it plays a group's episodes one
-                         at a time, the TypeScript clients all at once)
+  --python-clients N     Python client processes (default --clients: like the TypeScript ones, each plays
+                         a task group's episodes all at once)
   --frameworks LIST      comma-separated client kinds: openai, vercel, fetch, python, langchain, agents
                          (default openai,vercel,fetch,python)
   --eval-episodes E      held-out eval episodes per evaluation (default 200, the whole eval split)
@@ -391,9 +391,8 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
   }
   const minutes = Number(argValue(args, '--minutes') ?? 15);
   const clientsPer = Number(argValue(args, '--clients') ?? 2);
-  // The Python client plays a task group's episodes one after another (the TypeScript ones all at
-  // once), so it runs more processes to play about as many episodes.
-  const pythonClients = Number(argValue(args, '--python-clients') ?? 4 * clientsPer);
+  // Every client, Python or TypeScript, plays a task group's episodes at once: the same count of each.
+  const pythonClients = Number(argValue(args, '--python-clients') ?? clientsPer);
   const frameworks = (argValue(args, '--frameworks') ?? DEFAULT_FRAMEWORKS.join(',')).split(',').map((k) => {
     const kind = CLIENT_KINDS.find((c) => c === k.trim());
     if (!kind) throw new Error(`--frameworks: unknown client kind "${k}" (${CLIENT_KINDS.join(', ')})`);

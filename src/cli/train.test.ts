@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { StatusSchema } from '../shared/swarm-protocol';
+import { EpisodeSummarySchema, StatusSchema } from '../shared/swarm-protocol';
 import { admin, REPO_ROOT, runProcess, startWorkerProcess, TOKENS } from '../sdk/testing/worker-process';
 
 const dirs: string[] = [];
@@ -103,7 +103,7 @@ describe('agentjet train', () => {
     expect(lines.reduce((s, l) => s + l.tasks.calc.episodes + l.tasks.guess.episodes, 0)).toBeGreaterThan(0);
   }, 160_000);
 
-  it('runs the Python calculator client for one episode against a real worker', async () => {
+  it("runs the Python calculator client against a real worker, a group's episodes at once", async () => {
     const w = await startWorkerProcess(['--strategy', 'C1', '--batch', '1000', '--max-tokens', '48']);
     try {
       const env = {
@@ -111,7 +111,8 @@ describe('agentjet train', () => {
         AGENTJET_SERVER_URL: w.url,
         AGENTJET_JOIN_TOKEN: TOKENS.join,
         AGENTJET_CLIENT_ID: 'py-test',
-        AGENTJET_MAX_EPISODES: '1',
+        AGENTJET_MAX_EPISODES: '4',
+        AGENTJET_GROUP_SIZE: '4',
         PYTHONUNBUFFERED: '1',
       };
       const { code, out } = await runProcess(
@@ -123,7 +124,15 @@ describe('agentjet train', () => {
       expect(code, out).toBe(0);
       expect(out).toMatch(/calc-train-\d+: reward [01]\.0 pooled=True/);
       const status = StatusSchema.parse(await admin(w.url, 'GET', '/swarm/v1/status'));
-      expect(status.clients.find((c) => c.clientId === 'py-test')?.counters.ended).toBe(1);
+      expect(status.clients.find((c) => c.clientId === 'py-test')?.counters.ended).toBe(4);
+      // Concurrent, like the TypeScript clients: every episode of the group was open before any had ended.
+      const list = z
+        .object({ episodes: z.array(EpisodeSummarySchema) })
+        .parse(await admin(w.url, 'GET', '/swarm/v1/episodes'));
+      const mine = list.episodes.filter((e) => e.clientId === 'py-test');
+      expect(mine).toHaveLength(4);
+      const firstEnd = Math.min(...mine.map((e) => e.finishedAt ?? Infinity));
+      expect(Math.max(...mine.map((e) => e.createdAt))).toBeLessThan(firstEnd);
     } finally {
       await w.stop();
     }

@@ -2,8 +2,9 @@
 
 A minimal port of the TypeScript env: a `calc` tool evaluated safely with `ast` (numbers and + - * /
 only), reward 1 when the final answer line is `#### N` with the task's answer. Loops forever over
-random train tasks (seeded by AGENTJET_CLIENT_ID), each played AGENTJET_GROUP_SIZE times (the advantage
-group); AGENTJET_MAX_EPISODES bounds it (for tests).
+random train tasks (seeded by AGENTJET_CLIENT_ID), each played AGENTJET_GROUP_SIZE times at once on
+threads (the advantage group, concurrent like the TypeScript clients' so that the worker's continuous
+batching serves them together); AGENTJET_MAX_EPISODES bounds it (for tests).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import random
 import re
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sdk", "python"))
@@ -119,6 +121,17 @@ def load_tasks(split: str = "train") -> List[Dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def play_logged(client: SwarmClient, task: Dict[str, Any]) -> None:
+    """One episode of `task`, its outcome printed; a failure is printed and survived (the SDK aborted it)."""
+    try:
+        scored: Dict[str, Any] = {}
+        end = client.episode(task["id"], lambda ep: scored.setdefault("r", play(ep, task)))
+        print(f"{task['id']}: reward {scored['r']['reward']} pooled={end.get('pooled')}", flush=True)
+    except Exception as e:  # keep playing
+        print(f"{task['id']}: episode failed: {e!r}", flush=True)
+        time.sleep(0.5)
+
+
 def main() -> None:
     client = SwarmClient.from_env()
     install_signal_handlers()
@@ -127,19 +140,14 @@ def main() -> None:
     limit = int(os.environ.get("AGENTJET_MAX_EPISODES", "0")) or None
     group = max(1, int(os.environ.get("AGENTJET_GROUP_SIZE", "1") or "1"))
     n = 0
-    while limit is None or n < limit:
-        task = rng.choice(tasks)
-        for _ in range(group if limit is None else min(group, limit - n)):
-            n += 1
-            try:
-                scored: Dict[str, Any] = {}
-                end = client.episode(
-                    task["id"], lambda ep, scored=scored, task=task: scored.setdefault("r", play(ep, task))
-                )
-                print(f"{task['id']}: reward {scored['r']['reward']} pooled={end.get('pooled')}", flush=True)
-            except Exception as e:  # keep playing: a failed episode is aborted by the SDK
-                print(f"{task['id']}: episode failed: {e!r}", flush=True)
-                time.sleep(0.5)
+    with ThreadPoolExecutor(max_workers=group) as pool:
+        while limit is None or n < limit:
+            task = rng.choice(tasks)
+            k = group if limit is None else min(group, limit - n)
+            n += k
+            # the whole group at once; the next task when all of it has ended
+            for f in [pool.submit(play_logged, client, task) for _ in range(k)]:
+                f.result()
 
 
 if __name__ == "__main__":
