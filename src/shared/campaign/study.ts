@@ -116,8 +116,8 @@ function formatP(p: number): string {
 export function seedsNeeded(sdA: number | null, sdB: number | null, effect: number): number | null {
   if (sdA === null || sdB === null || !(effect > 0)) return null;
   const v = sdA ** 2 + sdB ** 2;
-  const normal = Math.ceil(((1.959964 + 0.841621) ** 2 * v) / effect ** 2);
-  let n = Math.max(2, normal);
+  const zStart = Math.ceil(((1.959964 + 0.841621) ** 2 * v) / effect ** 2); // the normal approximation
+  let n = Math.max(2, zStart);
   while (n < 1_000_000 && powerMultiplier(2 * n - 2) * Math.sqrt(v / n) > effect) n++;
   return n;
 }
