@@ -38,7 +38,7 @@ def main() -> int:
 
     from transformers.utils import logging as hf_logging
 
-    from .distributed import follow, start_from_env
+    from .distributed import exit_rank, follow, start_from_env
     from .engine import Engine
     from .framing import FrameReader
     from .server import Server
@@ -48,7 +48,7 @@ def main() -> int:
     group = start_from_env()  # one process, or one of torchrun's ranks (distributed.py)
     engine = Engine(threads=int(threads) if threads and threads.isdigit() else None, group=group)
     if not group.leader:  # follower ranks never read frames: rank 0 drives them (distributed.follow)
-        return follow(group, engine.run_collective)
+        exit_rank(follow(group, engine.run_collective))
     logging.getLogger("agentjet_engine").info("engine ready (pid %d)", os.getpid())
     with os.fdopen(frames_fd, "wb") as out:
         try:
@@ -57,6 +57,8 @@ def main() -> int:
             pass
         finally:
             engine.close()
+    if group.distributed:
+        exit_rank(0)
     return 0
 
 

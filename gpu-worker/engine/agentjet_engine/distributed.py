@@ -21,6 +21,7 @@ import datetime
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -82,6 +83,16 @@ class RankGroup:
         if self.distributed:
             dist.barrier()
 
+    def leave(self) -> None:
+        """Every rank, at the end: wait until all ranks are here, then tear the group down.
+
+        Without the barrier, a rank that destroys its gloo pairs while a peer is still reading the
+        last broadcast aborts that peer ("terminate called without an active exception").
+        """
+        if self.distributed:
+            dist.barrier()
+            dist.destroy_process_group()
+
 
 def start_from_env() -> RankGroup:
     """Join the process group torchrun described in the environment; a lone process is rank 0 of 1."""
@@ -125,6 +136,16 @@ def rank_failed(method: str, exc: BaseException, group: RankGroup) -> EngineErro
     )
 
 
+def exit_rank(code: int) -> None:
+    """End a rank of a multi-rank engine once its group is torn down, without the interpreter's own
+    teardown: that teardown races torch's C++ threads and now and then aborts the process (SIGABRT,
+    "terminate called without an active exception"), which torchrun reports as a failed job."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code)
+
+
 def exit_soon(code: int = 3, delay_s: float = 0.5) -> None:
     """Leave the process shortly (after the error response is written): its ranks cannot continue."""
     timer = threading.Timer(delay_s, os._exit, args=(code,))
@@ -146,7 +167,7 @@ def follow(group: RankGroup, run: Callable[[str, dict[str, Any]], Any]) -> int:
             log.error("rank %d: lost rank 0 (%s); exiting", group.rank, exc)
             return 1
         if method == "close":
-            dist.destroy_process_group()
+            group.leave()
             return 0
         try:
             run(method, params)

@@ -275,7 +275,7 @@ class TrainingEngine(abc.ABC):
         if self.group.distributed and self.group.leader:
             try:
                 self.group.broadcast(("close", {}))
-                torch.distributed.destroy_process_group()
+                self.group.leave()
             except Exception as exc:  # the followers are already gone
                 log.info("closing: %s", exc)
 
