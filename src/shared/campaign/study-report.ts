@@ -4,7 +4,7 @@
 // verdicts and power statements, and optionally the dispersion over all arms; as Markdown and HTML.
 import { objectiveOf, metricOf } from './objective';
 import { compare, dispersion, power, spread, type Difference, type Dispersion, type PowerStatement } from './study';
-import { comparisons, type StudySpec } from './study-spec';
+import { armSeeds, comparisons, type StudySpec } from './study-spec';
 import type { Spread, TrialRow } from './trials';
 
 export interface ArmResult {
@@ -148,6 +148,15 @@ function budgetText(spec: StudySpec): string {
   return `${b.minutes} min of training per trial${caps.length ? `, or ${caps.join(' or ')} if sooner` : ''}`;
 }
 
+/** "3 seeds per arm (seeds 1…3)", and the arms that run another count ("5 for default"). */
+export function seedsText(spec: StudySpec): string {
+  const range = (n: number): string => `seeds ${spec.base.worker.seed}…${spec.base.worker.seed + n - 1}`;
+  const others = Object.keys(spec.arms)
+    .filter((arm) => armSeeds(spec, arm) !== spec.seeds)
+    .map((arm) => `${armSeeds(spec, arm)} for ${arm} (${range(armSeeds(spec, arm))})`);
+  return `${spec.seeds} seeds per arm (${range(spec.seeds)})${others.length ? `, ${others.join(', ')}` : ''}`;
+}
+
 /** The report as Markdown lines (the HTML is rendered from the same lines). */
 export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: number): string {
   const f = formatter(spec);
@@ -156,8 +165,7 @@ export function studyMarkdown(spec: StudySpec, a: StudyAnalysis, generatedAt: nu
   if (spec.question) L.push(`**Question.** ${spec.question}`, '');
   if (spec.claim) L.push(`**The paper's claim.** ${spec.claim}`, '');
   L.push(
-    `**Setup.** Task \`${spec.base.task}\`, ${spec.seeds} seeds per arm (seeds ${spec.base.worker.seed}…` +
-      `${spec.base.worker.seed + spec.seeds - 1}), the same budget for every arm: ${budgetText(spec)}; ` +
+    `**Setup.** Task \`${spec.base.task}\`, ${seedsText(spec)}, the same budget for every arm: ${budgetText(spec)}; ` +
       `${spec.base.eval.episodes} held-out episodes per evaluation. Metric: ${metricName(spec)}.`,
     '',
     '## Arms',
