@@ -4,7 +4,7 @@
 // comparison with its Welch standard error and a verdict, and the power statement; the store must
 // hold the study as a campaign (what the Campaigns panel lists), its trials by arm.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,20 @@ describe('study runner (real workers)', () => {
     const again = await run([file, '--data-dir', dataDir]);
     expect(again.code, again.out).toBe(0);
     expect(again.out).not.toContain('▶');
+    // A trial left interrupted (a study stopped mid-trial) runs again, at the first attempt, beside its old folder.
+    const resumed = CampaignStore.open(join(dataDir, 'workbench.sqlite'));
+    try {
+      const last = resumed.trials('ci-study').find((t) => t.number === 3)!;
+      resumed.putTrial({ ...last, state: 'interrupted', endedAt: Date.now() });
+    } finally {
+      resumed.close();
+    }
+    const third = await run([file, '--data-dir', dataDir]);
+    expect(third.code, third.out).toBe(0);
+    expect(third.out.match(/▶/g), third.out).toHaveLength(1);
+    expect(third.out).not.toContain('failed');
+    const trialsDir = join(dataDir, 'campaigns', 'ci-study', 'trials');
+    expect(readdirSync(trialsDir).filter((d) => d.startsWith('0003.earlier-'))).toHaveLength(1);
   }, 900_000);
 
   it('refuses a bad --scale with the reason', async () => {

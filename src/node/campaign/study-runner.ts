@@ -176,8 +176,9 @@ export class StudyRunner {
     const arm = spec.arms[p.arm]!;
     const setup = trialSetup(campaign, {}, p.seedIndex);
     const dir = trialDir(this.paths, p.number);
-    // A retry starts a fresh worker folder; the failed attempt's folder is kept beside it for its logs.
-    if (attempt > 1 && existsSync(dir)) renameSync(dir, `${dir}.attempt-${attempt - 1}-${Date.now()}`);
+    // Every attempt starts a fresh worker folder (a trial interrupted by a stopped study runs again from
+    // the start); the earlier attempt's folder is kept beside it for its logs.
+    if (existsSync(dir)) renameSync(dir, `${dir}.${attempt > 1 ? `attempt-${attempt - 1}` : 'earlier'}-${Date.now()}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'trial.json'), `${JSON.stringify({ number: p.number, arm: p.arm, setup }, null, 2)}\n`);
     let row: TrialRow = {
