@@ -115,7 +115,7 @@ describe('study file', () => {
     const md = studyMarkdown(s, a, 0);
     expect(md).toContain('| linear − none | 20.0 pp ± 1.4 pp | linear better');
     expect(md).toContain('seeds per arm');
-    const five = { ...s, arms: { ...s.arms, none: { ...s.arms['none'], seeds: 5 } } };
+    const five = { ...s, arms: { ...s.arms, none: { ...s.arms['none']!, seeds: 5 } } };
     expect(seedsText(five)).toBe(`2 seeds per arm (seeds 0…1), 5 for none (seeds 0…4)`);
     expect(studyHtml(md, s.name)).toContain('<td>linear − none</td>');
     // Every trial in its own row: before training, last evaluation, the value counted (here the gain).
