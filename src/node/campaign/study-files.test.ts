@@ -7,13 +7,14 @@ import { loadRunFile, loadStudyFile } from './study-files';
 describe('resources/studies', () => {
   const dir = join(import.meta.dirname, '../../../resources/studies');
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
-  it('ships the five studies', () => {
+  it('ships the five studies and the staleness follow-up', () => {
     expect(files.sort()).toEqual([
       'cocktail-vs-specialists.yaml',
       'framework-transparency.yaml',
       'merging-quality.yaml',
       'seed-robustness.yaml',
       'separate-vs-shared.yaml',
+      'staleness.yaml',
     ]);
   });
   it.each(files)('%s parses and fits an hour at its defaults', (f) => {
