@@ -50,7 +50,12 @@ describe('solverScore', () => {
 describe('solverTask', () => {
   it('asks the proposed expression with its true value, scored by calculator-agent', () => {
     const calc = solverTask(task, parseProposal('7 * (5 - 2)', task));
-    expect(calc).toMatchObject({ id: 't-solve', question: 'What is 7 * (5 - 2)?', answer: 21, template: 'proposed' });
+    expect(calc).toMatchObject({
+      id: 't-solve',
+      question: 'What is 7 * (5 - 2)?',
+      answer: 21,
+      template: 'proposed-bare',
+    });
     const history = [...calculatorEnv.initialMessages(calc), assistant('#### 21')];
     expect(calculatorEnv.score(calc, history)).toMatchObject({ reward: 1, success: true });
     expect(calculatorEnv.score(calc, [...calculatorEnv.initialMessages(calc), assistant('#### 20')])).toMatchObject({
@@ -59,9 +64,9 @@ describe('solverTask', () => {
   });
   it('falls back to a + b for an invalid proposal', () => {
     expect(solverTask(task, parseProposal('???', task))).toMatchObject({
-      question: 'What is 7 + 5?',
+      question: expect.stringMatching(/^\w+ has 7 \w+\. \w+ buys 5 more\. How many \w+ does \w+ have now\?$/),
       answer: 12,
-      template: 'fallback',
+      template: 'fallback-word-add',
     });
   });
 });

@@ -17,7 +17,7 @@ import {
   type ProposerTask,
 } from './proposal';
 import { proposerScore, solverScore } from './reward';
-import { solverTask } from './solver-task';
+import { solverTask, worded } from './solver-task';
 
 /** Builds a chat policy from one episode's credentials (baseUrl, apiKey, model, signal). */
 export type PolicyFactory = (ctx: EpisodeContext) => Policy;
@@ -57,7 +57,7 @@ export async function playRound(
         async (sctx) => {
           const r = await runEpisode(calculatorEnv, calc, policyFor(sctx));
           const score = solverScore(r, proposal.ok);
-          return { ...score, metrics: { ...score.metrics, turns: r.turns } };
+          return { ...score, metrics: { ...score.metrics, turns: r.turns, worded: worded(calc) } };
         },
         { deadlineMs, signal: pctx.signal, kind },
       );
