@@ -5,6 +5,7 @@
 // staleness, mismatch KL, sync ms, busy fractions and the share of wall time generation sat waiting for
 // an update. Then generated tokens/s of 2 replicas × 1 thread vs 1 process × 2 threads at 64 concurrent
 // episodes, and the projection for a GPU box from the measured step times.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -26,7 +27,9 @@ export const asyncBenchHelp = `npm run bench -- async [options]
   --minutes M          training wall time of each arm (default 5)
   --arms LIST          a (sync colocated, 2 threads), b (trainer + 1 replica, 1 thread each, sync),
                        c-k<K>-<none|decoupled|tis|mis> (the same, --async, bound K), with -finish:
-                       --inflight finish (e.g. c-k1-tis-finish); default the ten without -finish
+                       --inflight finish (e.g. c-k1-tis-finish), with -remote: the replica in its own
+                       agentjet replica process attached over loopback as from a second host (weight sync
+                       over TCPStore + gloo, as across hosts); default the ten without -finish or -remote
   --primary ARM        the async arm of the last line (default c-k1-tis)
   --eval-episodes E    held-out eval episodes before and after (default 200)
   --clients N          calculator client processes (default 4)
@@ -56,18 +59,58 @@ function armFlags(arm: string): Record<string, string | boolean> {
   if (arm === 'a') return { threads: '2' };
   const replica = { threads: '1', rolloutReplicas: '1', replicaThreads: '1' };
   if (arm === 'b') return replica;
-  const m = /^c-k(\d+)-(none|decoupled|tis|mis)(-finish)?$/.exec(arm);
-  if (!m) throw new Error(`unknown arm ${arm}; known: ${ALL_ARMS.join(', ')} (any c arm + -finish)`);
-  return { ...replica, async: true, stalenessBound: m[1]!, correction: m[2]!, ...(m[3] ? { inflight: 'finish' } : {}) };
+  const m = /^c-k(\d+)-(none|decoupled|tis|mis)(-finish)?(-remote)?$/.exec(arm);
+  if (!m) throw new Error(`unknown arm ${arm}; known: ${ALL_ARMS.join(', ')} (any c arm + -finish, -remote)`);
+  return {
+    ...(m[4] ? { threads: '1', remoteReplicas: 'true' } : replica),
+    async: true,
+    stalenessBound: m[1]!,
+    correction: m[2]!,
+    ...(m[3] ? { inflight: 'finish' } : {}),
+  };
+}
+
+const isRemote = (arm: string): boolean => arm.endsWith('-remote');
+
+/**
+ * `agentjet replica` as its own process, attached over loopback the way a second host attaches (its weight
+ * sync goes over the trainer's TCPStore and a gloo pair, as across hosts); resolves once the worker routes to it.
+ */
+async function remoteReplicaHost(w: Worker, replicaToken: string, dir: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'agentjet.mjs'), 'replica', '--worker', w.url, '--name', 'hostb', '--replica-threads', '1'],
+    { env: { ...process.env, AGENTJET_REPLICA_TOKEN: replicaToken }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const log = (d: Buffer): void => appendFileSync(join(dir, 'replica-host.log'), d);
+  child.stdout!.on('data', log);
+  child.stderr!.on('data', log);
+  for (let i = 0; i < 360; i++) {
+    const replicas = (await status(w)).serving?.rollout?.replicas ?? [];
+    if (replicas.some((r) => typeof r.host === 'string' && r.healthy)) return child;
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the remote replica host did not attach in 3 minutes (see ${join(dir, 'replica-host.log')})`);
 }
 
 async function startArm(s: Settings, arm: string, dir: string): Promise<Worker> {
   mkdirSync(dir, { recursive: true });
   const given = { runDir: dir, port: '0', model: 'builtin', ...s.training, ...armFlags(arm) };
   const { config } = workerConfigFromOptions(WorkerOptionsSchema.parse(given));
-  const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };
-  return startWorker(config, { tokens, log: (line) => appendFileSync(join(dir, 'worker.log'), `${line}\n`) });
+  return startWorker(config, {
+    tokens: armTokens(),
+    log: (line) => appendFileSync(join(dir, 'worker.log'), `${line}\n`),
+  });
 }
+
+const REPLICA_TOKEN = randomBytes(16).toString('hex');
+const armTokens = () => ({
+  admin: randomBytes(16).toString('hex'),
+  join: randomBytes(16).toString('hex'),
+  replica: REPLICA_TOKEN,
+});
 
 async function status(w: Worker) {
   const res = await fetch(`${w.url}/swarm/v1/status`, { headers: { authorization: `Bearer ${w.tokens.admin}` } });
@@ -77,6 +120,12 @@ async function status(w: Worker) {
 async function runArm(s: Settings, arm: string): Promise<{ summary: ArmSummary; after: EvalSummary }> {
   const dir = join(s.runDir, arm);
   const w = await startArm(s, arm, dir);
+  const host = isRemote(arm)
+    ? await remoteReplicaHost(w, REPLICA_TOKEN, dir).catch(async (e: unknown) => {
+        await w.dispose();
+        throw e;
+      })
+    : null;
   const steps: StepMetrics[] = [];
   w.swarm.onEvent((e) => {
     if (e.type !== 'step') return;
@@ -110,6 +159,7 @@ async function runArm(s: Settings, arm: string): Promise<{ summary: ArmSummary; 
     return { summary, after };
   } finally {
     await w.dispose();
+    host?.kill('SIGTERM');
   }
 }
 
