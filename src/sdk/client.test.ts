@@ -72,13 +72,13 @@ describe('SwarmClient retries', () => {
       onRetry: (i) => retries.push(i.delayMs),
     });
     const t0 = Date.now();
-    const claim = await client.claim({ taskId: 't1', kind: 'eval' });
+    const claim = await client.claim({ taskId: 't1', kind: 'eval', role: 'solver' });
     expect(claim).toEqual(CLAIM);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(380);
     expect(retries).toEqual([200, 200]);
     expect(srv.requests).toHaveLength(3);
     expect(srv.requests[0]!).toMatchObject({ url: '/swarm/v1/episodes', auth: 'Bearer tok' });
-    expect(JSON.parse(srv.requests[0]!.body)).toEqual({ clientId: 'c1', kind: 'eval', taskId: 't1' });
+    expect(JSON.parse(srv.requests[0]!.body)).toEqual({ clientId: 'c1', kind: 'eval', taskId: 't1', role: 'solver' });
   });
 
   it('waits out a refused connection until the server comes up', async () => {

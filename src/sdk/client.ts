@@ -41,6 +41,8 @@ export interface CallOptions {
 export interface ClaimOptions extends CallOptions {
   kind?: EpisodeKind;
   taskId?: string;
+  /** The role this episode plays when one model plays several (its REINFORCE baseline is per role). */
+  role?: string;
   /** Inactivity timeout of the episode on the server. */
   timeoutS?: number;
 }
@@ -112,6 +114,7 @@ export class SwarmClient {
       kind: o.kind ?? 'train',
       ...(this.codeVersion !== undefined ? { codeVersion: this.codeVersion } : {}),
       ...(o.taskId !== undefined ? { taskId: o.taskId } : {}),
+      ...(o.role !== undefined ? { role: o.role } : {}),
       ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}),
     };
     const r = workerRoutes.claim;

@@ -33,6 +33,8 @@ export type EpisodeFn = (ctx: EpisodeContext) => Promise<EpisodeResult> | Episod
 
 export interface EpisodeOptions {
   kind?: EpisodeKind;
+  /** The role this episode plays when one model plays several (its REINFORCE baseline is per role). */
+  role?: string;
   /** Wall-clock limit of fn; past it the signal fires and the episode is aborted. */
   deadlineMs?: number;
   /** Inactivity timeout of the episode on the server. */
@@ -66,6 +68,7 @@ export async function runEpisode(
   const claim: ClaimResponse = await client.claim({
     kind: o.kind ?? 'train',
     taskId,
+    ...(o.role !== undefined ? { role: o.role } : {}),
     ...(o.timeoutS !== undefined ? { timeoutS: o.timeoutS } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
   });

@@ -33,6 +33,27 @@ describe('computeAdvantages', () => {
     expect(adv[0]).toBeCloseTo(1 - 0.4, 12);
   });
 
+  it("REINFORCE subtracts each role's own mean when episodes name their roles", () => {
+    const game = [
+      { groupKey: 'p1', role: 'proposer', reward: 1 },
+      { groupKey: 'p1-solve', role: 'solver', reward: 0.1 },
+      { groupKey: 'p2', role: 'proposer', reward: 0.5 },
+      { groupKey: 'p2-solve', role: 'solver', reward: 1 },
+      { groupKey: 'x', reward: 0.3 }, // no role: its own baseline (the batch's role-less episodes)
+    ];
+    const adv = computeAdvantages(game, { estimator: 'reinforce' });
+    expect(adv[0]).toBeCloseTo(0.25, 12);
+    expect(adv[1]).toBeCloseTo(-0.45, 12);
+    expect(adv[2]).toBeCloseTo(-0.25, 12);
+    expect(adv[3]).toBeCloseTo(0.45, 12);
+    expect(adv[4]).toBe(0);
+    // One role throughout is the batch mean, as without roles.
+    const one = items.map((x) => ({ ...x, role: 'solver' }));
+    expect(computeAdvantages(one, { estimator: 'reinforce' })).toEqual(
+      computeAdvantages(items, { estimator: 'reinforce' }),
+    );
+  });
+
   it('advantages sum to zero within every group (property)', () => {
     fc.assert(
       fc.property(

@@ -5,6 +5,8 @@ export type AdvantageEstimator = 'grpo' | 'rloo' | 'reinforce';
 
 export interface Scored {
   groupKey: string;
+  /** The role the episode played, when one model plays several: REINFORCE's baseline is per role. */
+  role?: string;
   reward: number;
 }
 
@@ -27,25 +29,30 @@ export function std(xs: readonly number[]): number {
   return Math.sqrt(mean(xs.map((x) => (x - m) ** 2)));
 }
 
-function groupIndices(items: readonly Scored[]): Map<string, number[]> {
+function groupIndices(items: readonly Scored[], keyOf = (x: Scored): string => x.groupKey): Map<string, number[]> {
   const groups = new Map<string, number[]>();
   items.forEach((item, i) => {
-    const list = groups.get(item.groupKey);
+    const key = keyOf(item);
+    const list = groups.get(key);
     if (list) list.push(i);
-    else groups.set(item.groupKey, [i]);
+    else groups.set(key, [i]);
   });
   return groups;
 }
 
 /**
  * One advantage per item. GRPO: (r − mean_g) / (std_g + ε). RLOO: r − mean of the other members
- * of the group (0 for a group of one). REINFORCE: r − mean over the whole batch.
+ * of the group (0 for a group of one). REINFORCE: r − mean over the batch's episodes of the same role
+ * (the whole batch when no episode names a role): roles of one shared model are rewarded on different
+ * scales, and one baseline across them would push each role by the other's rewards.
  */
 export function computeAdvantages(items: readonly Scored[], opts: AdvantageOptions): number[] {
   const out = new Array<number>(items.length).fill(0);
   if (opts.estimator === 'reinforce') {
-    const baseline = mean(items.map((x) => x.reward));
-    return items.map((x) => x.reward - baseline);
+    const baselines = new Map<string, number>();
+    for (const [role, idx] of groupIndices(items, (x) => x.role ?? ''))
+      baselines.set(role, mean(idx.map((i) => items[i]!.reward)));
+    return items.map((x) => x.reward - baselines.get(x.role ?? '')!);
   }
   for (const idx of groupIndices(items).values()) {
     const rewards = idx.map((i) => items[i]!.reward);

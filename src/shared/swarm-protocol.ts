@@ -48,6 +48,11 @@ export const ClaimRequestSchema = z.object({
   taskId: IdSchema.optional(),
   /** The client code version that plays it (the runner's content hash; AGENTJET_CODE_VERSION). */
   codeVersion: IdSchema.optional(),
+  /**
+   * The role this episode plays in a game of several roles on one model (e.g. `proposer`, `solver`):
+   * REINFORCE's baseline is the mean reward of the batch's episodes of the same role.
+   */
+  role: IdSchema.optional(),
   /** Inactivity timeout of this episode (bounded by the server). */
   timeoutS: z.number().positive().max(86_400).optional(),
 });

@@ -17,6 +17,8 @@ export interface Episode {
   kind: EpisodeKind;
   taskId?: string;
   codeVersion?: string;
+  /** The role it plays when one model plays several (the claim's `role`). */
+  role?: string;
   timeoutMs: number;
   createdAt: number;
   lastActivityAt: number;
@@ -71,6 +73,7 @@ export class EpisodeRegistry {
     kind: EpisodeKind;
     taskId?: string;
     codeVersion?: string;
+    role?: string;
     timeoutMs: number;
     now: number;
   }): Episode {
@@ -90,6 +93,7 @@ export class EpisodeRegistry {
       idleWaiters: [],
       ...(init.taskId !== undefined ? { taskId: init.taskId } : {}),
       ...(init.codeVersion !== undefined ? { codeVersion: init.codeVersion } : {}),
+      ...(init.role !== undefined ? { role: init.role } : {}),
     };
     this.open.set(ep.id, ep);
     return ep;

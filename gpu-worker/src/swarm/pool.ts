@@ -29,6 +29,8 @@ export const PoolEntrySchema = z.object({
   endedAt: z.number(),
   /** The client/reward code version that produced the episode (absent for clients that do not say). */
   codeVersion: z.string().optional(),
+  /** The role it played (the claim's `role`; REINFORCE's baseline is per role). */
+  role: z.string().optional(),
   calls: z.array(TimelineSchema),
 });
 export type PoolEntry = z.infer<typeof PoolEntrySchema>;

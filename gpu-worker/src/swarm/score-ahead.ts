@@ -12,6 +12,7 @@ import type { PoolEntry } from './pool';
 export const scoredEpisode = (e: PoolEntry): ScoredEpisode => ({
   episodeId: e.episodeId,
   groupKey: e.taskId,
+  ...(e.role !== undefined ? { role: e.role } : {}),
   reward: e.reward,
   timelines: e.calls,
 });

@@ -18,6 +18,7 @@ import type { EngineView } from '../engine/engine-host';
 import { notFound } from '../errors';
 import type { ScoredEpisode } from '../trainer/train-samples';
 import { previewSamples } from '../trainer/train-step';
+import { scoredEpisode } from './score-ahead';
 import type { WorkerConfig } from '../worker-config';
 import { ClientRegistry, openCountsByClient } from './clients';
 import { assertOpen, episodeIdOfKey } from './episode-rules';
@@ -65,12 +66,16 @@ export function taskGroupOf(
   t: Pick<TrainingConfig, 'strategy' | 'groupSize'>,
 ): ScoredEpisode[] {
   const taskId = ep.result?.taskId ?? ep.taskId;
-  const self = { episodeId: ep.id, groupKey: taskId ?? ep.id, reward: ep.result?.reward ?? 0, timelines: ep.calls };
+  const self: ScoredEpisode = {
+    episodeId: ep.id,
+    groupKey: taskId ?? ep.id,
+    ...(ep.role !== undefined ? { role: ep.role } : {}),
+    reward: ep.result?.reward ?? 0,
+    timelines: ep.calls,
+  };
   const isPooled = pooled.some((e) => e.episodeId === ep.id);
   if (ep.kind !== 'train' || taskId === undefined || (!isPooled && ep.status !== 'open')) return [self];
-  const task = pooled
-    .filter((e) => e.taskId === taskId)
-    .map((e) => ({ episodeId: e.episodeId, groupKey: e.taskId, reward: e.reward, timelines: e.calls }));
+  const task = pooled.filter((e) => e.taskId === taskId).map(scoredEpisode);
   if (!isPooled) task.push(self);
   if (t.strategy !== 'C2' && t.strategy !== 'C3') return task;
   const at = task.findIndex((e) => e.episodeId === ep.id);

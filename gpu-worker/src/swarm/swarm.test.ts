@@ -137,6 +137,20 @@ describe('Swarm', () => {
     expect(events.some((x) => x.type === 'eval_result')).toBe(true);
   });
 
+  it("keeps a claim's role through the pool (REINFORCE's baseline is per role), and across a reopen of the journal", async () => {
+    const { swarm, pool, dir } = await setup({ training: { strategy: 'C1', batch: 1000 } });
+    for (const role of ['proposer', 'solver', undefined]) {
+      const c = swarm.claim({ clientId: 'c1', kind: 'train', taskId: 't', ...(role ? { role } : {}) }, 'http://x/v1');
+      const ep = swarm.episodeForKey(c.apiKey);
+      swarm.endCall(ep, recorded(c.episodeId, swarm.beginCall(ep)));
+      await swarm.end(c.episodeId, { taskId: 't', reward: 1 });
+    }
+    expect(pool.list().map((e) => e.role)).toEqual(['proposer', 'solver', undefined]);
+    const reopened = await DurablePool.open(runFiles(dir).pool, 0);
+    cleanups.push(() => reopened.dispose());
+    expect(reopened.list().map((e) => e.role)).toEqual(['proposer', 'solver', undefined]);
+  });
+
   it('expires idle episodes and aborts the open episodes of a client that goes silent', async () => {
     const { swarm, clock, events } = await setup({ episodeTimeoutS: 10, clientTimeoutS: 60 });
     const a = claim(swarm, 'idle');

@@ -124,6 +124,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
     const tags = {
       ...(req.taskId !== undefined ? { taskId: req.taskId } : {}),
       ...(req.codeVersion !== undefined ? { codeVersion: req.codeVersion } : {}),
+      ...(req.role !== undefined ? { role: req.role } : {}),
     };
     this.episodes.create({ id, clientId: req.clientId, kind: req.kind, timeoutMs: timeoutS * 1000, now, ...tags });
     this.counters.claimed += 1;
@@ -188,6 +189,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
           endedAt: this.now(),
           calls: ep.calls,
           ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}),
+          ...(ep.role !== undefined ? { role: ep.role } : {}),
           ...outcome,
         });
       } catch (err) {

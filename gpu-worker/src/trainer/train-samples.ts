@@ -21,6 +21,8 @@ import {
 export interface ScoredEpisode {
   episodeId: string;
   groupKey: string;
+  /** The role it played (REINFORCE's baseline is per role). */
+  role?: string;
   reward: number;
   timelines: readonly Timeline[];
 }

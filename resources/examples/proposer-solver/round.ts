@@ -59,7 +59,7 @@ export async function playRound(
           const score = solverScore(r, proposal.ok);
           return { ...score, metrics: { ...score.metrics, turns: r.turns, worded: worded(calc) } };
         },
-        { deadlineMs, signal: pctx.signal, kind },
+        { deadlineMs, signal: pctx.signal, kind, role: 'solver' },
       );
       const solverResult: TaskScore = {
         reward: solved.result.reward,
@@ -74,7 +74,7 @@ export async function playRound(
       };
       return proposerScore(proposal, solverResult.success);
     },
-    { deadlineMs, kind },
+    { deadlineMs, kind, role: 'proposer' },
   );
   if (!inner) throw new Error(`round ${task.id}: the solver episode did not finish`);
   const score: TaskScore = {

@@ -410,12 +410,17 @@ class SwarmClient:
         task_id: Optional[str] = None,
         timeout_s: Optional[float] = None,
         deadline_s: Optional[float] = None,
+        role: Optional[str] = None,
     ) -> Claim:
+        """Claims an episode. ``role``: the role it plays when one model plays several (its REINFORCE baseline
+        is per role)."""
         body: Dict[str, Any] = {"clientId": self.client_id, "kind": kind}
         if self.code_version:
             body["codeVersion"] = self.code_version
         if task_id is not None:
             body["taskId"] = task_id
+        if role is not None:
+            body["role"] = role
         if timeout_s is not None:
             body["timeoutS"] = timeout_s
         d = _check(
@@ -492,11 +497,12 @@ class SwarmClient:
         kind: str = "train",
         deadline_s: Optional[float] = None,
         timeout_s: Optional[float] = None,
+        role: Optional[str] = None,
     ) -> Any:
         """Function form: ``episode(task_id, fn)`` runs ``fn(ep)`` and ends with its ``{reward, success?, metrics?}``
         (or a bare number), returning the end answer; aborts and re-raises if fn raises, raises SwarmError
         ``episode_deadline`` past the deadline. Without ``fn``: returns the Episode, a context manager."""
-        claim = self.claim(kind=kind, task_id=task_id, timeout_s=timeout_s)
+        claim = self.claim(kind=kind, task_id=task_id, timeout_s=timeout_s, role=role)
         ep = Episode(self, task_id, claim, deadline_s)
         if fn is None:
             return ep
