@@ -144,6 +144,8 @@ export const EpisodeSummarySchema = z.object({
   status: EpisodeStatusSchema,
   taskId: z.string().optional(),
   codeVersion: z.string().optional(),
+  /** The role it played (the claim's `role`). */
+  role: z.string().optional(),
   reward: z.number().optional(),
   success: z.boolean().optional(),
   reason: z.string().optional(),

@@ -48,6 +48,7 @@ export function summarize(ep: Episode): EpisodeSummary {
     status: ep.status,
     ...((ep.result?.taskId ?? ep.taskId) ? { taskId: ep.result?.taskId ?? ep.taskId } : {}),
     ...(ep.codeVersion !== undefined ? { codeVersion: ep.codeVersion } : {}),
+    ...(ep.role !== undefined ? { role: ep.role } : {}),
     ...(ep.result ? { reward: ep.result.reward } : {}),
     ...(ep.result?.success !== undefined ? { success: ep.result.success } : {}),
     ...(ep.reason ? { reason: ep.reason } : {}),

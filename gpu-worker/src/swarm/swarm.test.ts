@@ -146,6 +146,12 @@ describe('Swarm', () => {
       await swarm.end(c.episodeId, { taskId: 't', reward: 1 });
     }
     expect(pool.list().map((e) => e.role)).toEqual(['proposer', 'solver', undefined]);
+    expect(
+      swarm
+        .episodeSummaries({})
+        .map((e) => e.role)
+        .sort(),
+    ).toEqual(['proposer', 'solver', undefined]);
     const reopened = await DurablePool.open(runFiles(dir).pool, 0);
     cleanups.push(() => reopened.dispose());
     expect(reopened.list().map((e) => e.role)).toEqual(['proposer', 'solver', undefined]);
