@@ -49,10 +49,11 @@ function groupIndices(items: readonly Scored[], keyOf = (x: Scored): string => x
 export function computeAdvantages(items: readonly Scored[], opts: AdvantageOptions): number[] {
   const out = new Array<number>(items.length).fill(0);
   if (opts.estimator === 'reinforce') {
-    const baselines = new Map<string, number>();
-    for (const [role, idx] of groupIndices(items, (x) => x.role ?? ''))
-      baselines.set(role, mean(idx.map((i) => items[i]!.reward)));
-    return items.map((x) => x.reward - baselines.get(x.role ?? '')!);
+    for (const idx of groupIndices(items, (x) => x.role ?? '').values()) {
+      const baseline = mean(idx.map((i) => items[i]!.reward));
+      for (const i of idx) out[i] = items[i]!.reward - baseline;
+    }
+    return out;
   }
   for (const idx of groupIndices(items).values()) {
     const rewards = idx.map((i) => items[i]!.reward);
