@@ -52,6 +52,8 @@ export const SwarmEventBodySchema = z.discriminatedUnion('type', [
     kind: EpisodeKindSchema,
     taskId: z.string().optional(),
     codeVersion: z.string().optional(),
+    /** The role the episode plays (the claim's `role`). */
+    role: z.string().optional(),
     weightVersion: Int,
   }),
   z.object({

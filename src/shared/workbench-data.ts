@@ -272,6 +272,8 @@ export const EpisodeRowSchema = z.object({
   taskId: z.string().nullable(),
   clientId: z.string(),
   codeVersion: z.string().nullable(),
+  /** The role it played in a multi-role game (the claim's `role`); null: none named. */
+  role: z.string().nullable(),
   reward: z.number().nullable(),
   success: z.boolean().nullable(),
   calls: Count,
@@ -287,6 +289,7 @@ export const EpisodeFilterSchema = z.object({
   task: z.string().max(200).optional(),
   clientId: z.string().max(300).optional(),
   codeVersion: z.string().max(100).optional(),
+  role: z.string().max(100).optional(),
   kind: EpisodeKindSchema.optional(),
   status: EpisodeStatusSchema.optional(),
   minReward: z.number().optional(),

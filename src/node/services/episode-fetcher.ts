@@ -40,6 +40,7 @@ export function rowFromSummary(s: EpisodeSummary): EpisodeInput {
     taskId: s.taskId ?? null,
     clientId: s.clientId,
     codeVersion: s.codeVersion ?? null,
+    role: s.role ?? null,
     reward: s.reward ?? null,
     success: s.success ?? null,
     calls: s.calls,

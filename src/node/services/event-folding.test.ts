@@ -103,10 +103,17 @@ describe('EventFolder', () => {
         kind: 'eval',
         taskId: 't1',
         codeVersion: 'abc',
+        role: 'solver',
         weightVersion: 0,
       }),
     );
-    expect(s.episodes[0]).toMatchObject({ status: 'open', kind: 'eval', codeVersion: 'abc', createdAt: 100 });
+    expect(s.episodes[0]).toMatchObject({
+      status: 'open',
+      kind: 'eval',
+      codeVersion: 'abc',
+      role: 'solver',
+      createdAt: 100,
+    });
     const e = f.fold(
       ev(300, {
         type: 'episode_ended',
@@ -124,6 +131,7 @@ describe('EventFolder', () => {
       status: 'ended',
       kind: 'eval',
       codeVersion: 'abc',
+      role: 'solver',
       createdAt: 100,
       finishedAt: 300,
       reward: 1,
@@ -132,7 +140,7 @@ describe('EventFolder', () => {
     });
     expect(e.finished).toEqual(['e1']);
     const a = f.fold(ev(400, { type: 'episode_aborted', episodeId: 'e2', clientId: 'c', reason: 'crash', calls: 1 }));
-    expect(a.episodes[0]).toMatchObject({ status: 'aborted', kind: 'train', createdAt: 400, calls: 1 });
+    expect(a.episodes[0]).toMatchObject({ status: 'aborted', kind: 'train', role: null, createdAt: 400, calls: 1 });
     const x = f.fold(ev(500, { type: 'episode_expired', episodeId: 'e3', clientId: 'c', idleS: 30, calls: 0 }));
     expect(x.episodes[0]!.status).toBe('expired');
   });

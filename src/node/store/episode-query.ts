@@ -37,6 +37,7 @@ export function episodeQuery(run: number, filter: EpisodeFilter, order: EpisodeO
   };
   eq('client_id', filter.clientId);
   eq('code_version', filter.codeVersion);
+  eq('role', filter.role);
   eq('kind', filter.kind);
   eq('status', filter.status);
   if (filter.task !== undefined && filter.task !== '') {
@@ -58,7 +59,7 @@ export function episodeQuery(run: number, filter: EpisodeFilter, order: EpisodeO
 }
 
 export const EPISODE_COLUMNS =
-  'episode_id, kind, status, task_id, client_id, code_version, reward, success, calls, created_at, finished_at, has_timelines';
+  'episode_id, kind, status, task_id, client_id, code_version, role, reward, success, calls, created_at, finished_at, has_timelines';
 
 /** The two statements of a page: `count` binds `params`; `page` binds `params`, limit, offset. */
 export function episodePageSql(

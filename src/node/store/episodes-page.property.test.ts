@@ -12,6 +12,7 @@ const episodeArb = fc.record({
   taskId: fc.option(fc.stringMatching(/^[a-cA-C_%]{0,4}$/), { nil: null }),
   clientId: fc.constantFrom('c1', 'c2', 'c3'),
   codeVersion: fc.option(fc.constantFrom('v1', 'v2'), { nil: null }),
+  role: fc.option(fc.constantFrom('proposer', 'solver'), { nil: null }),
   reward: fc.option(fc.constantFrom(-1, 0, 0.25, 0.5, 1), { nil: null }),
   createdAt: fc.integer({ min: 0, max: 3 }),
 });
@@ -21,6 +22,7 @@ const anyFilterArb: fc.Arbitrary<EpisodeFilter> = fc.record(
     task: fc.stringMatching(/^[a-cA-C_%]{0,2}$/),
     clientId: fc.constantFrom('c1', 'c2', 'c3', 'c9'),
     codeVersion: fc.constantFrom('v1', 'v2'),
+    role: fc.constantFrom('proposer', 'solver'),
     kind: fc.constantFrom('train' as const, 'eval' as const),
     status: fc.constantFrom('open' as const, 'ended' as const, 'aborted' as const),
     minReward: fc.constantFrom(-1, 0, 0.3),
@@ -45,6 +47,7 @@ function matches(e: EpisodeInput, f: EpisodeFilter): boolean {
     return false;
   if (f.clientId !== undefined && e.clientId !== f.clientId) return false;
   if (f.codeVersion !== undefined && e.codeVersion !== f.codeVersion) return false;
+  if (f.role !== undefined && e.role !== f.role) return false;
   if (f.kind !== undefined && e.kind !== f.kind) return false;
   if (f.status !== undefined && e.status !== f.status) return false;
   if (f.minReward !== undefined && (e.reward === null || e.reward < f.minReward)) return false;

@@ -28,7 +28,7 @@ describe('store: episodes', () => {
     const { store } = temp;
     store.putEpisode(
       'r',
-      episodeInput('e1', { status: 'open', reward: null, success: null, finishedAt: null, calls: 0 }),
+      episodeInput('e1', { status: 'open', role: 'solver', reward: null, success: null, finishedAt: null, calls: 0 }),
     );
     expect(store.getEpisode('r', 'e1')).toMatchObject({
       status: 'open',
@@ -42,7 +42,7 @@ describe('store: episodes', () => {
       episodeInput('e1', { status: 'ended', reward: null, success: null, finishedAt: null, taskId: null, calls: 1 }),
     );
     expect(store.getEpisode('r', 'e1')).toEqual({
-      ...episodeInput('e1', { reward: 0.5, success: false, calls: 3 }),
+      ...episodeInput('e1', { role: 'solver', reward: 0.5, success: false, calls: 3 }),
       hasTimelines: false,
     });
     expect(store.episodesPage('r', {}, 0, 10, 'newest').total).toBe(1);
@@ -169,6 +169,7 @@ describe('store: episodes', () => {
               taskId: i % 4 === 0 ? `math_${i}%` : `word_${i}`,
               clientId: `c${i % 3}`,
               codeVersion: i < 20 ? 'v1' : 'v2',
+              role: i % 2 === 0 ? 'proposer' : i % 4 === 1 ? 'solver' : null,
               kind: i % 5 === 0 ? 'eval' : 'train',
               status: i % 7 === 0 ? 'open' : 'ended',
               reward: i % 7 === 0 ? null : (i % 10) / 10,
@@ -208,6 +209,8 @@ describe('store: episodes', () => {
       expect(store.episodesPage('r', { clientId: 'c1' }, 0, 2, 'newest').total).toBe(13);
       expect(store.episodesPage('r', { codeVersion: 'v2' }, 0, 1, 'newest').total).toBe(20);
       expect(store.episodesPage('r', { kind: 'eval' }, 0, 1, 'newest').total).toBe(8);
+      expect(store.episodesPage('r', { role: 'proposer' }, 0, 1, 'newest').total).toBe(20);
+      expect(ids({ role: 'solver', codeVersion: 'v1' }, 'oldest')).toEqual(['e1', 'e5', 'e9', 'e13', 'e17']);
       expect(ids({ status: 'open' }, 'oldest')).toEqual(['e0', 'e7', 'e14', 'e21', 'e28', 'e35']);
       expect(ids({ minReward: 0.8 }).length).toBe(store.episodesPage('r', { minReward: 0.8 }, 0, 1, 'newest').total);
       expect(ids({ minReward: 0.8, maxReward: 0.8 }, 'oldest')).toEqual(['e8', 'e18', 'e38']);

@@ -31,6 +31,7 @@ const EpisodeDbRowSchema = z.object({
   task_id: z.string().nullable(),
   client_id: z.string(),
   code_version: z.string().nullable(),
+  role: z.string().nullable(),
   reward: z.number().nullable(),
   success: z.number().int().nullable(),
   calls: z.number().int(),
@@ -48,6 +49,7 @@ function toEpisodeRow(raw: unknown): EpisodeRow {
     taskId: r.task_id,
     clientId: r.client_id,
     codeVersion: r.code_version,
+    role: r.role,
     reward: r.reward,
     success: r.success === null ? null : r.success !== 0,
     calls: r.calls,
@@ -62,15 +64,16 @@ const EpisodeInputSchema = EpisodeRowSchema.omit({ hasTimelines: true });
 // Nullable fields keep a value already known when a later upsert does not know it (an event
 // that carries no reward must not erase one stored from the episode list).
 const UPSERT_EPISODE_SQL = `
-  INSERT INTO episodes (run, episode_id, kind, status, task_id, client_id, code_version, reward, success, calls,
+  INSERT INTO episodes (run, episode_id, kind, status, task_id, client_id, code_version, role, reward, success, calls,
     created_at, finished_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (run, episode_id) DO UPDATE SET
     kind = excluded.kind,
     status = excluded.status,
     task_id = COALESCE(excluded.task_id, episodes.task_id),
     client_id = excluded.client_id,
     code_version = COALESCE(excluded.code_version, episodes.code_version),
+    role = COALESCE(excluded.role, episodes.role),
     reward = COALESCE(excluded.reward, episodes.reward),
     success = COALESCE(excluded.success, episodes.success),
     calls = MAX(excluded.calls, episodes.calls),
@@ -152,6 +155,7 @@ export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readon
         e.taskId,
         e.clientId,
         e.codeVersion,
+        e.role,
         e.reward,
         e.success === null ? null : e.success ? 1 : 0,
         e.calls,

@@ -4,7 +4,7 @@ import { conversation, say } from '../../shared/timeline/testing/scenes';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from './migrations';
 import { timelinesToRecords } from './records';
 import { openStore } from './store';
-import { newRun, tempStore, type TempStore } from './test-support';
+import { episodeInput, newRun, tempStore, type TempStore } from './test-support';
 
 describe('migrations', () => {
   let temp: TempStore | null = null;
@@ -51,6 +51,36 @@ describe('migrations', () => {
     const check = new Database(`${path}.v1`);
     expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     check.close();
+  });
+
+  it('reads episodes stored before roles (version 7) with no role, and stores a role after migrating', () => {
+    temp = tempStore();
+    temp.store.close();
+    const path = `${temp.path}.v7`;
+    const old = new Database(path);
+    migrate(old, MIGRATIONS.slice(0, 7));
+    old
+      .prepare(
+        "INSERT INTO runs (run_id, name, mode, worker_url, model, example, config, created_at) VALUES ('r1', 'old run', 'local', 'u', 'm', NULL, '{}', 5)",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO episodes (run, episode_id, kind, status, client_id, calls, created_at) VALUES (1, 'e0', 'train', 'ended', 'c', 1, 6)",
+      )
+      .run();
+    old.close();
+
+    const store = openStore(path);
+    try {
+      expect(store.getEpisode('r1', 'e0')).toMatchObject({ episodeId: 'e0', role: null });
+      store.putEpisode('r1', episodeInput('e1', { role: 'proposer' }));
+      expect(store.episodesPage('r1', { role: 'proposer' }, 0, 10, 'newest').rows.map((r) => r.episodeId)).toEqual([
+        'e1',
+      ]);
+    } finally {
+      store.close();
+    }
   });
 
   it('reads timelines stored before prefix sharing (version 2) after migrating', () => {

@@ -340,6 +340,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX regress_by_figure ON regress_results (bench, figure, commit_date);
     `,
   },
+  {
+    version: 8,
+    name: "an episode's role (the claim's `role`: its baseline group in a multi-role game)",
+    sql: `
+      ALTER TABLE episodes ADD COLUMN role TEXT;
+      CREATE INDEX episodes_role ON episodes (run, role, created_at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

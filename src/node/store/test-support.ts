@@ -95,6 +95,7 @@ export function episodeInput(episodeId: string, over: Partial<EpisodeInput> = {}
     taskId: 'task-1',
     clientId: 'c1',
     codeVersion: 'v1',
+    role: null,
     reward: 1,
     success: true,
     calls: 2,

@@ -14,6 +14,7 @@ const row: EpisodeRow = {
   taskId: 't1',
   clientId: 'c1',
   codeVersion: 'v1',
+  role: null,
   reward: 1,
   success: true,
   calls: 3,

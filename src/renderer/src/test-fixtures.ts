@@ -62,6 +62,7 @@ export function episodeRow(episodeId: string, over: Partial<EpisodeRow> = {}): E
     taskId: 't1',
     clientId: 'c1',
     codeVersion: 'abcdef0123',
+    role: null,
     reward: 1,
     success: true,
     calls: 2,

@@ -96,6 +96,7 @@ function EpisodeFacts({ detail }: { detail: EpisodeDetail }) {
   return (
     <dl className="in-facts">
       <Fact label="task" value={episode.taskId ?? '—'} />
+      {episode.role !== null && <Fact label="role" value={episode.role} />}
       <Fact label="reward" value={formatReward(episode.reward)} />
       <Fact label="success" value={formatSuccess(episode.success)} />
       <Fact label="client" value={episode.clientId} />

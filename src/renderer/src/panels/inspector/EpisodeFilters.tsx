@@ -1,4 +1,4 @@
-// The episode filters (task substring, client, code version, reward range, kind, status) and order.
+// The episode filters (task substring, client, code version, role, reward range, kind, status) and order.
 import type { FilterForm, EpisodeOrder } from './episode-query';
 import { EPISODE_KINDS, EPISODE_ORDERS, EPISODE_STATUSES } from './episode-query';
 
@@ -44,13 +44,14 @@ export function EpisodeFilters(props: {
   );
 }
 
-type TextField = 'task' | 'clientId' | 'codeVersion' | 'minReward' | 'maxReward';
+type TextField = 'task' | 'clientId' | 'codeVersion' | 'role' | 'minReward' | 'maxReward';
 
 /** A text field of the form: its test id, placeholder and accessible label. */
 const TEXT_FIELDS: Record<TextField, { testId: string; placeholder: string; label: string }> = {
   task: { testId: 'filter-task', placeholder: 'task contains…', label: 'task substring' },
   clientId: { testId: 'filter-client', placeholder: 'client', label: 'client id' },
   codeVersion: { testId: 'filter-code-version', placeholder: 'code version', label: 'code version' },
+  role: { testId: 'filter-role', placeholder: 'role', label: 'role (exact)' },
   minReward: { testId: 'filter-min-reward', placeholder: 'min r', label: 'minimum reward' },
   maxReward: { testId: 'filter-max-reward', placeholder: 'max r', label: 'maximum reward' },
 };
@@ -69,11 +70,11 @@ function TextFilter({ form, set, field }: { form: FilterForm; set: SetFilter; fi
   );
 }
 
-/** The task substring, client id and code version fields. */
+/** The task substring, client id, code version and role fields. */
 function TextFilters({ form, set }: { form: FilterForm; set: SetFilter }) {
   return (
     <>
-      {(['task', 'clientId', 'codeVersion'] as const).map((field) => (
+      {(['task', 'clientId', 'codeVersion', 'role'] as const).map((field) => (
         <TextFilter key={field} form={form} set={set} field={field} />
       ))}
     </>

@@ -1,4 +1,4 @@
-// One row of the episode list (time, task, reward, success, client, code version, calls, status,
+// One row of the episode list (time, task, role, reward, success, client, code version, calls, status,
 // duration), or its placeholder while its page loads; and the list's header.
 import type { CSSProperties } from 'react';
 import type { EpisodeRow } from '../../../../shared/workbench-api';
@@ -9,6 +9,7 @@ export function EpisodeListHeader() {
     <div className="in-row in-head" role="row">
       <span>time</span>
       <span>task</span>
+      <span>role</span>
       <span className="num">reward</span>
       <span>ok</span>
       <span>client</span>
@@ -44,6 +45,7 @@ export function EpisodeRowView({
     >
       <span className="in-muted">{formatClock(row.createdAt)}</span>
       <span className="ellipsis">{row.taskId ?? '—'}</span>
+      <span className="ellipsis in-muted">{row.role ?? '—'}</span>
       <span className={`num${row.reward !== null && row.reward > 0 ? ' pos' : ''}`}>{formatReward(row.reward)}</span>
       <span className={row.success ? 'ok' : row.success === false ? 'bad' : ''}>{formatSuccess(row.success)}</span>
       <span className="ellipsis">{row.clientId}</span>

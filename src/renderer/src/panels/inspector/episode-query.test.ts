@@ -24,6 +24,7 @@ const row = (episodeId: string): EpisodeRow => ({
   taskId: 't',
   clientId: 'c',
   codeVersion: 'v',
+  role: null,
   reward: 1,
   success: true,
   calls: 2,
@@ -41,11 +42,12 @@ describe('filterFromForm', () => {
         task: '  add ',
         clientId: 'c1',
         codeVersion: 'ab12',
+        role: ' solver ',
         kind: 'eval',
         status: 'ended',
       }),
     ).toEqual({
-      filter: { task: 'add', clientId: 'c1', codeVersion: 'ab12', kind: 'eval', status: 'ended' },
+      filter: { task: 'add', clientId: 'c1', codeVersion: 'ab12', role: 'solver', kind: 'eval', status: 'ended' },
       errors: [],
     });
   });

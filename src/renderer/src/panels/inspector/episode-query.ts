@@ -18,6 +18,7 @@ export interface FilterForm {
   task: string;
   clientId: string;
   codeVersion: string;
+  role: string;
   minReward: string;
   maxReward: string;
   kind: '' | EpisodeKind;
@@ -28,6 +29,7 @@ export const EMPTY_FILTER_FORM: FilterForm = {
   task: '',
   clientId: '',
   codeVersion: '',
+  role: '',
   minReward: '',
   maxReward: '',
   kind: '',
@@ -48,6 +50,8 @@ export function filterFromForm(form: FilterForm): { filter: EpisodeFilter; error
   if (clientId !== undefined) filter.clientId = clientId;
   const codeVersion = text(form.codeVersion, 100);
   if (codeVersion !== undefined) filter.codeVersion = codeVersion;
+  const role = text(form.role, 100);
+  if (role !== undefined) filter.role = role;
   const bound = (v: string, name: string): number | undefined => {
     const t = v.trim();
     if (t === '') return undefined;
