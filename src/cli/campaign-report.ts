@@ -56,6 +56,23 @@ export function formatStepProgress(e: Extract<RunnerEvent, { type: 'trial_step' 
   );
 }
 
+/** Where a campaign or study command writes: lines, and (on a terminal) a progress line rewritten in place. */
+export interface CampaignIo {
+  out: (line: string) => void;
+  progress?: (line: string) => void;
+}
+
+/** A runner's event handler that prints: steps on the progress line, everything else as a line of its own. */
+export function printRunnerEvents(io: CampaignIo, spec: CampaignSpec): (e: RunnerEvent) => void {
+  return (e) => {
+    if (e.type === 'trial_step') return io.progress?.(formatStepProgress(e));
+    const line = formatRunnerEvent(e, spec);
+    if (line === null) return;
+    io.progress?.('');
+    io.out(line);
+  };
+}
+
 function table(header: string[], body: string[][]): string {
   const widths = header.map((h, c) => Math.max(h.length, ...body.map((row) => (row[c] ?? '').length)));
   const line = (cells: string[]): string =>

@@ -13,7 +13,7 @@ import type { StudyResult } from '../node/campaign/study-runner';
 import { runStudyFile } from './study';
 import { CampaignRunner, type CampaignResult } from '../node/campaign/campaign-runner';
 import { CampaignStore } from '../node/campaign/campaign-store';
-import { campaignsTable, formatRunnerEvent, formatStepProgress, trialsTable } from './campaign-report';
+import { campaignsTable, printRunnerEvents, trialsTable, type CampaignIo } from './campaign-report';
 import { parseFlags } from './flags';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
@@ -29,11 +29,6 @@ const Flags = z
     seeds: z.coerce.number().int().min(1).max(100).optional(),
   })
   .strict();
-
-export interface CampaignIo {
-  out: (line: string) => void;
-  progress?: (line: string) => void;
-}
 
 const defaultIo = (): CampaignIo => ({
   out: (line) => console.log(line),
@@ -76,13 +71,7 @@ async function runFile(loaded: LoadedCampaign, dataDir: string, io: CampaignIo):
     ...(loaded.spec.agent
       ? { hooks: createAgentHooks(loaded.spec.agent, store, (line) => io.out(`  agent: ${line}`)) }
       : {}),
-    onEvent: (e) => {
-      if (e.type === 'trial_step') return io.progress?.(formatStepProgress(e));
-      const line = formatRunnerEvent(e, loaded.spec);
-      if (line === null) return;
-      io.progress?.('');
-      io.out(line);
-    },
+    onEvent: printRunnerEvents(io, loaded.spec),
   });
   const onSignal = (): void => {
     io.out('stopping: the running trials are interrupted and re-run when the campaign is resumed');

@@ -5,8 +5,7 @@ import { formatter } from '../shared/campaign/study-report';
 import { CampaignStore } from '../node/campaign/campaign-store';
 import type { LoadedStudy } from '../node/campaign/study-files';
 import { checkRunnable, StudyRunner, type StudyResult } from '../node/campaign/study-runner';
-import { formatRunnerEvent, formatStepProgress } from './campaign-report';
-import type { CampaignIo } from './campaign';
+import { printRunnerEvents, type CampaignIo } from './campaign-report';
 import { studyCampaign } from '../shared/campaign/study-spec';
 
 export async function runStudyFile(
@@ -26,13 +25,7 @@ export async function runStudyFile(
     store,
     repoRoot,
     examplesDir: join(repoRoot, 'resources', 'examples'),
-    onEvent: (e) => {
-      if (e.type === 'trial_step') return io.progress?.(formatStepProgress(e));
-      const line = formatRunnerEvent(e, asCampaign);
-      if (line === null) return;
-      io.progress?.('');
-      io.out(line);
-    },
+    onEvent: printRunnerEvents(io, asCampaign),
   });
   const onSignal = (): void => {
     io.out('stopping: the running trial is interrupted and runs again when the study is resumed');
