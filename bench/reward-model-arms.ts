@@ -12,7 +12,7 @@ import type { Store } from '../src/node/store/types';
 import type { RewardEnsembleRef, RewardModelRef } from '../src/shared/reward-model';
 import type { WorkbenchEvent } from '../src/shared/workbench-api';
 import type { EvalSummary } from '../src/node/eval';
-import { relabelHooks, trainMembers, type RmTrainOptions } from './reward-model-loop';
+import { relabelHooks, trainMembers, type LabelPick, type RmTrainOptions } from './reward-model-loop';
 import { runArm, type ArmBudget, type ArmResult } from './reward-model-policy';
 import { binomialSe } from './train-stats';
 
@@ -25,6 +25,7 @@ export interface ArmsOptions extends ArmBudget {
   klSweep: readonly number[];
   relabelEvery: number;
   labelsPerRound: number;
+  labelPick: LabelPick;
   ensemble: number;
   ensembleK: number;
 }
@@ -121,6 +122,7 @@ export async function runArms(o: ArmsOptions, c: ArmsContext): Promise<{ warm: E
           runId: spec.runId,
           every: o.relabelEvery,
           perRound: o.labelsPerRound,
+          pick: o.labelPick,
           members: spec.members,
           stdPenalty: o.ensembleK,
           rm: c.rmOptions,

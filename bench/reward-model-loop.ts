@@ -3,8 +3,9 @@
 // iterated labelling as hooks of a policy arm: every --relabel-every updates the RelabelLoop asks for
 // --labels-per-round labels; the arm's newest train episodes are fetched into the store as the workbench
 // does, the label queue (LabelsService, scored with the run's newest reward model) proposes the least
-// certain ones, the verifiable reward answers for the human, a new version is trained on every label so
-// far and hot-swapped into the clients (a new pointer, a new code version).
+// certain ones, the highest-scored ones (--label-pick top) or half of each (mix), the verifiable reward
+// answers for the human, a new version is trained on every label so far and hot-swapped into the clients
+// (a new pointer, a new code version).
 import { EpisodeFetcher, type FetchedEpisode } from '../src/node/services/episode-fetcher';
 import { LabelsService } from '../src/node/services/labels-service';
 import { RelabelLoop } from '../src/node/services/relabel-loop';
@@ -15,6 +16,21 @@ import { rewardModelPointerSource, type RewardEnsembleRef, type RewardModelRef }
 import type { RewardModelRow } from '../src/shared/rewards-api';
 import type { WorkbenchEvent } from '../src/shared/workbench-api';
 import type { ArmContext, ArmHooks } from './reward-model-policy';
+
+export const LABEL_PICKS = ['uncertain', 'top', 'mix'] as const;
+export type LabelPick = (typeof LABEL_PICKS)[number];
+
+/** The label queue's modes a round asks, with how many each: `mix` takes the top half first. */
+export function pickPlan(pick: LabelPick, limit: number): { mode: 'points' | 'top'; limit: number }[] {
+  if (pick === 'uncertain') return [{ mode: 'points', limit }];
+  if (pick === 'top') return [{ mode: 'top', limit }];
+  const top = Math.ceil(limit / 2);
+  const plan: { mode: 'points' | 'top'; limit: number }[] = [
+    { mode: 'top', limit: top },
+    { mode: 'points', limit: limit - top },
+  ];
+  return plan.filter((p) => p.limit > 0);
+}
 
 export interface RmTrainOptions {
   rmLoss: string;
@@ -91,6 +107,7 @@ export interface RelabelHooksOptions {
   runId: string;
   every: number;
   perRound: number;
+  pick: LabelPick;
   members: number;
   stdPenalty: number;
   rm: RmTrainOptions;
@@ -138,13 +155,19 @@ export function relabelHooks(o: RelabelHooksOptions): {
         await fetchRecent(pool);
         const labels = new LabelsService({ store: o.store, author: 'verifier', queueCandidates: pool });
         try {
-          const q = await labels.labelQueue({ runId: o.runId, mode: 'points', limit });
           let n = 0;
-          for (const item of q.items) {
-            const ok = success.get(item.episodeId);
-            if (item.kind !== 'point' || ok === undefined) continue;
-            await labels.putLabel({ runId: o.runId, label: { kind: ok ? 'good' : 'bad', episodeId: item.episodeId } });
-            n++;
+          // Each ask sees the labels of the one before (labelled episodes leave the queue).
+          for (const ask of pickPlan(o.pick, limit)) {
+            const q = await labels.labelQueue({ runId: o.runId, mode: ask.mode, limit: ask.limit });
+            for (const item of q.items) {
+              const ok = success.get(item.episodeId);
+              if (item.kind !== 'point' || ok === undefined) continue;
+              await labels.putLabel({
+                runId: o.runId,
+                label: { kind: ok ? 'good' : 'bad', episodeId: item.episodeId },
+              });
+              n++;
+            }
           }
           return n;
         } finally {

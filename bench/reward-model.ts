@@ -28,7 +28,7 @@ import type { WorkbenchEvent } from '../src/shared/workbench-api';
 import { argValue, round } from './engine';
 import { ARM_NAMES, armSpecs, runArms, type ArmName, type ArmOutcome } from './reward-model-arms';
 import { collectLabels } from './reward-model-collect';
-import { trainRm } from './reward-model-loop';
+import { LABEL_PICKS, trainRm, type LabelPick } from './reward-model-loop';
 import { benchScoring } from './reward-model-scoring';
 import { binomialSe } from './train-stats';
 
@@ -50,7 +50,9 @@ export const rewardModelBenchHelp = `npm run bench -- reward-model [options]
   --kl-coef K          the rm-kl* arms' KL penalty to the initial policy (default 0.1; see --kl-sweep)
   --kl-sweep a,b,…     extra rm-kl arms at these coefficients
   --relabel-every K    policy updates between labelling rounds (default 10)
-  --labels-per-round M labels per round: the least certain of the policy's newest episodes (default 32)
+  --labels-per-round M labels per round of the policy's newest episodes (default 32)
+  --label-pick P       which ones: uncertain (the reward model least sure), top (it scores highest: where the
+                       policy goes and hacking shows), mix (half each; default uncertain)
   --ensemble E         members of the ensemble arm (default 3, seeds 0…E−1)
   --ensemble-k k       the ensemble's score: mean − k·std of the members' standardized scores (default 1)
   --skip-policy        stop after the reward model's figures (no policy training)
@@ -67,6 +69,13 @@ const nonNegative = (args: string[], flag: string, d: number): number => {
   if (!Number.isFinite(v) || v < 0) throw new Error(`${flag} must be a number ≥ 0\n${rewardModelBenchHelp}`);
   return v;
 };
+
+function labelPick(raw: string | undefined): LabelPick {
+  const pick = raw ?? 'uncertain';
+  const found = LABEL_PICKS.find((p) => p === pick);
+  if (found === undefined) throw new Error(`--label-pick must be one of ${LABEL_PICKS.join(', ')}`);
+  return found;
+}
 
 function parseArms(raw: string | undefined): ArmName[] {
   if (raw === undefined) return [...ARM_NAMES];
@@ -114,6 +123,7 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     klSweep: (argValue(args, '--kl-sweep') ?? '').split(',').filter(Boolean).map(Number),
     relabelEvery: num(args, '--relabel-every', 10),
     labelsPerRound: num(args, '--labels-per-round', 32),
+    labelPick: labelPick(argValue(args, '--label-pick')),
     ensemble: num(args, '--ensemble', 3),
     ensembleK: nonNegative(args, '--ensemble-k', 1),
   };
@@ -269,7 +279,7 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
         minutes: o.minutes,
         eval_episodes: o.evalEpisodes,
         ...(o.arms.some((a) => a.includes('relabel'))
-          ? { relabel_every: o.relabelEvery, labels_per_round: o.labelsPerRound }
+          ? { relabel_every: o.relabelEvery, labels_per_round: o.labelsPerRound, label_pick: o.labelPick }
           : {}),
         ...(o.arms.includes('rm-kl-relabel-ens') ? { ensemble: o.ensemble, ensemble_k: o.ensembleK } : {}),
       });

@@ -129,14 +129,14 @@ export const rewardsMethods = {
   },
   /**
    * Episodes (or pairs of a task group) worth labelling next: where the newest reward model is least sure; unlabelled
-   * ones first.
+   * ones first. `top`: the unlabelled episodes it scores highest (an audit for reward hacking).
    */
   labelQueue: {
     params: z
       .object({
         runId: Id,
         limit: z.number().int().positive().max(100).default(10),
-        mode: z.enum(['auto', 'points', 'pairs']).default('auto'),
+        mode: z.enum(['auto', 'points', 'pairs', 'top']).default('auto'),
       })
       .strict(),
     result: z.object({ rewardModel: z.number().int().nullable(), candidates: Count, items: z.array(QueueItemSchema) }),

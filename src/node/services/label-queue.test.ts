@@ -30,6 +30,21 @@ describe('proposeLabels', () => {
     expect(proposeLabels(req(c, { center: 6, limit: 1 })).map((i) => i.episodeId)).toEqual(['sure-good']);
   });
 
+  it('top: the highest-scored unlabelled points first (the audit for reward hacking), unscored last', () => {
+    const c = [
+      { episodeId: 'mid', taskId: 't1', score: 0.5 },
+      { episodeId: 'high', taskId: 't1', score: 6 },
+      { episodeId: 'none', taskId: 't2', score: null },
+      { episodeId: 'labelled', taskId: 't2', score: 9 },
+      { episodeId: 'high-too', taskId: 't3', score: 6 },
+      { episodeId: 'low', taskId: 't3', score: -4 },
+    ];
+    const items = proposeLabels(req(c, { mode: 'top', labelledPoints: new Set(['labelled']) }));
+    expect(items.map((i) => i.episodeId)).toEqual(['high', 'high-too', 'mid', 'low', 'none']);
+    expect(items.every((i) => i.kind === 'point')).toBe(true);
+    expect(proposeLabels(req(c, { mode: 'top', limit: 1 })).map((i) => i.episodeId)).toEqual(['labelled']);
+  });
+
   it('without scores, keeps the newest first', () => {
     const c = ['a', 'b', 'c'].map((id) => ({ episodeId: id, taskId: 't', score: null }));
     expect(proposeLabels(req(c)).map((i) => [i.episodeId, i.uncertainty])).toEqual([
@@ -70,7 +85,7 @@ describe('proposeLabels', () => {
     fc.assert(
       fc.property(
         cand,
-        fc.constantFrom<'points' | 'pairs'>('points', 'pairs'),
+        fc.constantFrom<'points' | 'pairs' | 'top'>('points', 'pairs', 'top'),
         fc.integer({ min: 1, max: 8 }),
         (raw, mode, limit) => {
           const seen = new Set<string>();

@@ -1,8 +1,10 @@
 // The label queue's core (pure): which episodes, or pairs of one task group, to label next. With a
 // reward model's scores, the most informative are where it is least sure — a point whose P(good) =
 // σ(score − center) is nearest ½, a pair whose P(a ≻ b) = σ(s_a − s_b) is nearest ½ (Bradley–Terry);
-// without scores every proposal is a coin flip and the newest come first. Labelled episodes (pairs) are
-// left out, and no episode appears twice in one list.
+// without scores every proposal is a coin flip and the newest come first. Mode `top` audits instead:
+// the episodes the model scores highest, where a policy optimised against it goes first and where its
+// false positives (reward hacking) show. Labelled episodes (pairs) are left out, and no episode
+// appears twice in one list.
 import { sigmoid } from '../../shared/reward-model';
 import type { QueueItem } from '../../shared/rewards-api';
 
@@ -19,7 +21,7 @@ export interface QueueRequest {
   labelledPoints: ReadonlySet<string>;
   /** Keys from `pairKey`. */
   labelledPairs: ReadonlySet<string>;
-  mode: 'points' | 'pairs';
+  mode: 'points' | 'pairs' | 'top';
   /** The score at which a point is a coin flip (0 for a pointwise model). */
   center: number;
   limit: number;
@@ -30,14 +32,16 @@ export interface QueueRequest {
 export const uncertainty = (p: number): number => Math.max(0, Math.min(1, 1 - Math.abs(2 * p - 1)));
 
 export function proposeLabels(r: QueueRequest): QueueItem[] {
-  return r.mode === 'points' ? proposePoints(r) : proposePairs(r);
+  return r.mode === 'pairs' ? proposePairs(r) : proposePoints(r, r.mode === 'top');
 }
 
-function proposePoints(r: QueueRequest): QueueItem[] {
+/** Unlabelled single episodes: least certain first, or (`top`) highest score first; ties newest first. */
+function proposePoints(r: QueueRequest, top: boolean): QueueItem[] {
+  const score = (c: QueueCandidate): number => c.score ?? -Infinity;
   return r.candidates
     .filter((c) => !r.labelledPoints.has(c.episodeId))
     .map((c, i) => ({ c, i, u: c.score === null ? 1 : uncertainty(sigmoid(c.score - r.center)) }))
-    .sort((a, b) => b.u - a.u || a.i - b.i)
+    .sort((a, b) => (top ? score(b.c) - score(a.c) || a.i - b.i : b.u - a.u || a.i - b.i))
     .slice(0, r.limit)
     .map(({ c, u }) => ({ kind: 'point', episodeId: c.episodeId, taskId: c.taskId, score: c.score, uncertainty: u }));
 }

@@ -9,7 +9,13 @@ import { errorMessage } from '../../store/toasts';
 import { ConversationView } from './ConversationView';
 import { LABEL_KEY_HELP, labelAction, type LabelAction } from './label-keys';
 
-type Mode = 'auto' | 'points' | 'pairs';
+type Mode = 'auto' | 'points' | 'pairs' | 'top';
+const MODES: { value: Mode; label: string }[] = [
+  { value: 'auto', label: 'auto' },
+  { value: 'pairs', label: 'pairs of a task' },
+  { value: 'points', label: 'single episodes' },
+  { value: 'top', label: 'highest scored (hacking audit)' },
+];
 
 /** How the queue is ordered (by which reward model, if any) and how many episodes it drew from. */
 function queueOrderText(meta: { rewardModel: number | null; candidates: number }): string {
@@ -208,14 +214,14 @@ export function LabelQueueView({
         <span className="chart-title">Label queue</span>
         <select
           value={mode}
-          onChange={(e) =>
-            setMode(e.target.value === 'pairs' ? 'pairs' : e.target.value === 'points' ? 'points' : 'auto')
-          }
+          onChange={(e) => setMode(MODES.find((m) => m.value === e.target.value)?.value ?? 'auto')}
           aria-label="queue mode"
         >
-          <option value="auto">auto</option>
-          <option value="pairs">pairs of a task</option>
-          <option value="points">single episodes</option>
+          {MODES.map((m) => (
+            <option key={m.value} value={m.value}>
+              {m.label}
+            </option>
+          ))}
         </select>
         <span className="muted">
           {q.meta ? queueOrderText(q.meta) : ''}
