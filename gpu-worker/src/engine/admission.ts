@@ -38,17 +38,22 @@ export interface AdmissionHooks {
 }
 
 export interface AdmissionResult {
+  /** The sampled token ids, exactly as sampled. */
   tokenIds: number[];
+  /** Raw (temperature-1) log-probabilities of the sampled tokens. */
   logprobs: number[];
   finishReason: 'stop' | 'length';
+  /** The generated text (without a matched stop string and what follows it). */
   text: string;
+  /** The weight version that sampled it (the oldest, should it span an update). */
   weightVersion: number;
-  /** Weights swapped in mid-generation: [first token index, version] per swap. */
+  /** Weights swapped in mid-generation: [index of the first token sampled by it, weight version] per swap. */
   versionSpans?: [number, number][];
   /** Time from admission to the answer (the engine's time for this call, shared with its batch). */
   engineMs: number;
   /** Time spent waiting at the gate. */
   queueMs: number;
+  /** Prefix-cache figures: the prompt's tokens, and how many of them the cache held. */
   cache: { promptTokens: number; cachedTokens: number };
 }
 

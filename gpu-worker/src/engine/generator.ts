@@ -3,7 +3,7 @@
 // Everything that records a call (the server's completions path, the rollout policy of eval and the
 // demo) goes through a Generator; `gateGenerator` backs it with the admission gate
 // (engine/admission.ts, in front of the engine's continuous batcher and prefix cache).
-import { AdmissionCancelledError, type GenerationGate } from './admission';
+import { AdmissionCancelledError, type AdmissionResult, type GenerationGate } from './admission';
 import type { SamplingRequest } from './sampling-request';
 
 /** A generation's prompt and sampling settings (the end-of-turn ids are the engine's own). */
@@ -27,22 +27,8 @@ export interface GenerationCacheStats {
   cachedTokens: number;
 }
 
-export interface GenerationResult {
-  /** The sampled token ids, exactly as sampled. */
-  tokenIds: number[];
-  /** Raw (temperature-1) log-probabilities of the sampled tokens. */
-  logprobs: number[];
-  finishReason: 'stop' | 'length';
-  /** The generated text (without a matched stop string and what follows it). */
-  text: string;
-  /** The weight version that sampled it (the oldest, should it span an update). */
-  weightVersion: number;
-  /** Weights swapped in mid-generation: [index of the first token sampled by it, weight version] per swap. */
-  versionSpans?: [number, number][];
-  /** Engine time this generation took part in. */
-  engineMs: number;
-  cache?: GenerationCacheStats;
-}
+/** A generation's answer: the gate's, without its queue time; the cache figures where a KV cache kept them. */
+export type GenerationResult = Omit<AdmissionResult, 'queueMs' | 'cache'> & { cache?: GenerationCacheStats };
 
 export interface Generator {
   generate(request: GenerationRequest, hooks?: GenerationHooks): Promise<GenerationResult>;

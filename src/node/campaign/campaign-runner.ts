@@ -6,8 +6,6 @@
 // a runner through the store's command table (stop, stop a trial, the agent's controls).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CampaignStepPoint } from '../../shared/campaign/api';
-import type { TrialPoint } from '../../shared/campaign/objective';
 import { configKey, gridOf, gridSize, type Params } from '../../shared/campaign/space';
 import { trialSetup, type CampaignSpec } from '../../shared/campaign/spec';
 import { countStates, type TrialRow } from '../../shared/campaign/trials';
@@ -20,15 +18,9 @@ import { writeReports } from './report-writer';
 import type { Slot } from './slots';
 import { resolveTask, type TaskRef } from './task-ref';
 import { startedRow, tellOptimizer, trialSource, trialState, type AskedTrial } from './trial-record';
-import { runTrial, type TrialEnd, type TrialOutcome } from './trial-run';
+import { runTrial, type TrialEnd, type TrialEvent, type TrialOutcome } from './trial-run';
 
-export type RunnerEvent =
-  | { type: 'started'; resumed: boolean; rerun: number[]; slots: string[] }
-  | { type: 'trial_started'; trial: TrialRow }
-  | { type: 'trial_point'; trial: TrialRow; point: TrialPoint }
-  | { type: 'trial_step'; number: number; point: CampaignStepPoint }
-  | { type: 'trial_ended'; trial: TrialRow }
-  | { type: 'note'; line: string };
+export type RunnerEvent = { type: 'started'; resumed: boolean; rerun: number[]; slots: string[] } | TrialEvent;
 
 export interface CampaignRunnerOptions {
   spec: CampaignSpec;

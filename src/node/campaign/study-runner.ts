@@ -7,8 +7,6 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import type { CampaignStepPoint } from '../../shared/campaign/api';
-import type { TrialPoint } from '../../shared/campaign/objective';
 import { trialSetup } from '../../shared/campaign/spec';
 import {
   analyseStudy,
@@ -23,14 +21,9 @@ import { campaignPaths, publicSpec, takeLock, trialDir, type CampaignPaths } fro
 import type { CampaignStore } from './campaign-store';
 import { LocalSlot, localParallel, type Slot } from './slots';
 import { resolveTask } from './task-ref';
-import { runTrial, type TrialEnd } from './trial-run';
+import { runTrial, type TrialEnd, type TrialEvent } from './trial-run';
 
-export type StudyEvent =
-  | { type: 'trial_started'; trial: TrialRow }
-  | { type: 'trial_point'; trial: TrialRow; point: TrialPoint }
-  | { type: 'trial_step'; number: number; point: CampaignStepPoint }
-  | { type: 'trial_ended'; trial: TrialRow }
-  | { type: 'note'; line: string };
+export type StudyEvent = TrialEvent;
 
 export interface StudyRunnerOptions {
   spec: StudySpec;

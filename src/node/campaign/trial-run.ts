@@ -11,11 +11,20 @@ import type { CampaignStepPoint } from '../../shared/campaign/api';
 import { objectiveOf, type TrialPoint } from '../../shared/campaign/objective';
 import type { RoleWorker } from '../../shared/campaign/roles';
 import type { CampaignSpec, TrialSetup } from '../../shared/campaign/spec';
+import type { TrialRow } from '../../shared/campaign/trials';
 import type { SwarmEvent } from '../../shared/swarm-events';
 import { EventFeed } from '../event-feed';
 import type { Slot, TrialWorker } from './slots';
 import { playRoleEval, startRoleClients } from './role-task';
 import { playEval, startTrialClients, type EvalFigures, type RunningClients, type TaskRef } from './task-ref';
+
+/** What a runner (campaign or study) tells its listener of its trials as they run. */
+export type TrialEvent =
+  | { type: 'trial_started'; trial: TrialRow }
+  | { type: 'trial_point'; trial: TrialRow; point: TrialPoint }
+  | { type: 'trial_step'; number: number; point: CampaignStepPoint }
+  | { type: 'trial_ended'; trial: TrialRow }
+  | { type: 'note'; line: string };
 
 export type TrialEnd = { state: 'complete' } | { state: 'pruned' | 'failed' | 'interrupted' | 'stopped'; note: string };
 
