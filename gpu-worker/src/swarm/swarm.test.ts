@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SwarmEvent } from '../../../src/shared/swarm-events';
+import { SwarmEventSchema, type SwarmEvent } from '../../../src/shared/swarm-events';
 import { conversation, say } from '../../../src/shared/timeline/testing/scenes';
 import type { RecordedCall } from '../rollout/record-call';
 import { fakeEngineFactory } from '../testing/fake-engine';
@@ -138,7 +138,7 @@ describe('Swarm', () => {
   });
 
   it("keeps a claim's role through the pool (REINFORCE's baseline is per role), and across a reopen of the journal", async () => {
-    const { swarm, pool, dir } = await setup({ training: { strategy: 'C1', batch: 1000 } });
+    const { swarm, pool, dir, events } = await setup({ training: { strategy: 'C1', batch: 1000 } });
     for (const role of ['proposer', 'solver', undefined]) {
       const c = swarm.claim({ clientId: 'c1', kind: 'train', taskId: 't', ...(role ? { role } : {}) }, 'http://x/v1');
       const ep = swarm.episodeForKey(c.apiKey);
@@ -146,6 +146,13 @@ describe('Swarm', () => {
       await swarm.end(c.episodeId, { taskId: 't', reward: 1 });
     }
     expect(pool.list().map((e) => e.role)).toEqual(['proposer', 'solver', undefined]);
+    // The start event carries it too, through the schema the workbench reads events with (its episode store).
+    const started = events.filter((e) => e.type === 'episode_started').map((e) => SwarmEventSchema.parse(e));
+    expect(started.map((e) => (e.type === 'episode_started' ? e.role : null))).toEqual([
+      'proposer',
+      'solver',
+      undefined,
+    ]);
     expect(
       swarm
         .episodeSummaries({})
