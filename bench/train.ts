@@ -17,8 +17,9 @@
 //     is the count that is not (plus any client whose logged acknowledged ends outnumber the server's
 //     ended episodes of that client); and chaos_success_final is compared with the calm run's within
 //     noise (2 standard errors of the difference).
-// The training settings (lr 3.5e-4 decaying to 1e-4, group 8, 8 tasks a step, one engine thread) are
-// the bench's own options for the built-in model, found by short runs on this 2-core CPU.
+// The training settings (lr 3.5e-4 decaying to 1e-4, group 8, 8 tasks a step, one engine thread, each task
+// group packed into a prefix tree) are the bench's own options for the built-in model, found by runs on this
+// 2-core CPU (tree packing: docs/studies/seed-robustness.md).
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -72,6 +73,7 @@ export const TRAIN_BENCH_DEFAULTS: Record<string, string> = {
   lr: '3.5e-4',
   threads: '1',
   seed: '1',
+  merge: 'tree',
 };
 /** The frameworks of a run without --frameworks (the figures in bench/RESULTS.md); langchain and agents join on request. */
 const DEFAULT_FRAMEWORKS: readonly ClientKind[] = ['openai', 'vercel', 'fetch', 'python'];
@@ -80,7 +82,8 @@ const DEFAULT_LR_END = 1e-4;
 
 export const trainBenchHelp = `npm run bench -- train [options]
   --minutes M            training minutes of each run (default 15)
-  (defaults tuned on the 2-core CPU: --lr 3.5e-4 --lr-end 1e-4 --group-size 8 --batch 8 --threads 1)
+  (defaults tuned on the 2-core CPU: --lr 3.5e-4 --lr-end 1e-4 --group-size 8 --batch 8 --threads 1
+  --merge tree; --merge linear for the runs before 2026-12-06 in bench/RESULTS.md)
   --clients N            client processes per TypeScript framework (default 2)
   --python-clients N     Python client processes (default --clients: like the TypeScript ones, each plays
                          a task group's episodes all at once)
