@@ -20,12 +20,15 @@ import type { ArmContext, ArmHooks } from './reward-model-policy';
 export const LABEL_PICKS = ['uncertain', 'top', 'mix'] as const;
 export type LabelPick = (typeof LABEL_PICKS)[number];
 
-/** The label queue's modes a round asks, with how many each: `mix` takes the top half first. */
-export function pickPlan(pick: LabelPick, limit: number): { mode: 'points' | 'top'; limit: number }[] {
+/** One ask of the label queue: its mode and how many proposals. */
+type QueueAsk = { mode: 'points' | 'top'; limit: number };
+
+/** The label queue's asks of a round: `mix` takes the top half first. */
+export function pickPlan(pick: LabelPick, limit: number): QueueAsk[] {
   if (pick === 'uncertain') return [{ mode: 'points', limit }];
   if (pick === 'top') return [{ mode: 'top', limit }];
   const top = Math.ceil(limit / 2);
-  const plan: { mode: 'points' | 'top'; limit: number }[] = [
+  const plan: QueueAsk[] = [
     { mode: 'top', limit: top },
     { mode: 'points', limit: limit - top },
   ];

@@ -35,13 +35,19 @@ export function proposeLabels(r: QueueRequest): QueueItem[] {
   return r.mode === 'pairs' ? proposePairs(r) : proposePoints(r, r.mode === 'top');
 }
 
+type Ranked = { c: QueueCandidate; i: number; u: number };
+/** Highest score first, unscored last. */
+const byScore = (a: Ranked, b: Ranked): number =>
+  a.c.score === b.c.score ? 0 : b.c.score === null ? -1 : a.c.score === null ? 1 : b.c.score - a.c.score;
+const byUncertainty = (a: Ranked, b: Ranked): number => b.u - a.u;
+
 /** Unlabelled single episodes: least certain first, or (`top`) highest score first; ties newest first. */
 function proposePoints(r: QueueRequest, top: boolean): QueueItem[] {
-  const score = (c: QueueCandidate): number => c.score ?? -Infinity;
+  const first = top ? byScore : byUncertainty;
   return r.candidates
     .filter((c) => !r.labelledPoints.has(c.episodeId))
-    .map((c, i) => ({ c, i, u: c.score === null ? 1 : uncertainty(sigmoid(c.score - r.center)) }))
-    .sort((a, b) => (top ? score(b.c) - score(a.c) || a.i - b.i : b.u - a.u || a.i - b.i))
+    .map((c, i): Ranked => ({ c, i, u: c.score === null ? 1 : uncertainty(sigmoid(c.score - r.center)) }))
+    .sort((a, b) => first(a, b) || a.i - b.i)
     .slice(0, r.limit)
     .map(({ c, u }) => ({ kind: 'point', episodeId: c.episodeId, taskId: c.taskId, score: c.score, uncertainty: u }));
 }
