@@ -4,12 +4,10 @@
 // episodes stay pooled), the engine exits, and the worker restarts it from the last checkpoint and
 // trains the pooled episodes on the restarted ranks.
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILTIN_MODEL_DIR } from './resources';
 import { playGroup as play, swarmStatus as status, until } from './testing/swarm-play';
-import { tempDir, TEST_TOKENS } from './testing/workers';
-import { startWorker, type Worker } from './worker';
+import { startBuiltinWorker, tempDir } from './testing/workers';
+import type { Worker } from './worker';
 
 const playGroup = (url: string, taskId: string): Promise<void> => play(url, taskId, { clientId: 'fsdp' });
 
@@ -20,17 +18,13 @@ describe('swarm worker with a 2-rank FSDP engine', () => {
 
   beforeAll(async () => {
     dir = tempDir('aj-fsdp-');
-    w = await startWorker(
+    w = await startBuiltinWorker(
+      dir,
       {
-        model: BUILTIN_MODEL_DIR,
-        port: 0,
-        runDir: join(dir, 'run'),
-        threads: 1,
-        seed: 1,
         engineProcs: 2,
         training: { strategy: 'C2', batch: 1, groupSize: 2, lr: 1e-4, checkpointEvery: 1, defaultMaxTokens: 12 },
       },
-      { tokens: TEST_TOKENS, log: (l) => logs.push(l), sweepIntervalMs: 50 },
+      { log: (l) => logs.push(l), sweepIntervalMs: 50 },
     );
   }, 240_000);
   afterAll(async () => {

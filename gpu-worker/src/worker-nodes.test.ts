@@ -5,15 +5,13 @@
 // group ends (the worker stops), node 1 starts its ranks again, ready for the next group.
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimResponse, Status } from '../../src/shared/swarm-protocol';
 import { engineArgv } from './engine/engine-process';
 import { nodesOf, startRankNode, type RankNode } from './engine/rank-node';
-import { BUILTIN_MODEL_DIR } from './resources';
-import { http, tempDir, TEST_TOKENS } from './testing/workers';
-import { startWorker, type Worker } from './worker';
+import { http, startBuiltinWorker, tempDir, TEST_TOKENS } from './testing/workers';
+import type { Worker } from './worker';
 
 async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 120_000): Promise<T> {
   const t0 = Date.now();
@@ -75,19 +73,15 @@ describe('a worker whose engine spans two nodes over loopback', () => {
       env: { AGENTJET_ENGINE_THREADS: '1' },
       log: (l) => logs.push(`node1: ${l}`),
     });
-    w = await startWorker(
+    w = await startBuiltinWorker(
+      dir,
       {
-        model: BUILTIN_MODEL_DIR,
-        port: 0,
-        runDir: join(dir, 'run'),
-        threads: 1,
-        seed: 1,
         nnodes: 2,
         nodeRank: 0,
         rdzvEndpoint: endpoint,
         training: { strategy: 'C2', batch: 1, groupSize: 2, lr: 1e-4, checkpointEvery: 0, defaultMaxTokens: 12 },
       },
-      { tokens: TEST_TOKENS, log: (l) => logs.push(l), sweepIntervalMs: 50 },
+      { log: (l) => logs.push(l), sweepIntervalMs: 50 },
     );
   }, 300_000);
   afterAll(async () => {

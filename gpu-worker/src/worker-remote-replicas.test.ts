@@ -6,7 +6,7 @@
 // status shows the replica down; started again, it rejoins under its name at the current weights.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_FILES_HEADER } from '../../src/shared/replica-attach';
@@ -15,8 +15,8 @@ import { workerRoutes } from '../../src/shared/worker-routes';
 import { formatModelFiles, modelFiles } from './engine/replicas/model-files';
 import { BUILTIN_MODEL_DIR, REPO_ROOT } from './resources';
 import { playGroup as play, swarmStatus as status, until } from './testing/swarm-play';
-import { tempDir, TEST_TOKENS } from './testing/workers';
-import { startWorker, type Worker } from './worker';
+import { startBuiltinWorker, tempDir, TEST_TOKENS } from './testing/workers';
+import type { Worker } from './worker';
 
 const playGroup = (url: string, taskId: string): Promise<void> =>
   play(url, taskId, { clientId: 'remote', together: true, maxRetries: 5 });
@@ -64,18 +64,14 @@ describe('a worker with rollout replicas on a second host (loopback)', () => {
 
   beforeAll(async () => {
     dir = tempDir('aj-remote-');
-    w = await startWorker(
+    w = await startBuiltinWorker(
+      dir,
       {
-        model: BUILTIN_MODEL_DIR,
-        port: 0,
-        runDir: join(dir, 'run'),
-        threads: 1,
-        seed: 1,
         remoteReplicas: true,
         syncTimeoutS: 60,
         training: { strategy: 'C2', batch: 1, groupSize: 2, lr: 1e-3, checkpointEvery: 0, defaultMaxTokens: 12 },
       },
-      { tokens: TEST_TOKENS, log: (l) => logs.push(l), sweepIntervalMs: 50 },
+      { log: (l) => logs.push(l), sweepIntervalMs: 50 },
     );
   }, 240_000);
   afterAll(async () => {

@@ -14,33 +14,19 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 const MetricsLineSchema = z.object({ rewardMean: z.number(), episodes: z.number().int(), stepSeconds: z.number() });
 
+/** `agentjet train` for two C1 steps of 4 episodes with 2 clients, in a run dir of its own. */
+async function trainTwoSteps(example: string[]): Promise<{ runDir: string; code: number | null; out: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'aj-train-'));
+  dirs.push(dir);
+  const runDir = join(dir, 'run');
+  const args = ['bin/agentjet.mjs', 'train', ...example, '--clients', '2', '--steps', '2', '--strategy', 'C1'];
+  args.push('--batch', '4', '--run-dir', runDir, '--threads', '1', '--max-tokens', '48', '--seed', '1');
+  return { runDir, ...(await runProcess(process.execPath, args, process.env, 150_000)) };
+}
+
 describe('agentjet train', () => {
   it('trains calculator-agent for 2 steps with 2 clients and writes 2 metrics lines', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aj-train-'));
-    dirs.push(dir);
-    const runDir = join(dir, 'run');
-    const args = [
-      'bin/agentjet.mjs',
-      'train',
-      'calculator-agent',
-      '--clients',
-      '2',
-      '--steps',
-      '2',
-      '--strategy',
-      'C1',
-      '--batch',
-      '4',
-      '--run-dir',
-      runDir,
-      '--threads',
-      '1',
-      '--max-tokens',
-      '48',
-      '--seed',
-      '1',
-    ];
-    const { code, out } = await runProcess(process.execPath, args, process.env, 150_000);
+    const { runDir, code, out } = await trainTwoSteps(['calculator-agent']);
     expect(code, out).toBe(0);
     const steps = [...out.matchAll(/^step (\d+)\/2 .*· reward (\d+\.\d+) · success/gm)];
     expect(steps.map((m) => m[1])).toEqual(['1', '2']);
@@ -52,33 +38,7 @@ describe('agentjet train', () => {
   }, 160_000);
 
   it('trains the cocktail (mix 0.5) and reports calc | guess per step and in metrics.jsonl', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aj-train-'));
-    dirs.push(dir);
-    const runDir = join(dir, 'run');
-    const args = [
-      'bin/agentjet.mjs',
-      'train',
-      'cocktail',
-      '--mix',
-      '0.5',
-      '--clients',
-      '2',
-      '--steps',
-      '2',
-      '--strategy',
-      'C1',
-      '--batch',
-      '4',
-      '--run-dir',
-      runDir,
-      '--threads',
-      '1',
-      '--max-tokens',
-      '48',
-      '--seed',
-      '1',
-    ];
-    const { code, out } = await runProcess(process.execPath, args, process.env, 150_000);
+    const { runDir, code, out } = await trainTwoSteps(['cocktail', '--mix', '0.5']);
     expect(code, out).toBe(0);
     expect(out).toMatch(/agentjet train cocktail \(mix 0\.5 calc \/ 0\.5 guess\)/);
     const figures = '(?:-|reward \\d+\\.\\d{3} success (?:-|\\d+\\.\\d%) \\(\\d+\\))';

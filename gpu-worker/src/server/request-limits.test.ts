@@ -3,13 +3,12 @@
 // the same limits on every API (deep tool schemas and arguments, Messages bodies over the chat
 // limits), refused before any engine work; the worker then serves, trains and resets as usual.
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_LIMITS, type ClaimResponse } from '../../../src/shared/swarm-protocol';
 import { BUILTIN_MODEL_DIR } from '../resources';
 import { expectBadInputRefused, limitCases, manyBlocksMessagesBody } from '../testing/bad-input';
-import { http, tempDir, TEST_TOKENS, type HttpResult } from '../testing/workers';
-import { startWorker, type Worker } from '../worker';
+import { http, startBuiltinWorker, tempDir, TEST_TOKENS, type HttpResult } from '../testing/workers';
+import type { Worker } from '../worker';
 
 describe('request limits (real engine)', () => {
   let w: Worker;
@@ -18,17 +17,7 @@ describe('request limits (real engine)', () => {
   beforeAll(async () => {
     expect(existsSync(BUILTIN_MODEL_DIR)).toBe(true);
     dir = tempDir('aj-limits-');
-    w = await startWorker(
-      {
-        model: BUILTIN_MODEL_DIR,
-        port: 0,
-        runDir: join(dir, 'run'),
-        threads: 1,
-        seed: 1,
-        training: { strategy: 'C1', batch: 1000 },
-      },
-      { tokens: TEST_TOKENS, log: () => undefined },
-    );
+    w = await startBuiltinWorker(dir, { training: { strategy: 'C1', batch: 1000 } });
   });
   afterAll(async () => {
     await w?.dispose();

@@ -2,13 +2,12 @@
 // generated and a tool call as OpenAI/vLLM do (id + name first, arguments in pieces); the streamed
 // reply equals the recorded one. A client that goes away cancels its engine request (fake engine).
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimResponse } from '../../../src/shared/swarm-protocol';
 import { BUILTIN_MODEL_DIR } from '../resources';
-import { http, startFakeWorker, tempDir, TEST_TOKENS } from '../testing/workers';
-import { startWorker, type Worker } from '../worker';
+import { http, startBuiltinWorker, startFakeWorker, tempDir, TEST_TOKENS } from '../testing/workers';
+import type { Worker } from '../worker';
 
 const tools: OpenAI.Chat.ChatCompletionTool[] = [
   {
@@ -37,17 +36,7 @@ describe('token-by-token streaming (real engine)', () => {
   beforeAll(async () => {
     expect(existsSync(BUILTIN_MODEL_DIR)).toBe(true);
     dir = tempDir('aj-stream-');
-    w = await startWorker(
-      {
-        model: BUILTIN_MODEL_DIR,
-        port: 0,
-        runDir: join(dir, 'run'),
-        threads: 1,
-        seed: 1,
-        training: { strategy: 'C1', batch: 1000 },
-      },
-      { tokens: TEST_TOKENS, log: () => undefined },
-    );
+    w = await startBuiltinWorker(dir, { training: { strategy: 'C1', batch: 1000 } });
   });
   afterAll(async () => {
     await w?.dispose();

@@ -1,10 +1,11 @@
-// Test helpers: start a worker (fake or real engine) on a free port in a temporary run dir, and a
-// small fetch wrapper that sends a bearer credential and returns status, headers and JSON.
+// Test helpers: start a worker (fake engine, or the real engine with the built-in model) on a free port in a
+// temporary run dir, and a small fetch wrapper that sends a bearer credential and returns status, headers and JSON.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkerConfigInput } from '../worker-config';
 import { startWorker, type StartOptions, type Worker } from '../worker';
+import { BUILTIN_MODEL_DIR } from '../resources';
 import { fakeEngineFactory, type FakeEngine, type FakeEngineOptions } from './fake-engine';
 
 export const TEST_TOKENS = { admin: 'test-admin-token-0123456789', join: 'test-join-token-0123456789' };
@@ -42,6 +43,21 @@ export async function startFakeWorker(
       if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A worker on the real engine and the built-in model (one thread, seed 1) in `dir`'s `run`, tested through the
+ * test tokens; `config` adds to or overrides that.
+ */
+export function startBuiltinWorker(
+  dir: string,
+  config: Partial<WorkerConfigInput>,
+  start: Partial<StartOptions> = {},
+): Promise<Worker> {
+  return startWorker(
+    { model: BUILTIN_MODEL_DIR, port: 0, runDir: join(dir, 'run'), threads: 1, seed: 1, ...config },
+    { tokens: TEST_TOKENS, log: () => undefined, ...start },
+  );
 }
 
 export interface HttpResult<T = unknown> {

@@ -1,10 +1,10 @@
 // Eval success per weight version (consecutive versions pooled until a point stands for enough episodes).
 import { memo, useMemo } from 'react';
-import { Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Line, LineChart, ResponsiveContainer, Tooltip } from 'recharts';
 import type { EvalPoint } from '../../../../shared/workbench-api';
 import { evalRows } from '../../charts/series';
 import { percent } from '../../format';
-import { AXIS, ChartCard, Empty, GRID, MARGIN, TOOLTIP } from './chart-parts';
+import { ChartCard, Empty, GRID, MARGIN, PERCENT_AXIS, TOOLTIP, VERSION_AXIS } from './chart-parts';
 
 export const EvalChart = memo(function EvalChart({ evals, active }: { evals: readonly EvalPoint[]; active: boolean }) {
   const rows = useMemo(() => evalRows(evals), [evals]);
@@ -17,14 +17,8 @@ export const EvalChart = memo(function EvalChart({ evals, active }: { evals: rea
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={rows} margin={MARGIN}>
               {GRID}
-              <XAxis
-                dataKey="weightVersion"
-                type="number"
-                domain={['dataMin', 'dataMax']}
-                allowDecimals={false}
-                {...AXIS}
-              />
-              <YAxis {...AXIS} width={44} domain={[0, 1]} tickFormatter={(v: number) => percent(v)} />
+              {VERSION_AXIS}
+              {PERCENT_AXIS}
               <Tooltip
                 {...TOOLTIP}
                 labelFormatter={(v) => {

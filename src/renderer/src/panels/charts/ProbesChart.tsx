@@ -2,11 +2,11 @@
 // from its fixed prefix that contain its string ("does it still call the tool here?") — over weight
 // versions; "Run now" probes the live worker's current weights.
 import { memo, useEffect, useMemo, useState } from 'react';
-import { Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Legend, Line, LineChart, ResponsiveContainer, Tooltip } from 'recharts';
 import type { WorkbenchApi, WorkbenchResult } from '../../../../shared/workbench-api';
 import { percent } from '../../format';
 import { errorMessage } from '../../store/toasts';
-import { AXIS, ChartCard, Empty, GRID, MARGIN, TOOLTIP } from './chart-parts';
+import { ChartCard, Empty, GRID, MARGIN, PERCENT_AXIS, TOOLTIP, VERSION_AXIS } from './chart-parts';
 import { probeRows } from './probe-series';
 
 const COLOURS = ['var(--accent)', 'var(--ok)', 'var(--violet)', 'var(--warn)', 'var(--marker)', 'var(--danger)'];
@@ -75,14 +75,8 @@ export const ProbesChart = memo(function ProbesChart(props: {
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={rows} margin={MARGIN}>
               {GRID}
-              <XAxis
-                dataKey="weightVersion"
-                type="number"
-                domain={['dataMin', 'dataMax']}
-                allowDecimals={false}
-                {...AXIS}
-              />
-              <YAxis {...AXIS} width={44} domain={[0, 1]} tickFormatter={(v: number) => percent(v)} />
+              {VERSION_AXIS}
+              {PERCENT_AXIS}
               <Tooltip
                 {...TOOLTIP}
                 labelFormatter={(v) => `weights v${String(v)}`}

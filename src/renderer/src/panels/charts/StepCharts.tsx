@@ -19,7 +19,7 @@ import {
 import type { CodeMarker, StepPoint } from '../../../../shared/workbench-api';
 import { fmt, markerLines, mergeRows, rewardRows, stepTimeRows } from '../../charts/series';
 import { percent } from '../../format';
-import { AXIS, ChartCard, Empty, GRID, MARGIN, markerRefs, STEP_AXIS, TOOLTIP } from './chart-parts';
+import { AXIS, ChartCard, Empty, GRID, MARGIN, markerRefs, PERCENT_AXIS, STEP_AXIS, TOOLTIP } from './chart-parts';
 
 export interface StepChartProps {
   steps: readonly StepPoint[];
@@ -99,7 +99,7 @@ export const SuccessChart = memo(function SuccessChart({ steps, markers, active,
             <LineChart data={rows} margin={MARGIN}>
               {GRID}
               {STEP_AXIS}
-              <YAxis {...AXIS} width={44} domain={[0, 1]} tickFormatter={(v: number) => percent(v)} />
+              {PERCENT_AXIS}
               <Tooltip {...TOOLTIP} formatter={(v) => percent(Number(v))} />
               <Line
                 dataKey="success"

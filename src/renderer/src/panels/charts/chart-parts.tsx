@@ -1,8 +1,10 @@
 // Pieces the charts share: the card around each chart (its test id, point and marker counts), the
-// empty-state text, the code-version marker lines, axis, grid and tooltip styles, a header stat.
+// empty-state text, the code-version marker lines, axis, grid and tooltip styles, the step, version and
+// rate axes, a header stat.
 import type { ReactNode } from 'react';
-import { CartesianGrid, ReferenceLine, XAxis } from 'recharts';
+import { CartesianGrid, ReferenceLine, XAxis, YAxis } from 'recharts';
 import type { MarkerLine } from '../../charts/series';
+import { percent } from '../../format';
 
 export const AXIS = { stroke: 'var(--fg-dim)', fontSize: 11, tickLine: false } as const;
 export const GRID = <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />;
@@ -21,6 +23,12 @@ export const STEP_AXIS = (
     {...AXIS}
   />
 );
+/** The x axis of the charts drawn per weight version. */
+export const VERSION_AXIS = (
+  <XAxis dataKey="weightVersion" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} {...AXIS} />
+);
+/** A y axis of rates, 0–100 %. */
+export const PERCENT_AXIS = <YAxis {...AXIS} width={44} domain={[0, 1]} tickFormatter={(v: number) => percent(v)} />;
 export const MARGIN = { top: 14, right: 16, bottom: 0, left: 0 };
 
 export function ChartCard({
