@@ -20,7 +20,7 @@ export const unavailable = (code: string, message: string, retryAfterS: number):
 /** An upstream (the engine) did not answer in time; retrying may succeed. */
 export const gatewayTimeout = (code: string, message: string): SwarmError =>
   new SwarmError(504, ErrorTypes.unavailable, code, message);
-/** The client closed the request before it was answered (nginx's 499; nobody reads the answer). */
+/** The route wants another protocol than the request used (a WebSocket upgrade). */
 export const upgradeRequired = (code: string, message: string): SwarmError =>
   new SwarmError(426, ErrorTypes.invalid, code, message);
 export const internalError = (message: string): SwarmError =>
@@ -28,5 +28,6 @@ export const internalError = (message: string): SwarmError =>
 /** Anything thrown, as the error a client gets (a SwarmError as is, the rest as a 500). */
 export const asSwarmError = (err: unknown): SwarmError =>
   err instanceof SwarmError ? err : internalError(err instanceof Error ? err.message : String(err));
+/** The client closed the request before it was answered (nginx's 499; nobody reads the answer). */
 export const clientClosed = (): SwarmError =>
   new SwarmError(499, ErrorTypes.invalid, 'client_closed_request', 'the client closed the request');

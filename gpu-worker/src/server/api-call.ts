@@ -13,6 +13,7 @@ import { asSwarmError, badRequest, type SwarmError, unauthorized } from '../erro
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf } from './auth';
+import { clientClosedSignal } from './http';
 import { SseWriter } from './sse';
 
 export interface ApiRouteDeps {
@@ -57,11 +58,7 @@ export function prepareCall(
 ): ApiCall {
   const prepared = prepareRequest(chat, deps.swarm.training, ep.kind);
   const agent = agentOf(req);
-  const clientGone = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) clientGone.abort();
-  });
-  return { ep, prepared, hooks: { signal: clientGone.signal, ...(agent ? { agent } : {}) } };
+  return { ep, prepared, hooks: { signal: clientClosedSignal(reply), ...(agent ? { agent } : {}) } };
 }
 
 /** Runs the call as one JSON answer, with the engine-time and weight-version headers. */

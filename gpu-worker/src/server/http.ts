@@ -1,13 +1,22 @@
 // HTTP plumbing shared by every route: the strict JSON body parser (UTF-8 checked, prototype keys
 // refused), body validation against the shared zod schemas, and the one error handler that turns
 // anything thrown into `{error: {type, code, message}}` with a 4xx for client mistakes — router
-// errors (a malformed URL, a path segment too long) included.
+// errors (a malformed URL, a path segment too long) included; and the signal of a client that hung up.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { checkBodyDepth } from '../../../src/shared/request-limits';
 import { ErrorTypes } from '../../../src/shared/swarm-protocol';
 import { badRequest, SwarmError } from '../errors';
 import { redactJoinToken } from './agentjet-path';
+
+/** A signal that fires when the client closes the connection before its answer was written. */
+export function clientClosedSignal(reply: FastifyReply): AbortSignal {
+  const closed = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) closed.abort();
+  });
+  return closed.signal;
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -9,7 +9,7 @@ import { notFound, unauthorized, upgradeRequired } from '../errors';
 import type { TokenMatcher } from '../swarm/keys';
 import type { Swarm } from '../swarm/swarm';
 import { callerOf, requireRole } from './auth';
-import { parseBody } from './http';
+import { clientClosedSignal, parseBody } from './http';
 import { onRoute } from './route-table';
 
 export interface SwarmRouteDeps {
@@ -134,7 +134,8 @@ export function registerSwarmRoutes(app: FastifyInstance, deps: SwarmRouteDeps):
   onRoute(app, 'claim', async (req, reply) => {
     requireRole(req.headers, matcher, 'join');
     const body = parseBody(workerRoutes.claim.body, req.body);
-    const claim = swarm.claim(body, baseUrlOf(req, deps.publicUrl));
+    const signal = clientClosedSignal(reply);
+    const claim = await swarm.claimHeld(body, baseUrlOf(req, deps.publicUrl), { signal });
     return reply.status(201).send(claim);
   });
 

@@ -269,7 +269,7 @@ describe('training', () => {
     );
   });
 
-  it('during an update: running generations finish on the old weights, claims get 503 with Retry-After, stale episodes are dropped', async () => {
+  it('during an update: running generations finish on the old weights, claims wait for the new ones, stale episodes are dropped', async () => {
     const t = await start(
       { training: { strategy: 'C1', batch: 1, algo: 'reinforce', maxStaleness: 0 } },
       { engine: { reply: scriptedReply, stepMs: 5 } },
@@ -292,14 +292,19 @@ describe('training', () => {
       token: join,
       body: { taskId: 'u2', reward: 0 },
     });
-    // … claims are refused with a retry hint while the update waits for the generation to finish.
-    const during = await until(
-      () => http(t.worker.url, 'POST', '/swarm/v1/episodes', { token: join, body: { clientId: 'late' } }),
-      (r) => r.status === 503,
+    // … a claim made while the update waits for the generation to finish is held, and answered on the new weights.
+    await until(
+      () => status(t),
+      (s) => s.state === 'updating',
     );
-    expect(during.body).toMatchObject({ error: { code: 'updating', type: 'service_unavailable' } });
-    expect(Number(during.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const during = http<{ weightVersion: number }>(t.worker.url, 'POST', '/swarm/v1/episodes', {
+      token: join,
+      body: { clientId: 'late' },
+    });
     expect((await inflight).system_fingerprint).toBe('wv0');
+    const late = await during;
+    expect(late.status).toBe(201);
+    expect(late.body.weightVersion).toBe(1);
     const afterFirst = await until(
       () => status(t),
       (s) => s.step === 1 && s.state === 'running',

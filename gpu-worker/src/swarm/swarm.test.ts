@@ -22,7 +22,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(config: Partial<WorkerConfigInput> = {}) {
+async function setup(config: Partial<WorkerConfigInput> = {}, pauseGeneration = async (): Promise<void> => undefined) {
   const dir = tempDir('aj-swarm-');
   const files = runFiles(dir);
   const { factory, engines } = fakeEngineFactory();
@@ -30,7 +30,7 @@ async function setup(config: Partial<WorkerConfigInput> = {}) {
   await engine.start();
   const pool = await DurablePool.open(files.pool, 0);
   const clock = { t: 1_000_000 };
-  const gate = { pause: async () => undefined, resume: () => undefined };
+  const gate = { pause: pauseGeneration, resume: () => undefined };
   const swarm = new Swarm({
     config: WorkerConfigSchema.parse({ runDir: dir, ...config }),
     modelName: 'fake-model',
@@ -111,6 +111,43 @@ describe('Swarm', () => {
     swarm.beginStop('shutdown');
     expect(refusedCode(() => claim(swarm))).toBe('503 stopping');
     expect(swarm.status().clients[0]?.counters).toMatchObject({ claimed: 1, refused: 2 });
+  });
+
+  it('holds a claim during an update and answers it on the new weights; past the hold, or for a gone client, claims nothing', async () => {
+    // The update waits for running generations (the gate) before it trains: keep it there until released.
+    let letUpdateGo = (): void => undefined;
+    const generationsDone = new Promise<void>((r) => (letUpdateGo = r));
+    const { swarm, events } = await setup(
+      { training: { strategy: 'C1', batch: 2, algo: 'reinforce' } },
+      () => generationsDone,
+    );
+    for (const reward of [1, 0]) {
+      const c = claim(swarm);
+      const ep = swarm.episodeForKey(c.apiKey);
+      swarm.endCall(ep, recorded(c.episodeId, swarm.beginCall(ep)));
+      await swarm.end(c.episodeId, { taskId: 'task-1', reward });
+    }
+    for (let i = 0; i < 200 && swarm.state !== 'updating'; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(swarm.state).toBe('updating');
+    await expect(
+      swarm.claimHeld({ clientId: 'c2', kind: 'train' }, 'http://x/v1', { holdMs: 20 }),
+    ).rejects.toMatchObject({ status: 503, code: 'updating' });
+    const gone = new AbortController();
+    const abandoned = swarm.claimHeld({ clientId: 'c3', kind: 'train' }, 'http://x/v1', { signal: gone.signal });
+    gone.abort();
+    await expect(abandoned).rejects.toMatchObject({ status: 499 });
+    const held = swarm.claimHeld({ clientId: 'c4', kind: 'train' }, 'http://x/v1');
+    let answered = false;
+    void held.then(() => (answered = true));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(answered).toBe(false);
+    letUpdateGo();
+    const c = await held;
+    expect(c.weightVersion).toBe(1);
+    expect(events.findIndex((e) => e.type === 'episode_started' && e.episodeId === c.episodeId)).toBeGreaterThan(
+      events.findIndex((e) => e.type === 'state' && e.reason === 'update finished'),
+    );
+    expect(swarm.status().counters.claimed).toBe(3);
   });
 
   it('ends an episode after its calls in flight, pools train episodes, records eval results per weight version', async () => {

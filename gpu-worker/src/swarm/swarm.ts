@@ -18,6 +18,8 @@ import type {
 import type { RecordedCall } from '../rollout/record-call';
 import type { WorkerConfig } from '../worker-config';
 import type { CallLedger } from './completions';
+import { clientClosed } from '../errors';
+import { CLAIM_HOLD_MS, ClaimHold } from './claim-hold';
 import { assertOpen, claimRefusal, validEnd } from './episode-rules';
 import type { LogLevel } from './event-bus';
 import { EpisodeRegistry, type Episode } from './episodes';
@@ -35,6 +37,7 @@ export type { SwarmDeps };
 export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
   readonly trainer: Trainer;
   private readonly sweepTimer: NodeJS.Timeout;
+  private readonly claimHold = new ClaimHold();
 
   constructor(deps: SwarmDeps) {
     super(deps);
@@ -64,6 +67,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
 
   /** Announces the current state (with why it changed). */
   emitState(reason?: string): void {
+    this.claimHold.release();
     this.bus.emit({
       type: 'state',
       state: this.state,
@@ -111,6 +115,25 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
   });
 
   // ----- episodes -----
+  /**
+   * A claim as the native route takes it: during a synchronous update it is held until the update
+   * ends (claim-hold.ts), then claimed on the new weights; refused as `claim` refuses when the hold
+   * runs out (`holdMs`) or the state is anything else. A client gone while held claims nothing.
+   */
+  async claimHeld(
+    req: ClaimRequest & { kind: 'train' | 'eval' },
+    baseUrl: string,
+    o: { signal?: AbortSignal; holdMs?: number } = {},
+  ): Promise<ClaimResponse> {
+    const deadline = performance.now() + (o.holdMs ?? CLAIM_HOLD_MS);
+    while (this.state === 'updating') {
+      if (!(await this.claimHold.wait(deadline - performance.now(), o.signal))) break;
+    }
+    if (o.signal?.aborted) throw clientClosed();
+    return this.claim(req, baseUrl);
+  }
+
+  /** Claims an episode now, or the 503 (with a retry hint) of a state other than `running`. */
   claim(req: ClaimRequest & { kind: 'train' | 'eval' }, baseUrl: string): ClaimResponse {
     const now = this.now();
     this.touchClient(req.clientId);
