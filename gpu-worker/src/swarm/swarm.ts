@@ -94,6 +94,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
   beginStop(reason?: string): void {
     this.stopping = true;
     if (reason !== undefined) this.emitState(reason);
+    else this.claimHold.release(); // held claims are answered (503 stopping) now, not when the update ends
   }
 
   /** An admin changes training settings (only the fields given). */
