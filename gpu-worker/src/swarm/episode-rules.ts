@@ -8,6 +8,19 @@ import { badRequest, conflict, unavailable, type SwarmError } from '../errors';
 import type { Episode } from './episodes';
 import { keyRefusal, verifyEpisodeKey } from './keys';
 
+// A claim that arrives during a synchronous update is held until the update ends instead of refused
+// (Swarm.claimHeld): a refused claim retries after a jittered backoff, and with updates back to back
+// the gap between two is a few milliseconds, so a client's retries can keep landing inside updates
+// (one client was refused 14 times in 117 s and its episodes failed). A held claim is answered in the
+// same turn the state changes, before the trainer can start the next update (that waits for a
+// setImmediate). Bounded in time (then the usual 503 with a retry hint) and in count (claims over it
+// are refused at once).
+
+/** How long a claim waits for an update to end before it is refused (well under the SDKs' 60 s request timeout). */
+export const CLAIM_HOLD_MS = 30_000;
+/** The most claims held at once; more are refused at once. */
+export const MAX_HELD_CLAIMS = 1024;
+
 /** Why a claim is refused in a state other than `running` (a 503 with the seconds to wait). */
 export function claimRefusal(state: Exclude<WorkerState, 'running'>, expectedUpdateS: number): SwarmError {
   const hints: Record<Exclude<WorkerState, 'running'>, [string, string, number]> = {

@@ -19,8 +19,8 @@ import type { RecordedCall } from '../rollout/record-call';
 import type { WorkerConfig } from '../worker-config';
 import type { CallLedger } from './completions';
 import { clientClosed } from '../errors';
-import { CLAIM_HOLD_MS, ClaimHold } from './claim-hold';
-import { assertOpen, claimRefusal, validEnd } from './episode-rules';
+import { Waiters } from '../../../src/shared/waiters';
+import { assertOpen, CLAIM_HOLD_MS, claimRefusal, MAX_HELD_CLAIMS, validEnd } from './episode-rules';
 import type { LogLevel } from './event-bus';
 import { EpisodeRegistry, type Episode } from './episodes';
 import { EvalResults } from './eval-results';
@@ -37,7 +37,8 @@ export type { SwarmDeps };
 export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
   readonly trainer: Trainer;
   private readonly sweepTimer: NodeJS.Timeout;
-  private readonly claimHold = new ClaimHold();
+  /** Claims held during an update (episode-rules.ts), woken on every state change. */
+  private readonly heldClaims = new Waiters(MAX_HELD_CLAIMS);
 
   constructor(deps: SwarmDeps) {
     super(deps);
@@ -67,7 +68,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
 
   /** Announces the current state (with why it changed). */
   emitState(reason?: string): void {
-    this.claimHold.release();
+    this.heldClaims.wake();
     this.bus.emit({
       type: 'state',
       state: this.state,
@@ -94,7 +95,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
   beginStop(reason?: string): void {
     this.stopping = true;
     if (reason !== undefined) this.emitState(reason);
-    else this.claimHold.release(); // held claims are answered (503 stopping) now, not when the update ends
+    else this.heldClaims.wake(); // held claims are answered (503 stopping) now, not when the update ends
   }
 
   /** An admin changes training settings (only the fields given). */
@@ -118,7 +119,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
   // ----- episodes -----
   /**
    * A claim as the native route takes it: during a synchronous update it is held until the update
-   * ends (claim-hold.ts), then claimed on the new weights; refused as `claim` refuses when the hold
+   * ends (episode-rules.ts), then claimed on the new weights; refused as `claim` refuses when the hold
    * runs out (`holdMs`) or the state is anything else. A client gone while held claims nothing.
    */
   async claimHeld(
@@ -128,7 +129,7 @@ export class Swarm extends SwarmReads implements CallLedger, TrainerHost {
   ): Promise<ClaimResponse> {
     const deadline = performance.now() + (o.holdMs ?? CLAIM_HOLD_MS);
     while (this.state === 'updating') {
-      if (!(await this.claimHold.wait(deadline - performance.now(), o.signal))) break;
+      if ((await this.heldClaims.wait(deadline - performance.now(), o.signal)) !== 'woken') break;
     }
     if (o.signal?.aborted) throw clientClosed();
     return this.claim(req, baseUrl);

@@ -13,7 +13,7 @@
 // more than `maxStaleness` versions behind the current weights — with --async, more than the staleness
 // bound K when that is smaller — is dropped instead of trained, whatever the strategy (C1–C5) selected
 // it: every update passes through `inBound` below, and the step's `health` counts what it dropped.
-// Claims during an update wait for it to end (swarm/claim-hold.ts).
+// Claims during an update wait for it to end (Swarm.claimHeld, episode-rules.ts).
 import { decideBatch, staleness, trainingBound, type BatchDecision } from '../../../src/shared/batching';
 import type { TrainStats } from '../../../src/shared/engine-protocol';
 import { RemoteError } from '../../../src/shared/result';

@@ -2,7 +2,8 @@
 // one). Character-level "tokenizer" (token = code point + 10; 1 = <|im_start|>, 2 = <|im_end|> =
 // eos), a Qwen-style template with spans, scripted replies (stop strings applied), streamed
 // generations (one delta per token every `stepMs`) that a signal cancels, a weight version that
-// train_step bumps, save/restore to a folder, and `kill()` to simulate a crash.
+// train_step bumps, save/restore to a folder, a weight sync (a pull answers with the version the
+// trainer pushed to its link; no tensors move), and `kill()` to simulate a crash.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage, Tool } from '../../../src/shared/chat';
@@ -23,6 +24,9 @@ import type { EngineFactory, EngineHandle } from '../engine/engine-host';
 const IM_START = 1;
 const IM_END = 2;
 const OFFSET = 10;
+
+/** The weight version each sync link was last pushed (shared by every fake engine of a test). */
+const pushedLinks = new Map<string, number>();
 
 export function encode(text: string): number[] {
   const out: number[] = [];
@@ -311,6 +315,37 @@ export class FakeEngine implements EngineHandle {
               JSON.parse(readFileSync(join(p.path, 'fake.json'), 'utf8')) as { weightVersion: number }
             ).weightVersion;
             return done(this.info());
+          }
+          case 'sync_open':
+            return done({ host: '127.0.0.1', port: 1 });
+          case 'sync_join': {
+            const p = params as EngineParams['sync_join'];
+            return done({ link: p.link, rank: p.rank });
+          }
+          case 'sync_push': {
+            const p = params as EngineParams['sync_push'];
+            for (const link of p.links) pushedLinks.set(link, this.weightVersion);
+            const pushed = p.links.map((link) => ({ link, bytes: 8, buckets: 1, tensors: 1, ms: 0 }));
+            return done({ weightVersion: this.weightVersion, ms: 0, pushed, failed: [] });
+          }
+          case 'sync_pull': {
+            // Answered after the push the trainer makes in the same turn (the sync issues pulls first).
+            const p = params as EngineParams['sync_pull'];
+            setTimeout(() => {
+              this.pending.delete(fail);
+              const version = pushedLinks.get(p.link);
+              if (version === undefined) return reject(new Error(`fake engine: nothing pushed to ${p.link}`));
+              this.weightVersion = version;
+              resolve({
+                weightVersion: version,
+                ms: 0,
+                applyMs: 0,
+                tensors: 1,
+                bytes: 8,
+                running: 0,
+              } as EngineResult<M>);
+            }, 0);
+            return;
           }
           default:
             throw new RemoteError({

@@ -13,6 +13,7 @@
 // and in synchronous mode the gates reopen once the replicas hold the new weights.
 import type { StepServing } from '../../../../src/shared/swarm-protocol';
 import type { GateHealth, ReplicaStatus, RolloutStatus } from '../../../../src/shared/rollout-health';
+import { Waiters } from '../../../../src/shared/waiters';
 import { unavailable } from '../../errors';
 import { Admission, AdmissionCancelledError, type AdmissionHooks, type AdmissionRequest } from '../admission';
 import type { AdmissionResult, AdmissionStats, GenerationGate } from '../admission';
@@ -54,7 +55,8 @@ export interface RouterOptions {
 export class ReplicaRouter implements GenerationGate {
   private readonly policy = new RoutePolicy();
   private readonly now: () => number;
-  private waiters = new Set<() => void>();
+  /** Calls waiting for a routable replica, woken whenever one may have become routable. */
+  private readonly waiters = new Waiters();
   private readonly pausedClock: BusyClock;
   private readonly heldClock: BusyClock;
   private readonly trainerClock: BusyClock;
@@ -104,38 +106,25 @@ export class ReplicaRouter implements GenerationGate {
     this.held += 1;
     this.counts.heldByStaleness += 1;
     this.heldClock.set(true, this.now());
+    const deadline = performance.now() + this.o.admitTimeoutMs;
     try {
-      return await new Promise<Admission | Replica>((resolve, reject) => {
-        const retry = (): void => {
-          const got = this.pick(req.affinity);
-          if (got) finish(() => resolve(got));
-        };
-        const timer = setTimeout(() => {
-          this.counts.stalenessTimeouts += 1;
-          const why =
-            `no rollout replica within the staleness bound (${this.bound()}) became available in ` +
-            `${Math.round(this.o.admitTimeoutMs / 1000)}s`;
-          this.o.event?.('error', `admission: ${why}`);
-          finish(() => reject(unavailable('replicas_unavailable', `${why}; retry shortly`, 5)));
-        }, this.o.admitTimeoutMs);
-        const abort = (): void => finish(() => reject(new AdmissionCancelledError()));
-        const finish = (settle: () => void): void => {
-          clearTimeout(timer);
-          this.waiters.delete(retry);
-          signal?.removeEventListener('abort', abort);
-          settle();
-        };
-        this.waiters.add(retry);
-        signal?.addEventListener('abort', abort, { once: true });
-      });
+      for (;;) {
+        const outcome = await this.waiters.wait(deadline - performance.now(), signal);
+        if (outcome === 'aborted') throw new AdmissionCancelledError();
+        if (outcome !== 'woken') break;
+        const got = this.pick(req.affinity);
+        if (got) return got;
+      }
     } finally {
       this.held -= 1;
       if (this.held === 0) this.heldClock.set(false, this.now());
     }
-  }
-
-  private wake(): void {
-    for (const w of [...this.waiters]) w();
+    this.counts.stalenessTimeouts += 1;
+    const why =
+      `no rollout replica within the staleness bound (${this.bound()}) became available in ` +
+      `${Math.round(this.o.admitTimeoutMs / 1000)}s`;
+    this.o.event?.('error', `admission: ${why}`);
+    throw unavailable('replicas_unavailable', `${why}; retry shortly`, 5);
   }
 
   async generate(req: AdmissionRequest, hooks: AdmissionHooks = {}): Promise<AdmissionResult> {
@@ -168,7 +157,7 @@ export class ReplicaRouter implements GenerationGate {
         this.o.trainerGate.resume();
         this.pausedClock.set(false, this.now());
       }
-      this.wake();
+      this.waiters.wake();
     });
   }
 
@@ -178,7 +167,7 @@ export class ReplicaRouter implements GenerationGate {
     this.lastSync = out;
     this.counts.syncs += 1;
     this.counts.syncFailures += out.failed.length;
-    this.wake();
+    this.waiters.wake();
     return out;
   }
 
@@ -206,7 +195,7 @@ export class ReplicaRouter implements GenerationGate {
     r.gate.failAll(unavailable('replica_restarting', `${label(r)} is restarting (${reason})`, 2));
     const next = r.host ? 'waiting for its host to reconnect' : 'restarting it';
     this.o.event?.('error', `${label(r)} died (${reason.split('\n')[0]}); ${next}, training goes on`);
-    this.wake();
+    this.waiters.wake();
   }
 
   /** The trainer restarted from a checkpoint: every link is gone; resync every replica. */
