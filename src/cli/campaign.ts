@@ -15,6 +15,7 @@ import { CampaignRunner, type CampaignResult } from '../node/campaign/campaign-r
 import { CampaignStore } from '../node/campaign/campaign-store';
 import { campaignsTable, printRunnerEvents, trialsTable, type CampaignIo } from './campaign-report';
 import { parseFlags } from './flags';
+import { whileStoppable } from './signals';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -77,10 +78,8 @@ async function runFile(loaded: LoadedCampaign, dataDir: string, io: CampaignIo):
     io.out('stopping: the running trials are interrupted and re-run when the campaign is resumed');
     runner.stop('stopped by a signal');
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   try {
-    const result = await runner.run();
+    const result = await whileStoppable(onSignal, () => runner.run());
     io.progress?.('');
     io.out(`campaign ${result.campaignId} ${result.state} · wall ${(result.wallS / 60).toFixed(1)} min`);
     io.out(
@@ -92,8 +91,6 @@ async function runFile(loaded: LoadedCampaign, dataDir: string, io: CampaignIo):
     io.out(`report: ${result.paths.reportHtml} (and report.md)`);
     return result;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     store.close();
   }
 }

@@ -1,5 +1,6 @@
 // One shutdown path for the long-running commands (`agentjet worker`, `agentjet ui`): the first
 // SIGINT/SIGTERM runs `shutdown` and exits 0 (1 if it failed); a second one exits at once (130).
+// Commands that stop cleanly and return (campaigns, studies) use `whileStoppable` instead.
 //
 // The same shutdown runs when the process finds itself orphaned — its parent exited and it was
 // re-parented. That is what happens under `npx agentjet …` / `npm run …`: npm does not pass
@@ -63,4 +64,19 @@ export function exitOnSignals(
     timer.unref();
   }
   return new Promise<never>(() => undefined);
+}
+
+/**
+ * Runs `work` with SIGINT and SIGTERM calling `stop` (the commands that stop cleanly and return:
+ * campaigns, studies); the handlers are gone once `work` settles.
+ */
+export async function whileStoppable<T>(stop: () => void, work: () => Promise<T>): Promise<T> {
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await work();
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
 }

@@ -6,6 +6,7 @@ import { CampaignStore } from '../node/campaign/campaign-store';
 import type { LoadedStudy } from '../node/campaign/study-files';
 import { checkRunnable, StudyRunner, type StudyResult } from '../node/campaign/study-runner';
 import { printRunnerEvents, type CampaignIo } from './campaign-report';
+import { whileStoppable } from './signals';
 import { studyCampaign } from '../shared/campaign/study-spec';
 
 export async function runStudyFile(
@@ -31,14 +32,12 @@ export async function runStudyFile(
     io.out('stopping: the running trial is interrupted and runs again when the study is resumed');
     runner.stop('stopped by a signal');
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   try {
     io.out(
       `study ${spec.name}: ${Object.keys(spec.arms).length} arms × ${spec.seeds} seeds · ${spec.budget.minutes} ` +
         'min per trial',
     );
-    const result = await runner.run();
+    const result = await whileStoppable(onSignal, () => runner.run());
     io.progress?.('');
     const f = formatter(spec);
     io.out(`study ${result.campaignId} ${result.state} · wall ${(result.wallS / 60).toFixed(1)} min`);
@@ -59,8 +58,6 @@ export async function runStudyFile(
     io.out(`report: ${result.paths.reportHtml} (and report.md)`);
     return result;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     store.close();
   }
 }

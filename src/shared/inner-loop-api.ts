@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import {
   ForkRewardsSchema,
+  forkK,
+  forkSettings,
   ProbePointSchema,
   ProbeSchema,
   ProbeSpecSchema,
@@ -52,14 +54,8 @@ export const innerLoopMethods = {
       .object({
         runId: Id,
         episodeId: Id,
-        callIndex: z.number().int().min(0),
-        k: z.number().int().min(1).max(32).default(4),
-        temperature: z.number().min(0).max(5).default(1),
-        maxTokens: z.number().int().min(1).max(4096).optional(),
-        edit: z
-          .object({ content: z.string().max(100_000) })
-          .strict()
-          .optional(),
+        ...forkSettings,
+        k: forkK(4),
       })
       .strict(),
     /** With the reward each continuation (and the recorded turn) would get under the run's reward code. */

@@ -12,18 +12,26 @@ export const QuarantineMarkSchema = z.object({
 });
 export type QuarantineMark = z.infer<typeof QuarantineMarkSchema>;
 
+/** A fork's settings besides its call and K: the sampling and an edit of the call's last turn. */
+export const forkSettings = {
+  callIndex: z.number().int().min(0),
+  temperature: z.number().min(0).max(5).default(1),
+  maxTokens: z.number().int().min(1).max(4096).optional(),
+  edit: z
+    .object({ content: z.string().max(100_000) })
+    .strict()
+    .optional(),
+};
+
+/** How many continuations a fork samples (at most 32). */
+export const forkK = (byDefault: number) => z.number().int().min(1).max(32).default(byDefault);
+
 /** A saved fork: a recorded call, the fork's settings, and what counts as a hit in a continuation. */
 export const ProbeSpecSchema = z
   .object({
     episodeId: z.string().min(1).max(300),
-    callIndex: z.number().int().min(0),
-    k: z.number().int().min(1).max(32).default(8),
-    temperature: z.number().min(0).max(5).default(1),
-    maxTokens: z.number().int().min(1).max(4096).optional(),
-    edit: z
-      .object({ content: z.string().max(100_000) })
-      .strict()
-      .optional(),
+    ...forkSettings,
+    k: forkK(8),
     /** A continuation is a hit when its text contains this
      * (e.g. `<tool_call>`: "does it still call the tool here?"). */
     contains: z.string().min(1).max(1000),

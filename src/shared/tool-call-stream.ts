@@ -24,12 +24,12 @@
 //   itself is kept: it is sent before any call can be known).
 import type { ToolCall } from './chat';
 import { BlockBody } from './tool-call-body';
+import { CallSink } from './tool-parsers/call-sink';
+
+export { toolCallId } from './tool-parsers/call-sink';
 
 export const TOOL_CALL_OPEN = '<tool_call>';
 export const TOOL_CALL_CLOSE = '</tool_call>';
-
-/** The id of the i-th call parsed with a given prefix. */
-export const toolCallId = (idPrefix: string, index: number): string => `call_${idPrefix}_${index}`;
 
 export type StreamEvent =
   | { kind: 'content'; text: string }
@@ -46,9 +46,6 @@ export interface ParsedAssistantText {
   /** Blocks that were not well-formed calls (left as text, or closed early). */
   malformed: number;
 }
-
-const WS = /^[ \t\n\r]*$/;
-const isWs = (s: string): boolean => WS.test(s);
 
 /** Length of the longest suffix of `text` that is a proper prefix of one of `tags`. */
 function partialTag(text: string, tags: readonly string[]): number {
@@ -70,60 +67,45 @@ interface OpenBlock {
 export class HermesStreamParser {
   private pending = '';
   private block: OpenBlock | null = null;
-  private readonly calls: ToolCall[] = [];
-  private malformed = 0;
-  private content = '';
-  /** Trailing whitespace of the current text run, sent once more text follows. */
-  private heldWs = '';
-  /** The current run follows a call (its leading whitespace is dropped; "\n" joins it). */
-  private afterCall = false;
+  /** Content with the whitespace rules, the calls, their events and the malformed count. */
+  private readonly sink: CallSink;
   private finished = false;
-  private events: StreamEvent[] = [];
 
   /**
    * @param idPrefix the tool-call id prefix of this reply (`call_<idPrefix>_<i>`)
    * @param parseTools false when the reply is plain text (no tools, or `tool_choice: "none"`)
    */
   constructor(
-    private readonly idPrefix: string,
+    idPrefix: string,
     private readonly parseTools = true,
-  ) {}
+  ) {
+    this.sink = new CallSink(idPrefix);
+  }
 
   /** Feeds newly generated text; returns the events it makes sendable. */
   push(delta: string): StreamEvent[] {
     if (this.finished) throw new Error('the stream has finished');
     if (!this.parseTools) {
-      this.text(delta);
-      return this.take();
+      this.sink.verbatim(delta);
+      return this.sink.take();
     }
     this.pending += delta;
     this.scan(false);
-    return this.take();
+    return this.sink.take();
   }
 
   /** The text has ended: returns the last events. */
   finish(): StreamEvent[] {
     if (this.finished) return [];
     if (this.parseTools) this.scan(true);
-    if (this.calls.length === 0 && this.heldWs) this.emitContent(this.heldWs);
-    this.heldWs = '';
+    this.sink.finish();
     this.finished = true;
-    return this.take();
+    return this.sink.take();
   }
 
   /** The parsed reply (complete once `finish` was called). */
   result(): ParsedAssistantText {
-    return {
-      content: this.content === '' ? null : this.content,
-      toolCalls: [...this.calls],
-      malformed: this.malformed,
-    };
-  }
-
-  private take(): StreamEvent[] {
-    const out = this.events;
-    this.events = [];
-    return out;
+    return this.sink.result();
   }
 
   private scan(final: boolean): void {
@@ -132,11 +114,11 @@ export class HermesStreamParser {
         const open = this.pending.indexOf(TOOL_CALL_OPEN);
         if (open < 0) {
           const hold = final ? 0 : partialTag(this.pending, [TOOL_CALL_OPEN]);
-          this.text(this.pending.slice(0, this.pending.length - hold));
+          this.sink.text(this.pending.slice(0, this.pending.length - hold));
           this.pending = this.pending.slice(this.pending.length - hold);
           return;
         }
-        this.text(this.pending.slice(0, open));
+        this.sink.text(this.pending.slice(0, open));
         this.pending = this.pending.slice(open + TOOL_CALL_OPEN.length);
         this.block = { raw: TOOL_CALL_OPEN, body: new BlockBody(), call: null, sentArgs: 0 };
         continue;
@@ -177,24 +159,14 @@ export class HermesStreamParser {
     const b = this.block!;
     const body = b.body;
     if (b.call !== null || !body.name || body.argsInvalid || !body.args || body.state === 'broken') return;
-    this.heldWs = '';
-    const index = this.calls.length;
-    b.call = index;
-    this.calls.push({
-      id: toolCallId(this.idPrefix, index),
-      type: 'function',
-      function: { name: body.name, arguments: '' },
-    });
-    this.events.push({ kind: 'tool_call_start', index, id: toolCallId(this.idPrefix, index), name: body.name });
+    b.call = this.sink.start(body.name);
   }
 
   private sendArgs(b: OpenBlock, extra = ''): void {
     if (b.call === null || !b.body.args) return;
     const text = b.body.args.out.slice(b.sentArgs) + extra;
     b.sentArgs = b.body.args.out.length;
-    if (text === '') return;
-    this.calls[b.call]!.function.arguments += text;
-    this.events.push({ kind: 'tool_call_args', index: b.call, text });
+    this.sink.args(b.call, text);
   }
 
   private endBlock(closeTag: string): void {
@@ -204,62 +176,20 @@ export class HermesStreamParser {
     const body = b.body;
     if (b.call === null && body.complete && body.name && !body.argsInvalid && !body.args) {
       // `arguments` absent or null: a call with no arguments, known only now
-      this.heldWs = '';
-      const index = this.calls.length;
-      this.calls.push({
-        id: toolCallId(this.idPrefix, index),
-        type: 'function',
-        function: { name: body.name, arguments: '{}' },
-      });
-      this.events.push({ kind: 'tool_call_start', index, id: toolCallId(this.idPrefix, index), name: body.name });
-      this.events.push({ kind: 'tool_call_args', index, text: '{}' });
-      this.endCall(index);
+      const index = this.sink.start(body.name);
+      this.sink.args(index, '{}');
+      this.sink.end(index);
       return;
     }
     if (b.call === null) {
-      this.malformed += 1;
-      this.text(b.raw);
+      this.sink.malformed += 1;
+      this.sink.text(b.raw);
       return;
     }
     const args = body.args!;
-    if (!body.complete) this.malformed += 1;
+    if (!body.complete) this.sink.malformed += 1;
     this.sendArgs(b, args.done ? '' : args.repair());
-    this.endCall(b.call);
-  }
-
-  private endCall(index: number): void {
-    const call = this.calls[index]!;
-    this.events.push({ kind: 'tool_call_end', index, call: { ...call, function: { ...call.function } } });
-    this.afterCall = true;
-  }
-
-  /** Text outside blocks: content, with the whitespace rules of the header comment. */
-  private text(s: string): void {
-    if (s === '') return;
-    if (!this.parseTools) return this.emitContent(s);
-    let rest = s;
-    if (this.afterCall) {
-      const trimmed = rest.replace(/^[ \t\n\r]+/, '');
-      if (trimmed === '') return;
-      rest = trimmed;
-      this.afterCall = false;
-      if (this.content !== '') this.heldWs = '\n';
-    }
-    if (isWs(rest)) {
-      this.heldWs += rest;
-      return;
-    }
-    const body = rest.replace(/[ \t\n\r]+$/, '');
-    this.emitContent(this.heldWs + body);
-    this.heldWs = rest.slice(body.length);
-  }
-
-  private emitContent(text: string): void {
-    if (text === '') return;
-    this.content += text;
-    const last = this.events.at(-1);
-    if (last?.kind === 'content') last.text += text;
-    else this.events.push({ kind: 'content', text });
+    this.sink.end(b.call);
   }
 }
 

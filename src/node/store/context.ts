@@ -1,6 +1,6 @@
-// What the store's parts share: the open database, a prepared-statement cache, run-id → row-key
-// resolution (unknown ids are `not_found` errors), JSON parsing that names what was damaged,
-// and content hashing for deduplicated blobs.
+// What the store's parts share: the open database, a prepared-statement cache, run-id and
+// episode-id → row-key resolution (unknown ids are `not_found` errors), JSON parsing that names
+// what was damaged, and content hashing for deduplicated blobs.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
@@ -14,6 +14,10 @@ export interface StoreContext {
   runKey(runId: string): number;
   /** Forgets cached run keys (after a rollback may have undone a createRun). */
   forgetRunKeys(): void;
+  /** The episodes table's key of a run's episode, or null when the run has no such episode. */
+  findEpisodeKey(runId: string, episodeId: string): number | null;
+  /** The same key; throws `not_found` for an unknown episode. */
+  episodeKey(runId: string, episodeId: string): number;
 }
 
 export function createContext(db: Database.Database): StoreContext {
@@ -27,17 +31,33 @@ export function createContext(db: Database.Database): StoreContext {
     }
     return s;
   };
+  const runKey = (runId: string): number => {
+    const cached = runKeys.get(runId);
+    if (cached !== undefined) return cached;
+    const row: unknown = stmt('SELECT id FROM runs WHERE run_id = ?').pluck().get(runId);
+    if (typeof row !== 'number') throw new WorkbenchError('not_found', `no run ${JSON.stringify(runId)} in the store`);
+    runKeys.set(runId, row);
+    return row;
+  };
+  const findEpisodeKey = (runId: string, episodeId: string): number | null => {
+    const key: unknown = stmt('SELECT id FROM episodes WHERE run = ? AND episode_id = ?')
+      .pluck()
+      .get(runKey(runId), episodeId);
+    return typeof key === 'number' ? key : null;
+  };
   return {
     db,
     stmt,
-    runKey(runId) {
-      const cached = runKeys.get(runId);
-      if (cached !== undefined) return cached;
-      const row: unknown = stmt('SELECT id FROM runs WHERE run_id = ?').pluck().get(runId);
-      if (typeof row !== 'number')
-        throw new WorkbenchError('not_found', `no run ${JSON.stringify(runId)} in the store`);
-      runKeys.set(runId, row);
-      return row;
+    runKey,
+    findEpisodeKey,
+    episodeKey(runId, episodeId) {
+      const key = findEpisodeKey(runId, episodeId);
+      if (key === null)
+        throw new WorkbenchError(
+          'not_found',
+          `run ${JSON.stringify(runId)} has no episode ${JSON.stringify(episodeId)}`,
+        );
+      return key;
     },
     forgetRunKeys() {
       runKeys.clear();

@@ -95,16 +95,7 @@ const SAMPLE_INSERT_SQL = `
     @absorbed, @parents, @positions, @weights)`;
 
 export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readonly string[] | null): EpisodesPart {
-  const { stmt, runKey } = ctx;
-
-  const episodeKey = (runId: string, episodeId: string): number => {
-    const key: unknown = stmt('SELECT id FROM episodes WHERE run = ? AND episode_id = ?')
-      .pluck()
-      .get(runKey(runId), episodeId);
-    if (typeof key !== 'number')
-      throw new WorkbenchError('not_found', `run ${JSON.stringify(runId)} has no episode ${JSON.stringify(episodeId)}`);
-    return key;
-  };
+  const { stmt, runKey, episodeKey } = ctx;
 
   const timelinesOf = (episode: number): Timeline[] =>
     recordsToTimelines(stmt('SELECT * FROM timelines WHERE episode = ? ORDER BY seq').all(episode));
@@ -184,10 +175,8 @@ export function episodesPart(ctx: StoreContext, vocab: (runId: string) => readon
     },
 
     putEpisodeSamples(runId, episodeId, merged) {
-      const key: unknown = stmt('SELECT id FROM episodes WHERE run = ? AND episode_id = ?')
-        .pluck()
-        .get(runKey(runId), episodeId);
-      if (typeof key !== 'number') return false;
+      const key = ctx.findEpisodeKey(runId, episodeId);
+      if (key === null) return false;
       const sampleRows = merged.samples.map((s, seq) => ({ episode: key, seq, ...sampleToRecord(s) }));
       ctx.db.transaction(() => {
         if (merged.trained || !holdsTrained(key)) writeMerged(key, merged, sampleRows);

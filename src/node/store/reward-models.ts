@@ -74,16 +74,7 @@ function toRow(
 }
 
 export function rewardModelsPart(ctx: StoreContext): RewardModelsPart {
-  const { stmt, runKey } = ctx;
-  const episodeKey = (runId: string, episodeId: string): number => {
-    const key: unknown = stmt('SELECT id FROM episodes WHERE run = ? AND episode_id = ?')
-      .pluck()
-      .get(runKey(runId), episodeId);
-    if (typeof key !== 'number')
-      throw new WorkbenchError('not_found', `run ${JSON.stringify(runId)} has no episode ${JSON.stringify(episodeId)}`);
-    return key;
-  };
-
+  const { stmt, runKey, episodeKey } = ctx;
   return {
     putEpisodeMetrics(runId, episodeId, metrics) {
       const m = checked(MetricsSchema, metrics, 'episode metrics');

@@ -3,9 +3,11 @@
 // started once their name is known, their arguments appended as they grow, and ended in order.
 import type { ToolCall } from '../chat';
 import type { StreamEvent } from '../tool-call-stream';
-import { toolCallId } from '../tool-call-stream';
 
 const WS_ONLY = /^[ \t\n\r]*$/;
+
+/** The id of the i-th call parsed with a given prefix. */
+export const toolCallId = (idPrefix: string, index: number): string => `call_${idPrefix}_${index}`;
 
 export class CallSink {
   readonly calls: ToolCall[] = [];
@@ -35,6 +37,11 @@ export class CallSink {
     const body = rest.replace(/[ \t\n\r]+$/, '');
     this.emitContent(this.heldWs + body);
     this.heldWs = rest.slice(body.length);
+  }
+
+  /** Text as it is, with no whitespace rule (a reply parsed without tools). */
+  verbatim(s: string): void {
+    this.emitContent(s);
   }
 
   /** Starts a call; returns its index. */
