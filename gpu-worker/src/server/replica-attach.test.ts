@@ -14,8 +14,6 @@ import { dirname, join } from 'node:path';
 import WebSocket, { WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_FILES_HEADER, ReplicaClose } from '../../../src/shared/replica-attach';
-import { Admission } from '../engine/admission';
-import { BusyClock } from '../engine/busy-clock';
 import type { EngineHost } from '../engine/engine-host';
 import { formatModelFiles, MODEL_IDENTITY_FILES, modelFiles } from '../engine/replicas/model-files';
 import { RemoteReplicas, type RemoteRouter } from '../engine/replicas/remote-replicas';
@@ -25,6 +23,7 @@ import { BUILTIN_MODEL_DIR } from '../resources';
 import { explicitTokenProblem, TokenMatcher } from '../swarm/keys';
 import { preparePrivateDir, resolveTokens, runFiles } from '../swarm/run-dir';
 import { fakeEngineFactory } from '../testing/fake-engine';
+import { testReplica } from '../testing/replicas';
 import { fakeEnginePython, UNLOADABLE } from '../testing/fake-engine-program';
 import { until } from '../testing/swarm-play';
 import { http, startFakeWorker, tempDir, TEST_TOKENS, type TestWorker } from '../testing/workers';
@@ -48,18 +47,8 @@ function fakeRouter() {
   return { router, replicas, events };
 }
 
-const replicaOf = (index: number, engine: EngineHost, host: string): Replica => ({
-  index,
-  engine,
-  gate: new Admission(engine, { maxInFlight: 4 }),
-  busy: new BusyClock(0),
-  tokens: 0,
-  calls: 0,
-  link: null,
-  joins: 0,
-  version: -1,
-  host,
-});
+const replicaOf = (index: number, engine: EngineHost, host: string): Replica =>
+  testReplica(index, engine, { host, maxInFlight: 4 });
 
 /** The worker's replica token in these tests: good for attaching replicas, nothing else. */
 const REPLICA_TOKEN = 'test-replica-token-0123456789';

@@ -6,9 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SwarmError } from '../../errors';
 import { Admission, AdmissionCancelledError, type AdmissionRequest } from '../admission';
-import { BusyClock } from '../busy-clock';
 import { EngineHost } from '../engine-host';
 import { encode, fakeEngineFactory } from '../../testing/fake-engine';
+import { testReplica } from '../../testing/replicas';
 import { ReplicaRouter, type Replica } from './replica-router';
 import { WeightSync } from './weight-sync';
 
@@ -26,18 +26,7 @@ async function setup(o: { replicas: number; admitTimeoutMs?: number }) {
   const trainer = await engineHost();
   const replicas: Replica[] = [];
   for (let index = 0; index < o.replicas; index++) {
-    const engine = await engineHost();
-    replicas.push({
-      index,
-      engine,
-      gate: new Admission(engine),
-      busy: new BusyClock(0),
-      tokens: 0,
-      calls: 0,
-      link: null,
-      joins: 0,
-      version: -1,
-    });
+    replicas.push(testReplica(index, await engineHost()));
   }
   const events: string[] = [];
   const sync = new WeightSync({ trainer, timeoutS: 5, inflight: 'finish', log: () => undefined });
