@@ -109,6 +109,28 @@ describe('buildTrainSamples', () => {
     ).toHaveLength(1);
   });
 
+  it('keeps every packed tree within maxTreeTokens, splitting a group into several trees', () => {
+    const prompt = Array.from({ length: 10 }, (_, i) => i + 1);
+    const group = [0, 1, 2, 3].map(
+      (i): ScoredEpisode => ({
+        episodeId: `e${i}`,
+        groupKey: 'g',
+        reward: i % 2,
+        timelines: [call(`e${i}`, 0, prompt, [100 + 2 * i, 101 + 2 * i])],
+      }),
+    );
+    const lengths = (maxTreeTokens?: number): number[] =>
+      buildTrainSamples(group, {
+        estimator: 'grpo',
+        merge: 'tree',
+        treeAttentionTokens: 1e6,
+        ...(maxTreeTokens !== undefined ? { maxTreeTokens } : {}),
+      }).samples.map((s) => s.tokenIds.length);
+    expect(lengths()).toEqual([10 + 4 * 2]); // one tree: the prompt once, four 2-token branches
+    expect(lengths(14)).toEqual([14, 14]); // two trees of two branches each
+    expect(lengths(11)).toEqual([12, 12, 12, 12]); // a chain longer than the budget stays whole
+  });
+
   it('drops zero-advantage groups when asked and counts them', () => {
     const same = [
       { episodeId: 'c', groupKey: 'same', reward: 1, timelines: [call('c', 0, [1, 2], [3])] },

@@ -1,5 +1,5 @@
 // Turns scored episodes into engine train samples: the episode's recorded calls are merged
-// (timeline merging: none, linear by default, or tree), then every sample gets its episode's
+// (timeline merging: none, linear, or tree — the worker's default), then every sample gets its episode's
 // advantage (GRPO, RLOO or REINFORCE with a baseline, grouped by task). In `tree` mode the chains
 // of one task group (rollouts sharing the system + task prompt) are packed into prefix trees whose
 // tokens carry per-token advantages and multiplicity weights. Pure: data in, data out.
@@ -39,6 +39,11 @@ export interface SampleOptions {
   dropZeroAdvantage?: boolean;
   /** Tree mode: the cost model's `attentionTokens` (see `sequenceCost`). */
   treeAttentionTokens?: number;
+  /**
+   * Tree mode: no packed tree longer than this many tokens (the worker passes its micro-batch
+   * budget, so a tree never needs more memory in one forward than a micro-batch of chains does).
+   */
+  maxTreeTokens?: number;
 }
 
 /**
@@ -49,7 +54,9 @@ export const DEFAULT_TREE_ATTENTION_TOKENS = 2048;
 
 /**
  * Relative training cost of one packed sequence of `n` tokens: per-token work plus attention,
- * which a tree's dense (n × n) mask makes quadratic in its packed length, not in its depth.
+ * which a tree's dense (n × n) mask makes quadratic in its packed length, not in its depth. That
+ * is the engine's fallback for an architecture its segment attention does not support
+ * (tree_attention.py); segment attention costs less, so the model errs towards chains.
  */
 export function sequenceCost(n: number, attentionTokens: number): number {
   return n + (n * n) / attentionTokens;
@@ -84,8 +91,20 @@ export function toTrainSample(sample: MergedSample, advantageByEpisode: Readonly
 }
 
 /**
- * Packs linear samples into prefix trees per task group (groups in order of first appearance).
- * A group is packed only where the cost model says the tree trains faster than its chains: a
+ * A group's chains packed into trees of at most `maxTokens` each: the whole group when its trees
+ * fit, else each half of it on its own (recursively; a single chain stays as long as it is).
+ */
+function packWithin(group: readonly MergedSample[], maxTokens: number): MergedSample[] {
+  const packed = packGroup(group);
+  if (group.length <= 1 || packed.every((s) => s.tokenIds.length <= maxTokens)) return packed;
+  const half = Math.ceil(group.length / 2);
+  return [...packWithin(group.slice(0, half), maxTokens), ...packWithin(group.slice(half), maxTokens)];
+}
+
+/**
+ * Packs linear samples into prefix trees per task group (groups in order of first appearance),
+ * no tree longer than `maxTreeTokens` (a group too large for one is split into several trees).
+ * A group is packed only where the cost model says the trees train faster than its chains: a
  * long shared prompt pays, long rollouts that diverge early do not (their tree's attention grows
  * with the square of the group's total length).
  */
@@ -93,6 +112,7 @@ export function packByGroup(
   samples: readonly MergedSample[],
   groupOf: ReadonlyMap<string, string>,
   attentionTokens = DEFAULT_TREE_ATTENTION_TOKENS,
+  maxTreeTokens = Number.POSITIVE_INFINITY,
 ): MergedSample[] {
   const groups = new Map<string, MergedSample[]>();
   for (const s of samples) {
@@ -104,7 +124,7 @@ export function packByGroup(
   const cost = (list: readonly MergedSample[]): number =>
     list.reduce((c, s) => c + sequenceCost(s.tokenIds.length, attentionTokens), 0);
   return [...groups.values()].flatMap((group) => {
-    const packed = packGroup(group);
+    const packed = packWithin(group, maxTreeTokens);
     return cost(packed) < cost(group) ? packed : group;
   });
 }
@@ -130,7 +150,7 @@ export function buildTrainSamples(episodes: readonly ScoredEpisode[], opts: Samp
   let mergedSamples = merged.samples;
   let stats = merged.stats;
   if (opts.merge === 'tree') {
-    mergedSamples = packByGroup(merged.samples, groupOf, opts.treeAttentionTokens);
+    mergedSamples = packByGroup(merged.samples, groupOf, opts.treeAttentionTokens, opts.maxTreeTokens);
     stats = computeStats(kept, mergedSamples, merged.stats.breaks, merged.stats.episodes);
   }
   const trained = mergedSamples.filter((s) => s.lossMask.includes(1));

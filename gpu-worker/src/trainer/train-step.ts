@@ -59,6 +59,7 @@ const sampleOptions = (t: TrainSettings): SampleOptions => ({
   merge: t.merge,
   level: t.level,
   dropZeroAdvantage: true,
+  maxTreeTokens: t.microBatchTokens,
 });
 
 /** The samples an update trains on (pure). */
