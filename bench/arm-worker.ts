@@ -32,6 +32,8 @@ export async function startArmWorker(
     lr: String(o.lr),
     threads: String(o.threads),
     seed: String(o.seed),
+    // linear: the distill and reward-model series in bench/RESULTS.md train with it (distill's --merge overrides)
+    merge: 'linear',
     ...o.extra,
   });
   const tokens = { admin: randomBytes(16).toString('hex'), join: randomBytes(16).toString('hex') };

@@ -34,6 +34,8 @@ export const asyncBenchHelp = `npm run bench -- async [options]
   --eval-episodes E    held-out eval episodes before and after (default 200)
   --clients N          calculator client processes (default 4)
   --batch B --group-size G --lr LR   training settings (default 4, 8, 3.5e-4)
+  --merge MODE         timeline merging of every arm (default linear: the series in bench/RESULTS.md;
+                       tree is the worker's default since 2026-12-07)
   --seed S             the workers' seed (default 1; another seed repeats an arm on a different sample)
   --scaling-calls C    calls per episode of the tokens/s measurement (default 8; 0 skips it)
   --no-warm            skip the held-out eval of the warm start (before training)
@@ -214,6 +216,7 @@ function settingsOf(args: string[]): Settings & { scalingCalls: number; scalingE
       batch: argValue(args, '--batch') ?? (smoke ? '1' : '4'),
       groupSize: argValue(args, '--group-size') ?? (smoke ? '2' : '8'),
       lr: argValue(args, '--lr') ?? '3.5e-4',
+      merge: argValue(args, '--merge') ?? 'linear',
       seed: argValue(args, '--seed') ?? '1',
     },
     runDir,

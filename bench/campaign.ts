@@ -24,7 +24,7 @@ question: Which learning rate and GRPO group size raise calculator-agent's held-
 base:
   task: calculator-agent
   clients: 2
-  training: { strategy: C2, batch: 4, defaultMaxTokens: 48 }
+  training: { strategy: C2, batch: 4, defaultMaxTokens: 48, merge: linear }
   worker: { threads: 1, seed: 1 }
   eval: { episodes: ${evalEpisodes}, everyMinutes: ${everyMinutes}, atStart: false }
 search:

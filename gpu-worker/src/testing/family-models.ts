@@ -134,7 +134,8 @@ export async function serveFamily(model: BuiltFamilyModel, o: { keepReasoning?: 
         ...(model.family.chatTemplate ? { chatTemplate: model.family.chatTemplate } : {}),
         ...(model.family.toolParser ? { toolParser: model.family.toolParser } : {}),
         ...(o.keepReasoning ? { keepReasoning: true } : {}),
-        training: { strategy: 'C2', batch: 1, groupSize: 3, lr: 1e-4, defaultMaxTokens: 128 },
+        // linear: a family's figures are how its episodes merge into chains under its template
+        training: { strategy: 'C2', batch: 1, groupSize: 3, lr: 1e-4, defaultMaxTokens: 128, merge: 'linear' },
       },
       { tokens: TEST_TOKENS, log: () => undefined, sweepIntervalMs: 50 },
     );

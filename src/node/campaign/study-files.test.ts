@@ -7,10 +7,11 @@ import { loadRunFile, loadStudyFile } from './study-files';
 describe('resources/studies', () => {
   const dir = join(import.meta.dirname, '../../../resources/studies');
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
-  it('ships the five studies and the staleness follow-up', () => {
+  it('ships the five studies and their follow-ups (staleness, the merge default on a cocktail)', () => {
     expect(files.sort()).toEqual([
       'cocktail-vs-specialists.yaml',
       'framework-transparency.yaml',
+      'merge-default.yaml',
       'merging-quality.yaml',
       'seed-robustness.yaml',
       'separate-vs-shared.yaml',

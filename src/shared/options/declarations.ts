@@ -58,11 +58,13 @@ export const TRAINING_OPTIONS = {
     flag: 'algo',
     help: 'advantage estimator, per taskId group',
   }),
+  // tree since 2026-12-07: 1.7× the updates of linear in the same minutes and no lower held-out success
+  // (docs/studies/merge-default.md); each tree is bounded by the micro-batch budget (train-samples.ts).
   merge: option({
     value: enumOf(MergeModeSchema),
-    default: 'linear',
+    default: 'tree',
     flag: 'merge',
-    help: 'timeline merging for training (tree packs a task group into prefix trees)',
+    help: 'timeline merging for training: tree (a task group packed into prefix trees), linear, none',
   }),
   level: option({
     value: enumOf(MatchLevelSchema),
