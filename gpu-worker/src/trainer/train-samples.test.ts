@@ -111,14 +111,12 @@ describe('buildTrainSamples', () => {
 
   it('keeps every packed tree within maxTreeTokens, splitting a group into several trees', () => {
     const prompt = Array.from({ length: 10 }, (_, i) => i + 1);
-    const group = [0, 1, 2, 3].map(
-      (i): ScoredEpisode => ({
-        episodeId: `e${i}`,
-        groupKey: 'g',
-        reward: i % 2,
-        timelines: [call(`e${i}`, 0, prompt, [100 + 2 * i, 101 + 2 * i])],
-      }),
-    );
+    const group = [0, 1, 2, 3].map((i): ScoredEpisode => ({
+      episodeId: `e${i}`,
+      groupKey: 'g',
+      reward: i % 2,
+      timelines: [call(`e${i}`, 0, prompt, [100 + 2 * i, 101 + 2 * i])],
+    }));
     const lengths = (maxTreeTokens?: number): number[] =>
       buildTrainSamples(group, {
         estimator: 'grpo',
