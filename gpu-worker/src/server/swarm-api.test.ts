@@ -175,7 +175,8 @@ describe('episodes, keys and clients', () => {
 
 describe('training', () => {
   it('C2 trains a complete group with GRPO, bumps the weight version, never trains eval episodes', async () => {
-    const t = await start({ training: { strategy: 'C2', batch: 1, groupSize: 2 } });
+    // linear merging: one sample per episode, each with its episode's advantage
+    const t = await start({ training: { strategy: 'C2', batch: 1, groupSize: 2, merge: 'linear' } });
     const ev = await playAndEnd(t, 'held-out', 1, 'eval');
     await playAndEnd(t, 'a', 1);
     expect((await status(t)).progress).toMatchObject({ ready: false, current: 0, target: 1, unit: 'tasks' });
@@ -209,8 +210,8 @@ describe('training', () => {
     expect((await chat(c)).system_fingerprint).toBe('wv1');
   });
 
-  it('trains with tree merging as well', async () => {
-    const t = await start({ training: { strategy: 'C2', batch: 1, groupSize: 2, merge: 'tree' } });
+  it('trains with tree merging, the default', async () => {
+    const t = await start({ training: { strategy: 'C2', batch: 1, groupSize: 2 } });
     await playAndEnd(t, 'a', 1);
     await playAndEnd(t, 'a', 0);
     const s = await until(

@@ -62,7 +62,8 @@ describe('TensorBoard sink (fake engine, read back with the tensorboard package)
     expect(scalars['episodes']).toEqual([[s.step, 2]]);
     expect(scalars['train/trained_tokens']).toEqual([[s.step, s.trainedTokens]]);
     expect(scalars['loss/total']?.[0]?.[1]).toBeCloseTo(s.loss!, 5);
-    expect(scalars['merge/samples_per_episode']).toEqual([[s.step, 1]]);
+    // the two episodes of task-1 share their prompt: tree packing (the default) trains them as one sample
+    expect(scalars['merge/samples_per_episode']).toEqual([[s.step, 0.5]]);
     expect(scalars['merge/compression_ratio']?.[0]?.[0]).toBe(s.step);
     expect(scalars['eval/success_rate']).toEqual([[1, 1]]);
     expect(scalars['eval/reward_mean']).toEqual([[1, 0.5]]);

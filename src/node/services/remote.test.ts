@@ -155,7 +155,7 @@ describe('connectRemote', () => {
       rewardMean: 0.5,
       rewardMin: 0,
       rewardMax: 1,
-      samples: 2,
+      samples: 1, // task-a's two episodes share their prompt: tree packing (the default) trains one tree
     });
     expect(steps.steps[0]!.tokensBefore).toBeGreaterThan(0);
     expect(events.some((e) => e.type === 'step' && e.runId === runId)).toBe(true);
