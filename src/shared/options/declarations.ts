@@ -58,7 +58,7 @@ export const TRAINING_OPTIONS = {
     flag: 'algo',
     help: 'advantage estimator, per taskId group',
   }),
-  // tree since 2026-12-07: 1.7× the updates of linear in the same minutes and no lower held-out success
+  // tree since 2026-12-07: 1.1–1.7× the updates of linear in the same minutes and no lower held-out success
   // (docs/studies/merge-default.md); each tree is bounded by the micro-batch budget (train-samples.ts).
   merge: option({
     value: enumOf(MergeModeSchema),
