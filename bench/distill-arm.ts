@@ -34,7 +34,8 @@ export interface DistillArmOptions {
   /** Timeline merging of both arms (the worker's --merge: linear, tree, none). */
   merge: MergeMode;
   runDir: string;
-  teacher?: { url: string; token: string; weight: number };
+  /** With a teacher: the worker distils from it (`topK` > 0: also on its top-k at every trained token). */
+  teacher?: { url: string; token: string; weight: number; topK: number };
   log: (line: string) => void;
 }
 
@@ -60,7 +61,12 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
     extra: {
       merge: o.merge,
       ...(o.teacher
-        ? { teacherUrl: o.teacher.url, teacherToken: o.teacher.token, distillWeight: String(o.teacher.weight) }
+        ? {
+            teacherUrl: o.teacher.url,
+            teacherToken: o.teacher.token,
+            distillWeight: String(o.teacher.weight),
+            distillTopK: String(o.teacher.topK),
+          }
         : {}),
     },
   });

@@ -6,12 +6,13 @@
 //  2. the teacher: a second worker resumed from that run's folder, serving those weights, never trained;
 //  3. distillation: a fresh warm start trains --minutes with --teacher-url on that worker (per-token
 //     advantage −(log π_student − log π_teacher), --distill-weight 1: the clients' reward is ignored),
-//     the same clients and evaluations.
+//     the same clients and evaluations; with --distill-top-k K the teacher also names its K most likely
+//     tokens at every trained position and the student trains on the KL to that distribution instead.
 // Figures: the teacher's gain, each arm's gain, and the minutes each needs to reach the warm start +
 // 80 % of the teacher's gain (null: not within the budget); the curves in one chart (distill.svg).
 // Each arm writes its result to <run-dir>/<arm>/result.json; with --reuse-rl and the same --run-dir, a
 // finished RL arm of the same settings is read back (its folder is still the teacher) and only the
-// distillation arm runs, so distillation settings (--distill-batch, --distill-lr) can be compared
+// distillation arm runs, so distillation settings (--distill-batch, --distill-lr, --distill-top-k) can be compared
 // against one RL run.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { finishedArm } from './distill-result';
 import { curvesSvg, curvesTable, gainPp, minutesTo } from './distill-stats';
 import { MergeModeSchema, type MergeMode } from '../src/shared/timeline/types';
 import { argValue, round } from './engine';
+import { MAX_TOP_K } from '../src/shared/engine-protocol';
 
 export const distillBenchHelp = `npm run bench -- distill [options]
   --minutes M          training minutes of each arm (default 15, the training benchmark's budget)
@@ -38,6 +40,8 @@ export const distillBenchHelp = `npm run bench -- distill [options]
                        a signal (none is dropped), so an update costs more than RL's; a smaller batch updates
                        more often
   --distill-lr LR      the distillation arm's learning rate (default --lr; decayed to --lr-end × LR / --lr)
+  --distill-top-k K    distil from the teacher's K most likely tokens at every trained position (KL to its
+                       top-K distribution) instead of its logprob of the sampled token (default 0: sampled)
   --reuse-rl           with --run-dir: read a finished RL arm of the same settings from it instead of running
                        it again (it stays the teacher); only the distillation arm runs (in distill-b<B>-lr<LR>/
                        when those differ from the defaults)
@@ -84,6 +88,9 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
   };
   const distillBatch = smoke ? base.batch : num(args, '--distill-batch', base.batch);
   const distillLr = num(args, '--distill-lr', base.lr);
+  const topK = Number(argValue(args, '--distill-top-k') ?? 0);
+  if (!(Number.isInteger(topK) && topK >= 0 && topK <= MAX_TOP_K))
+    throw new Error(`--distill-top-k must be an integer in [0, ${MAX_TOP_K}]\n${distillBenchHelp}`);
   if (args.includes('--reuse-rl') && !argValue(args, '--run-dir'))
     throw new Error(`--reuse-rl needs the --run-dir of the earlier run\n${distillBenchHelp}`);
   log(`distill bench in ${runDir}: ${base.minutes} min per arm, merge ${base.merge}${smoke ? ' (smoke)' : ''}`);
@@ -109,9 +116,10 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
       name: 'distill',
       runDir: join(
         runDir,
-        `distill${distillBatch === base.batch ? '' : `-b${distillBatch}`}${distillLr === base.lr ? '' : `-lr${distillLr}`}`,
+        `distill${distillBatch === base.batch ? '' : `-b${distillBatch}`}${distillLr === base.lr ? '' : `-lr${distillLr}`}` +
+          (topK > 0 ? `-k${topK}` : ''),
       ),
-      teacher: { url: teacher.url, token, weight },
+      teacher: { url: teacher.url, token, weight, topK },
     });
   } finally {
     await teacher.dispose();
@@ -142,6 +150,7 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     distill_prefetched: distill.prefetched === undefined ? null : round(distill.prefetched, 3),
     distill_batch: distillBatch,
     distill_lr: distillLr,
+    distill_top_k: topK,
     rl_reused: reused !== null,
   };
 }

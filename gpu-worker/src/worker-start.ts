@@ -12,10 +12,12 @@ import { PrefetchingTeacher } from './trainer/teacher-prefetch';
 import type { WorkerConfig } from './worker-config';
 
 /** The configured teacher, not contacted yet (null: none; throws on an incomplete setting). */
-export function teacherOf(config: Pick<WorkerConfig, 'teacherUrl' | 'teacherToken'>): RemoteTeacher | null {
+export function teacherOf(
+  config: Pick<WorkerConfig, 'teacherUrl' | 'teacherToken'> & Partial<Pick<WorkerConfig, 'distillTopK'>>,
+): RemoteTeacher | null {
   if (!config.teacherUrl) return null;
   if (!config.teacherToken) throw new Error('--teacher-url needs --teacher-token (the teacher worker’s admin token)');
-  return new RemoteTeacher(config.teacherUrl, config.teacherToken);
+  return new RemoteTeacher(config.teacherUrl, config.teacherToken, { topK: config.distillTopK ?? 0 });
 }
 
 /** Refuses the teacher unless it shares the started engine's tokenizer. */
@@ -29,7 +31,10 @@ export async function connectTeacher(
       return (await engine.call('decode', { sequences, skipSpecialTokens: false })).texts;
     }),
   );
-  log(`on-policy distillation: teacher ${teacher.url} (same tokenizer; task groups scored as they complete)`);
+  const signal = teacher.topK > 0 ? `its top-${teacher.topK} at every trained token` : 'the sampled tokens';
+  log(
+    `on-policy distillation: teacher ${teacher.url} (same tokenizer; ${signal}; task groups scored as they complete)`,
+  );
   return new PrefetchingTeacher(teacher);
 }
 

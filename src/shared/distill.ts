@@ -3,7 +3,10 @@
 // per-token reverse KL estimate −(log π_student(x_t) − log π_teacher(x_t)), mixed with the task
 // advantage by a weight w: A_t = (1 − w)·A_task,t + w·(log π_teacher(x_t) − log π_student(x_t)).
 // The student's logprob is the rollout's (the sampling policy's, raw: temperature 1), so w = 1 is
-// pure distillation and w = 0 ignores the teacher. Pure: numbers in, numbers out.
+// pure distillation and w = 0 ignores the teacher. With the teacher's top-k (`topK`: a dense signal at
+// every trained token), the engine trains the teacher term itself (a KL on the k tokens, weighted by w:
+// agentjet_engine/distill.py) and the advantage keeps only (1 − w)·A_task; the sampled-token estimate
+// is still reported. Pure: numbers in, numbers out.
 
 export interface DistillTokens {
   lossMask: readonly (0 | 1)[];
@@ -20,11 +23,15 @@ export interface DistillFigures {
   reverseKlSum: number;
 }
 
-/** Per-token advantages of one sample mixed with the teacher's signal (0 on unmasked tokens). */
+/**
+ * Per-token advantages of one sample mixed with the teacher's signal (0 on unmasked tokens); with
+ * `topK` the teacher's part is left to the engine's top-k term, and only (1 − w)·task remains.
+ */
 export function distillAdvantages(
   sample: DistillTokens,
   teacherLogprobs: readonly number[],
   weight: number,
+  topK = false,
 ): { advantages: number[]; figures: DistillFigures } {
   const n = sample.lossMask.length;
   if (teacherLogprobs.length !== n || sample.rolloutLogprobs.length !== n)
@@ -42,7 +49,7 @@ export function distillAdvantages(
     if (sample.lossMask[t] !== 1) continue;
     const kl = sample.rolloutLogprobs[t]! - teacherLogprobs[t]!;
     if (!Number.isFinite(kl)) throw new Error(`token ${t}: non-finite logprob (student − teacher = ${kl})`);
-    advantages[t] = (1 - weight) * task(t) - weight * kl;
+    advantages[t] = (1 - weight) * task(t) - (topK ? 0 : weight * kl);
     tokens++;
     reverseKlSum += kl;
   }

@@ -192,7 +192,18 @@ export type TreeLayout = z.infer<typeof TreeLayoutSchema>;
 
 export const LogprobsSequenceSchema = z.object({ tokenIds: Ids }).extend(TreeLayoutSchema.shape);
 export type LogprobsSequence = z.infer<typeof LogprobsSequenceSchema>;
-export const LogprobsResultSchema = z.object({ logprobs: z.array(z.array(z.number())) });
+/**
+ * A teacher's `topK` most likely tokens at each position of a sequence and their logprobs, most likely
+ * first (empty rows at the root): what `logprobs` adds with `topK`, what a distilling sample carries.
+ */
+export const TopLogprobsSchema = z.object({ ids: z.array(Ids), logprobs: z.array(z.array(z.number())) });
+export type TopLogprobs = z.infer<typeof TopLogprobsSchema>;
+/** The most tokens per position `logprobs` answers with `topK` (agentjet_engine/scoring.py MAX_TOP_K). */
+export const MAX_TOP_K = 64;
+export const LogprobsResultSchema = z.object({
+  logprobs: z.array(z.array(z.number())),
+  top: z.array(TopLogprobsSchema).optional(),
+});
 export const DecodeResultSchema = z.object({ texts: z.array(z.string()) });
 
 export const TrainSampleSchema = z.object({
@@ -207,6 +218,8 @@ export const TrainSampleSchema = z.object({
    * for. The step's loss is Σ weights·loss / Σ weights over the masked tokens of all samples.
    */
   weights: z.array(z.number().nonnegative()).optional(),
+  /** On-policy distillation from a teacher's top-k: its `logprobs` `top` for these tokens (with `distillCoef`). */
+  teacherTop: TopLogprobsSchema.optional(),
 });
 export type TrainSample = z.infer<typeof TrainSampleSchema>;
 
@@ -233,6 +246,8 @@ export const TrainHyperSchema = z.object({
   correctionCap: z.number().min(1).optional(),
   correctionLow: z.number().min(0).max(1).optional(),
   correctionHigh: z.number().min(1).optional(),
+  /** Weight of the teacher-top-k KL term (every sample then carries `teacherTop`; agentjet_engine/distill.py). */
+  distillCoef: z.number().min(0).optional(),
 });
 export type TrainHyper = z.infer<typeof TrainHyperSchema>;
 
@@ -240,6 +255,8 @@ export const TrainStatsSchema = z.object({
   loss: z.number(),
   pgLoss: z.number(),
   klLoss: z.number(),
+  /** Mean teacher-top-k KL of the trained tokens (0 without `distillCoef`). */
+  distillKl: z.number().optional(),
   clipFraction: z.number(),
   approxKl: z.number(),
   /** Mean k3 KL between the behaviour policy (what sampled) and the trainer's, and the correction's share of tokens. */
@@ -351,7 +368,7 @@ export interface EngineParams extends SyncParams {
   load: LoadParams;
   render: RenderParams;
   generate: GenerateParams;
-  logprobs: { sequences: LogprobsSequence[] };
+  logprobs: { sequences: LogprobsSequence[]; topK?: number };
   decode: { sequences: number[][]; skipSpecialTokens?: boolean };
   train_step: { samples: TrainSample[]; hyper: TrainHyper };
   save: { path: string };

@@ -253,6 +253,8 @@ export const StepMetricsSchema = z.object({
   seconds: z.number(),
   /** On-policy distillation: the mean reverse-KL estimate (log π_student − log π_teacher) over the trained tokens. */
   distillReverseKl: z.number().optional(),
+  /** Distillation from the teacher's top-k (--distill-top-k): the mean KL to its top-k distribution (trained on). */
+  distillTopKl: z.number().optional(),
   /** On-policy distillation: the fraction of the step's teacher sequences scored while the student generated. */
   distillPrefetched: z.number().optional(),
   serving: StepServingSchema.optional(),

@@ -4,7 +4,7 @@
 // through it (the SDK's SwarmClient, the backend's WorkerClient, the event feed, the benchmarks), so a
 // path or a shape is written once. Errors are `ErrorBodySchema` on every route.
 import { z } from 'zod';
-import { LogprobsSequenceSchema } from './engine-protocol';
+import { LogprobsResultSchema, LogprobsSequenceSchema, MAX_TOP_K } from './engine-protocol';
 import {
   AbortRequestSchema,
   BatchProgressSchema,
@@ -220,8 +220,14 @@ export const workerRoutes = {
     method: 'POST',
     path: '/swarm/v1/logprobs',
     auth: 'admin',
-    body: z.object({ sequences: z.array(LogprobsSequenceSchema).min(1).max(4096) }).strict(),
-    response: z.object({ logprobs: z.array(z.array(z.number())), weightVersion: z.number().int() }),
+    body: z
+      .object({
+        sequences: z.array(LogprobsSequenceSchema).min(1).max(4096),
+        /** Also each position's `topK` most likely tokens (distillation from the teacher's top-k). */
+        topK: z.number().int().min(1).max(MAX_TOP_K).optional(),
+      })
+      .strict(),
+    response: LogprobsResultSchema.extend({ weightVersion: z.number().int() }),
   }),
   vocab: route({
     method: 'GET',

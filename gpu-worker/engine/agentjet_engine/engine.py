@@ -16,7 +16,7 @@ from .forced import ForcedReplies
 from .generation import GenerationRequest
 from .loading import LoadedModel, default_threads, dtype_name
 from .rendering import normalise_messages, normalise_tools
-from .scoring import score_sequences
+from .scoring import MAX_TOP_K, score_sequences, score_top_k
 from .serving import Serving
 from .trees import parse_token_seq
 
@@ -162,14 +162,15 @@ class Engine(SyncMethods, TrainingEngine):
             if seq.depth > m.context_length:
                 raise context_overflow(f"sequences[{i}].tokenIds", seq.depth, m.context_length)
             sequences.append(seq)
-        return {
-            "logprobs": score_sequences(
-                m.model,
-                sequences,
-                pad_id=m.pad_id,
-                device=m.device,
-                autocast=m.autocast(),
-                mask_dtype=m.compute_dtype,
-                **self.scoring_options(),
-            )
-        }
+        top_k = P.get_int(params, "topK", default=0, lo=0, hi=MAX_TOP_K)
+        how = dict(
+            pad_id=m.pad_id,
+            device=m.device,
+            autocast=m.autocast(),
+            mask_dtype=m.compute_dtype,
+            **self.scoring_options(),
+        )
+        out: dict[str, Any] = {"logprobs": score_sequences(m.model, sequences, **how)}
+        if top_k > 0:
+            out["top"] = [{"ids": ids, "logprobs": lp} for ids, lp in score_top_k(m.model, sequences, top_k, **how)]
+        return out

@@ -41,7 +41,7 @@ from .loading import (
 from .memory_plan import DoesNotFit, Plan, PlanRequest, plan_training
 from .rendering import Renderer
 from .trainer import Trainer
-from .training import parse_hyper, parse_samples
+from .training import parse_step
 from .weight_sync import DTYPES
 
 log = logging.getLogger("agentjet_engine")
@@ -227,14 +227,12 @@ class TrainingEngine(abc.ABC):
     def train_step(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()
         self._require_trainer()
-        parse_samples(params.get("samples"), m.vocab_size, m.context_length)  # validate before broadcasting
-        parse_hyper(params.get("hyper"))
+        parse_step(params, m.vocab_size, m.context_length)  # validate before broadcasting
         return self._collective("train_step", {"samples": params.get("samples"), "hyper": params.get("hyper")})
 
     def _train_step_here(self, params: dict[str, Any]) -> dict[str, Any]:
         m = self._require()
-        samples = parse_samples(params.get("samples"), m.vocab_size, m.context_length)
-        hyper = parse_hyper(params.get("hyper"))
+        samples, hyper = parse_step(params, m.vocab_size, m.context_length)
         stats = self._require_trainer().train_step(samples, hyper)
         if not hyper.dry_run:
             self.weight_version += 1

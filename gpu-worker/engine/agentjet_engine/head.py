@@ -1,7 +1,8 @@
 """Log-probabilities and entropies from hidden states through the output head, chunked over tokens.
 
 `HeadLogprobs` computes, for N hidden states and the N tokens they predict, log softmax(h·Wᵀ + b)
-at the token and the entropy of the distribution, one chunk of rows at a time in fp32, so at most
+at the token (or at K tokens per row: a (N, K) `tokens`, e.g. the target and a teacher's top-k) and
+the entropy of the distribution, one chunk of rows at a time in fp32, so at most
 `chunk × vocab` logits exist at once — in the backward pass too, which recomputes each chunk's
 logits from the saved hidden states (instead of keeping N × vocab of them) and forms
 ∂logp/∂logits = onehot − softmax directly. For a 152k vocabulary and 32k trained tokens that is the
@@ -31,14 +32,16 @@ def _no_autocast(device: torch.device) -> contextlib.AbstractContextManager[Any]
 
 
 class HeadLogprobs(torch.autograd.Function):
-    """(hidden (N, H), weight (V, H), bias (V,) | None, tokens (N,)) → (logp (N,), entropy (N,)), fp32."""
+    """(hidden (N, H), weight (V, H), bias (V,) | None, tokens (N,) or (N, K)) → (logp shaped like
+    tokens, entropy (N,)), fp32."""
 
     @staticmethod
     def forward(
         ctx: Any, hidden: Tensor, weight: Tensor, bias: Tensor | None, tokens: Tensor, chunk: int
     ) -> tuple[Tensor, Tensor]:
         n = hidden.shape[0]
-        logp = hidden.new_empty(n, dtype=torch.float32)
+        rows = tokens.reshape(n, -1)
+        logp = hidden.new_empty(rows.shape, dtype=torch.float32)
         entropy = hidden.new_empty(n, dtype=torch.float32)
         lse = hidden.new_empty(n, dtype=torch.float32)
         with _no_autocast(hidden.device), torch.no_grad():
@@ -49,35 +52,36 @@ class HeadLogprobs(torch.autograd.Function):
                 logits = F.linear(hidden[lo:hi].float(), w, b)
                 norm = torch.logsumexp(logits, dim=-1)
                 lse[lo:hi] = norm
-                logp[lo:hi] = logits.gather(1, tokens[lo:hi].unsqueeze(1)).squeeze(1) - norm
+                logp[lo:hi] = logits.gather(1, rows[lo:hi]) - norm.unsqueeze(1)
                 probs = torch.exp(logits - norm.unsqueeze(1))
                 entropy[lo:hi] = norm - (probs * logits).sum(-1)
                 del logits, probs
         ctx.save_for_backward(hidden, weight, bias, tokens, lse)
         ctx.chunk = chunk
         ctx.mark_non_differentiable(entropy)
-        return logp, entropy
+        return logp.reshape(tokens.shape), entropy
 
     @staticmethod
     def backward(ctx: Any, grad_logp: Tensor, _grad_entropy: Tensor | None) -> tuple[Tensor | None, ...]:
         hidden, weight, bias, tokens, lse = ctx.saved_tensors
         need_h, need_w, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1], ctx.needs_input_grad[2]
         n, chunk = hidden.shape[0], ctx.chunk
+        rows = tokens.reshape(n, -1)
         grad_h = torch.empty_like(hidden) if need_h else None
         with _no_autocast(hidden.device), torch.no_grad():
             w = weight.float()
             b = None if bias is None else bias.float()
             grad_w = torch.zeros_like(w) if need_w else None
             grad_b = torch.zeros_like(b) if need_b and b is not None else None
-            g_all = grad_logp.float()
+            g_all = grad_logp.float().reshape(rows.shape)
             for lo in range(0, n, chunk):
                 hi = min(n, lo + chunk)
                 h = hidden[lo:hi].float()
                 g = g_all[lo:hi]
-                # ∂logp/∂logits = onehot(token) − softmax, scaled by the incoming gradient
+                # ∂logp_k/∂logits = onehot(token_k) − softmax, scaled by each incoming gradient g_k
                 grad_logits = torch.exp(F.linear(h, w, b) - lse[lo:hi].unsqueeze(1))
-                grad_logits.mul_(-g.unsqueeze(1))
-                grad_logits.scatter_add_(1, tokens[lo:hi].unsqueeze(1), g.unsqueeze(1))
+                grad_logits.mul_(-g.sum(1, keepdim=True))
+                grad_logits.scatter_add_(1, rows[lo:hi], g)
                 if grad_h is not None:
                     grad_h[lo:hi] = (grad_logits @ w).to(hidden.dtype)
                 if grad_w is not None:
@@ -95,7 +99,8 @@ class HeadLogprobs(torch.autograd.Function):
 
 
 def head_logprobs(head: Any, hidden: Tensor, tokens: Tensor, chunk: int | None = None) -> tuple[Tensor, Tensor]:
-    """(logp, entropy) of `tokens` under the output `head` applied to `hidden` (N, H), both (N,) fp32.
+    """(logp, entropy) of `tokens` (N,) or (N, K) under the output `head` applied to `hidden` (N, H),
+    fp32: logp shaped like `tokens`, entropy (N,).
 
     A plain `nn.Linear` head (the usual case, tied or not) goes through the chunked `HeadLogprobs`;
     any other head (e.g. one wrapped by a LoRA adapter) is applied chunk by chunk under activation
@@ -114,10 +119,37 @@ def head_logprobs(head: Any, hidden: Tensor, tokens: Tensor, chunk: int | None =
             probs = torch.softmax(logits, -1)
             entropies.append(torch.logsumexp(logits, -1) - (probs * logits).sum(-1))
         logps.append(logp)
-    empty = hidden.new_zeros(0, dtype=torch.float32)
-    return (torch.cat(logps) if logps else empty), (torch.cat(entropies) if entropies else empty)
+    if not logps:
+        return hidden.new_zeros(tokens.shape, dtype=torch.float32), hidden.new_zeros(0, dtype=torch.float32)
+    return torch.cat(logps), torch.cat(entropies)
 
 
 def _module_logp(head: Any, h: Tensor, tokens: Tensor) -> Tensor:
     logits = head(h).float()
-    return logits.gather(1, tokens.unsqueeze(1)).squeeze(1) - torch.logsumexp(logits, -1)
+    rows = tokens.reshape(tokens.shape[0], -1)
+    return (logits.gather(1, rows) - torch.logsumexp(logits, -1, keepdim=True)).reshape(tokens.shape)
+
+
+@torch.no_grad()
+def head_top_k(head: Any, hidden: Tensor, k: int, chunk: int | None = None) -> tuple[Tensor, Tensor]:
+    """(ids (N, k) int64, logp (N, k) fp32): the k most likely tokens after each of the N hidden
+    states and their log-probabilities, most likely first (what a distillation teacher sends)."""
+    vocab = head.out_features if hasattr(head, "out_features") else head.weight.shape[0]
+    chunk = chunk or chunk_rows(vocab)
+    k = min(k, vocab)
+    ids, logps = [], []
+    with _no_autocast(hidden.device):
+        for lo in range(0, hidden.shape[0], chunk):
+            h = hidden[lo : lo + chunk]
+            if type(head) is torch.nn.Linear:  # fp32, as HeadLogprobs computes it
+                bias = None if head.bias is None else head.bias.float()
+                logits = F.linear(h.float(), head.weight.float(), bias)
+            else:
+                logits = head(h).float()
+            top = torch.topk(logits, k, dim=-1)
+            logps.append(top.values - torch.logsumexp(logits, -1, keepdim=True))
+            ids.append(top.indices)
+            del logits
+    if not ids:
+        return hidden.new_zeros((0, k), dtype=torch.int64), hidden.new_zeros((0, k), dtype=torch.float32)
+    return torch.cat(ids), torch.cat(logps)

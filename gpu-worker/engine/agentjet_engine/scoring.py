@@ -20,9 +20,12 @@ import torch
 from torch import Tensor
 
 from .batching import pack_by_token_budget, positions_from_mask
-from .head import head_logprobs
+from .head import head_logprobs, head_top_k
 from .losses import gather_logprobs
 from .trees import ModelInput, TokenSeq, make_input, parent_logprobs
+
+# The most tokens per position a teacher sends with `logprobs`' `topK` (what distillation trains on).
+MAX_TOP_K = 64
 
 
 def scoring_batch_tokens(vocab_size: int) -> int:
@@ -84,10 +87,15 @@ class PolicyScorer(torch.nn.Module):
         super().__init__()
         self.lm = lm
 
-    def forward(self, inp: ModelInput, targets: Targets, chunk: int | None = None) -> tuple[Tensor, Tensor]:
+    def forward(
+        self, inp: ModelInput, targets: Targets, chunk: int | None = None, extra: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """(logp (N,), entropy (N,)); with `extra` (N, K) more tokens per target (a teacher's top-k),
+        logp is (N, 1 + K): the target's column first, then the extra tokens' from the same logits."""
         hidden = decoder_hidden(self.lm, inp)
         picked = hidden[targets.rows, targets.source]
-        return head_logprobs(self.lm.get_output_embeddings(), picked, targets.tokens, chunk)
+        tokens = targets.tokens if extra is None else torch.cat([targets.tokens.unsqueeze(1), extra], 1)
+        return head_logprobs(self.lm.get_output_embeddings(), picked, tokens, chunk)
 
 
 def score_targets(
@@ -96,12 +104,14 @@ def score_targets(
     targets: Targets,
     autocast: contextlib.AbstractContextManager[Any] | None = None,
     chunk: int | None = None,
+    extra: Tensor | None = None,
 ) -> tuple[Tensor, Tensor]:
-    """(logp, entropy), both (N,) fp32, of `targets` under `scorer` (a PolicyScorer or a bare model)."""
+    """(logp, entropy), both (N,) fp32, of `targets` under `scorer` (a PolicyScorer or a bare model);
+    logp is (N, 1 + K) with `extra` (N, K) tokens per target (`PolicyScorer.forward`)."""
     if not isinstance(scorer, PolicyScorer):  # (fully_shard keeps the class: it derives a subclass)
         scorer = PolicyScorer(scorer)
     with autocast or contextlib.nullcontext():
-        return scorer(inp, targets, chunk)
+        return scorer(inp, targets, chunk) if extra is None else scorer(inp, targets, chunk, extra)
 
 
 def scatter_rows(values: Tensor, targets: Targets, shape: tuple[int, int]) -> Tensor:
@@ -216,4 +226,43 @@ def score_sequences(
             lp = input_logprobs(forward_input(model, inp, autocast), inp).cpu()
         for row, i in enumerate(batch):
             out[i] = lp[row, : len(seqs[i].ids)].tolist()
+    return out
+
+
+@torch.inference_mode()
+def score_top_k(
+    model: Any,
+    sequences: Sequence[TokenSeq],
+    k: int,
+    *,
+    pad_id: int,
+    device: torch.device,
+    autocast: contextlib.AbstractContextManager[Any] | None = None,
+    batch_tokens: int | None = None,
+    mask_dtype: torch.dtype = torch.float32,
+    tree_attention: str = "segments",
+    chunked: bool = True,
+) -> list[tuple[list[list[int]], list[list[float]]]]:
+    """Per sequence (ids[t], logprobs[t]): the k most likely tokens at each token's position (the
+    distribution token t was drawn from) and their logprobs, most likely first; empty at the root.
+    What an on-policy distillation teacher sends with `topK` (PROTOCOL.md, `logprobs`)."""
+    if batch_tokens is None:
+        batch_tokens = scoring_batch_tokens(model.get_output_embeddings().out_features)
+    out: list[tuple[list[list[int]], list[list[float]]]] = [
+        ([[] for _ in s.ids], [[] for _ in s.ids]) for s in sequences
+    ]
+    for batch in pack_by_token_budget([len(s.ids) for s in sequences], batch_tokens):
+        inp = make_input([sequences[i] for i in batch], pad_id, mask_dtype, device, tree_attention)
+        targets = select_targets(inp)
+        with autocast or contextlib.nullcontext():
+            if chunked:
+                picked = decoder_hidden(model, inp)[targets.rows, targets.source]
+                ids, logp = head_top_k(model.get_output_embeddings(), picked, k)
+            else:
+                logits = forward_input(model, inp)[targets.rows, targets.source].float()
+                top = torch.topk(torch.log_softmax(logits, -1), min(k, logits.shape[-1]), dim=-1)
+                ids, logp = top.indices, top.values
+        for r, c, row_ids, row_lp in zip(targets.rows.tolist(), targets.cols.tolist(), ids.tolist(), logp.tolist()):
+            seq_ids, seq_lp = out[batch[r]]
+            seq_ids[c], seq_lp[c] = row_ids, row_lp
     return out

@@ -3,6 +3,12 @@
 Samples are linear sequences or tree-packed ones (`parents`, `positions`; see `trees.py`), and may
 carry per-token loss `weights` (a tree token standing for several unmerged occurrences): the
 step's loss is Σ w·loss / Σ w over the masked tokens of the whole step (w = 1 when absent).
+
+On-policy distillation from a teacher's top-k (`distillCoef` > 0, every sample carrying `teacherTop`)
+adds, on each masked token, the KL from the teacher's top-k distribution (renormalised over its k
+tokens) to the student's on the same k tokens: Σ_k q_k·(log q_k − log π_student(k)), weighted like
+the policy-gradient term and scaled by `distillCoef`. The student's logprobs of the k tokens come
+from the same forward pass and chunked head as the sampled token's.
 """
 
 from __future__ import annotations
@@ -19,9 +25,17 @@ from torch import Tensor
 from . import params as P
 from .batching import pack_by_token_budget
 from .corrections import MODES, Correction, corrected_loss
+from .distill import TeacherTop, parse_teacher_top, teacher_top_at, top_k_kl
 from .errors import EngineError, context_overflow, invalid
 from .losses import entropy_from_logits, k3_kl
-from .scoring import PolicyScorer, Targets, forward_input, input_logprobs, score_targets, select_targets
+from .scoring import (
+    PolicyScorer,
+    Targets,
+    forward_input,
+    input_logprobs,
+    score_targets,
+    select_targets,
+)
 from .trees import TREE_ATTENTION, ModelInput, TokenSeq, at_parents, make_input, parse_token_seq
 
 
@@ -38,6 +52,7 @@ class Hyper:
     chunked_logprobs: bool = True  # False: the full-logits reference path (for comparisons)
     activation_checkpointing: bool | None = None  # None: the load-time choice
     correction: Correction = Correction()  # off-policy correction (corrections.py)
+    distill_coef: float = 0.0  # weight of the teacher-top-k KL term (needs every sample's teacherTop)
 
 
 @dataclass
@@ -49,6 +64,7 @@ class Sample:
     parents: list[int] | None = None  # tree-packed: parent index per token (-1 at the root)
     positions: list[int] | None = None  # tree-packed: depth per token
     weights: list[float] | None = None  # per-token loss weight (1 when None); read where masked
+    teacher_top: TeacherTop | None = None  # a distillation teacher's top-k at each masked token
 
     def seq(self) -> TokenSeq:
         return TokenSeq(self.token_ids, self.parents, self.positions)
@@ -78,6 +94,7 @@ def parse_hyper(raw: Any) -> Hyper:
             low=P.get_float(h, "correctionLow", "hyper", default=0.5, lo=0.0, hi=1.0),
             high=P.get_float(h, "correctionHigh", "hyper", default=2.0, lo=1.0),
         ),
+        distill_coef=P.get_float(h, "distillCoef", "hyper", default=0.0, lo=0.0),
     )
 
 
@@ -107,7 +124,29 @@ def parse_sample(raw: Any, field: str, vocab_size: int, context: int) -> Sample:
         for i, (w, m) in enumerate(zip(weights, mask)):
             if m and w < 0:
                 raise invalid(f"{field}.weights[{i}]", f"must be >= 0, got {w}", "out_of_range")
-    return Sample(ids, list(mask), advantages, rollout, seq.parents, seq.positions, weights)
+    top = (
+        None
+        if s.get("teacherTop") is None
+        else parse_teacher_top(s["teacherTop"], f"{field}.teacherTop", mask, vocab_size)
+    )
+    return Sample(ids, list(mask), advantages, rollout, seq.parents, seq.positions, weights, top)
+
+
+def parse_step(params: dict[str, Any], vocab_size: int, context: int) -> tuple[list[Sample], Hyper]:
+    """A `train_step`'s samples and hyper-parameters, checked together (distillation needs every
+    sample's `teacherTop`)."""
+    samples = parse_samples(params.get("samples"), vocab_size, context)
+    hyper = parse_hyper(params.get("hyper"))
+    if hyper.distill_coef > 0:
+        missing = [i for i, s in enumerate(samples) if s.teacher_top is None and any(s.loss_mask)]
+        if missing:
+            raise invalid(
+                f"samples[{missing[0]}].teacherTop", "is required when hyper.distillCoef > 0 (the teacher's top-k)"
+            )
+        ks = {s.teacher_top.k for s in samples if s.teacher_top is not None and s.teacher_top.k > 0}
+        if len(ks) > 1:
+            raise invalid("samples", f"every teacherTop must hold the same k per token, got {sorted(ks)}")
+    return samples, hyper
 
 
 def parse_samples(raw: Any, vocab_size: int, context: int) -> list[Sample]:
@@ -154,13 +193,19 @@ def micro_batches(samples: list[Sample], budget: int) -> list[list[int]]:
     return pack_by_token_budget([len(s.token_ids) for s in samples], budget)
 
 
-def _score(scorer: Any, inp: ModelInput, targets: Targets, ctx: StepContext) -> tuple[Tensor, Tensor]:
-    """(logp, entropy) at the targets; entropy detached. The reference path builds full logits."""
+def _score(
+    scorer: Any, inp: ModelInput, targets: Targets, ctx: StepContext, extra: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
+    """(logp, entropy) at the targets; entropy detached. The reference path builds full logits.
+    With `extra` (N, K) tokens per target, logp is (N, 1 + K), the target's column first."""
     if ctx.chunked:
-        return score_targets(scorer, inp, targets, ctx.autocast())
+        return score_targets(scorer, inp, targets, ctx.autocast(), extra=extra)
     model = scorer.lm if isinstance(scorer, PolicyScorer) else scorer
     logits = forward_input(model, inp, ctx.autocast())
     logp = input_logprobs(logits, inp)[targets.rows, targets.cols]
+    if extra is not None:
+        picked = torch.log_softmax(logits[targets.rows, targets.source].float(), -1)
+        logp = torch.cat([logp.unsqueeze(1), picked.gather(1, extra)], 1)
     with torch.no_grad():
         entropy = _predicting_entropy(logits.detach(), inp)[targets.rows, targets.cols]
     return logp, entropy
@@ -180,10 +225,19 @@ def run_micro_batch(scorer: Any, chunk: list[Sample], hyper: Hyper, total: float
     rollout = at([s.rollout_logprobs for s in chunk])
     everywhere = torch.ones_like(weight, dtype=torch.bool)
 
-    logp, entropy = _score(scorer, inp, targets, ctx)
+    distill = hyper.distill_coef > 0 and len(targets) > 0
+    top_ids, top_lp = teacher_top_at(chunk, targets, ctx.device) if distill else (None, None)
+    logp, entropy = _score(scorer, inp, targets, ctx, top_ids)
+    student_top = None
+    if top_ids is not None:
+        logp, student_top = logp[:, 0], logp[:, 1:]
     pg, clipped, hit = corrected_loss(logp, rollout, adv, everywhere, hyper.clip_low, hyper.clip_high, hyper.correction)
     loss = (pg * weight).sum() / total
-    sums = {"pg": 0.0, "kl": 0.0, "clipped": 0.0, "approx_kl": 0.0, "entropy": 0.0, "corrected": 0.0}
+    sums = {"pg": 0.0, "kl": 0.0, "clipped": 0.0, "approx_kl": 0.0, "entropy": 0.0, "corrected": 0.0, "distill": 0.0}
+    if student_top is not None and top_lp is not None:
+        distill_kl = top_k_kl(student_top, top_lp)
+        loss = loss + hyper.distill_coef * (distill_kl * weight).sum() / total
+        sums["distill"] = float((distill_kl.detach() * weight).sum())
     if ctx.reference is not None and hyper.kl_coef > 0:
         with torch.no_grad():
             ref_logp = ctx.reference(inp, targets)
@@ -213,7 +267,7 @@ def accumulate_gradients(
     `.grad`; returns stat sums. `total` is the step's loss weight (all samples, on every rank)."""
     total = loss_weight(samples) if total is None else total
     batches = micro_batches(samples, hyper.micro_batch_tokens) if batches is None else batches
-    sums = dict(pg=0.0, kl=0.0, clipped=0.0, approx_kl=0.0, entropy=0.0, corrected=0.0)
+    sums = dict(pg=0.0, kl=0.0, clipped=0.0, approx_kl=0.0, entropy=0.0, corrected=0.0, distill=0.0)
     sums["micro_batches"] = float(len(batches))
     scorer.train()
     try:
@@ -236,16 +290,18 @@ def _predicting_entropy(logits: Tensor, inp: ModelInput) -> Tensor:
 def step_stats(
     sums: dict[str, float], samples: list[Sample], hyper: Hyper, grad_norm: float, seconds: float
 ) -> dict[str, Any]:
-    """TrainStats from the (all-rank) stat sums. `loss = pgLoss + klCoef · klLoss`, `klLoss` the mean
-    k3 KL to the reference (0 when klCoef is 0), `approxKl` the mean k3 KL between the rollout and
+    """TrainStats from the (all-rank) stat sums. `loss = pgLoss + klCoef · klLoss + distillCoef ·
+    distillKl`, `klLoss` the mean k3 KL to the reference (0 when klCoef is 0), `distillKl` the mean
+    teacher-top-k KL (`top_k_kl`; 0 without distillation), `approxKl` the mean k3 KL between the rollout and
     current policies, `entropy` the mean full-distribution entropy at masked positions, `gradNorm`
     the norm before clipping. Every mean is weighted like the loss."""
     total = loss_weight(samples)
-    pg_loss, kl_loss = sums["pg"] / total, sums["kl"] / total
+    pg_loss, kl_loss, distill_kl = sums["pg"] / total, sums["kl"] / total, sums["distill"] / total
     return {
-        "loss": pg_loss + hyper.kl_coef * kl_loss,
+        "loss": pg_loss + hyper.kl_coef * kl_loss + hyper.distill_coef * distill_kl,
         "pgLoss": pg_loss,
         "klLoss": kl_loss,
+        "distillKl": distill_kl,
         "clipFraction": sums["clipped"] / total,
         "approxKl": sums["approx_kl"] / total,
         # behaviour (the sampling engine: older weights, serving kernels) vs trainer: the same k3 estimate

@@ -125,6 +125,25 @@ def test_lora_sharded_with_adapter_off_reference(
     assert max_diff(scores(ranks, samples), scores(one, samples)) < 1e-4
 
 
+def test_two_ranks_distil_like_one_process(
+    ranks: RankedEngine, make_engine: Callable[..., Engine], model_dir: Path, corpus: list
+) -> None:
+    """The teacher-top-k term (an odd sample count, so a rank may run the idle sample) agrees too."""
+    one = make_engine()
+    samples = off_policy(one, corpus, 5)
+    tops = one.logprobs({"sequences": [{"tokenIds": s["tokenIds"]} for s in samples], "topK": 6})["top"]
+    for s, top in zip(samples, tops):  # a teacher that disagrees: its odds flattened
+        s["teacherTop"] = {"ids": top["ids"], "logprobs": [[0.5 * v for v in row] for row in top["logprobs"]]}
+    ranks.call("load", {"path": str(model_dir), "seed": 0, "threads": 1})
+    hyper = {**HYPER, "distillCoef": 0.5}
+    a = one.train_step({"samples": samples, "hyper": hyper})
+    b = ranks.call("train_step", {"samples": samples, "hyper": hyper})
+    assert a["distillKl"] > 0
+    for key in ("loss", "gradNorm", "distillKl"):
+        assert rel(a[key], b[key]) < 1e-5, key
+    assert max_diff(scores(ranks, samples), scores(one, samples)) < 1e-4
+
+
 def test_a_rank_killed_mid_step_is_a_clear_error(
     ranks: RankedEngine, model_dir: Path, make_engine: Callable[..., Engine], corpus: list
 ) -> None:

@@ -60,8 +60,8 @@ export function registerControlRoutes(
 
   onRoute(app, 'logprobs', async (req) => {
     admin(req.headers);
-    const { sequences } = parseBody(workerRoutes.logprobs.body, req.body);
-    const { logprobs } = await swarm.engine.call('logprobs', { sequences });
-    return { logprobs, weightVersion: swarm.weightVersion };
+    const { sequences, topK } = parseBody(workerRoutes.logprobs.body, req.body);
+    const scored = await swarm.engine.call('logprobs', { sequences, ...(topK ? { topK } : {}) });
+    return { ...scored, weightVersion: swarm.weightVersion };
   });
 }

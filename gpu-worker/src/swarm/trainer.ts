@@ -194,7 +194,7 @@ export class Trainer {
         );
       if (fresh.length === 0) return;
       const settings = { ...this.deps.config() };
-      const { built, stats, distillReverseKl } = await trainOnEpisodes(
+      const { built, stats, distillReverseKl, distillTopKl } = await trainOnEpisodes(
         this.deps.engine,
         fresh.map(scoredEpisode),
         settings,
@@ -211,6 +211,7 @@ export class Trainer {
         seconds: (performance.now() - t0) / 1000,
         serving,
         distillReverseKl,
+        distillTopKl,
         distillPrefetched: ahead && ahead.sequences > 0 ? ahead.prefetched / ahead.sequences : undefined,
       });
       const every = this.deps.config().checkpointEvery;
@@ -244,6 +245,7 @@ export class Trainer {
     seconds: number;
     serving?: StepServing | undefined;
     distillReverseKl?: number | undefined;
+    distillTopKl?: number | undefined;
     distillPrefetched?: number | undefined;
   }): Promise<void> {
     const { fresh, built, stats } = u;
@@ -273,6 +275,7 @@ export class Trainer {
       }),
       ...(u.serving ? { serving: u.serving } : {}),
       ...(u.distillReverseKl !== undefined ? { distillReverseKl: u.distillReverseKl } : {}),
+      ...(u.distillTopKl !== undefined ? { distillTopKl: u.distillTopKl } : {}),
       ...(u.distillPrefetched !== undefined ? { distillPrefetched: u.distillPrefetched } : {}),
     };
     this.last = metrics;

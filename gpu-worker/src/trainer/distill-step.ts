@@ -1,15 +1,18 @@
 // The distillation hook of a training step: the teacher scores every trained sample's tokens (one
 // batched request per ~16k tokens) and each masked token's advantage becomes the mix of the task
-// advantage and the teacher's signal (src/shared/distill.ts). The samples keep their layout (tree
-// samples are scored as trees), their rollout logprobs and weights: only `advantages` changes.
+// advantage and the teacher's signal (src/shared/distill.ts). With the teacher's top-k the samples
+// carry it (`teacherTop`) and the engine trains the teacher term (`distillCoef` = the weight). The
+// samples keep their layout (tree samples are scored as trees), their rollout logprobs and weights.
 import { distillAdvantages, meanReverseKl } from '../../../src/shared/distill';
-import type { LogprobsSequence, TrainSample } from '../../../src/shared/engine-protocol';
+import type { LogprobsSequence, TopLogprobs, TrainSample } from '../../../src/shared/engine-protocol';
 import type { Teacher } from './teacher';
 
 export interface Distilled {
   samples: TrainSample[];
   /** Mean over the trained tokens of log π_student − log π_teacher (the reverse-KL estimate). */
   reverseKl: number;
+  /** The engine's weight on the teacher-top-k term (0: the teacher's signal is in the advantages). */
+  distillCoef: number;
 }
 
 /** What the teacher scores of a sample: its tokens and, for a prefix tree, its layout. */
@@ -19,15 +22,27 @@ export const teacherSequence = (s: TrainSample): LogprobsSequence => ({
   ...(s.positions ? { positions: s.positions } : {}),
 });
 
+/** The teacher's top-k rows where the sample trains (empty rows elsewhere: the engine reads no others). */
+const onMasked = (top: TopLogprobs, mask: readonly number[]): TopLogprobs => ({
+  ids: top.ids.map((row, t) => (mask[t] === 1 ? row : [])),
+  logprobs: top.logprobs.map((row, t) => (mask[t] === 1 ? row : [])),
+});
+
 export async function withTeacher(
   samples: readonly TrainSample[],
   teacher: Teacher,
   weight: number,
 ): Promise<Distilled> {
-  const teacherLogprobs = await teacher.logprobs(samples.map(teacherSequence));
-  const scored = samples.map((s, i) => distillAdvantages(s, teacherLogprobs[i] ?? [], weight));
+  const scores = await teacher.score(samples.map(teacherSequence));
+  const topK = scores.every((s) => s.top !== undefined) && scores.length > 0;
+  const scored = samples.map((s, i) => distillAdvantages(s, scores[i]?.logprobs ?? [], weight, topK));
   return {
-    samples: samples.map((s, i) => ({ ...s, advantages: scored[i]!.advantages })),
+    samples: samples.map((s, i) => ({
+      ...s,
+      advantages: scored[i]!.advantages,
+      ...(topK ? { teacherTop: onMasked(scores[i]!.top!, s.lossMask) } : {}),
+    })),
     reverseKl: meanReverseKl(scored.map((x) => x.figures)),
+    distillCoef: topK ? weight : 0,
   };
 }

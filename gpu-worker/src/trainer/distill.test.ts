@@ -2,7 +2,8 @@
 // model on both ends. The teacher is an ordinary worker; the student names it with --teacher-url. The
 // teacher's logprobs of the student's sampled tokens arrive through POST /swarm/v1/logprobs; a task
 // group whose rewards are all equal (no task signal: without a teacher it trains nothing) trains on
-// the teacher's signal; a teacher the student cannot use is refused at start with a clear message.
+// the teacher's signal — its logprobs of the sampled tokens, or (a second student, --distill-top-k) its
+// top-k at every trained token; a teacher the student cannot use is refused at start with a clear message.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -52,6 +53,7 @@ describe('on-policy distillation from a teacher worker', () => {
   let dir: string;
   let teacher: Worker;
   let student: Worker;
+  let topStudent: Worker;
 
   beforeAll(async () => {
     dir = tempDir('aj-distill-');
@@ -60,19 +62,23 @@ describe('on-policy distillation from a teacher worker', () => {
       { ...base, runDir: join(dir, 'teacher'), training: { strategy: 'C1', batch: 100_000 } },
       { tokens: TEACHER_TOKENS, log: () => undefined },
     );
-    student = await startWorker(
-      {
-        ...base,
-        runDir: join(dir, 'student'),
-        teacherUrl: teacher.url,
-        teacherToken: TEACHER_TOKENS.admin,
-        training: { strategy: 'C2', batch: 1, groupSize: 2, defaultMaxTokens: 12, distillWeight: 1 },
-      },
-      { tokens: TEST_TOKENS, log: () => undefined, sweepIntervalMs: 50 },
-    );
+    const studentOf = (name: string, distillTopK: number): Promise<Worker> =>
+      startWorker(
+        {
+          ...base,
+          runDir: join(dir, name),
+          teacherUrl: teacher.url,
+          teacherToken: TEACHER_TOKENS.admin,
+          distillTopK,
+          training: { strategy: 'C2', batch: 1, groupSize: 2, defaultMaxTokens: 12, distillWeight: 1 },
+        },
+        { tokens: TEST_TOKENS, log: () => undefined, sweepIntervalMs: 50 },
+      );
+    [student, topStudent] = await Promise.all([studentOf('student', 0), studentOf('top-student', 4)]);
   }, 400_000); // two engines starting on a loaded machine take minutes
   afterAll(async () => {
     await student?.dispose();
+    await topStudent?.dispose();
     await teacher?.dispose();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -86,10 +92,11 @@ describe('on-policy distillation from a teacher worker', () => {
     ).body.timelines;
     const tl = timelines[0]!;
     // Same weights on both ends: the teacher's logprob of each sampled token is the student's rollout logprob.
-    const [scored] = await new RemoteTeacher(teacher.url, TEACHER_TOKENS.admin).logprobs([
+    const [scored] = await new RemoteTeacher(teacher.url, TEACHER_TOKENS.admin).score([
       { tokenIds: [...tl.promptIds, ...tl.outputIds] },
     ]);
-    const outputs = scored!.slice(tl.promptIds.length);
+    expect(scored!.top).toBeUndefined();
+    const outputs = scored!.logprobs.slice(tl.promptIds.length);
     expect(outputs).toHaveLength(tl.outputLogprobs.length);
     outputs.forEach((lp, i) => expect(Math.abs(lp - tl.outputLogprobs[i]!)).toBeLessThan(2e-3));
     // Equal rewards carry no task advantage; with the teacher both episodes train.
@@ -104,6 +111,38 @@ describe('on-policy distillation from a teacher worker', () => {
     expect(Math.abs(s.lastStep?.distillReverseKl ?? Number.NaN)).toBeLessThan(2e-3);
     // The group went to the teacher as it completed, before its update asked: every sequence was scored ahead.
     expect(s.lastStep?.distillPrefetched).toBe(1);
+  }, 180_000);
+
+  it("trains on the teacher's top-k at every trained token with --distill-top-k", async () => {
+    const id = await playEpisode(topStudent.url, 1);
+    await playEpisode(topStudent.url, 1);
+    const tl = (
+      await http<{ timelines: Timeline[] }>(topStudent.url, 'GET', `/swarm/v1/episodes/${id}`, {
+        token: TEST_TOKENS.admin,
+      })
+    ).body.timelines[0]!;
+    // The teacher names each position's 4 most likely tokens, most likely first; the sampled token is never likelier.
+    const [scored] = await new RemoteTeacher(teacher.url, TEACHER_TOKENS.admin, { topK: 4 }).score([
+      { tokenIds: [...tl.promptIds, ...tl.outputIds] },
+    ]);
+    const top = scored!.top!;
+    expect(top.ids[0]).toEqual([]);
+    for (let t = tl.promptIds.length; t < top.ids.length; t++) {
+      expect(top.ids[t]).toHaveLength(4);
+      const lp = top.logprobs[t]!;
+      expect([...lp].sort((a, b) => b - a)).toEqual(lp);
+      expect(scored!.logprobs[t]!).toBeLessThanOrEqual(lp[0]! + 1e-4);
+    }
+    const s = await until(
+      async () => (await http<Status>(topStudent.url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body,
+      (st) => st.counters.trainedEpisodes + st.counters.droppedEpisodes >= 2,
+    );
+    expect(s.counters.trainedEpisodes).toBe(2);
+    // Same weights: the student's probabilities of the teacher's top 4 are the teacher's, so the KL is −log of their
+    // mass (> 0: the rest of the vocabulary), and the sampled-token estimate is about 0.
+    expect(s.lastStep?.distillTopKl).toBeGreaterThan(0);
+    expect(s.lastStep?.distillTopKl).toBeLessThan(10);
+    expect(Math.abs(s.lastStep?.distillReverseKl ?? Number.NaN)).toBeLessThan(2e-3);
   }, 180_000);
 
   it('refuses a teacher it cannot use at start, naming why', async () => {

@@ -1,29 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import type { LogprobsSequence } from '../../../src/shared/engine-protocol';
-import type { Teacher } from './teacher';
+import type { Teacher, TeacherScores } from './teacher';
 import { PrefetchingTeacher, sequenceKey } from './teacher-prefetch';
 
 /** A fake teacher: each token's logprob is −its id / 100; records every request, can be made to fail. */
 class FakeTeacher implements Teacher {
   readonly url = 'http://fake-teacher';
+  readonly topK = 0;
   readonly requests: number[][][] = [];
   failNext = 0;
   release: (() => void) | null = null;
   hold = false;
 
-  async logprobs(sequences: readonly LogprobsSequence[]): Promise<number[][]> {
+  async score(sequences: readonly LogprobsSequence[]): Promise<TeacherScores[]> {
     this.requests.push(sequences.map((s) => s.tokenIds));
     if (this.hold) await new Promise<void>((r) => (this.release = r));
     if (this.failNext > 0) {
       this.failNext--;
       throw new Error('teacher down');
     }
-    return sequences.map((s) => s.tokenIds.map((t) => -t / 100));
+    return sequences.map((s) => ({ logprobs: s.tokenIds.map((t) => -t / 100) }));
   }
 }
 
 const seq = (...tokenIds: number[]): LogprobsSequence => ({ tokenIds });
-const expected = (s: LogprobsSequence): number[] => s.tokenIds.map((t) => -t / 100);
+const expected = (s: LogprobsSequence): TeacherScores => ({ logprobs: s.tokenIds.map((t) => -t / 100) });
 
 describe('PrefetchingTeacher', () => {
   it('answers an update from what it scored ahead, asking the teacher only for the rest', async () => {
@@ -33,7 +34,7 @@ describe('PrefetchingTeacher', () => {
     t.prefetch([a, b]);
     t.prefetch([a]); // already held: not asked again
     expect(inner.requests).toEqual([[a.tokenIds, b.tokenIds]]);
-    expect(await t.logprobs([c, a, b])).toEqual([expected(c), expected(a), expected(b)]);
+    expect(await t.score([c, a, b])).toEqual([expected(c), expected(a), expected(b)]);
     expect(inner.requests).toEqual([[a.tokenIds, b.tokenIds], [c.tokenIds]]);
     expect(t.takeFigures()).toEqual({ sequences: 3, prefetched: 2 });
     expect(t.takeFigures()).toEqual({ sequences: 0, prefetched: 0 });
@@ -46,7 +47,7 @@ describe('PrefetchingTeacher', () => {
     const t = new PrefetchingTeacher(inner);
     const a = seq(7, 8);
     t.prefetch([a]);
-    const answer = t.logprobs([a]);
+    const answer = t.score([a]);
     await new Promise((r) => setTimeout(r, 10));
     inner.release?.();
     expect(await answer).toEqual([expected(a)]);
@@ -60,11 +61,11 @@ describe('PrefetchingTeacher', () => {
     const a = seq(9);
     inner.failNext = 1;
     t.prefetch([a]);
-    expect(await t.logprobs([a])).toEqual([expected(a)]);
+    expect(await t.score([a])).toEqual([expected(a)]);
     expect(inner.requests).toHaveLength(2);
     expect(t.takeFigures()).toEqual({ sequences: 1, prefetched: 0 });
     inner.failNext = 1;
-    await expect(t.logprobs([seq(10)])).rejects.toThrow(/teacher down/);
+    await expect(t.score([seq(10)])).rejects.toThrow(/teacher down/);
   });
 
   it('keeps at most maxEntries sequences, evicting the oldest', async () => {
@@ -75,7 +76,7 @@ describe('PrefetchingTeacher', () => {
     t.prefetch([b]);
     t.prefetch([c]);
     expect(t.size).toBe(2);
-    await t.logprobs([a, b, c]);
+    await t.score([a, b, c]);
     expect(t.takeFigures()).toEqual({ sequences: 3, prefetched: 2 });
   });
 

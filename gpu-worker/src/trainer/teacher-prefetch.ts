@@ -2,12 +2,12 @@
 // the trainer hands it each task group's samples as soon as the group is complete in the pool
 // (`prefetch`), so the teacher's forward pass runs while the student goes on generating instead of
 // inside the update, where generation waits for it. The teacher is frozen, so a sequence's logprobs
-// never go stale: the update's `logprobs` takes what was scored ahead (waiting for a request still in
+// never go stale: the update's `score` takes what was scored ahead (waiting for a request still in
 // flight) and asks the teacher only for the rest. A prefetch that failed is simply asked again; one
 // nobody consumed is evicted, oldest first, past `maxEntries` sequences.
 import { createHash } from 'node:crypto';
 import type { LogprobsSequence } from '../../../src/shared/engine-protocol';
-import type { PrefetchFigures, Teacher } from './teacher';
+import type { PrefetchFigures, Teacher, TeacherScores } from './teacher';
 
 /** A sequence's identity for the teacher: its tokens and, for a prefix tree, its layout. */
 export function sequenceKey(s: LogprobsSequence): string {
@@ -19,7 +19,7 @@ export function sequenceKey(s: LogprobsSequence): string {
 }
 
 export class PrefetchingTeacher implements Teacher {
-  private readonly ahead = new Map<string, Promise<number[] | null>>();
+  private readonly ahead = new Map<string, Promise<TeacherScores | null>>();
   private figures: PrefetchFigures = { sequences: 0, prefetched: 0 };
 
   constructor(
@@ -29,6 +29,10 @@ export class PrefetchingTeacher implements Teacher {
 
   get url(): string {
     return this.inner.url;
+  }
+
+  get topK(): number {
+    return this.inner.topK;
   }
 
   /** Sequences held (scored or in flight). */
@@ -44,7 +48,7 @@ export class PrefetchingTeacher implements Teacher {
       if (!this.ahead.has(key)) todo.set(key, s);
     }
     if (todo.size === 0) return;
-    const scored = this.inner.logprobs([...todo.values()]).then(
+    const scored = this.inner.score([...todo.values()]).then(
       (rows) => rows,
       () => null, // asked again by the update
     );
@@ -60,12 +64,12 @@ export class PrefetchingTeacher implements Teacher {
     }
   }
 
-  async logprobs(sequences: readonly LogprobsSequence[]): Promise<number[][]> {
+  async score(sequences: readonly LogprobsSequence[]): Promise<TeacherScores[]> {
     const keys = sequences.map(sequenceKey);
     const held = await Promise.all(keys.map((k) => this.ahead.get(k) ?? Promise.resolve(null)));
     for (const k of keys) this.ahead.delete(k); // an update trains a group once
     const missing = held.flatMap((row, i) => (row === null ? [i] : []));
-    const asked = missing.length > 0 ? await this.inner.logprobs(missing.map((i) => sequences[i]!)) : [];
+    const asked = missing.length > 0 ? await this.inner.score(missing.map((i) => sequences[i]!)) : [];
     const out = held.slice();
     missing.forEach((i, k) => (out[i] = asked[k]!));
     this.figures.sequences += sequences.length;

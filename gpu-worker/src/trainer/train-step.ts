@@ -97,12 +97,14 @@ export interface TrainedStep {
   stats: TrainStats | null;
   /** With a teacher: the mean reverse-KL estimate (student − teacher logprob) over the trained tokens. */
   distillReverseKl?: number;
+  /** With the teacher's top-k: the engine's mean KL to it over the trained tokens (what it trained on). */
+  distillTopKl?: number;
 }
 
 /**
  * With a `teacher` (and a distillation weight above 0), every episode trains — a group whose rewards
  * are equal still carries the teacher's signal — and the per-token advantages mix in the teacher's
- * logprobs of the sampled tokens (distill-step.ts).
+ * logprobs of the sampled tokens, or the engine adds the teacher's top-k term (distill-step.ts).
  */
 export async function trainOnEpisodes(
   engine: EngineCaller,
@@ -120,6 +122,12 @@ export async function trainOnEpisodes(
   const built = allSamplesFor(episodes, t);
   if (built.samples.length === 0) return { built, stats: null };
   const distilled = await withTeacher(built.samples, teacher, weight);
-  const stats = await engine.call('train_step', { samples: distilled.samples, hyper: hyperOf(t) });
-  return { built: { ...built, samples: distilled.samples }, stats, distillReverseKl: distilled.reverseKl };
+  const hyper = { ...hyperOf(t), ...(distilled.distillCoef > 0 ? { distillCoef: distilled.distillCoef } : {}) };
+  const stats = await engine.call('train_step', { samples: distilled.samples, hyper });
+  return {
+    built: { ...built, samples: distilled.samples },
+    stats,
+    distillReverseKl: distilled.reverseKl,
+    ...(distilled.distillCoef > 0 && stats.distillKl !== undefined ? { distillTopKl: stats.distillKl } : {}),
+  };
 }

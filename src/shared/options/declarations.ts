@@ -6,7 +6,7 @@
 // it at run time through PATCH /swarm/v1/config, WORKER_OPTIONS when it is fixed at start), read it
 // from the config where it acts, and run `npm run docs` (docs/reference/options.md is generated from here).
 import { z } from 'zod';
-import { TrainModeSchema } from '../engine-protocol';
+import { MAX_TOP_K, TrainModeSchema } from '../engine-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../timeline/types';
 import { MODEL_FAMILY_OPTIONS } from './model-family';
 import { SERVER_OPTIONS } from './server-options';
@@ -305,6 +305,15 @@ export const WORKER_OPTIONS = {
     help: 'on-policy distillation: the teacher worker (same tokenizer) scoring the sampled tokens; unset: none',
   }),
   teacherToken: option({ value: text(), flag: 'teacher-token', arg: 'T', help: "the teacher's admin token" }),
+  distillTopK: option({
+    value: intIn(0, MAX_TOP_K),
+    default: 0,
+    flag: 'distill-top-k',
+    arg: 'K',
+    help:
+      "with --teacher-url: also train on the teacher's K most likely tokens at every trained position " +
+      '(KL to its top-K distribution, weighted by --distill-weight); 0: the sampled tokens only',
+  }),
   retainFinished: option({ value: intIn(0), default: 2000, help: 'finished episodes kept in memory for inspection' }),
   ...MODEL_FAMILY_OPTIONS,
   ...PLACEMENT_OPTIONS,

@@ -32,6 +32,7 @@ export function stepScalars(m: StepMetrics): Scalar[] {
     ...sc('train/clip_fraction', m.clipFraction),
     ...sc('train/approx_kl', m.approxKl),
     ...sc('train/distill_reverse_kl', m.distillReverseKl),
+    ...sc('train/distill_top_kl', m.distillTopKl),
     ...sc('train/distill_prefetched', m.distillPrefetched),
     ...sc('train/entropy', m.entropy),
     ...sc('train/grad_norm', m.gradNorm),
