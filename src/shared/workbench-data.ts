@@ -198,6 +198,8 @@ export const StepPointSchema = z.object({
   klLoss: z.number().nullable().optional(),
   /** On-policy distillation's mean reverse KL to the teacher over the trained tokens (distilling runs only). */
   distillReverseKl: z.number().optional(),
+  /** Distilling the teacher's top-k (--distill-top-k): the KL to its top-k distribution the step trained on. */
+  distillTopKl: z.number().optional(),
   /** Run health: staleness, mismatch, correction, busy fractions, sync time (absent from older workers). */
   health: StepHealthSchema.optional(),
 });

@@ -71,6 +71,9 @@ describe('EventFolder', () => {
     const f = new EventFolder();
     expect(f.fold(ev(1000, step({ ...metrics(1, 1), distillReverseKl: 0.3 }))).steps[0]!.distillReverseKl).toBe(0.3);
     expect(f.fold(ev(2000, step(metrics(2, 1)))).steps[0]).not.toHaveProperty('distillReverseKl');
+    const top = f.fold(ev(3000, step({ ...metrics(3, 1), distillReverseKl: 0.1, distillTopKl: 0.7 }))).steps[0]!;
+    expect(top.distillTopKl).toBe(0.7); // --distill-top-k: the term the step trained on, beside the estimate
+    expect(top.distillReverseKl).toBe(0.1);
   });
 
   it('counts no rollout time for a first step without episode starts (attached mid-run)', () => {

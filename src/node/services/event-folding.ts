@@ -217,5 +217,6 @@ export function toStepPoint(p: FoldedStep, merge: StepMerge | null): StepPoint {
     ...(m.serving ? { serving: m.serving } : {}),
     ...(m.health ? { health: m.health } : {}),
     ...(m.distillReverseKl !== undefined ? { distillReverseKl: m.distillReverseKl } : {}),
+    ...(m.distillTopKl !== undefined ? { distillTopKl: m.distillTopKl } : {}),
   };
 }

@@ -42,10 +42,14 @@ describe('healthRows', () => {
     });
     expect(rows[1]!.syncMs).toBeNull();
     expect(rows[0]!.distillKl).toBeNull(); // not distilling
+    expect(rows[0]!.distillTopKl).toBeNull();
   });
 
   it("charts a distilling run's reverse KL to the teacher", () => {
     const [row] = healthRows([{ ...point(1, health(1)), distillReverseKl: 0.25 }]);
     expect(row!.distillKl).toBe(0.25);
+    const [top] = healthRows([{ ...point(1, health(1)), distillReverseKl: 0.25, distillTopKl: 0.9 }]);
+    expect(top!.distillTopKl).toBe(0.9); // distilling the teacher's top-k
+    expect(top!.distillKl).toBe(0.25);
   });
 });

@@ -17,6 +17,8 @@ export interface HealthRow {
   klToRef: number | null;
   /** On-policy distillation's mean reverse KL to the teacher (null: not distilling). */
   distillKl: number | null;
+  /** Distilling the teacher's top-k: the KL to its top-k distribution the step trained on (null: not). */
+  distillTopKl: number | null;
   clipped: number | null;
   corrected: number | null;
   genBusy: number;
@@ -39,6 +41,7 @@ export function healthRows(steps: readonly StepPoint[]): HealthRow[] {
       mismatchKl: h.mismatchKl,
       klToRef: p.klLoss ?? null,
       distillKl: p.distillReverseKl ?? null,
+      distillTopKl: p.distillTopKl ?? null,
       clipped: p.clipFraction ?? null,
       corrected: h.correctedFraction,
       genBusy: h.genBusyFraction,

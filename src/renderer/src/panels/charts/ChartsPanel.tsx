@@ -49,6 +49,9 @@ function RunHeader({ runId, live, last }: { runId: string | null; live: boolean;
           {last.distillReverseKl !== undefined ? (
             <Stat label="reverse KL to teacher" value={fmt(last.distillReverseKl)} />
           ) : null}
+          {last.distillTopKl !== undefined ? (
+            <Stat label="KL to teacher's top-k" value={fmt(last.distillTopKl)} />
+          ) : null}
         </span>
       ) : null}
     </div>

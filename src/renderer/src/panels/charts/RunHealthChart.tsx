@@ -26,6 +26,7 @@ const DRIFT: Series[] = [
   { key: 'mismatchKl', name: 'mismatch KL', color: 'var(--warn, #d08a2e)', axis: 'right' },
   { key: 'klToRef', name: 'KL to reference', color: 'var(--fg-dim)', axis: 'right', dashed: true },
   { key: 'distillKl', name: 'reverse KL to teacher', color: 'var(--ok, #3c9d5d)', axis: 'right', dashed: true },
+  { key: 'distillTopKl', name: "KL to teacher's top-k", color: 'var(--ok, #3c9d5d)', axis: 'right' },
 ];
 
 const LOAD: Series[] = [
