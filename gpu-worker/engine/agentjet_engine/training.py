@@ -28,14 +28,7 @@ from .corrections import MODES, Correction, corrected_loss
 from .distill import TeacherTop, parse_teacher_top, teacher_top_at, top_k_kl
 from .errors import EngineError, context_overflow, invalid
 from .losses import entropy_from_logits, k3_kl
-from .scoring import (
-    PolicyScorer,
-    Targets,
-    forward_input,
-    input_logprobs,
-    score_targets,
-    select_targets,
-)
+from .scoring import PolicyScorer, Targets, forward_input, input_logprobs, score_targets, select_targets
 from .trees import TREE_ATTENTION, ModelInput, TokenSeq, at_parents, make_input, parse_token_seq
 
 

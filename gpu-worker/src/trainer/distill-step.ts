@@ -5,7 +5,7 @@
 // samples keep their layout (tree samples are scored as trees), their rollout logprobs and weights.
 import { distillAdvantages, meanReverseKl } from '../../../src/shared/distill';
 import type { LogprobsSequence, TopLogprobs, TrainSample } from '../../../src/shared/engine-protocol';
-import type { Teacher } from './teacher';
+import type { Teacher, TeacherScores } from './teacher';
 
 export interface Distilled {
   samples: TrainSample[];
@@ -22,6 +22,11 @@ export const teacherSequence = (s: TrainSample): LogprobsSequence => ({
   ...(s.positions ? { positions: s.positions } : {}),
 });
 
+const topOf = (s: TeacherScores | undefined): TopLogprobs => {
+  if (!s?.top) throw new Error('the teacher returned no top-k logprobs for a sequence it was asked them for');
+  return s.top;
+};
+
 /** The teacher's top-k rows where the sample trains (empty rows elsewhere: the engine reads no others). */
 const onMasked = (top: TopLogprobs, mask: readonly number[]): TopLogprobs => ({
   ids: top.ids.map((row, t) => (mask[t] === 1 ? row : [])),
@@ -34,13 +39,13 @@ export async function withTeacher(
   weight: number,
 ): Promise<Distilled> {
   const scores = await teacher.score(samples.map(teacherSequence));
-  const topK = scores.every((s) => s.top !== undefined) && scores.length > 0;
+  const topK = teacher.topK > 0;
   const scored = samples.map((s, i) => distillAdvantages(s, scores[i]?.logprobs ?? [], weight, topK));
   return {
     samples: samples.map((s, i) => ({
       ...s,
       advantages: scored[i]!.advantages,
-      ...(topK ? { teacherTop: onMasked(scores[i]!.top!, s.lossMask) } : {}),
+      ...(topK ? { teacherTop: onMasked(topOf(scores[i]), s.lossMask) } : {}),
     })),
     reverseKl: meanReverseKl(scored.map((x) => x.figures)),
     distillCoef: topK ? weight : 0,
