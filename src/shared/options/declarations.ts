@@ -311,8 +311,8 @@ export const WORKER_OPTIONS = {
     flag: 'distill-top-k',
     arg: 'K',
     help:
-      "with --teacher-url: also train on the teacher's K most likely tokens at every trained position " +
-      '(KL to its top-K distribution, weighted by --distill-weight); 0: the sampled tokens only',
+      "with --teacher-url: train on the KL to the teacher's top-K distribution at every trained position " +
+      '(weighted by --distill-weight) instead of its logprob of the sampled token; 0: the sampled tokens',
   }),
   retainFinished: option({ value: intIn(0), default: 2000, help: 'finished episodes kept in memory for inspection' }),
   ...MODEL_FAMILY_OPTIONS,
