@@ -170,7 +170,7 @@ class Engine(SyncMethods, TrainingEngine):
             mask_dtype=m.compute_dtype,
             **self.scoring_options(),
         )
-        out: dict[str, Any] = {"logprobs": score_sequences(m.model, sequences, **how)}
-        if top_k > 0:
-            out["top"] = [{"ids": ids, "logprobs": lp} for ids, lp in score_top_k(m.model, sequences, top_k, **how)]
-        return out
+        if top_k == 0:
+            return {"logprobs": score_sequences(m.model, sequences, **how)}
+        scored = score_top_k(m.model, sequences, top_k, **how)  # one forward pass for both
+        return {"logprobs": [s[0] for s in scored], "top": [{"ids": s[1], "logprobs": s[2]} for s in scored]}

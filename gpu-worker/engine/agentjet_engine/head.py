@@ -131,13 +131,16 @@ def _module_logp(head: Any, h: Tensor, tokens: Tensor) -> Tensor:
 
 
 @torch.no_grad()
-def head_top_k(head: Any, hidden: Tensor, k: int, chunk: int | None = None) -> tuple[Tensor, Tensor]:
-    """(ids (N, k) int64, logp (N, k) fp32): the k most likely tokens after each of the N hidden
-    states and their log-probabilities, most likely first (what a distillation teacher sends)."""
+def head_top_k(
+    head: Any, hidden: Tensor, k: int, chunk: int | None = None, tokens: Tensor | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
+    """(ids (N, k) int64, logp (N, k) fp32, token logp (N,) fp32): the k most likely tokens after each
+    of the N hidden states and their log-probabilities, most likely first (what a distillation teacher
+    sends), and from the same logits the logprob of `tokens` (N,) (zeros without them)."""
     vocab = head.out_features if hasattr(head, "out_features") else head.weight.shape[0]
     chunk = chunk or chunk_rows(vocab)
     k = min(k, vocab)
-    ids, logps = [], []
+    ids, logps, own = [], [], []
     with _no_autocast(hidden.device):
         for lo in range(0, hidden.shape[0], chunk):
             h = hidden[lo : lo + chunk]
@@ -147,9 +150,14 @@ def head_top_k(head: Any, hidden: Tensor, k: int, chunk: int | None = None) -> t
             else:
                 logits = head(h).float()
             top = torch.topk(logits, k, dim=-1)
-            logps.append(top.values - torch.logsumexp(logits, -1, keepdim=True))
+            norm = torch.logsumexp(logits, -1, keepdim=True)
+            logps.append(top.values - norm)
             ids.append(top.indices)
+            if tokens is not None:
+                own.append((logits.gather(1, tokens[lo : lo + chunk].unsqueeze(1)) - norm).squeeze(1))
             del logits
     if not ids:
-        return hidden.new_zeros((0, k), dtype=torch.int64), hidden.new_zeros((0, k), dtype=torch.float32)
-    return torch.cat(ids), torch.cat(logps)
+        empty = hidden.new_zeros((0, k), dtype=torch.float32)
+        return hidden.new_zeros((0, k), dtype=torch.int64), empty, hidden.new_zeros(0, dtype=torch.float32)
+    token_logp = torch.cat(own) if own else hidden.new_zeros(hidden.shape[0], dtype=torch.float32)
+    return torch.cat(ids), torch.cat(logps), token_logp

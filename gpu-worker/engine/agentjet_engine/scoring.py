@@ -242,14 +242,15 @@ def score_top_k(
     mask_dtype: torch.dtype = torch.float32,
     tree_attention: str = "segments",
     chunked: bool = True,
-) -> list[tuple[list[list[int]], list[list[float]]]]:
-    """Per sequence (ids[t], logprobs[t]): the k most likely tokens at each token's position (the
-    distribution token t was drawn from) and their logprobs, most likely first; empty at the root.
-    What an on-policy distillation teacher sends with `topK` (PROTOCOL.md, `logprobs`)."""
+) -> list[tuple[list[float], list[list[int]], list[list[float]]]]:
+    """Per sequence (logprobs[t], ids[t], top[t]): `score_sequences`' logprob of each token, and the
+    k most likely tokens at its position (the distribution token t was drawn from) with their
+    logprobs, most likely first (empty at the root), from one forward pass. What an on-policy
+    distillation teacher sends with `topK` (PROTOCOL.md, `logprobs`)."""
     if batch_tokens is None:
         batch_tokens = scoring_batch_tokens(model.get_output_embeddings().out_features)
-    out: list[tuple[list[list[int]], list[list[float]]]] = [
-        ([[] for _ in s.ids], [[] for _ in s.ids]) for s in sequences
+    out: list[tuple[list[float], list[list[int]], list[list[float]]]] = [
+        ([0.0] * len(s.ids), [[] for _ in s.ids], [[] for _ in s.ids]) for s in sequences
     ]
     for batch in pack_by_token_budget([len(s.ids) for s in sequences], batch_tokens):
         inp = make_input([sequences[i] for i in batch], pad_id, mask_dtype, device, tree_attention)
@@ -257,12 +258,13 @@ def score_top_k(
         with autocast or contextlib.nullcontext():
             if chunked:
                 picked = decoder_hidden(model, inp)[targets.rows, targets.source]
-                ids, logp = head_top_k(model.get_output_embeddings(), picked, k)
+                ids, logp, own = head_top_k(model.get_output_embeddings(), picked, k, tokens=targets.tokens)
             else:
-                logits = forward_input(model, inp)[targets.rows, targets.source].float()
-                top = torch.topk(torch.log_softmax(logits, -1), min(k, logits.shape[-1]), dim=-1)
-                ids, logp = top.indices, top.values
-        for r, c, row_ids, row_lp in zip(targets.rows.tolist(), targets.cols.tolist(), ids.tolist(), logp.tolist()):
-            seq_ids, seq_lp = out[batch[r]]
-            seq_ids[c], seq_lp[c] = row_ids, row_lp
+                full = torch.log_softmax(forward_input(model, inp)[targets.rows, targets.source].float(), -1)
+                top = torch.topk(full, min(k, full.shape[-1]), dim=-1)
+                ids, logp, own = top.indices, top.values, full.gather(1, targets.tokens.unsqueeze(1)).squeeze(1)
+        rows = zip(targets.rows.tolist(), targets.cols.tolist(), own.tolist(), ids.tolist(), logp.tolist())
+        for r, c, own_lp, row_ids, row_lp in rows:
+            seq_own, seq_ids, seq_lp = out[batch[r]]
+            seq_own[c], seq_ids[c], seq_lp[c] = own_lp, row_ids, row_lp
     return out

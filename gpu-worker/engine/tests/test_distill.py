@@ -54,11 +54,12 @@ def test_head_top_k_is_the_k_most_likely_tokens() -> None:
     g = torch.Generator().manual_seed(4)
     head = torch.nn.Linear(8, 50, bias=True)
     hidden = torch.randn(11, 8, generator=g)
-    ids, logp = head_top_k(head, hidden, 5, chunk=3)
+    ids, logp, own = head_top_k(head, hidden, 5, chunk=3, tokens=torch.arange(11))
     full = torch.log_softmax(head(hidden).detach(), -1)
     want = torch.topk(full, 5, -1)
     assert torch.equal(ids, want.indices)
     assert torch.allclose(logp, want.values, atol=1e-5)
+    assert torch.allclose(own, full.gather(1, torch.arange(11).unsqueeze(1)).squeeze(1), atol=1e-5)
 
 
 def test_top_k_kl_is_zero_only_when_the_student_matches_the_teacher_on_its_set() -> None:
