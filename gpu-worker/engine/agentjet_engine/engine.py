@@ -16,7 +16,7 @@ from .forced import ForcedReplies
 from .generation import GenerationRequest
 from .loading import LoadedModel, default_threads, dtype_name
 from .rendering import normalise_messages, normalise_tools
-from .scoring import MAX_TOP_K, score_sequences, score_top_k
+from .scoring import MAX_TOP_ENTRIES, MAX_TOP_K, score_sequences, score_top_k
 from .serving import Serving
 from .trees import parse_token_seq
 
@@ -163,6 +163,13 @@ class Engine(SyncMethods, TrainingEngine):
                 raise context_overflow(f"sequences[{i}].tokenIds", seq.depth, m.context_length)
             sequences.append(seq)
         top_k = P.get_int(params, "topK", default=0, lo=0, hi=MAX_TOP_K)
+        tokens = sum(len(s.ids) for s in sequences)
+        if top_k * tokens > MAX_TOP_ENTRIES:  # the reply grows with tokens × topK: bound it
+            raise invalid(
+                "topK",
+                f"{top_k} per token over {tokens} tokens is more than {MAX_TOP_ENTRIES} entries; send fewer tokens",
+                "too_large",
+            )
         how = dict(
             pad_id=m.pad_id,
             device=m.device,

@@ -26,6 +26,8 @@ from .trees import ModelInput, TokenSeq, make_input, parent_logprobs
 
 # The most tokens per position a teacher sends with `logprobs`' `topK` (what distillation trains on).
 MAX_TOP_K = 64
+# The most (token, top-k entry) pairs one `logprobs` reply may carry (a teacher asks for 4,096 tokens at a time).
+MAX_TOP_ENTRIES = 1 << 20
 
 
 def scoring_batch_tokens(vocab_size: int) -> int:

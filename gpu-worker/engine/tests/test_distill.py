@@ -88,6 +88,8 @@ def test_logprobs_top_k_matches_the_full_distribution(engine: Engine, corpus: li
     assert "top" not in engine.logprobs({"sequences": [{"tokenIds": ids}]})
     with pytest.raises(EngineError, match="topK"):
         engine.logprobs({"sequences": [{"tokenIds": ids}], "topK": 65})
+    with pytest.raises(EngineError, match="more than 1048576 entries"):  # the reply's size is bounded
+        engine.logprobs({"sequences": [{"tokenIds": ids}] * (2**20 // (64 * len(ids)) + 1), "topK": 64})
 
 
 def _distill_samples(student: Engine, teacher: Engine, corpus: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
