@@ -93,3 +93,28 @@ export function finishedArm(
 export function writeArmResult(runDir: string, result: DistillArmResult): void {
   writeFileSync(join(runDir, RESULT_FILE), `${JSON.stringify(result, null, 1)}\n`);
 }
+
+/** The distillation arm's settings that may differ from RL's (each non-default one names its folder). */
+export interface DistillVariant {
+  /** Tasks per update (RL's: `defaultBatch`). */
+  batch: number;
+  lr: number;
+  topK: number;
+  groupSize: number;
+  weight: number;
+}
+
+/**
+ * The distillation arm's folder: `distill`, then `-b<B>-lr<LR>-k<K>-g<G>-w<W>` for each setting that
+ * differs from the default, so arms of other settings against one reused RL run never overwrite each other.
+ */
+export function distillArmDir(v: DistillVariant, defaults: DistillVariant): string {
+  const parts: [string, keyof DistillVariant][] = [
+    ['b', 'batch'],
+    ['lr', 'lr'],
+    ['k', 'topK'],
+    ['g', 'groupSize'],
+    ['w', 'weight'],
+  ];
+  return `distill${parts.map(([tag, key]) => (v[key] === defaults[key] ? '' : `-${tag}${v[key]}`)).join('')}`;
+}

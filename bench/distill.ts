@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWorker } from '../gpu-worker/src/worker';
 import { runDistillArm, type DistillArmOptions } from './distill-arm';
-import { finishedArm } from './distill-result';
+import { distillArmDir, finishedArm } from './distill-result';
 import { curvesSvg, curvesTable, gainPp, minutesTo } from './distill-stats';
 import { MergeModeSchema, type MergeMode } from '../src/shared/timeline/types';
 import { argValue, round } from './engine';
@@ -39,12 +39,16 @@ export const distillBenchHelp = `npm run bench -- distill [options]
   --distill-batch B    task groups per distillation update (default 8, RL's): every distilled episode carries
                        a signal (none is dropped), so an update costs more than RL's; a smaller batch updates
                        more often
+  --distill-group-size G  episodes per task in the distillation arm (default 8, RL's): distillation needs no
+                       group baseline, so fewer episodes of more tasks can fill an update; the arm keeps RL's
+                       episodes in flight (--clients × 8 / G clients) and per update (--distill-batch × 8 / G
+                       tasks)
   --distill-lr LR      the distillation arm's learning rate (default --lr; decayed to --lr-end × LR / --lr)
   --distill-top-k K    distil from the teacher's K most likely tokens at every trained position (KL to its
                        top-K distribution) instead of its logprob of the sampled token (default 0: sampled)
   --reuse-rl           with --run-dir: read a finished RL arm of the same settings from it instead of running
-                       it again (it stays the teacher); only the distillation arm runs (in distill-b<B>-lr<LR>/
-                       when those differ from the defaults)
+                       it again (it stays the teacher); only the distillation arm runs, in its own folder
+                       (distill-b<B>-lr<LR>-k<K>-g<G>-w<W>/, naming the settings that differ from the defaults)
   --smoke              0.15 min (and 1 update) per arm, evaluations of 2 episodes every 0.075 min, 1 client,
                        batch 1 × group 2 (plumbing only)
   --run-dir DIR        where everything goes (default a temp folder)`;
@@ -86,7 +90,11 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     merge: mergeMode(args),
     log,
   };
-  const distillBatch = smoke ? base.batch : num(args, '--distill-batch', base.batch);
+  const groupSize = smoke ? base.groupSize : num(args, '--distill-group-size', base.groupSize);
+  if (!Number.isInteger(groupSize) || base.groupSize % groupSize !== 0)
+    throw new Error(`--distill-group-size must divide ${base.groupSize}\n${distillBenchHelp}`);
+  const perGroup = base.groupSize / groupSize;
+  const distillBatch = smoke ? base.batch : num(args, '--distill-batch', base.batch) * perGroup;
   const distillLr = num(args, '--distill-lr', base.lr);
   const topK = Number(argValue(args, '--distill-top-k') ?? 0);
   if (!(Number.isInteger(topK) && topK >= 0 && topK <= MAX_TOP_K))
@@ -111,13 +119,17 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     distill = await runDistillArm({
       ...base,
       batch: distillBatch,
+      groupSize,
+      clients: base.clients * perGroup,
       lr: distillLr,
       lrEnd: (base.lrEnd * distillLr) / base.lr,
       name: 'distill',
       runDir: join(
         runDir,
-        `distill${distillBatch === base.batch ? '' : `-b${distillBatch}`}${distillLr === base.lr ? '' : `-lr${distillLr}`}` +
-          (topK > 0 ? `-k${topK}` : ''),
+        distillArmDir(
+          { batch: distillBatch, lr: distillLr, topK, groupSize, weight },
+          { batch: base.batch * perGroup, lr: base.lr, topK: 0, groupSize: base.groupSize, weight: 1 },
+        ),
       ),
       teacher: { url: teacher.url, token, weight, topK },
     });
@@ -149,6 +161,8 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     distill_step_s: distill.stepSeconds === undefined ? null : round(distill.stepSeconds, 2),
     distill_prefetched: distill.prefetched === undefined ? null : round(distill.prefetched, 3),
     distill_batch: distillBatch,
+    distill_group_size: groupSize,
+    distill_weight: weight,
     distill_lr: distillLr,
     distill_top_k: topK,
     rl_reused: reused !== null,
