@@ -96,7 +96,7 @@ export function writeArmResult(runDir: string, result: DistillArmResult): void {
 
 /** The distillation arm's settings that may differ from RL's (each non-default one names its folder). */
 export interface DistillVariant {
-  /** Tasks per update (RL's: `defaultBatch`). */
+  /** Tasks per update. */
   batch: number;
   lr: number;
   topK: number;
