@@ -34,8 +34,11 @@ export interface DistillArmOptions {
   /** Timeline merging of both arms (the worker's --merge: linear, tree, none). */
   merge: MergeMode;
   runDir: string;
-  /** With a teacher: the worker distils from it (`topK` > 0: also on its top-k at every trained token). */
-  teacher?: { url: string; token: string; weight: number; topK: number };
+  /**
+   * With a teacher: the worker distils from it (`topK` > 0: also on its top-k at every trained token;
+   * `keep` < 1: only that fraction of a step's samples trains).
+   */
+  teacher?: { url: string; token: string; weight: number; topK: number; keep: number };
   log: (line: string) => void;
 }
 
@@ -66,13 +69,14 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
             teacherToken: o.teacher.token,
             distillWeight: String(o.teacher.weight),
             distillTopK: String(o.teacher.topK),
+            distillKeep: String(o.teacher.keep),
           }
         : {}),
     },
   });
   let updates = 0;
   let trainEpisodes = 0;
-  const steps = { seconds: 0, count: 0, prefetched: 0, distilled: 0 };
+  const steps = { seconds: 0, count: 0, prefetched: 0, distilled: 0, kept: 0, keptSteps: 0 };
   const events = await subscribeEvents(worker.url, tokens.admin, {
     event: (e) => {
       if (e.type === 'episode_ended' && e.kind === 'train') trainEpisodes++;
@@ -83,6 +87,10 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
         if (e.metrics.distillPrefetched !== undefined) {
           steps.prefetched += e.metrics.distillPrefetched;
           steps.distilled++;
+        }
+        if (e.metrics.distillKept !== undefined) {
+          steps.kept += e.metrics.distillKept;
+          steps.keptSteps++;
         }
       }
     },
@@ -138,7 +146,8 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
       `  [${o.name}] ${steps.count} steps, ${(steps.seconds / Math.max(1, steps.count)).toFixed(2)} s each` +
         (steps.distilled > 0
           ? `; teacher sequences scored ahead: ${((100 * steps.prefetched) / steps.distilled).toFixed(0)} %`
-          : ''),
+          : '') +
+        (steps.keptSteps > 0 ? `; samples trained: ${((100 * steps.kept) / steps.keptSteps).toFixed(0)} %` : ''),
     );
     const result: DistillArmResult = {
       name: o.name,
@@ -146,6 +155,7 @@ export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmRes
       updates,
       stepSeconds: steps.seconds / Math.max(1, steps.count),
       ...(steps.distilled > 0 ? { prefetched: steps.prefetched / steps.distilled } : {}),
+      ...(steps.keptSteps > 0 ? { kept: steps.kept / steps.keptSteps } : {}),
       trainEpisodes,
       workerDir,
       settings: armSettings(o),

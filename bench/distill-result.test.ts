@@ -69,14 +69,14 @@ describe('finishedArm', () => {
 });
 
 describe('distillArmDir', () => {
-  const defaults = { batch: 8, lr: 3.5e-4, topK: 0, groupSize: 8, weight: 1 };
+  const defaults = { batch: 8, lr: 3.5e-4, topK: 0, groupSize: 8, weight: 1, keep: 1 };
   it('is plain `distill` at the defaults', () => {
     expect(distillArmDir(defaults, defaults)).toBe('distill');
   });
   it('names every setting that differs, in a fixed order', () => {
     expect(distillArmDir({ ...defaults, weight: 0.5 }, defaults)).toBe('distill-w0.5');
-    expect(distillArmDir({ batch: 32, lr: 1e-3, topK: 16, groupSize: 2, weight: 0.5 }, defaults)).toBe(
-      'distill-b32-lr0.001-k16-g2-w0.5',
+    expect(distillArmDir({ batch: 32, lr: 1e-3, topK: 16, groupSize: 2, weight: 0.5, keep: 0.5 }, defaults)).toBe(
+      'distill-b32-lr0.001-k16-g2-w0.5-keep0.5',
     );
   });
 });

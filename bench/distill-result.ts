@@ -34,6 +34,8 @@ const DistillArmResultSchema = z.object({
   stepSeconds: z.number().optional(),
   /** Distillation: the mean fraction of a step's teacher sequences scored while the student generated. */
   prefetched: z.number().optional(),
+  /** Distillation: the mean fraction of a step's samples that trained (--distill-keep). */
+  kept: z.number().optional(),
   /** The worker's folder (its last checkpoint: what a resumed worker serves). */
   workerDir: z.string(),
   /** The settings it ran with (a reused arm is compared only with a run of the same settings). */
@@ -102,10 +104,12 @@ export interface DistillVariant {
   topK: number;
   groupSize: number;
   weight: number;
+  /** The fraction of a step's samples that trains (--distill-keep). */
+  keep: number;
 }
 
 /**
- * The distillation arm's folder: `distill`, then `-b<B>-lr<LR>-k<K>-g<G>-w<W>` for each setting that
+ * The distillation arm's folder: `distill`, then `-b<B>-lr<LR>-k<K>-g<G>-w<W>-keep<F>` for each setting that
  * differs from the default, so arms of other settings against one reused RL run never overwrite each other.
  */
 export function distillArmDir(v: DistillVariant, defaults: DistillVariant): string {
@@ -115,6 +119,7 @@ export function distillArmDir(v: DistillVariant, defaults: DistillVariant): stri
     ['k', 'topK'],
     ['g', 'groupSize'],
     ['w', 'weight'],
+    ['keep', 'keep'],
   ];
   return `distill${parts.map(([tag, key]) => (v[key] === defaults[key] ? '' : `-${tag}${v[key]}`)).join('')}`;
 }

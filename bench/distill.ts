@@ -7,7 +7,8 @@
 //  3. distillation: a fresh warm start trains --minutes with --teacher-url on that worker (per-token
 //     advantage −(log π_student − log π_teacher), --distill-weight 1: the clients' reward is ignored),
 //     the same clients and evaluations; with --distill-top-k K the teacher also names its K most likely
-//     tokens at every trained position and the student trains on the KL to that distribution instead.
+//     tokens at every trained position and the student trains on the KL to that distribution instead;
+//     with --distill-keep F only the fraction F of a step's samples trains, where the teacher disagrees most.
 // Figures: the teacher's gain, each arm's gain, and the minutes each needs to reach the warm start +
 // 80 % of the teacher's gain (null: not within the budget); the curves in one chart (distill.svg).
 // Each arm writes its result to <run-dir>/<arm>/result.json; with --reuse-rl and the same --run-dir, a
@@ -46,9 +47,12 @@ export const distillBenchHelp = `npm run bench -- distill [options]
   --distill-lr LR      the distillation arm's learning rate (default --lr; decayed to --lr-end × LR / --lr)
   --distill-top-k K    distil from the teacher's K most likely tokens at every trained position (KL to its
                        top-K distribution) instead of its logprob of the sampled token (default 0: sampled)
+  --distill-keep F     the fraction of a distillation step's samples that trains: those where the teacher
+                       disagrees most per token (default 1: every sample)
   --reuse-rl           with --run-dir: read a finished RL arm of the same settings from it instead of running
                        it again (it stays the teacher); only the distillation arm runs, in its own folder
-                       (distill-b<B>-lr<LR>-k<K>-g<G>-w<W>/, naming the settings that differ from the defaults)
+                       (distill-b<B>-lr<LR>-k<K>-g<G>-w<W>-keep<F>/, naming the settings that differ from the
+                       defaults)
   --smoke              0.15 min (and 1 update) per arm, evaluations of 2 episodes every 0.075 min, 1 client,
                        batch 1 × group 2 (plumbing only)
   --run-dir DIR        where everything goes (default a temp folder)`;
@@ -74,6 +78,8 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
   const runDir = argValue(args, '--run-dir') ?? mkdtempSync(join(tmpdir(), 'aj-bench-distill-'));
   const weight = Number(argValue(args, '--distill-weight') ?? 1);
   if (!(weight > 0 && weight <= 1)) throw new Error(`--distill-weight must be in (0, 1]\n${distillBenchHelp}`);
+  const keep = Number(argValue(args, '--distill-keep') ?? 1);
+  if (!(keep > 0 && keep <= 1)) throw new Error(`--distill-keep must be in (0, 1]\n${distillBenchHelp}`);
   const log = (line: string): void => console.error(line);
   const base: Omit<DistillArmOptions, 'name' | 'runDir'> = {
     minutes: smoke ? 0.15 : num(args, '--minutes', 15),
@@ -127,11 +133,11 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
       runDir: join(
         runDir,
         distillArmDir(
-          { batch: distillBatch, lr: distillLr, topK, groupSize, weight },
-          { batch: base.batch * perGroup, lr: base.lr, topK: 0, groupSize: base.groupSize, weight: 1 },
+          { batch: distillBatch, lr: distillLr, topK, groupSize, weight, keep },
+          { batch: base.batch * perGroup, lr: base.lr, topK: 0, groupSize: base.groupSize, weight: 1, keep: 1 },
         ),
       ),
-      teacher: { url: teacher.url, token, weight, topK },
+      teacher: { url: teacher.url, token, weight, topK, keep },
     });
   } finally {
     await teacher.dispose();
@@ -160,9 +166,11 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     rl_step_s: rl.stepSeconds === undefined ? null : round(rl.stepSeconds, 2),
     distill_step_s: distill.stepSeconds === undefined ? null : round(distill.stepSeconds, 2),
     distill_prefetched: distill.prefetched === undefined ? null : round(distill.prefetched, 3),
+    distill_kept: distill.kept === undefined ? null : round(distill.kept, 3),
     distill_batch: distillBatch,
     distill_group_size: groupSize,
     distill_weight: weight,
+    distill_keep: keep,
     distill_lr: distillLr,
     distill_top_k: topK,
     rl_reused: reused !== null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchByTokens, distillAdvantages, meanReverseKl } from './distill';
+import { batchByTokens, distillAdvantages, meanReverseKl, mostDisagreeing } from './distill';
 
 describe('distillAdvantages', () => {
   const sample = {
@@ -11,7 +11,7 @@ describe('distillAdvantages', () => {
   it('pure distillation: the negative reverse-KL estimate on masked tokens, 0 elsewhere', () => {
     const { advantages, figures } = distillAdvantages(sample, [-9, -9, -0.5, -3, -9], 1);
     expect(advantages).toEqual([0, 0, 0.5, -1, 0]);
-    expect(figures).toEqual({ tokens: 2, reverseKlSum: -0.5 + 1 });
+    expect(figures).toEqual({ tokens: 2, reverseKlSum: -0.5 + 1, absKlSum: 0.5 + 1 });
   });
 
   it('weight 0 keeps the task advantage; a mix weighs both', () => {
@@ -41,11 +41,31 @@ describe('meanReverseKl', () => {
   it('weights by tokens and is 0 without tokens', () => {
     expect(
       meanReverseKl([
-        { tokens: 1, reverseKlSum: 1 },
-        { tokens: 3, reverseKlSum: 0 },
+        { tokens: 1, reverseKlSum: 1, absKlSum: 1 },
+        { tokens: 3, reverseKlSum: 0, absKlSum: 2 },
       ]),
     ).toBe(0.25);
     expect(meanReverseKl([])).toBe(0);
+  });
+});
+
+describe('mostDisagreeing', () => {
+  const f = (tokens: number, absKlSum: number) => ({ tokens, reverseKlSum: 0, absKlSum });
+  // Per-token disagreement: 0.5, 2, 0 (no tokens: last), 1, 2.
+  const figures = [f(4, 2), f(1, 2), f(0, 0), f(3, 3), f(2, 4)];
+
+  it('keeps the ⌈keep·n⌉ samples of largest mean |student − teacher| per token, in input order', () => {
+    expect(mostDisagreeing(figures, 0.4)).toEqual([1, 4]);
+    expect(mostDisagreeing(figures, 0.5)).toEqual([1, 3, 4]);
+    expect(mostDisagreeing(figures, 0.8)).toEqual([0, 1, 3, 4]);
+    expect(mostDisagreeing(figures, 0.01)).toEqual([1]);
+  });
+
+  it('keeps everything at 1 and nothing of nothing; refuses a fraction outside (0, 1]', () => {
+    expect(mostDisagreeing(figures, 1)).toEqual([0, 1, 2, 3, 4]);
+    expect(mostDisagreeing([], 0.5)).toEqual([]);
+    expect(() => mostDisagreeing(figures, 0)).toThrow(/not in \(0, 1\]/);
+    expect(() => mostDisagreeing(figures, 1.5)).toThrow(/not in \(0, 1\]/);
   });
 });
 

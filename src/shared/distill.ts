@@ -21,6 +21,8 @@ export interface DistillFigures {
   tokens: number;
   /** Σ over masked tokens of log π_student − log π_teacher (the reverse-KL estimate's sum). */
   reverseKlSum: number;
+  /** Σ over masked tokens of |log π_student − log π_teacher|: how much the teacher disagrees. */
+  absKlSum: number;
 }
 
 /**
@@ -45,6 +47,7 @@ export function distillAdvantages(
   const advantages = new Array<number>(n).fill(0);
   let tokens = 0;
   let reverseKlSum = 0;
+  let absKlSum = 0;
   for (let t = 0; t < n; t++) {
     if (sample.lossMask[t] !== 1) continue;
     const kl = sample.rolloutLogprobs[t]! - teacherLogprobs[t]!;
@@ -52,8 +55,29 @@ export function distillAdvantages(
     advantages[t] = (1 - weight) * task(t) - (topK ? 0 : weight * kl);
     tokens++;
     reverseKlSum += kl;
+    absKlSum += Math.abs(kl);
   }
-  return { advantages, figures: { tokens, reverseKlSum } };
+  return { advantages, figures: { tokens, reverseKlSum, absKlSum } };
+}
+
+/**
+ * Which samples a distilling update trains when it keeps a fraction `keep` (0 < keep ≤ 1) of them:
+ * the ⌈keep·n⌉ where the teacher disagrees most per trained token (mean |log π_student − log
+ * π_teacher|: where the teacher's signal is strong; a sample where student and teacher agree moves the
+ * weights little and costs a full forward/backward). Indices in input order; a sample without trained
+ * tokens ranks last; ties keep input order.
+ */
+export function mostDisagreeing(figures: readonly DistillFigures[], keep: number): number[] {
+  if (!(keep > 0 && keep <= 1)) throw new Error(`distillation keep fraction ${keep} is not in (0, 1]`);
+  const n = figures.length;
+  const count = Math.min(n, Math.ceil(keep * n - 1e-9));
+  if (count >= n) return figures.map((_, i) => i);
+  const density = (f: DistillFigures): number => (f.tokens > 0 ? f.absKlSum / f.tokens : -1);
+  const ranked = figures.map((f, i) => ({ i, d: density(f) })).sort((a, b) => b.d - a.d || a.i - b.i);
+  return ranked
+    .slice(0, count)
+    .map((r) => r.i)
+    .sort((a, b) => a - b);
 }
 
 /** Mean reverse-KL estimate over several samples' figures (0 when no token was scored). */

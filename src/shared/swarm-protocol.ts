@@ -251,10 +251,12 @@ export const StepMetricsSchema = z.object({
   gradNorm: z.number().nullable(),
   trainedTokens: z.number().int(),
   seconds: z.number(),
-  /** On-policy distillation: the mean reverse-KL estimate (log π_student − log π_teacher) over the trained tokens. */
+  /** On-policy distillation: the mean reverse-KL estimate (log π_student − log π_teacher) over the scored tokens. */
   distillReverseKl: z.number().optional(),
   /** Distillation from the teacher's top-k (--distill-top-k): the mean KL to its top-k distribution (trained on). */
   distillTopKl: z.number().optional(),
+  /** On-policy distillation: the fraction of the step's samples that trained (--distill-keep). */
+  distillKept: z.number().optional(),
   /** On-policy distillation: the fraction of the step's teacher sequences scored while the student generated. */
   distillPrefetched: z.number().optional(),
   serving: StepServingSchema.optional(),

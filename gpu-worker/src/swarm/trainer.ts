@@ -194,7 +194,7 @@ export class Trainer {
         );
       if (fresh.length === 0) return;
       const settings = { ...this.deps.config() };
-      const { built, stats, distillReverseKl, distillTopKl } = await trainOnEpisodes(
+      const { built, stats, distillReverseKl, distillTopKl, distillKept } = await trainOnEpisodes(
         this.deps.engine,
         fresh.map(scoredEpisode),
         settings,
@@ -212,6 +212,7 @@ export class Trainer {
         serving,
         distillReverseKl,
         distillTopKl,
+        distillKept,
         distillPrefetched: ahead && ahead.sequences > 0 ? ahead.prefetched / ahead.sequences : undefined,
       });
       const every = this.deps.config().checkpointEvery;
@@ -246,6 +247,7 @@ export class Trainer {
     serving?: StepServing | undefined;
     distillReverseKl?: number | undefined;
     distillTopKl?: number | undefined;
+    distillKept?: number | undefined;
     distillPrefetched?: number | undefined;
   }): Promise<void> {
     const { fresh, built, stats } = u;
@@ -276,6 +278,7 @@ export class Trainer {
       ...(u.serving ? { serving: u.serving } : {}),
       ...(u.distillReverseKl !== undefined ? { distillReverseKl: u.distillReverseKl } : {}),
       ...(u.distillTopKl !== undefined ? { distillTopKl: u.distillTopKl } : {}),
+      ...(u.distillKept !== undefined ? { distillKept: u.distillKept } : {}),
       ...(u.distillPrefetched !== undefined ? { distillPrefetched: u.distillPrefetched } : {}),
     };
     this.last = metrics;

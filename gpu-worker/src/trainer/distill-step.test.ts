@@ -46,4 +46,18 @@ describe('withTeacher', () => {
     expect(d.distillCoef).toBe(0.25);
     expect(d.reverseKl).toBeCloseTo((0.25 - 1) / 2); // still reported from the sampled tokens
   });
+
+  it('with keep < 1 trains only the samples where the teacher disagrees most, in input order', async () => {
+    // The fake teacher says −0.5 everywhere: mean |student − teacher| per trained token is 0, 1 and 0.5.
+    const agree: TrainSample = { ...sample, rolloutLogprobs: [0, 0, -0.5, -0.5] };
+    const far: TrainSample = { ...sample, rolloutLogprobs: [0, 0, -1.5, -1.5] };
+    const near: TrainSample = { ...sample, rolloutLogprobs: [0, 0, -1, -1] };
+    const d = await withTeacher([agree, far, near], new FakeTeacher(0), 1, 0.5);
+    expect(d.kept).toEqual([1, 2]);
+    expect(d.samples.map((s) => s.rolloutLogprobs)).toEqual([far.rolloutLogprobs, near.rolloutLogprobs]);
+    expect(d.samples[0]!.advantages).toEqual([0, 0, 1, 1]);
+    // The reverse-KL estimate stays over every scored sample: (0 − 2·1 − 2·0.5) / 6 tokens.
+    expect(d.reverseKl).toBeCloseTo((0 - 2 - 1) / 6);
+    expect((await withTeacher([agree, far, near], new FakeTeacher(0), 1)).kept).toEqual([0, 1, 2]);
+  });
 });

@@ -3,13 +3,18 @@
 // advantage and the teacher's signal (src/shared/distill.ts). With the teacher's top-k the samples
 // carry it (`teacherTop`) and the engine trains the teacher term (`distillCoef` = the weight). The
 // samples keep their layout (tree samples are scored as trees), their rollout logprobs and weights.
-import { distillAdvantages, meanReverseKl } from '../../../src/shared/distill';
+// With `keep` < 1 only that fraction of the samples trains: those where the teacher disagrees most per
+// token (the scores are in before the update, so the skipped ones cost no forward/backward).
+import { distillAdvantages, meanReverseKl, mostDisagreeing } from '../../../src/shared/distill';
 import type { LogprobsSequence, TopLogprobs, TrainSample } from '../../../src/shared/engine-protocol';
 import type { Teacher, TeacherScores } from './teacher';
 
 export interface Distilled {
+  /** The samples that train, in input order. */
   samples: TrainSample[];
-  /** Mean over the trained tokens of log π_student − log π_teacher (the reverse-KL estimate). */
+  /** Their indices among the input samples (every index when `keep` is 1). */
+  kept: number[];
+  /** Mean over the scored tokens (every sample's, kept or not) of log π_student − log π_teacher. */
   reverseKl: number;
   /** The engine's weight on the teacher-top-k term (0: the teacher's signal is in the advantages). */
   distillCoef: number;
@@ -37,16 +42,25 @@ export async function withTeacher(
   samples: readonly TrainSample[],
   teacher: Teacher,
   weight: number,
+  keep = 1,
 ): Promise<Distilled> {
   const scores = await teacher.score(samples.map(teacherSequence));
   const topK = teacher.topK > 0;
   const scored = samples.map((s, i) => distillAdvantages(s, scores[i]?.logprobs ?? [], weight, topK));
+  const kept = mostDisagreeing(
+    scored.map((x) => x.figures),
+    keep,
+  );
   return {
-    samples: samples.map((s, i) => ({
-      ...s,
-      advantages: scored[i]!.advantages,
-      ...(topK ? { teacherTop: onMasked(topOf(scores[i]), s.lossMask) } : {}),
-    })),
+    samples: kept.map((i) => {
+      const s = samples[i]!;
+      return {
+        ...s,
+        advantages: scored[i]!.advantages,
+        ...(topK ? { teacherTop: onMasked(topOf(scores[i]), s.lossMask) } : {}),
+      };
+    }),
+    kept,
     reverseKl: meanReverseKl(scored.map((x) => x.figures)),
     distillCoef: topK ? weight : 0,
   };

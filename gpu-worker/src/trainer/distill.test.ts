@@ -3,7 +3,8 @@
 // teacher's logprobs of the student's sampled tokens arrive through POST /swarm/v1/logprobs; a task
 // group whose rewards are all equal (no task signal: without a teacher it trains nothing) trains on
 // the teacher's signal — its logprobs of the sampled tokens, or (a second student, --distill-top-k) its
-// top-k at every trained token; a teacher the student cannot use is refused at start with a clear message.
+// top-k at every trained token; with --distill-keep only the samples where the teacher disagrees most
+// train; a teacher the student cannot use is refused at start with a clear message.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -111,6 +112,29 @@ describe('on-policy distillation from a teacher worker', () => {
     expect(Math.abs(s.lastStep?.distillReverseKl ?? Number.NaN)).toBeLessThan(2e-3);
     // The group went to the teacher as it completed, before its update asked: every sequence was scored ahead.
     expect(s.lastStep?.distillPrefetched).toBe(1);
+  }, 180_000);
+
+  it('with --distill-keep trains only the samples where the teacher disagrees most (set at run time)', async () => {
+    const patched = await http(student.url, 'PATCH', '/swarm/v1/config', {
+      token: TEST_TOKENS.admin,
+      body: { distillKeep: 0.5, merge: 'linear' },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    await playEpisode(student.url, 0);
+    await playEpisode(student.url, 0);
+    const s = await until(
+      async () => (await http<Status>(student.url, 'GET', '/swarm/v1/status', { token: TEST_TOKENS.admin })).body,
+      (st) => st.step >= 2,
+    );
+    // Two linear samples, one trains; the update still takes both episodes.
+    expect(s.lastStep?.distillKept).toBe(0.5);
+    expect(s.lastStep?.samples).toBe(1);
+    expect(s.counters.trainedEpisodes).toBe(4);
+    const refused = await http(student.url, 'PATCH', '/swarm/v1/config', {
+      token: TEST_TOKENS.admin,
+      body: { distillKeep: 0 },
+    });
+    expect(refused.status).toBe(400);
   }, 180_000);
 
   it("trains on the teacher's top-k at every trained token with --distill-top-k", async () => {

@@ -33,7 +33,7 @@ export type TrainSettings = Pick<
   | 'correctionLow'
   | 'correctionHigh'
 > &
-  Partial<Pick<TrainingConfig, 'distillWeight'>>;
+  Partial<Pick<TrainingConfig, 'distillWeight' | 'distillKeep'>>;
 
 /** The engine's hyper-parameters of a training config. */
 export const hyperOf = (t: TrainSettings): TrainHyper => ({
@@ -99,12 +99,16 @@ export interface TrainedStep {
   distillReverseKl?: number;
   /** With the teacher's top-k: the engine's mean KL to it over the trained tokens (what it trained on). */
   distillTopKl?: number;
+  /** With a teacher: the fraction of the update's samples that trained (`distillKeep`). */
+  distillKept?: number;
 }
 
 /**
  * With a `teacher` (and a distillation weight above 0), every episode trains — a group whose rewards
  * are equal still carries the teacher's signal — and the per-token advantages mix in the teacher's
- * logprobs of the sampled tokens, or the engine adds the teacher's top-k term (distill-step.ts).
+ * logprobs of the sampled tokens, or the engine adds the teacher's top-k term (distill-step.ts). With
+ * `distillKeep` < 1 only the samples where the teacher disagrees most train (`built` keeps those, so
+ * the inspector shows what trained).
  */
 export async function trainOnEpisodes(
   engine: EngineCaller,
@@ -121,13 +125,14 @@ export async function trainOnEpisodes(
   }
   const built = allSamplesFor(episodes, t);
   if (built.samples.length === 0) return { built, stats: null };
-  const distilled = await withTeacher(built.samples, teacher, weight);
+  const distilled = await withTeacher(built.samples, teacher, weight, t.distillKeep ?? 1);
   const hyper = { ...hyperOf(t), ...(distilled.distillCoef > 0 ? { distillCoef: distilled.distillCoef } : {}) };
   const stats = await engine.call('train_step', { samples: distilled.samples, hyper });
   return {
-    built: { ...built, samples: distilled.samples },
+    built: { ...built, samples: distilled.samples, trained: distilled.kept.map((i) => built.trained[i]!) },
     stats,
     distillReverseKl: distilled.reverseKl,
+    distillKept: distilled.kept.length / built.samples.length,
     ...(distilled.distillCoef > 0 && stats.distillKl !== undefined ? { distillTopKl: stats.distillKl } : {}),
   };
 }

@@ -167,6 +167,14 @@ export const TRAINING_OPTIONS = {
       'with --teacher-url: per-token advantage (1−w)·task + w·(log π_teacher − log π_student); ' +
       '1: distillation alone',
   }),
+  distillKeep: option({
+    value: numberIn(z.number().gt(0).max(1)),
+    default: 1,
+    flag: 'distill-keep',
+    help:
+      "with --teacher-url: fraction of an update's samples it trains, those where the teacher disagrees most " +
+      'per token (mean |log π_student − log π_teacher|); 1: every sample',
+  }),
   forceTrainSampling: option({
     value: bool,
     default: true,

@@ -34,6 +34,7 @@ export function stepScalars(m: StepMetrics): Scalar[] {
     ...sc('train/distill_reverse_kl', m.distillReverseKl),
     ...sc('train/distill_top_kl', m.distillTopKl),
     ...sc('train/distill_prefetched', m.distillPrefetched),
+    ...sc('train/distill_kept', m.distillKept),
     ...sc('train/entropy', m.entropy),
     ...sc('train/grad_norm', m.gradNorm),
     ...sc('train/trained_tokens', m.trainedTokens),
