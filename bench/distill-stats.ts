@@ -1,10 +1,52 @@
 // Benchmark `distill`: the figures from the arms' held-out curves (pure). The target is the warm start
-// plus 80 % of the teacher's gain; a curve reaches it at its first evaluation at or above it.
+// plus 80 % of the teacher's gain; a curve reaches it at its first evaluation at or above it (and,
+// less coarse than the evaluation grid, where the line to that point crosses it). Several seeds'
+// curves average point by point, with the standard error of each point over the seeds.
 import type { CurvePoint } from './distill-result';
 
 /** Minutes at the first point of `curve` at or above `target` (null: never reached). */
 export function minutesTo(curve: readonly CurvePoint[], target: number): number | null {
   return curve.find((p) => p.success >= target - 1e-12)?.minutes ?? null;
+}
+
+/**
+ * Minutes where `curve` first crosses `target`, linearly interpolated between the last point below it
+ * and the first at or above it (the first point's minutes when it starts there; null: never reached).
+ */
+export function crossingMinutes(curve: readonly CurvePoint[], target: number): number | null {
+  const i = curve.findIndex((p) => p.success >= target - 1e-12);
+  if (i < 0) return null;
+  if (i === 0) return curve[0]!.minutes;
+  const a = curve[i - 1]!;
+  const b = curve[i]!;
+  return a.minutes + ((b.minutes - a.minutes) * (target - a.success)) / (b.success - a.success);
+}
+
+/**
+ * The point-by-point mean of several seeds' curves on one evaluation grid (each point's minutes and
+ * success averaged, episodes summed), and each point's standard error over the seeds (0 for one seed).
+ */
+export function meanCurve(curves: readonly (readonly CurvePoint[])[]): { curve: CurvePoint[]; se: number[] } {
+  if (curves.length === 0) throw new Error('no curves to average');
+  const n = curves[0]!.length;
+  if (curves.some((c) => c.length !== n))
+    throw new Error(`curves of different lengths (${curves.map((c) => c.length).join(', ')}): not one grid`);
+  const k = curves.length;
+  const mean = (xs: number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const curve: CurvePoint[] = [];
+  const se: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const pts = curves.map((c) => c[i]!);
+    const m = mean(pts.map((p) => p.success));
+    curve.push({
+      minutes: mean(pts.map((p) => p.minutes)),
+      success: m,
+      episodes: pts.reduce((s, p) => s + p.episodes, 0),
+    });
+    const variance = k > 1 ? pts.reduce((s, p) => s + (p.success - m) ** 2, 0) / (k - 1) : 0;
+    se.push(Math.sqrt(variance / k));
+  }
+  return { curve, se };
 }
 
 /** Gain in percentage points from the curve's first point to its last. */

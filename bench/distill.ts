@@ -10,19 +10,22 @@
 //     tokens at every trained position and the student trains on the KL to that distribution instead;
 //     with --distill-keep F only the fraction F of a step's samples trains, where the teacher disagrees most.
 // Figures: the teacher's gain, each arm's gain, and the minutes each needs to reach the warm start +
-// 80 % of the teacher's gain (null: not within the budget); the curves in one chart (distill.svg).
+// 80 % of the teacher's gain (null: not within the budget; also interpolated between evaluations); the
+// curves in one chart (<run-dir>/<distillation arm's folder name>.svg, e.g. distill.svg).
 // Each arm writes its result to <run-dir>/<arm>/result.json; with --reuse-rl and the same --run-dir, a
 // finished RL arm of the same settings is read back (its folder is still the teacher) and only the
 // distillation arm runs, so distillation settings (--distill-batch, --distill-lr, --distill-top-k) can be compared
-// against one RL run.
+// against one RL run; --reuse reads a finished distillation arm of the same settings back too. With
+// --seeds S1,S2,… each seed runs in <run-dir>/seed-<S>/ and the figures are computed on the seeds' mean
+// curves (each point's standard error over the seeds), with each seed's own figures beside them.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWorker } from '../gpu-worker/src/worker';
 import { runDistillArm, type DistillArmOptions } from './distill-arm';
-import { distillArmDir, finishedArm } from './distill-result';
-import { curvesSvg, curvesTable, gainPp, minutesTo } from './distill-stats';
+import { distillArmDir, finishedArm, type CurvePoint, type DistillArmResult } from './distill-result';
+import { crossingMinutes, curvesSvg, curvesTable, gainPp, meanCurve, minutesTo } from './distill-stats';
 import { MergeModeSchema, type MergeMode } from '../src/shared/timeline/types';
 import { argValue, round } from './engine';
 import { MAX_TOP_K } from '../src/shared/engine-protocol';
@@ -53,6 +56,9 @@ export const distillBenchHelp = `npm run bench -- distill [options]
                        it again (it stays the teacher); only the distillation arm runs, in its own folder
                        (distill-b<B>-lr<LR>-k<K>-g<G>-w<W>-keep<F>/, naming the settings that differ from the
                        defaults)
+  --reuse              as --reuse-rl, and read a finished distillation arm of the same settings back too
+  --seeds S1,S2,…      run (or with --reuse, read back) each seed in <run-dir>/seed-<S>/ and report the
+                       figures of the seeds' mean curves, each seed's beside them (default: --seed alone)
   --smoke              0.15 min (and 1 update) per arm, evaluations of 2 episodes every 0.075 min, 1 client,
                        batch 1 × group 2 (plumbing only)
   --run-dir DIR        where everything goes (default a temp folder)`;
@@ -69,19 +75,32 @@ function mergeMode(args: string[]): MergeMode {
   return m.data;
 }
 
-export async function benchDistill(args: string[]): Promise<Record<string, unknown>> {
-  if (args.includes('--help')) {
-    console.error(distillBenchHelp);
-    process.exit(0);
-  }
-  const smoke = args.includes('--smoke');
-  const runDir = argValue(args, '--run-dir') ?? mkdtempSync(join(tmpdir(), 'aj-bench-distill-'));
+/** Everything one seed's run needs besides its seed and folder. */
+interface DistillPlan {
+  base: Omit<DistillArmOptions, 'name' | 'runDir' | 'seed'>;
+  /** The distillation arm's settings that may differ from RL's. */
+  variant: { batch: number; groupSize: number; clients: number; lr: number; lrEnd: number };
+  teacher: { weight: number; topK: number; keep: number };
+  armDir: string;
+  reuseRl: boolean;
+  reuseDistill: boolean;
+  log: (line: string) => void;
+}
+
+interface SeedRun {
+  seed: number;
+  runDir: string;
+  rl: DistillArmResult;
+  distill: DistillArmResult;
+  rlReused: boolean;
+}
+
+function planOf(args: string[], smoke: boolean): DistillPlan {
   const weight = Number(argValue(args, '--distill-weight') ?? 1);
   if (!(weight > 0 && weight <= 1)) throw new Error(`--distill-weight must be in (0, 1]\n${distillBenchHelp}`);
   const keep = Number(argValue(args, '--distill-keep') ?? 1);
   if (!(keep > 0 && keep <= 1)) throw new Error(`--distill-keep must be in (0, 1]\n${distillBenchHelp}`);
-  const log = (line: string): void => console.error(line);
-  const base: Omit<DistillArmOptions, 'name' | 'runDir'> = {
+  const base: DistillPlan['base'] = {
     minutes: smoke ? 0.15 : num(args, '--minutes', 15),
     evalEveryMinutes: smoke ? 0.075 : num(args, '--eval-every', 2.5),
     evalEpisodes: smoke ? 2 : num(args, '--eval-episodes', 100),
@@ -92,87 +111,176 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     lr: num(args, '--lr', 3.5e-4),
     lrEnd: num(args, '--lr-end', 1e-4),
     threads: num(args, '--threads', 1),
-    seed: num(args, '--seed', 1),
     merge: mergeMode(args),
-    log,
+    log: (line: string): void => console.error(line),
   };
   const groupSize = smoke ? base.groupSize : num(args, '--distill-group-size', base.groupSize);
   if (!Number.isInteger(groupSize) || base.groupSize % groupSize !== 0)
     throw new Error(`--distill-group-size must divide ${base.groupSize}\n${distillBenchHelp}`);
   const perGroup = base.groupSize / groupSize;
-  const distillBatch = smoke ? base.batch : num(args, '--distill-batch', base.batch) * perGroup;
-  const distillLr = num(args, '--distill-lr', base.lr);
+  const batch = smoke ? base.batch : num(args, '--distill-batch', base.batch) * perGroup;
+  const lr = num(args, '--distill-lr', base.lr);
   const topK = Number(argValue(args, '--distill-top-k') ?? 0);
   if (!(Number.isInteger(topK) && topK >= 0 && topK <= MAX_TOP_K))
     throw new Error(`--distill-top-k must be an integer in [0, ${MAX_TOP_K}]\n${distillBenchHelp}`);
-  if (args.includes('--reuse-rl') && !argValue(args, '--run-dir'))
-    throw new Error(`--reuse-rl needs the --run-dir of the earlier run\n${distillBenchHelp}`);
-  log(`distill bench in ${runDir}: ${base.minutes} min per arm, merge ${base.merge}${smoke ? ' (smoke)' : ''}`);
+  const reuseDistill = args.includes('--reuse');
+  const reuseRl = reuseDistill || args.includes('--reuse-rl');
+  if (reuseRl && !argValue(args, '--run-dir'))
+    throw new Error(`--reuse-rl and --reuse need the --run-dir of the earlier run\n${distillBenchHelp}`);
+  return {
+    base,
+    variant: { batch, groupSize, clients: base.clients * perGroup, lr, lrEnd: (base.lrEnd * lr) / base.lr },
+    teacher: { weight, topK, keep },
+    armDir: distillArmDir(
+      { batch, lr, topK, groupSize, weight, keep },
+      { batch: base.batch * perGroup, lr: base.lr, topK: 0, groupSize: base.groupSize, weight: 1, keep: 1 },
+    ),
+    reuseRl,
+    reuseDistill,
+    log: base.log,
+  };
+}
+
+function seedsOf(args: string[]): number[] {
+  const list = argValue(args, '--seeds');
+  const seeds = list === undefined ? [num(args, '--seed', 1)] : list.split(',').map(Number);
+  if (seeds.length === 0 || seeds.some((s) => !(Number.isInteger(s) && s > 0)) || new Set(seeds).size !== seeds.length)
+    throw new Error(`--seeds must be distinct positive integers, comma-separated\n${distillBenchHelp}`);
+  return seeds;
+}
+
+/** One seed: the RL arm (also the teacher; or read back), then distillation from it (or read back). */
+async function runSeed(plan: DistillPlan, seed: number, runDir: string): Promise<SeedRun> {
+  const { base, log } = plan;
+  log(`distill bench in ${runDir}: seed ${seed}, ${base.minutes} min per arm, merge ${base.merge}`);
   log('1. RL on the verifiable reward (also the teacher)');
-  const rlOptions: DistillArmOptions = { ...base, name: 'rl', runDir: join(runDir, 'rl') };
-  const reused = args.includes('--reuse-rl') ? finishedArm(rlOptions) : null;
+  const rlOptions: DistillArmOptions = { ...base, seed, name: 'rl', runDir: join(runDir, 'rl') };
+  const reused = plan.reuseRl ? finishedArm(rlOptions) : null;
   if (reused) log(`  [rl] reused from ${rlOptions.runDir} (${reused.updates} updates)`);
   const rl = reused ?? (await runDistillArm(rlOptions));
+  const distillOptions: DistillArmOptions = {
+    ...base,
+    ...plan.variant,
+    seed,
+    name: 'distill',
+    runDir: join(runDir, plan.armDir),
+  };
+  const done = plan.reuseDistill && reused ? finishedArm(distillOptions) : null;
+  if (done) {
+    log(`  [distill] reused from ${distillOptions.runDir} (${done.updates} updates)`);
+    return { seed, runDir, rl, distill: done, rlReused: true };
+  }
   log('2. the teacher: a worker resumed from the RL run, serving its final weights');
   const token = randomBytes(16).toString('hex');
   const teacher = await startWorker(
     { runDir: rl.workerDir, port: 0 },
     { resume: true, tokens: { admin: token, join: randomBytes(16).toString('hex') }, log: () => undefined },
   );
-  let distill;
   try {
     log('3. on-policy distillation from the teacher');
-    distill = await runDistillArm({
-      ...base,
-      batch: distillBatch,
-      groupSize,
-      clients: base.clients * perGroup,
-      lr: distillLr,
-      lrEnd: (base.lrEnd * distillLr) / base.lr,
-      name: 'distill',
-      runDir: join(
-        runDir,
-        distillArmDir(
-          { batch: distillBatch, lr: distillLr, topK, groupSize, weight, keep },
-          { batch: base.batch * perGroup, lr: base.lr, topK: 0, groupSize: base.groupSize, weight: 1, keep: 1 },
-        ),
-      ),
-      teacher: { url: teacher.url, token, weight, topK, keep },
-    });
+    const distill = await runDistillArm({ ...distillOptions, teacher: { url: teacher.url, token, ...plan.teacher } });
+    return { seed, runDir, rl, distill, rlReused: reused !== null };
   } finally {
     await teacher.dispose();
   }
-  const warm = rl.curve[0]!.success;
-  const teacherGain = gainPp(rl.curve);
-  const target = warm + (0.8 * teacherGain) / 100;
-  const curves = { teacher: [rl.curve.at(-1)!, { ...rl.curve.at(-1)!, minutes: 0 }].reverse(), rl: rl.curve };
-  writeFileSync(join(runDir, 'distill.svg'), curvesSvg({ ...curves, distill: distill.curve }, target));
-  log(curvesTable({ rl: rl.curve, distill: distill.curve }));
+}
+
+/** The target figures of an RL (teacher) curve and a distillation curve from the same warm start. */
+function targetFigures(rl: readonly CurvePoint[], distill: readonly CurvePoint[]) {
+  const teacherGain = gainPp(rl);
+  const target = rl[0]!.success + (0.8 * teacherGain) / 100;
+  const at = (f: typeof minutesTo, c: readonly CurvePoint[]): number | null => {
+    const m = teacherGain > 0 ? f(c, target) : null;
+    return m === null ? null : round(m, 2);
+  };
+  return {
+    target,
+    teacher_gain_pp: round(teacherGain),
+    distill_gain_pp: round(gainPp(distill)),
+    rl_gain_pp: round(teacherGain),
+    distill_minutes_to_80pct: at(minutesTo, distill),
+    rl_minutes_to_same: at(minutesTo, rl),
+    distill_minutes_interpolated: at(crossingMinutes, distill),
+    rl_minutes_interpolated: at(crossingMinutes, rl),
+  };
+}
+
+/** Writes the chart of an RL curve (the teacher's level drawn flat) and a distillation curve. */
+function chart(file: string, rl: readonly CurvePoint[], distill: readonly CurvePoint[], target: number): void {
+  const teacher = [rl.at(-1)!, { ...rl.at(-1)!, minutes: 0 }].reverse();
+  writeFileSync(file, curvesSvg({ teacher, rl, distill }, target));
+}
+
+const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
+
+export async function benchDistill(args: string[]): Promise<Record<string, unknown>> {
+  if (args.includes('--help')) {
+    console.error(distillBenchHelp);
+    process.exit(0);
+  }
+  const smoke = args.includes('--smoke');
+  const runDir = argValue(args, '--run-dir') ?? mkdtempSync(join(tmpdir(), 'aj-bench-distill-'));
+  const plan = planOf(args, smoke);
+  const seeds = seedsOf(args);
+  const several = argValue(args, '--seeds') !== undefined;
+  const { log } = plan;
+  const runs: SeedRun[] = [];
+  for (const seed of seeds) {
+    const run = await runSeed(plan, seed, several ? join(runDir, `seed-${seed}`) : runDir);
+    const f = targetFigures(run.rl.curve, run.distill.curve);
+    chart(join(run.runDir, `${plan.armDir}.svg`), run.rl.curve, run.distill.curve, f.target);
+    log(curvesTable({ rl: run.rl.curve, distill: run.distill.curve }));
+    log(
+      `seed ${seed}: teacher ${f.teacher_gain_pp} pp; target (warm + 80 % of it) ${(100 * f.target).toFixed(1)} %: ` +
+        `distill at ${f.distill_minutes_to_80pct ?? '—'} min, rl at ${f.rl_minutes_to_same ?? '—'}; ` +
+        `updates rl ${run.rl.updates}, distill ${run.distill.updates}`,
+    );
+    runs.push(run);
+  }
+  const rlMean = meanCurve(runs.map((r) => r.rl.curve));
+  const distillMean = meanCurve(runs.map((r) => r.distill.curve));
+  const f = targetFigures(rlMean.curve, distillMean.curve);
+  if (several) {
+    const pm = (c: readonly CurvePoint[], se: readonly number[]): string =>
+      c
+        .map((p, i) => `${p.minutes.toFixed(1)}m ${(100 * p.success).toFixed(1)}±${(100 * se[i]!).toFixed(1)}`)
+        .join(' · ');
+    log(`mean of ${runs.length} seeds (± standard error over seeds):`);
+    log(`  rl       ${pm(rlMean.curve, rlMean.se)}`);
+    log(`  distill  ${pm(distillMean.curve, distillMean.se)}`);
+    chart(join(runDir, `${plan.armDir}.svg`), rlMean.curve, distillMean.curve, f.target);
+  }
   log(
-    `teacher ${round(teacherGain)} pp; target (warm + 80 % of it) ${(100 * target).toFixed(1)} %; ` +
-      `updates rl ${rl.updates}, distill ${distill.updates}; chart ${join(runDir, 'distill.svg')}`,
+    `teacher ${f.teacher_gain_pp} pp; target ${(100 * f.target).toFixed(1)} %; distill at ` +
+      `${f.distill_minutes_interpolated ?? '—'} min, rl at ${f.rl_minutes_interpolated ?? '—'} (interpolated)`,
   );
-  const distillMinutes = teacherGain > 0 ? minutesTo(distill.curve, target) : null;
-  const rlMinutes = teacherGain > 0 ? minutesTo(rl.curve, target) : null;
+  const steps = (pick: (r: SeedRun) => number | undefined): number | null => {
+    const xs = runs.map(pick).filter((x): x is number => x !== undefined);
+    return xs.length === 0 ? null : round(mean(xs), 3);
+  };
+  const { target: _target, ...figures } = f;
   return {
     bench: 'distill',
-    teacher_gain_pp: round(teacherGain),
-    distill_gain_pp: round(gainPp(distill.curve)),
-    rl_gain_pp: round(teacherGain),
-    distill_minutes_to_80pct: distillMinutes === null ? null : round(distillMinutes, 2),
-    rl_minutes_to_same: rlMinutes === null ? null : round(rlMinutes, 2),
-    rl_updates: rl.updates,
-    distill_updates: distill.updates,
-    rl_step_s: rl.stepSeconds === undefined ? null : round(rl.stepSeconds, 2),
-    distill_step_s: distill.stepSeconds === undefined ? null : round(distill.stepSeconds, 2),
-    distill_prefetched: distill.prefetched === undefined ? null : round(distill.prefetched, 3),
-    distill_kept: distill.kept === undefined ? null : round(distill.kept, 3),
-    distill_batch: distillBatch,
-    distill_group_size: groupSize,
-    distill_weight: weight,
-    distill_keep: keep,
-    distill_lr: distillLr,
-    distill_top_k: topK,
-    rl_reused: reused !== null,
+    ...figures,
+    rl_updates: round(mean(runs.map((r) => r.rl.updates))),
+    distill_updates: round(mean(runs.map((r) => r.distill.updates))),
+    rl_step_s: steps((r) => r.rl.stepSeconds),
+    distill_step_s: steps((r) => r.distill.stepSeconds),
+    distill_prefetched: steps((r) => r.distill.prefetched),
+    distill_kept: steps((r) => r.distill.kept),
+    distill_batch: plan.variant.batch,
+    distill_group_size: plan.variant.groupSize,
+    distill_weight: plan.teacher.weight,
+    distill_keep: plan.teacher.keep,
+    distill_lr: plan.variant.lr,
+    distill_top_k: plan.teacher.topK,
+    rl_reused: runs.every((r) => r.rlReused),
+    ...(several
+      ? {
+          seeds,
+          seed_distill_minutes: runs.map((r) => targetFigures(r.rl.curve, r.distill.curve).distill_minutes_to_80pct),
+          seed_rl_minutes: runs.map((r) => targetFigures(r.rl.curve, r.distill.curve).rl_minutes_to_same),
+        }
+      : {}),
   };
 }

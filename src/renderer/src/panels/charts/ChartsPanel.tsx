@@ -52,6 +52,9 @@ function RunHeader({ runId, live, last }: { runId: string | null; live: boolean;
           {last.distillTopKl !== undefined ? (
             <Stat label="KL to teacher's top-k" value={fmt(last.distillTopKl)} />
           ) : null}
+          {last.distillKept !== undefined && last.distillKept < 1 ? (
+            <Stat label="samples distilled" value={percent(last.distillKept)} />
+          ) : null}
         </span>
       ) : null}
     </div>
