@@ -200,6 +200,8 @@ export const StepPointSchema = z.object({
   distillReverseKl: z.number().optional(),
   /** Distilling the teacher's top-k (--distill-top-k): the KL to its top-k distribution the step trained on. */
   distillTopKl: z.number().optional(),
+  /** Distilling with --distill-keep: the fraction of the step's samples that trained. */
+  distillKept: z.number().optional(),
   /** Run health: staleness, mismatch, correction, busy fractions, sync time (absent from older workers). */
   health: StepHealthSchema.optional(),
 });

@@ -73,6 +73,8 @@ describe('EventFolder', () => {
     expect(f.fold(ev(2000, step(metrics(2, 1)))).steps[0]).not.toHaveProperty('distillReverseKl');
     const top = f.fold(ev(3000, step({ ...metrics(3, 1), distillReverseKl: 0.1, distillTopKl: 0.7 }))).steps[0]!;
     expect(top.distillTopKl).toBe(0.7); // --distill-top-k: the term the step trained on, beside the estimate
+    const kept = f.fold(ev(4000, step({ ...metrics(4, 1), distillReverseKl: 0.1, distillKept: 0.5 }))).steps[0]!;
+    expect(kept.distillKept).toBe(0.5); // --distill-keep: the fraction of the samples that trained
     expect(top.distillReverseKl).toBe(0.1);
   });
 

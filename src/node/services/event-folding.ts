@@ -218,5 +218,6 @@ export function toStepPoint(p: FoldedStep, merge: StepMerge | null): StepPoint {
     ...(m.health ? { health: m.health } : {}),
     ...(m.distillReverseKl !== undefined ? { distillReverseKl: m.distillReverseKl } : {}),
     ...(m.distillTopKl !== undefined ? { distillTopKl: m.distillTopKl } : {}),
+    ...(m.distillKept !== undefined ? { distillKept: m.distillKept } : {}),
   };
 }
