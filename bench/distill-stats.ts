@@ -22,6 +22,9 @@ export function crossingMinutes(curve: readonly CurvePoint[], target: number): n
   return a.minutes + ((b.minutes - a.minutes) * (target - a.success)) / (b.success - a.success);
 }
 
+/** The mean of `xs` (0 for none). */
+export const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
+
 /**
  * The point-by-point mean of several seeds' curves on one evaluation grid (each point's minutes and
  * success averaged, episodes summed), and each point's standard error over the seeds (0 for one seed).
@@ -32,7 +35,6 @@ export function meanCurve(curves: readonly (readonly CurvePoint[])[]): { curve: 
   if (curves.some((c) => c.length !== n))
     throw new Error(`curves of different lengths (${curves.map((c) => c.length).join(', ')}): not one grid`);
   const k = curves.length;
-  const mean = (xs: number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
   const curve: CurvePoint[] = [];
   const se: number[] = [];
   for (let i = 0; i < n; i++) {

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { startWorker } from '../gpu-worker/src/worker';
 import { runDistillArm, type DistillArmOptions } from './distill-arm';
 import { distillArmDir, finishedArm, type CurvePoint, type DistillArmResult } from './distill-result';
-import { crossingMinutes, curvesSvg, curvesTable, gainPp, meanCurve, minutesTo } from './distill-stats';
+import { crossingMinutes, curvesSvg, curvesTable, gainPp, mean, meanCurve, minutesTo } from './distill-stats';
 import { MergeModeSchema, type MergeMode } from '../src/shared/timeline/types';
 import { argValue, round } from './engine';
 import { MAX_TOP_K } from '../src/shared/engine-protocol';
@@ -211,8 +211,6 @@ function chart(file: string, rl: readonly CurvePoint[], distill: readonly CurveP
   writeFileSync(file, curvesSvg({ teacher, rl, distill }, target));
 }
 
-const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
-
 export async function benchDistill(args: string[]): Promise<Record<string, unknown>> {
   if (args.includes('--help')) {
     console.error(distillBenchHelp);
@@ -225,6 +223,7 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
   const several = argValue(args, '--seeds') !== undefined;
   const { log } = plan;
   const runs: SeedRun[] = [];
+  const perSeed: ReturnType<typeof targetFigures>[] = [];
   for (const seed of seeds) {
     const run = await runSeed(plan, seed, several ? join(runDir, `seed-${seed}`) : runDir);
     const f = targetFigures(run.rl.curve, run.distill.curve);
@@ -236,6 +235,7 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
         `updates rl ${run.rl.updates}, distill ${run.distill.updates}`,
     );
     runs.push(run);
+    perSeed.push(f);
   }
   const rlMean = meanCurve(runs.map((r) => r.rl.curve));
   const distillMean = meanCurve(runs.map((r) => r.distill.curve));
@@ -278,8 +278,8 @@ export async function benchDistill(args: string[]): Promise<Record<string, unkno
     ...(several
       ? {
           seeds,
-          seed_distill_minutes: runs.map((r) => targetFigures(r.rl.curve, r.distill.curve).distill_minutes_to_80pct),
-          seed_rl_minutes: runs.map((r) => targetFigures(r.rl.curve, r.distill.curve).rl_minutes_to_same),
+          seed_distill_minutes: perSeed.map((s) => s.distill_minutes_to_80pct),
+          seed_rl_minutes: perSeed.map((s) => s.rl_minutes_to_same),
         }
       : {}),
   };
