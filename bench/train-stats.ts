@@ -4,6 +4,7 @@
 export interface EndedTrainEpisode {
   episodeId: string;
   framework: string;
+  taskId: string;
   reward: number;
   success: boolean;
   /** The weight version the episode was sampled with (its claim's). */
