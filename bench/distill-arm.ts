@@ -4,8 +4,9 @@
 // the start and every --eval-every minutes while it trains (the eval episodes share the CPU with the
 // training, in both arms alike), and at the end after the clients stopped. With a teacher the worker
 // distils from it (--teacher-url; the clients' reward is ignored at --distill-weight 1).
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { runFiles } from '../gpu-worker/src/swarm/run-dir';
 import { subscribeEvents } from '../src/cli/train-events';
 import { runEval, type EvalSummary } from '../src/node/eval';
 import { ClientRunner, formatCompileMessage } from '../src/node/runner/index';
@@ -49,10 +50,25 @@ const point = (minutes: number, e: EvalSummary): CurvePoint => ({
   episodes: e.episodes,
 });
 
+/** The worker's run directory inside an arm's folder. */
+export const armWorkerDir = (armDir: string): string => join(armDir, 'worker');
+
+/**
+ * Refuses an arm folder whose worker directory already holds a run (the worker would refuse it too, but
+ * only when the arm starts: after the arms before it have run for their whole budget).
+ */
+export function refuseOccupiedArm(armDir: string, name: string): void {
+  const files = runFiles(armWorkerDir(armDir));
+  if (existsSync(files.state) || existsSync(files.pool))
+    throw new Error(
+      `[${name}] ${armDir} already holds a worker run that this bench would not read back (no finished result of these settings there): remove it or choose another --run-dir`,
+    );
+}
+
 export async function runDistillArm(o: DistillArmOptions): Promise<DistillArmResult> {
   mkdirSync(o.runDir, { recursive: true });
   const logs = { worker: join(o.runDir, 'worker.log'), clients: join(o.runDir, 'clients.log') };
-  const workerDir = join(o.runDir, 'worker');
+  const workerDir = armWorkerDir(o.runDir);
   const { worker, tokens } = await startArmWorker({
     runDir: workerDir,
     logFile: logs.worker,

@@ -23,7 +23,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWorker } from '../gpu-worker/src/worker';
-import { runDistillArm, type DistillArmOptions } from './distill-arm';
+import { refuseOccupiedArm, runDistillArm, type DistillArmOptions } from './distill-arm';
 import { distillArmDir, finishedArm, type CurvePoint, type DistillArmResult } from './distill-result';
 import { crossingMinutes, curvesSvg, curvesTable, gainPp, mean, meanCurve, minutesTo } from './distill-stats';
 import { MergeModeSchema, type MergeMode } from '../src/shared/timeline/types';
@@ -156,8 +156,6 @@ async function runSeed(plan: DistillPlan, seed: number, runDir: string): Promise
   log('1. RL on the verifiable reward (also the teacher)');
   const rlOptions: DistillArmOptions = { ...base, seed, name: 'rl', runDir: join(runDir, 'rl') };
   const reused = plan.reuseRl ? finishedArm(rlOptions) : null;
-  if (reused) log(`  [rl] reused from ${rlOptions.runDir} (${reused.updates} updates)`);
-  const rl = reused ?? (await runDistillArm(rlOptions));
   const distillOptions: DistillArmOptions = {
     ...base,
     ...plan.variant,
@@ -166,6 +164,10 @@ async function runSeed(plan: DistillPlan, seed: number, runDir: string): Promise
     runDir: join(runDir, plan.armDir),
   };
   const done = plan.reuseDistill && reused ? finishedArm(distillOptions) : null;
+  if (!reused) refuseOccupiedArm(rlOptions.runDir, 'rl');
+  if (!done) refuseOccupiedArm(distillOptions.runDir, 'distill');
+  if (reused) log(`  [rl] reused from ${rlOptions.runDir} (${reused.updates} updates)`);
+  const rl = reused ?? (await runDistillArm(rlOptions));
   if (done) {
     log(`  [distill] reused from ${distillOptions.runDir} (${done.updates} updates)`);
     return { seed, runDir, rl, distill: done, rlReused: true };
