@@ -38,8 +38,8 @@ describe('frameworkNoise', () => {
   it('gives each cell the SE of its stratified mean and each difference the SE of the two', () => {
     const eps = [...many('a', 0, 't', 100, 50), ...many('b', 0, 't', 100, 30)];
     const n = frameworkNoise(eps, ['a', 'b'], [0, 1], 200);
-    const seA = Math.sqrt(0.25 * (100 / 99) / 100);
-    const seB = Math.sqrt(0.21 * (100 / 99) / 100);
+    const seA = Math.sqrt((0.25 * (100 / 99)) / 100);
+    const seB = Math.sqrt((0.21 * (100 / 99)) / 100);
     expect(n.se['a']![0]).toBeCloseTo(seA, 6);
     expect(n.se['b']![0]).toBeCloseTo(seB, 6);
     expect(n.maxCellDiffSe).toBeCloseTo(Math.hypot(seA, seB), 6);

@@ -185,8 +185,20 @@ export function frameworkNoise(
   const around: { vsAll: number; pairwise: number }[] = [];
   const nulls: { vsAll: number; pairwise: number }[] = [];
   for (let d = 0; d < draws; d++) {
-    around.push(mads(frameworks, redraw((f, b) => adjusted[f]![b]!), bins));
-    nulls.push(mads(frameworks, redraw((_, b) => common[b]!), bins));
+    around.push(
+      mads(
+        frameworks,
+        redraw((f, b) => adjusted[f]![b]!),
+        bins,
+      ),
+    );
+    nulls.push(
+      mads(
+        frameworks,
+        redraw((_, b) => common[b]!),
+        bins,
+      ),
+    );
   }
   const figure = (key: 'vsAll' | 'pairwise'): Figure => ({
     value: observed[key],
@@ -211,10 +223,13 @@ const cell = (m: number | null, s: number | null): string =>
 /** The per-bin table of the standardised curves, each cell ± its SE. */
 export function noiseTable(n: FrameworkNoise): string {
   const head = ['versions'.padEnd(11), ...n.frameworks.map((f) => f.padStart(13))].join(' ');
-  const rows = n.edges.slice(0, -1).map((lo, b) =>
-    [`v${lo}–${n.edges[b + 1]! - 1}`.padEnd(11), ...n.frameworks.map((f) => cell(n.adjusted[f]![b]!, n.se[f]![b]!))].join(
-      ' ',
-    ),
-  );
+  const rows = n.edges
+    .slice(0, -1)
+    .map((lo, b) =>
+      [
+        `v${lo}–${n.edges[b + 1]! - 1}`.padEnd(11),
+        ...n.frameworks.map((f) => cell(n.adjusted[f]![b]!, n.se[f]![b]!)),
+      ].join(' '),
+    );
   return [head, ...rows].join('\n');
 }
