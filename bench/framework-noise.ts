@@ -1,34 +1,44 @@
 // Pure figures of the `train` bench's framework comparison with their noise (issue 25, study 4): each
-// framework's train-reward curve on the shared policy, *standardised by task template* (in every bin each
-// framework's per-template means are weighted by the template mix of all frameworks' episodes there, so a
-// framework whose clients happened to draw more hard templates is not read as a worse framework), each
-// cell with its standard error; the differences between frameworks with theirs; and the value each figure
-// takes from noise alone (every framework's true curve equal), so that a measured MAD can be read against
-// what the sampling of that many episodes produces anyway. The SEs of the MADs are a parametric
-// bootstrap: every cell redrawn from a normal with its mean and SE, the figure computed again.
+// framework's train-reward curve on the shared policy, per bin of weight versions, *standardised by
+// stratum* (in every bin each framework's per-stratum means are weighted by the stratum mix of all
+// frameworks' episodes there, over the strata every framework played in that bin), so that a framework
+// whose clients happened to draw harder tasks is not read as a worse framework.
+//
+// Strata are task templates, or — when the clients play the same task sequence (the bench's --paired) —
+// the tasks themselves, which cancels the tasks' difficulty from every difference. Episodes of one task
+// group (a client's episodes of one task) are correlated, so the noise is measured by resampling whole
+// units: a bootstrap over task groups (templates) or over tasks (paired), within each bin, gives every
+// figure's standard error; permuting the frameworks' labels among the groups of each stratum gives the
+// value each figure takes when the frameworks do not differ at all (its noise floor) and how often noise
+// alone reaches the value measured (p).
 import { createPrng, type Prng } from '../src/shared/prng';
 import type { EndedTrainEpisode } from './train-stats';
 
-/** An ended train episode with its stratum (the task's template; any label that groups tasks by difficulty). */
-export type StratifiedEpisode = EndedTrainEpisode & { stratum: string };
+/** An ended train episode with its stratum (task template, or task) and its group (client and task). */
+export type StratifiedEpisode = EndedTrainEpisode & { stratum: string; group: string };
 
 export interface Figure {
   value: number;
   /** Its standard error (bootstrap). */
   se: number;
-  /** Its mean when every framework's true curve is the same (bootstrap): the noise floor. */
+  /** Its mean when the frameworks do not differ (labels permuted): the noise floor. */
   noise: number;
+  /** The fraction of permutations at or above the value: how often noise alone reaches it. */
+  p: number;
 }
 
 export interface FrameworkNoise {
   /** Bin edges over weight versions, as frameworkCurves draws them. */
   edges: number[];
   frameworks: string[];
-  /** Template-standardised mean reward per framework per bin (null: no episode there). */
+  paired: boolean;
+  /** Standardised mean reward per framework per bin (null: no stratum every framework played there). */
   adjusted: Record<string, (number | null)[]>;
-  /** The standard error of each adjusted cell. */
+  /** The standard error of each cell (bootstrap). */
   se: Record<string, (number | null)[]>;
-  /** Largest SE of a difference between two frameworks' cells in one bin. */
+  /** Episodes in the common strata per framework per bin (what the cells are means of). */
+  counts: Record<string, number[]>;
+  /** Largest standard error of a difference between two frameworks' cells in one bin. */
   maxCellDiffSe: number;
   /** Largest over frameworks of the mean over bins of |framework − all| (all: the mean of the frameworks). */
   madVsAll: Figure;
@@ -38,197 +48,228 @@ export interface FrameworkNoise {
   height: { a: string; b: string; diff: number; se: number };
 }
 
-interface Cell {
-  mean: number;
-  variance: number;
-}
-
-const sum = (xs: number[]): number => xs.reduce((s, x) => s + x, 0);
-
-/** The mean and the variance of a cell's mean (sample variance / n; a lone episode counts as p(1−p) ≤ 0.25). */
-function cellOf(rewards: number[]): Cell {
-  const n = rewards.length;
-  const mean = sum(rewards) / n;
-  const s2 = n > 1 ? sum(rewards.map((r) => (r - mean) ** 2)) / (n - 1) : 0.25;
-  return { mean, variance: s2 / n };
-}
-
-/** A standard normal draw (Box–Muller). */
-function normal(rng: Prng): number {
-  const u = Math.max(rng.next(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
+/** One task group's episodes in one bin. */
+interface Group {
+  framework: string;
+  stratum: string;
+  sum: number;
+  n: number;
 }
 
 type Curves = Record<string, (number | null)[]>;
 
-function madBetween(a: (number | null)[], b: (number | null)[]): number | null {
+const push = <T>(m: Map<string, T[]>, key: string, x: T): void => {
+  const list = m.get(key);
+  if (list) list.push(x);
+  else m.set(key, [x]);
+};
+const sum = (xs: number[]): number => xs.reduce((s, x) => s + x, 0);
+const sd = (xs: number[]): number => {
+  const m = sum(xs) / xs.length;
+  return Math.sqrt(sum(xs.map((x) => (x - m) ** 2)) / Math.max(1, xs.length - 1));
+};
+
+/** Each framework's standardised mean over the strata all frameworks played, and its episode count. */
+function binCurve(groups: readonly Group[], frameworks: readonly string[]): Map<string, { mean: number; n: number }> {
+  const cells = new Map<string, Map<string, { sum: number; n: number }>>();
+  for (const g of groups) {
+    const byF = cells.get(g.stratum) ?? new Map<string, { sum: number; n: number }>();
+    cells.set(g.stratum, byF);
+    const c = byF.get(g.framework) ?? { sum: 0, n: 0 };
+    c.sum += g.sum;
+    c.n += g.n;
+    byF.set(g.framework, c);
+  }
+  const common = [...cells.values()].filter((byF) => frameworks.every((f) => (byF.get(f)?.n ?? 0) > 0));
+  const out = new Map<string, { mean: number; n: number }>();
+  if (common.length === 0) return out;
+  const weights = common.map((byF) => sum([...byF.values()].map((c) => c.n)));
+  const total = sum(weights);
+  for (const f of frameworks)
+    out.set(f, {
+      mean: sum(common.map((byF, i) => (weights[i]! / total) * (byF.get(f)!.sum / byF.get(f)!.n))),
+      n: sum(common.map((byF) => byF.get(f)!.n)),
+    });
+  return out;
+}
+
+function curvesOf(bins: readonly (readonly Group[])[], frameworks: readonly string[]): Curves {
+  const per = bins.map((g) => binCurve(g, frameworks));
+  return Object.fromEntries(frameworks.map((f) => [f, per.map((m) => m.get(f)?.mean ?? null)]));
+}
+
+function madBetween(a: (number | null)[], b: (number | null)[]): number {
   const d: number[] = [];
   for (let i = 0; i < a.length; i++) if (a[i] != null && b[i] != null) d.push(Math.abs(a[i]! - b[i]!));
-  return d.length > 0 ? sum(d) / d.length : null;
+  return d.length > 0 ? sum(d) / d.length : 0;
+}
+
+function heightDiff(a: (number | null)[], b: (number | null)[]): number {
+  const d: number[] = [];
+  for (let i = 0; i < a.length; i++) if (a[i] != null && b[i] != null) d.push(a[i]! - b[i]!);
+  return d.length > 0 ? sum(d) / d.length : 0;
 }
 
 /** The two MAD figures of a set of curves. */
-function mads(frameworks: string[], c: Curves, bins: number): { vsAll: number; pairwise: number } {
+function mads(frameworks: readonly string[], c: Curves): { vsAll: number; pairwise: number } {
+  const bins = c[frameworks[0]!]?.length ?? 0;
   const all = Array.from({ length: bins }, (_, b) => {
     const xs = frameworks.map((f) => c[f]![b]!).filter((x): x is number => x !== null);
     return xs.length > 0 ? sum(xs) / xs.length : null;
   });
   let vsAll = 0;
   let pairwise = 0;
-  for (const f of frameworks) vsAll = Math.max(vsAll, madBetween(c[f]!, all) ?? 0);
+  for (const f of frameworks) vsAll = Math.max(vsAll, madBetween(c[f]!, all));
   for (let i = 0; i < frameworks.length; i++)
     for (let j = i + 1; j < frameworks.length; j++)
-      pairwise = Math.max(pairwise, madBetween(c[frameworks[i]!]!, c[frameworks[j]!]!) ?? 0);
+      pairwise = Math.max(pairwise, madBetween(c[frameworks[i]!]!, c[frameworks[j]!]!));
   return { vsAll, pairwise };
 }
 
-const sd = (xs: number[]): number => {
-  const m = sum(xs) / xs.length;
-  return Math.sqrt(sum(xs.map((x) => (x - m) ** 2)) / Math.max(1, xs.length - 1));
-};
+/** A bootstrap draw of one bin: its units (groups, or tasks when paired) drawn with replacement. */
+function resample(units: readonly (readonly Group[])[], rng: Prng): Group[] {
+  const out: Group[] = [];
+  for (let i = 0; i < units.length; i++) out.push(...units[rng.int(0, units.length - 1)]!);
+  return out;
+}
+
+/** A permutation of one bin: the frameworks' labels shuffled among the groups of each stratum. */
+function permute(groups: readonly Group[], rng: Prng): Group[] {
+  const byStratum = new Map<string, Group[]>();
+  for (const g of groups) push(byStratum, g.stratum, g);
+  const out: Group[] = [];
+  for (const gs of byStratum.values()) {
+    const labels = rng.shuffle(gs.map((g) => g.framework));
+    gs.forEach((g, i) => out.push({ ...g, framework: labels[i]! }));
+  }
+  return out;
+}
+
+export interface FrameworkNoiseOptions {
+  /** Strata are tasks every framework's clients played (resampled whole); else templates, groups resampled. */
+  paired: boolean;
+  draws?: number;
+  seed?: number;
+}
 
 /**
- * Framework curves standardised by stratum, with SEs and noise floors. `edges` are the bins' version
- * edges (bin i: versions [edges[i], edges[i+1])); `draws` bootstrap draws from a generator seeded by `seed`.
+ * Framework curves standardised by stratum, with bootstrap SEs and permutation noise floors. `edges`
+ * are the bins' version edges (bin i: versions [edges[i], edges[i+1])).
  */
 export function frameworkNoise(
-  episodes: StratifiedEpisode[],
+  episodes: readonly StratifiedEpisode[],
   frameworks: string[],
   edges: number[],
-  draws = 2000,
-  seed = 1,
+  o: FrameworkNoiseOptions,
 ): FrameworkNoise {
-  const bins = edges.length - 1;
+  const draws = o.draws ?? 500;
+  const nBins = edges.length - 1;
   const binOf = (v: number): number => {
-    for (let i = bins - 1; i >= 0; i--) if (v >= edges[i]!) return i;
+    for (let i = nBins - 1; i >= 0; i--) if (v >= edges[i]!) return i;
     return 0;
   };
-  // rewards[bin][stratum][framework]
-  const rewards = Array.from({ length: bins }, () => new Map<string, Map<string, number[]>>());
   const known = new Set(frameworks);
+  const groupMaps = Array.from({ length: nBins }, () => new Map<string, Group>());
   for (const e of episodes) {
     if (!known.has(e.framework)) continue;
-    const byStratum = rewards[binOf(e.version)]!;
-    const byFramework = byStratum.get(e.stratum) ?? new Map<string, number[]>();
-    byStratum.set(e.stratum, byFramework);
-    const list = byFramework.get(e.framework) ?? [];
-    list.push(e.reward);
-    byFramework.set(e.framework, list);
+    const m = groupMaps[binOf(e.version)]!;
+    const g = m.get(e.group) ?? { framework: e.framework, stratum: e.stratum, sum: 0, n: 0 };
+    g.sum += e.reward;
+    g.n += 1;
+    m.set(e.group, g);
   }
-  const adjusted: Curves = {};
-  const se: Curves = {};
-  for (const f of frameworks) {
-    adjusted[f] = [];
-    se[f] = [];
-    for (let b = 0; b < bins; b++) {
-      // The bin's stratum weights: every framework's episodes together; strata this framework never
-      // played there are left out and the rest renormalised.
-      let weight = 0;
-      let mean = 0;
-      let variance = 0;
-      const strata = [...rewards[b]!.entries()];
-      const total = sum(strata.map(([, byF]) => sum([...byF.values()].map((r) => r.length))));
-      const parts: { w: number; cell: Cell }[] = [];
-      for (const [, byF] of strata) {
-        const mine = byF.get(f);
-        if (!mine || mine.length === 0) continue;
-        const w = sum([...byF.values()].map((r) => r.length)) / total;
-        parts.push({ w, cell: cellOf(mine) });
-        weight += w;
-      }
-      if (parts.length === 0) {
-        adjusted[f].push(null);
-        se[f].push(null);
-        continue;
-      }
-      for (const { w, cell } of parts) {
-        mean += (w / weight) * cell.mean;
-        variance += (w / weight) ** 2 * cell.variance;
-      }
-      adjusted[f].push(mean);
-      se[f].push(Math.sqrt(variance));
-    }
-  }
-  let maxCellDiffSe = 0;
-  let height: FrameworkNoise['height'] | null = null;
-  for (let i = 0; i < frameworks.length; i++)
-    for (let j = i + 1; j < frameworks.length; j++) {
-      const [a, b] = [frameworks[i]!, frameworks[j]!];
-      const diffs: number[] = [];
-      const vars: number[] = [];
-      for (let k = 0; k < bins; k++) {
-        const [ma, mb, sa, sb] = [adjusted[a]![k], adjusted[b]![k], se[a]![k], se[b]![k]];
-        if (ma == null || mb == null || sa == null || sb == null) continue;
-        diffs.push(ma - mb);
-        vars.push(sa ** 2 + sb ** 2);
-        maxCellDiffSe = Math.max(maxCellDiffSe, Math.sqrt(sa ** 2 + sb ** 2));
-      }
-      if (diffs.length === 0) continue;
-      const diff = sum(diffs) / diffs.length;
-      if (!height || Math.abs(diff) > Math.abs(height.diff))
-        height = { a, b, diff, se: Math.sqrt(sum(vars)) / diffs.length };
-    }
-  const observed = mads(frameworks, adjusted, bins);
-  // Bootstrap: around the observed cells (SE) and around one common curve per bin (noise floor).
-  const common = Array.from({ length: bins }, (_, b) => {
-    const xs = frameworks.map((f) => adjusted[f]![b]!).filter((x): x is number => x !== null);
-    return xs.length > 0 ? sum(xs) / xs.length : 0;
+  const bins = groupMaps.map((m) => [...m.values()]);
+  // Resampling units: a task with all its frameworks' groups (paired), else one group.
+  const units = bins.map((gs) => {
+    if (!o.paired) return gs.map((g) => [g]);
+    const byTask = new Map<string, Group[]>();
+    for (const g of gs) push(byTask, g.stratum, g);
+    return [...byTask.values()];
   });
-  const rng = createPrng(seed);
-  const redraw = (centre: (f: string, b: number) => number): Curves =>
-    Object.fromEntries(
-      frameworks.map((f) => [
-        f,
-        adjusted[f]!.map((m, b) => (m === null ? null : centre(f, b) + se[f]![b]! * normal(rng))),
-      ]),
-    );
-  const around: { vsAll: number; pairwise: number }[] = [];
-  const nulls: { vsAll: number; pairwise: number }[] = [];
+  const adjusted = curvesOf(bins, frameworks);
+  const counts: Record<string, number[]> = Object.fromEntries(
+    frameworks.map((f) => [f, bins.map((gs) => binCurve(gs, frameworks).get(f)?.n ?? 0)]),
+  );
+  const observed = mads(frameworks, adjusted);
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < frameworks.length; i++)
+    for (let j = i + 1; j < frameworks.length; j++) pairs.push([frameworks[i]!, frameworks[j]!]);
+  let top: [string, string] = pairs[0] ?? [frameworks[0] ?? '', frameworks[0] ?? ''];
+  for (const [a, b] of pairs)
+    if (Math.abs(heightDiff(adjusted[a]!, adjusted[b]!)) > Math.abs(heightDiff(adjusted[top[0]]!, adjusted[top[1]]!)))
+      top = [a, b];
+
+  const rng = createPrng(o.seed ?? 1);
+  const boot: Curves[] = [];
+  const nullFigures: { vsAll: number; pairwise: number }[] = [];
   for (let d = 0; d < draws; d++) {
-    around.push(
-      mads(
+    boot.push(
+      curvesOf(
+        units.map((u) => resample(u, rng)),
         frameworks,
-        redraw((f, b) => adjusted[f]![b]!),
-        bins,
       ),
     );
-    nulls.push(
+    nullFigures.push(
       mads(
         frameworks,
-        redraw((_, b) => common[b]!),
-        bins,
+        curvesOf(
+          bins.map((gs) => permute(gs, rng)),
+          frameworks,
+        ),
       ),
     );
   }
+  const bootFigures = boot.map((c) => mads(frameworks, c));
+  const cellSd = (pick: (c: Curves) => number | null): number | null => {
+    const xs = boot.map(pick).filter((x): x is number => x !== null);
+    return xs.length > 1 ? sd(xs) : null;
+  };
+  const se: Curves = Object.fromEntries(
+    frameworks.map((f) => [f, adjusted[f]!.map((m, b) => (m === null ? null : cellSd((c) => c[f]![b]!)))]),
+  );
+  let maxCellDiffSe = 0;
+  for (const [a, b] of pairs)
+    for (let k = 0; k < nBins; k++) {
+      const s = cellSd((c) => (c[a]![k] != null && c[b]![k] != null ? c[a]![k]! - c[b]![k]! : null));
+      if (s !== null) maxCellDiffSe = Math.max(maxCellDiffSe, s);
+    }
   const figure = (key: 'vsAll' | 'pairwise'): Figure => ({
     value: observed[key],
-    se: sd(around.map((x) => x[key])),
-    noise: sum(nulls.map((x) => x[key])) / Math.max(1, draws),
+    se: sd(bootFigures.map((x) => x[key])),
+    noise: sum(nullFigures.map((x) => x[key])) / Math.max(1, draws),
+    p: nullFigures.filter((x) => x[key] >= observed[key]).length / Math.max(1, draws),
   });
   return {
     edges,
     frameworks,
+    paired: o.paired,
     adjusted,
     se,
+    counts,
     maxCellDiffSe,
     madVsAll: figure('vsAll'),
     pairwiseMad: figure('pairwise'),
-    height: height ?? { a: frameworks[0] ?? '', b: frameworks[1] ?? '', diff: 0, se: 0 },
+    height: {
+      a: top[0],
+      b: top[1],
+      diff: heightDiff(adjusted[top[0]]!, adjusted[top[1]]!),
+      se: sd(boot.map((c) => heightDiff(c[top[0]]!, c[top[1]]!))),
+    },
   };
 }
 
-const cell = (m: number | null, s: number | null): string =>
-  m === null || s === null ? '–'.padStart(13) : `${m.toFixed(3)} ± ${s.toFixed(3)}`.padStart(13);
+const cell = (m: number | null, s: number | null, n: number): string =>
+  m === null ? '–'.padStart(20) : `${m.toFixed(3)} ± ${(s ?? 0).toFixed(3)} (${n})`.padStart(20);
 
-/** The per-bin table of the standardised curves, each cell ± its SE. */
+/** The per-bin table of the standardised curves, each cell ± its SE (episodes in brackets). */
 export function noiseTable(n: FrameworkNoise): string {
-  const head = ['versions'.padEnd(11), ...n.frameworks.map((f) => f.padStart(13))].join(' ');
+  const head = ['versions'.padEnd(11), ...n.frameworks.map((f) => f.padStart(20))].join(' ');
   const rows = n.edges
     .slice(0, -1)
     .map((lo, b) =>
       [
         `v${lo}–${n.edges[b + 1]! - 1}`.padEnd(11),
-        ...n.frameworks.map((f) => cell(n.adjusted[f]![b]!, n.se[f]![b]!)),
+        ...n.frameworks.map((f) => cell(n.adjusted[f]![b]!, n.se[f]![b]!, n.counts[f]![b]!)),
       ].join(' '),
     );
   return [head, ...rows].join('\n');

@@ -5,6 +5,7 @@ import { binomialSe, curvesTable, frameworkCurves, withinNoise, type EndedTrainE
 const ep = (framework: string, version: number, reward: number): EndedTrainEpisode => ({
   episodeId: `${framework}-${version}-${reward}-${Math.random()}`,
   framework,
+  clientId: framework,
   taskId: 't',
   version,
   reward,

@@ -4,6 +4,7 @@
 export interface EndedTrainEpisode {
   episodeId: string;
   framework: string;
+  clientId: string;
   taskId: string;
   reward: number;
   success: boolean;

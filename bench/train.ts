@@ -48,7 +48,7 @@ import {
 } from './train-stats';
 import { routePath, workerRoutes } from '../src/shared/worker-routes';
 import { loadTasks } from '../resources/examples/index';
-import { frameworkNoise, noiseTable } from './framework-noise';
+import { frameworkNoise, noiseTable, type Figure } from './framework-noise';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const EXAMPLE_DIR = join(ROOT, 'resources', 'examples', 'calculator-agent');
@@ -103,6 +103,8 @@ export const trainBenchHelp = `npm run bench -- train [options]
                          these evals share the CPU with training, so they slow it)
   --kill-every-s S       chaos: SIGKILL a random client every S seconds (default 10)
   --no-chaos             skip the chaos run
+  --paired               client i of every framework plays the same task order (AGENTJET_PAIRED_TASKS), so
+                         the frameworks' curves are compared task by task (tasks' difficulty cancels)
   --run-dir DIR          where both runs' worker files and logs go (default runs/bench-train-<time>)
   worker settings, as for \`agentjet worker\`: ${WORKER_FLAGS.map((f) => `--${f}`).join(' ')}
   (bench defaults: ${Object.entries(TRAIN_BENCH_DEFAULTS)
@@ -130,6 +132,8 @@ interface RunSettings {
   killEveryS: number;
   evalEveryMin: number;
   lrEnd: number | null;
+  /** Every framework's clients play the same task order (AGENTJET_PAIRED_TASKS). */
+  paired: boolean;
   runDir: string;
   args: string[];
   out: (line: string) => void;
@@ -174,6 +178,8 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
     workerLog: join(s.runDir, 'worker.log'),
     clientsLog: join(s.runDir, 'clients.log'),
     steps: join(s.runDir, 'steps.jsonl'),
+    /** Every ended train episode of a client framework, as the framework figures read them. */
+    episodes: join(s.runDir, 'episodes.jsonl'),
     kills: join(s.runDir, 'kills.log'),
   };
   const wo = workerOptions(s.args, s.runDir);
@@ -209,14 +215,17 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
       serverEndedByClient[e.clientId] = (serverEndedByClient[e.clientId] ?? 0) + 1;
       const framework = frameworkOf(e.clientId);
       if (e.kind === 'train' && framework) {
-        episodes.push({
+        const ended: EndedTrainEpisode = {
           episodeId: e.episodeId,
           framework,
+          clientId: e.clientId,
           taskId: e.taskId,
           reward: e.reward,
           success: e.success ?? false,
           version: startedVersion.get(e.episodeId) ?? steps.at(-1)?.weightVersion ?? 0,
-        });
+        };
+        episodes.push(ended);
+        appendFileSync(files.episodes, `${JSON.stringify(ended)}\n`);
       }
       startedVersion.delete(e.episodeId);
     } else if (e.type === 'step') {
@@ -260,6 +269,7 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
             serverUrl: ledger.url,
             joinToken: tokens.join,
             groupSize: t.groupSize,
+            ...(s.paired ? { env: { AGENTJET_PAIRED_TASKS: '1' } } : {}),
             log,
           }),
         ),
@@ -416,6 +426,7 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     lrEndArg === undefined ? (argValue(args, '--lr') === undefined ? DEFAULT_LR_END : null) : Number(lrEndArg);
   if (lrEnd !== null && !(lrEnd > 0)) throw new Error('--lr-end: a positive learning rate');
   const chaos = !args.includes('--no-chaos');
+  const pairedTasks = args.includes('--paired');
   const runDir = resolve(argValue(args, '--run-dir') ?? join('runs', `bench-train-${stamp()}`));
   const counts: Record<string, number> = Object.fromEntries(
     frameworks.map((k) => [k, k === 'python' ? pythonClients : clientsPer]),
@@ -431,15 +442,21 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     throw new Error(`bad options\n${trainBenchHelp}`);
   const out = (line: string): void => console.log(line);
   const wall0 = performance.now();
-  const common = { minutes, counts, frameworks, evalEpisodes, killEveryS, evalEveryMin, lrEnd, args, out };
+  const common = { minutes, counts, frameworks, evalEpisodes, killEveryS, evalEveryMin, lrEnd, paired: pairedTasks, args, out };
   const calm = await runOnce({ ...common, mode: 'calm', runDir: join(runDir, 'calm'), warmEval: true });
   const warm = calm.warm!;
   const curves: FrameworkCurves = frameworkCurves(calm.episodes, frameworks, bins);
   const templateOf = new Map(loadTasks('calculator-agent', 'train').map((t) => [t.id, t.template]));
+  // Paired: every framework's clients played the same tasks, so each task is its own stratum.
   const noise = frameworkNoise(
-    calm.episodes.map((e) => ({ ...e, stratum: templateOf.get(e.taskId) ?? e.taskId })),
+    calm.episodes.map((e) => ({
+      ...e,
+      stratum: pairedTasks ? e.taskId : (templateOf.get(e.taskId) ?? e.taskId),
+      group: `${e.clientId}:${e.taskId}`,
+    })),
     frameworks,
     curves.edges,
+    { paired: pairedTasks },
   );
   out('');
   out(
@@ -452,11 +469,13 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
   );
   out('');
   out(
-    `the same curves standardised by task template (each framework's per-template means weighted by the template mix of all frameworks' episodes in the bin), each ± its SE:`,
+    pairedTasks
+      ? `the same curves over the tasks every framework played in the bin (paired task order), each ± its SE (bootstrap over tasks; episodes in brackets):`
+      : `the same curves standardised by task template (per-template means weighted by all frameworks' template mix in the bin), each ± its SE (bootstrap over task groups; episodes in brackets):`,
   );
   out(noiseTable(noise));
-  const fig = (f: { value: number; se: number; noise: number }): string =>
-    `${f.value.toFixed(4)} ± ${f.se.toFixed(4)} (noise alone: ${f.noise.toFixed(4)})`;
+  const fig = (f: Figure): string =>
+    `${f.value.toFixed(4)} ± ${f.se.toFixed(4)} (noise alone: ${f.noise.toFixed(4)}, reached by noise in ${(100 * f.p).toFixed(1)} % of permutations)`;
   out(
     `standardised: largest MAD vs all ${fig(noise.madVsAll)} · largest pairwise MAD ${fig(noise.pairwiseMad)} · largest height difference ${noise.height.a} − ${noise.height.b} ${noise.height.diff.toFixed(4)} ± ${noise.height.se.toFixed(4)} · largest SE of a per-bin difference ${noise.maxCellDiffSe.toFixed(4)} (claim: curves < 0.025 apart, measured to SE < 0.01)`,
   );
@@ -519,6 +538,8 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     framework_height_diff: round(noise.height.diff, 4),
     framework_height_diff_se: round(noise.height.se, 4),
     framework_bin_diff_se_max: round(noise.maxCellDiffSe, 4),
+    framework_std_pairwise_p: round(noise.pairwiseMad.p, 3),
+    paired_tasks: pairedTasks,
     steps: updates(calm.steps),
     batches: calm.steps.length,
     train_episodes: calm.episodes.length,

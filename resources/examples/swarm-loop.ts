@@ -1,4 +1,5 @@
-// The example clients' main loop: forever pick a random task (seeded by AGENTJET_CLIENT_ID), play it
+// The example clients' main loop: forever pick a random task (seeded by AGENTJET_CLIENT_ID; in paired
+// order with AGENTJET_PAIRED_TASKS=1), play it
 // as a group of AGENTJET_GROUP_SIZE concurrent swarm episodes (the advantage group) with the given
 // policy, and end each with the env's score. Stops on SIGTERM. A client may instead choose its own
 // task (`pickTask`) and play it itself (`play`), e.g. a mix of envs.
@@ -33,6 +34,18 @@ export type LoopOptions<T extends { id: string }> = LoopCommon<T> &
     | { playEpisode: (task: T, ctx: EpisodeContext) => Promise<EpisodeResult> }
   );
 
+/**
+ * The n-th task index of a client in paired order (AGENTJET_PAIRED_TASKS=1): a fixed stride through the
+ * tasks from an offset set by the client's index (the number its id ends with), so the clients of the same
+ * index play the same tasks in the same order whatever their framework — the train bench compares
+ * frameworks task by task this way (bench/framework-noise.ts). client.py mirrors it.
+ */
+export function pairedTaskIndex(clientId: string, n: number, count: number): number {
+  const index = Number(/(\d+)$/.exec(clientId)?.[1] ?? 0);
+  const stride = count % 1009 === 0 ? 1013 : 1009;
+  return (((index * 7919 + n * stride) % count) + count) % count;
+}
+
 export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>): Promise<void> {
   const client = SwarmClient.fromEnv();
   installSignalHandlers();
@@ -40,8 +53,13 @@ export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>):
   const rng = createPrng(fnv1a(client.clientId));
   const limit = o.maxEpisodes ?? (Number(process.env['AGENTJET_MAX_EPISODES']) || Infinity);
   const group = Math.max(1, Math.floor(o.groupSize ?? (Number(process.env['AGENTJET_GROUP_SIZE'] ?? 1) || 1)));
+  const paired = process.env['AGENTJET_PAIRED_TASKS'] === '1';
   for (let n = 0; n < limit; n += group) {
-    const task = o.pickTask ? o.pickTask(rng) : rng.pick(o.tasks);
+    const task = o.pickTask
+      ? o.pickTask(rng)
+      : paired
+        ? o.tasks[pairedTaskIndex(client.clientId, n / group, o.tasks.length)]!
+        : rng.pick(o.tasks);
     await Promise.all(Array.from({ length: Math.min(group, limit - n) }, () => playOne(client, o, task, log)));
   }
 }

@@ -132,6 +132,15 @@ def play_logged(client: SwarmClient, task: Dict[str, Any]) -> None:
         time.sleep(0.5)
 
 
+def paired_task_index(client_id: str, n: int, count: int) -> int:
+    """The n-th task index in paired order (AGENTJET_PAIRED_TASKS=1): mirrors pairedTaskIndex in
+    resources/examples/swarm-loop.ts, so clients of the same index play the same tasks in every framework."""
+    m = re.search(r"(\d+)$", client_id)
+    index = int(m.group(1)) if m else 0
+    stride = 1013 if count % 1009 == 0 else 1009
+    return (index * 7919 + n * stride) % count
+
+
 def main() -> None:
     client = SwarmClient.from_env()
     install_signal_handlers()
@@ -139,10 +148,11 @@ def main() -> None:
     rng = random.Random(client.client_id)
     limit = int(os.environ.get("AGENTJET_MAX_EPISODES", "0")) or None
     group = max(1, int(os.environ.get("AGENTJET_GROUP_SIZE", "1") or "1"))
+    paired = os.environ.get("AGENTJET_PAIRED_TASKS") == "1"
     n = 0
     with ThreadPoolExecutor(max_workers=group) as pool:
         while limit is None or n < limit:
-            task = rng.choice(tasks)
+            task = tasks[paired_task_index(client.client_id, n // group, len(tasks))] if paired else rng.choice(tasks)
             k = group if limit is None else min(group, limit - n)
             n += k
             # the whole group at once; the next task when all of it has ended
