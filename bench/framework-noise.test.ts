@@ -106,6 +106,27 @@ describe('frameworkNoise', () => {
     expect(paired.height.se).toBeLessThan(0.7 * unpaired.height.se);
   });
 
+  it('paired: a framework that plays each task later (after updates trained on it) is not read as better', () => {
+    // No framework effect; success rises 2 pp for every version a group is played after the task's first.
+    const rng = createPrng(5);
+    const eps: StratifiedEpisode[] = [];
+    const lag: Record<string, number> = { a: 0, b: 3, c: 6 };
+    for (let t = 0; t < 400; t++) {
+      const p = 0.2 + 0.5 * rng.next();
+      for (const f of ['a', 'b', 'c']) {
+        const v = 10 + lag[f]! + rng.int(0, 2);
+        for (let k = 0; k < 8; k++)
+          eps.push(ep(f, v, `task${t}`, `${f}:task${t}`, rng.chance(p + 0.02 * (v - 10)) ? 1 : 0));
+      }
+    }
+    const n = frameworkNoise(eps, ['a', 'b', 'c'], [0, 100], { paired: true, draws: 200 });
+    expect(n.exposureSlope[0]).toBeGreaterThan(0.01);
+    expect(n.exposureSlope[0]).toBeLessThan(0.03);
+    // Unadjusted, c would lead a by 12 pp; adjusted, the frameworks agree within noise.
+    expect(Math.abs(n.height.diff)).toBeLessThan(3 * n.height.se + 0.01);
+    expect(n.pairwiseMad.p).toBeGreaterThan(0.01);
+  });
+
   it('bins by weight version and leaves out bins without a stratum every framework played', () => {
     const eps = [
       ...groups('a', 0, 't', 1, 4, 2),

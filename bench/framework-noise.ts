@@ -8,7 +8,10 @@
 // the tasks themselves, which cancels the tasks' difficulty from every difference. Episodes of one task
 // group (a client's episodes of one task) are correlated, so the noise is measured by resampling whole
 // units: a bootstrap over task groups (templates) or over tasks (paired), within each bin, gives every
-// figure's standard error; permuting the frameworks' labels among the groups of each stratum gives the
+// figure's standard error. Paired, a framework's clients that run behind the others play each task after
+// updates that already trained on that task's earlier groups, which raises their success; the paired
+// estimate therefore adjusts for each group's version offset within its task (exposureAdjusted).
+// Each bootstrap draw's deviation from the measured curves, laid on one common curve, gives the
 // value each figure takes when the frameworks do not differ at all (its noise floor) and how often noise
 // alone reaches the value measured (p).
 import { createPrng, type Prng } from '../src/shared/prng';
@@ -21,9 +24,9 @@ export interface Figure {
   value: number;
   /** Its standard error (bootstrap). */
   se: number;
-  /** Its mean when the frameworks do not differ (labels permuted): the noise floor. */
+  /** Its mean when the frameworks do not differ (centred bootstrap): the noise floor. */
   noise: number;
-  /** The fraction of permutations at or above the value: how often noise alone reaches it. */
+  /** The fraction of centred bootstrap draws at or above the value: how often noise alone reaches it. */
   p: number;
 }
 
@@ -32,6 +35,8 @@ export interface FrameworkNoise {
   edges: number[];
   frameworks: string[];
   paired: boolean;
+  /** Paired: per bin, the reward gained per weight version a task group is played later than the task's others. */
+  exposureSlope: (number | null)[];
   /** Standardised mean reward per framework per bin (null: no stratum every framework played there). */
   adjusted: Record<string, (number | null)[]>;
   /** The standard error of each cell (bootstrap). */
@@ -54,6 +59,8 @@ interface Group {
   stratum: string;
   sum: number;
   n: number;
+  /** The sum of its episodes' weight versions. */
+  versions: number;
 }
 
 type Curves = Record<string, (number | null)[]>;
@@ -69,20 +76,105 @@ const sd = (xs: number[]): number => {
   return Math.sqrt(sum(xs.map((x) => (x - m) ** 2)) / Math.max(1, xs.length - 1));
 };
 
-/** Each framework's standardised mean over the strata all frameworks played, and its episode count. */
-function binCurve(groups: readonly Group[], frameworks: readonly string[]): Map<string, { mean: number; n: number }> {
-  const cells = new Map<string, Map<string, { sum: number; n: number }>>();
+interface Cell {
+  sum: number;
+  n: number;
+  versions: number;
+}
+
+/** Per stratum played by every framework: each framework's cell (its groups there together). */
+function commonCells(groups: readonly Group[], frameworks: readonly string[]): Map<string, Cell>[] {
+  const cells = new Map<string, Map<string, Cell>>();
   for (const g of groups) {
-    const byF = cells.get(g.stratum) ?? new Map<string, { sum: number; n: number }>();
+    const byF = cells.get(g.stratum) ?? new Map<string, Cell>();
     cells.set(g.stratum, byF);
-    const c = byF.get(g.framework) ?? { sum: 0, n: 0 };
+    const c = byF.get(g.framework) ?? { sum: 0, n: 0, versions: 0 };
     c.sum += g.sum;
     c.n += g.n;
+    c.versions += g.versions;
     byF.set(g.framework, c);
   }
-  const common = [...cells.values()].filter((byF) => frameworks.every((f) => (byF.get(f)?.n ?? 0) > 0));
+  return [...cells.values()].filter((byF) => frameworks.every((f) => (byF.get(f)?.n ?? 0) > 0));
+}
+
+/** Solves the square system A x = b (Gaussian elimination with partial pivoting); null if singular. */
+function solve(a: number[][], b: number[]): number[] | null {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]!]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
+    if (Math.abs(m[p]![c]!) < 1e-12) return null;
+    [m[c], m[p]] = [m[p]!, m[c]!];
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = m[r]![c]! / m[c]![c]!;
+      for (let k = c; k <= n; k++) m[r]![k]! -= f * m[c]![k]!;
+    }
+  }
+  return m.map((row, i) => row[n]! / row[i]!);
+}
+
+/**
+ * Paired strata (tasks): each framework's effect within task, adjusted for *exposure*. The frameworks'
+ * clients play a task a few updates apart, and an update that trained on a task's earlier groups raises
+ * the success of its later ones (measured: +0.7–1.3 pp per version later), so a framework that runs
+ * behind the others would look better. Least squares over (task, framework) cells, within task:
+ * reward deviation = framework effect (summing to 0) + slope × version offset; the curve is the common
+ * level plus the effect. Returns the effects and the slope, or null when the system is singular.
+ */
+function exposureAdjusted(
+  common: readonly Map<string, Cell>[],
+  frameworks: readonly string[],
+): { effects: number[]; slope: number } | null {
+  const k = frameworks.length;
+  const dim = k; // k − 1 contrasts and the slope
+  const xtx = Array.from({ length: dim }, () => new Array<number>(dim).fill(0));
+  const xty = new Array<number>(dim).fill(0);
+  for (const byF of common) {
+    const cells = frameworks.map((f) => byF.get(f)!);
+    const r = cells.map((c) => c.sum / c.n);
+    const v = cells.map((c) => c.versions / c.n);
+    const rBar = sum(r) / k;
+    const vBar = sum(v) / k;
+    cells.forEach((_, f) => {
+      // contrasts: effect_j for j < k − 1, effect_{k−1} = −Σ effect_j
+      const x = Array.from({ length: k - 1 }, (_, j) => (f === j ? 1 : 0) - (f === k - 1 ? 1 : 0));
+      x.push(v[f]! - vBar);
+      const y = r[f]! - rBar;
+      for (let i = 0; i < dim; i++) {
+        xty[i]! += x[i]! * y;
+        for (let j = 0; j < dim; j++) xtx[i]![j]! += x[i]! * x[j]!;
+      }
+    });
+  }
+  const beta = solve(xtx, xty);
+  if (!beta) return null;
+  const contrasts = beta.slice(0, k - 1);
+  return { effects: [...contrasts, -sum(contrasts)], slope: beta[k - 1]! };
+}
+
+/** Each framework's standardised mean over the strata all frameworks played, and its episode count. */
+function binCurve(
+  groups: readonly Group[],
+  frameworks: readonly string[],
+  paired: boolean,
+): Map<string, { mean: number; n: number }> {
+  const common = commonCells(groups, frameworks);
   const out = new Map<string, { mean: number; n: number }>();
   if (common.length === 0) return out;
+  if (paired && frameworks.length > 1) {
+    const fit = exposureAdjusted(common, frameworks);
+    if (fit) {
+      const level =
+        sum(common.map((byF) => sum(frameworks.map((f) => byF.get(f)!.sum / byF.get(f)!.n)))) /
+        (common.length * frameworks.length);
+      frameworks.forEach((f, i) =>
+        out.set(f, { mean: level + fit.effects[i]!, n: sum(common.map((byF) => byF.get(f)!.n)) }),
+      );
+      return out;
+    }
+  }
   const weights = common.map((byF) => sum([...byF.values()].map((c) => c.n)));
   const total = sum(weights);
   for (const f of frameworks)
@@ -93,8 +185,8 @@ function binCurve(groups: readonly Group[], frameworks: readonly string[]): Map<
   return out;
 }
 
-function curvesOf(bins: readonly (readonly Group[])[], frameworks: readonly string[]): Curves {
-  const per = bins.map((g) => binCurve(g, frameworks));
+function curvesOf(bins: readonly (readonly Group[])[], frameworks: readonly string[], paired: boolean): Curves {
+  const per = bins.map((g) => binCurve(g, frameworks, paired));
   return Object.fromEntries(frameworks.map((f) => [f, per.map((m) => m.get(f)?.mean ?? null)]));
 }
 
@@ -126,21 +218,15 @@ function mads(frameworks: readonly string[], c: Curves): { vsAll: number; pairwi
   return { vsAll, pairwise };
 }
 
-/** A bootstrap draw of one bin: its units (groups, or tasks when paired) drawn with replacement. */
-function resample(units: readonly (readonly Group[])[], rng: Prng): Group[] {
+/**
+ * A bootstrap draw of one bin: its units (groups, or tasks when paired) drawn with replacement. A task drawn
+ * twice counts as two tasks (its stratum renamed per draw), as a template's group drawn twice counts twice.
+ */
+function resample(units: readonly (readonly Group[])[], rng: Prng, paired: boolean): Group[] {
   const out: Group[] = [];
-  for (let i = 0; i < units.length; i++) out.push(...units[rng.int(0, units.length - 1)]!);
-  return out;
-}
-
-/** A permutation of one bin: the frameworks' labels shuffled among the groups of each stratum. */
-function permute(groups: readonly Group[], rng: Prng): Group[] {
-  const byStratum = new Map<string, Group[]>();
-  for (const g of groups) push(byStratum, g.stratum, g);
-  const out: Group[] = [];
-  for (const gs of byStratum.values()) {
-    const labels = rng.shuffle(gs.map((g) => g.framework));
-    gs.forEach((g, i) => out.push({ ...g, framework: labels[i]! }));
+  for (let i = 0; i < units.length; i++) {
+    const unit = units[rng.int(0, units.length - 1)]!;
+    out.push(...(paired ? unit.map((g) => ({ ...g, stratum: `${g.stratum}#${i}` })) : unit));
   }
   return out;
 }
@@ -153,7 +239,7 @@ export interface FrameworkNoiseOptions {
 }
 
 /**
- * Framework curves standardised by stratum, with bootstrap SEs and permutation noise floors. `edges`
+ * Framework curves standardised by stratum, with bootstrap SEs and noise floors. `edges`
  * are the bins' version edges (bin i: versions [edges[i], edges[i+1])).
  */
 export function frameworkNoise(
@@ -173,9 +259,10 @@ export function frameworkNoise(
   for (const e of episodes) {
     if (!known.has(e.framework)) continue;
     const m = groupMaps[binOf(e.version)]!;
-    const g = m.get(e.group) ?? { framework: e.framework, stratum: e.stratum, sum: 0, n: 0 };
+    const g = m.get(e.group) ?? { framework: e.framework, stratum: e.stratum, sum: 0, n: 0, versions: 0 };
     g.sum += e.reward;
     g.n += 1;
+    g.versions += e.version;
     m.set(e.group, g);
   }
   const bins = groupMaps.map((m) => [...m.values()]);
@@ -186,9 +273,12 @@ export function frameworkNoise(
     for (const g of gs) push(byTask, g.stratum, g);
     return [...byTask.values()];
   });
-  const adjusted = curvesOf(bins, frameworks);
+  const adjusted = curvesOf(bins, frameworks, o.paired);
   const counts: Record<string, number[]> = Object.fromEntries(
-    frameworks.map((f) => [f, bins.map((gs) => binCurve(gs, frameworks).get(f)?.n ?? 0)]),
+    frameworks.map((f) => [f, bins.map((gs) => binCurve(gs, frameworks, o.paired).get(f)?.n ?? 0)]),
+  );
+  const exposureSlope = bins.map((gs) =>
+    o.paired ? (exposureAdjusted(commonCells(gs, frameworks), frameworks)?.slope ?? null) : null,
   );
   const observed = mads(frameworks, adjusted);
   const pairs: [string, string][] = [];
@@ -201,24 +291,33 @@ export function frameworkNoise(
 
   const rng = createPrng(o.seed ?? 1);
   const boot: Curves[] = [];
-  const nullFigures: { vsAll: number; pairwise: number }[] = [];
-  for (let d = 0; d < draws; d++) {
+  for (let d = 0; d < draws; d++)
     boot.push(
       curvesOf(
-        units.map((u) => resample(u, rng)),
+        units.map((u) => resample(u, rng, o.paired)),
         frameworks,
+        o.paired,
       ),
     );
-    nullFigures.push(
-      mads(
-        frameworks,
-        curvesOf(
-          bins.map((gs) => permute(gs, rng)),
-          frameworks,
-        ),
+  // The null: each draw's deviation from the measured curves, laid on one common curve (the frameworks'
+  // mean), is what the figures look like when the frameworks do not differ, with the design's own noise.
+  const common = Array.from({ length: nBins }, (_, b) => {
+    const xs = frameworks.map((f) => adjusted[f]![b]!).filter((x): x is number => x !== null);
+    return xs.length > 0 ? sum(xs) / xs.length : null;
+  });
+  const nullFigures = boot.map((c) =>
+    mads(
+      frameworks,
+      Object.fromEntries(
+        frameworks.map((f) => [
+          f,
+          c[f]!.map((x, b) =>
+            x === null || adjusted[f]![b] == null || common[b] == null ? null : x - adjusted[f]![b]! + common[b]!,
+          ),
+        ]),
       ),
-    );
-  }
+    ),
+  );
   const bootFigures = boot.map((c) => mads(frameworks, c));
   const cellSd = (pick: (c: Curves) => number | null): number | null => {
     const xs = boot.map(pick).filter((x): x is number => x !== null);
@@ -243,6 +342,7 @@ export function frameworkNoise(
     edges,
     frameworks,
     paired: o.paired,
+    exposureSlope,
     adjusted,
     se,
     counts,

@@ -24,7 +24,7 @@
 // group packed into a prefix tree) are the bench's own options for the built-in model, found by runs on this
 // 2-core CPU (tree packing: docs/studies/seed-robustness.md).
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startWorker, type Worker } from '../gpu-worker/src/worker';
 import { startClients, type ClientsHandle } from '../src/node/train-clients';
@@ -47,8 +47,9 @@ import {
   type FrameworkCurves,
 } from './train-stats';
 import { routePath, workerRoutes } from '../src/shared/worker-routes';
+import { z } from 'zod';
 import { loadTasks } from '../resources/examples/index';
-import { frameworkNoise, noiseTable, type Figure } from './framework-noise';
+import { frameworkNoise, noiseTable, type Figure, type FrameworkNoise } from './framework-noise';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const EXAMPLE_DIR = join(ROOT, 'resources', 'examples', 'calculator-agent');
@@ -103,6 +104,8 @@ export const trainBenchHelp = `npm run bench -- train [options]
                          these evals share the CPU with training, so they slow it)
   --kill-every-s S       chaos: SIGKILL a random client every S seconds (default 10)
   --no-chaos             skip the chaos run
+  --reanalyse DIR        run nothing: print the framework figures of a finished run again from
+                         DIR/calm/episodes.jsonl (with --paired, --bins, --frameworks as it ran)
   --paired               client i of every framework plays the same task order (AGENTJET_PAIRED_TASKS), so
                          the frameworks' curves are compared task by task (tasks' difficulty cancels)
   --run-dir DIR          where both runs' worker files and logs go (default runs/bench-train-<time>)
@@ -403,7 +406,110 @@ function trainSuccessByQuarter(r: RunResult): string {
   return q.map((xs) => pct(xs.filter((e) => e.success).length / Math.max(1, xs.length))).join(' → ');
 }
 
+/** The framework curves of a run's ended train episodes, printed, and their JSON figures. */
+function frameworkFigures(
+  episodes: readonly EndedTrainEpisode[],
+  frameworks: string[],
+  bins: number,
+  pairedTasks: boolean,
+  out: (line: string) => void,
+): { curves: FrameworkCurves; noise: FrameworkNoise; json: Record<string, unknown> } {
+  const curves = frameworkCurves([...episodes], frameworks, bins);
+  const templateOf = new Map(loadTasks('calculator-agent', 'train').map((t) => [t.id, t.template]));
+  // Paired: every framework's clients played the same tasks, so each task is its own stratum.
+  const noise = frameworkNoise(
+    episodes.map((e) => ({
+      ...e,
+      stratum: pairedTasks ? e.taskId : (templateOf.get(e.taskId) ?? e.taskId),
+      group: `${e.clientId}:${e.taskId}`,
+    })),
+    frameworks,
+    curves.edges,
+    { paired: pairedTasks },
+  );
+  const versions = (curves.edges.at(-1) ?? 1) - 1;
+  out('');
+  out(
+    `calm run: mean train reward per framework and weight-version bin (episodes in brackets; ${curves.edges.length - 1} equal bins of versions 0–${versions};`,
+  );
+  out('the all column is the mean of the framework means; MAD vs all = mean over bins of |framework − all|):');
+  out(curvesTable(curves));
+  out(
+    `framework_curve_mad (largest MAD vs all) ${curves.maxMadVsAll.toFixed(3)} · largest pairwise MAD ${curves.maxPairwiseMad.toFixed(3)} · target < 0.05`,
+  );
+  out('');
+  out(
+    pairedTasks
+      ? `the same curves over the tasks every framework played in the bin (paired task order), adjusted for each group's version offset within its task (exposure slope per bin: ${noise.exposureSlope.map((x) => (x === null ? '–' : x.toFixed(4))).join(', ')} reward per version), each ± its SE (bootstrap over tasks; episodes in brackets):`
+      : `the same curves standardised by task template (per-template means weighted by all frameworks' template mix in the bin), each ± its SE (bootstrap over task groups; episodes in brackets):`,
+  );
+  out(noiseTable(noise));
+  const fig = (f: Figure): string =>
+    `${f.value.toFixed(4)} ± ${f.se.toFixed(4)} (noise alone: ${f.noise.toFixed(4)}, reached by noise in ${(100 * f.p).toFixed(1)} % of draws)`;
+  out(
+    `standardised: largest MAD vs all ${fig(noise.madVsAll)} · largest pairwise MAD ${fig(noise.pairwiseMad)} · largest height difference ${noise.height.a} − ${noise.height.b} ${noise.height.diff.toFixed(4)} ± ${noise.height.se.toFixed(4)} · largest SE of a per-bin difference ${noise.maxCellDiffSe.toFixed(4)} (claim: curves < 0.025 apart, measured to SE < 0.01)`,
+  );
+  return {
+    curves,
+    noise,
+    json: {
+      framework_std_mad: round(noise.madVsAll.value, 4),
+      framework_std_mad_se: round(noise.madVsAll.se, 4),
+      framework_std_mad_noise: round(noise.madVsAll.noise, 4),
+      framework_std_pairwise: round(noise.pairwiseMad.value, 4),
+      framework_std_pairwise_se: round(noise.pairwiseMad.se, 4),
+      framework_std_pairwise_noise: round(noise.pairwiseMad.noise, 4),
+      framework_std_pairwise_p: round(noise.pairwiseMad.p, 3),
+      framework_height_diff: round(noise.height.diff, 4),
+      framework_height_diff_se: round(noise.height.se, 4),
+      framework_bin_diff_se_max: round(noise.maxCellDiffSe, 4),
+      paired_tasks: pairedTasks,
+    },
+  };
+}
+
+const EndedTrainEpisodeSchema = z.object({
+  episodeId: z.string(),
+  framework: z.string(),
+  clientId: z.string(),
+  taskId: z.string(),
+  reward: z.number(),
+  success: z.boolean(),
+  version: z.number().int().nonnegative(),
+});
+
+/** `--reanalyse DIR`: the framework figures of a finished run again, from its calm/episodes.jsonl. */
+function reanalyse(dir: string, args: string[], out: (line: string) => void): Record<string, unknown> {
+  const file = join(dir, 'calm', 'episodes.jsonl');
+  const episodes = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l, i) => {
+      const parsed = EndedTrainEpisodeSchema.safeParse(JSON.parse(l));
+      if (!parsed.success) throw new Error(`${file}:${i + 1}: not an ended episode (${parsed.error.message})`);
+      return parsed.data;
+    });
+  const seen = [...new Set(episodes.map((e) => e.framework))];
+  const frameworks = (argValue(args, '--frameworks')?.split(',') ?? seen).map((f) => f.trim());
+  const bins = Number(argValue(args, '--bins') ?? 4);
+  if (!(bins > 0)) throw new Error(`bad options\n${trainBenchHelp}`);
+  out(`${episodes.length} ended train episodes of ${file}`);
+  const { curves, json } = frameworkFigures(episodes, frameworks, bins, args.includes('--paired'), out);
+  return {
+    bench: 'train',
+    reanalysed: dir,
+    framework_curve_mad: round(curves.maxMadVsAll, 4),
+    framework_curve_mad_pairwise: round(curves.maxPairwiseMad, 4),
+    ...json,
+    train_episodes: episodes.length,
+    frameworks,
+    bins,
+  };
+}
+
 export async function benchTrain(args: string[]): Promise<Record<string, unknown>> {
+  const again = argValue(args, '--reanalyse');
+  if (again !== undefined) return reanalyse(resolve(again), args, (line) => console.log(line));
   if (args.includes('--help')) {
     console.log(trainBenchHelp);
     process.exit(0);
@@ -442,43 +548,22 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     throw new Error(`bad options\n${trainBenchHelp}`);
   const out = (line: string): void => console.log(line);
   const wall0 = performance.now();
-  const common = { minutes, counts, frameworks, evalEpisodes, killEveryS, evalEveryMin, lrEnd, paired: pairedTasks, args, out };
+  const common = {
+    minutes,
+    counts,
+    frameworks,
+    evalEpisodes,
+    killEveryS,
+    evalEveryMin,
+    lrEnd,
+    paired: pairedTasks,
+    args,
+    out,
+  };
   const calm = await runOnce({ ...common, mode: 'calm', runDir: join(runDir, 'calm'), warmEval: true });
   const warm = calm.warm!;
-  const curves: FrameworkCurves = frameworkCurves(calm.episodes, frameworks, bins);
-  const templateOf = new Map(loadTasks('calculator-agent', 'train').map((t) => [t.id, t.template]));
-  // Paired: every framework's clients played the same tasks, so each task is its own stratum.
-  const noise = frameworkNoise(
-    calm.episodes.map((e) => ({
-      ...e,
-      stratum: pairedTasks ? e.taskId : (templateOf.get(e.taskId) ?? e.taskId),
-      group: `${e.clientId}:${e.taskId}`,
-    })),
-    frameworks,
-    curves.edges,
-    { paired: pairedTasks },
-  );
-  out('');
-  out(
-    `calm run: mean train reward per framework and weight-version bin (episodes in brackets; ${bins} equal bins of the ${updates(calm.steps)} updates' versions;`,
-  );
-  out('the all column is the mean of the framework means; MAD vs all = mean over bins of |framework − all|):');
-  out(curvesTable(curves));
-  out(
-    `framework_curve_mad (largest MAD vs all) ${curves.maxMadVsAll.toFixed(3)} · largest pairwise MAD ${curves.maxPairwiseMad.toFixed(3)} · target < 0.05`,
-  );
-  out('');
-  out(
-    pairedTasks
-      ? `the same curves over the tasks every framework played in the bin (paired task order), each ± its SE (bootstrap over tasks; episodes in brackets):`
-      : `the same curves standardised by task template (per-template means weighted by all frameworks' template mix in the bin), each ± its SE (bootstrap over task groups; episodes in brackets):`,
-  );
-  out(noiseTable(noise));
-  const fig = (f: Figure): string =>
-    `${f.value.toFixed(4)} ± ${f.se.toFixed(4)} (noise alone: ${f.noise.toFixed(4)}, reached by noise in ${(100 * f.p).toFixed(1)} % of permutations)`;
-  out(
-    `standardised: largest MAD vs all ${fig(noise.madVsAll)} · largest pairwise MAD ${fig(noise.pairwiseMad)} · largest height difference ${noise.height.a} − ${noise.height.b} ${noise.height.diff.toFixed(4)} ± ${noise.height.se.toFixed(4)} · largest SE of a per-bin difference ${noise.maxCellDiffSe.toFixed(4)} (claim: curves < 0.025 apart, measured to SE < 0.01)`,
-  );
+  const figures = frameworkFigures(calm.episodes, frameworks, bins, pairedTasks, out);
+  const { curves } = figures;
   out(`calm train success by quarter of its episodes: ${trainSuccessByQuarter(calm)}`);
   const gainPp = 100 * (calm.final.successRate - warm.successRate);
   const gainSe =
@@ -529,17 +614,7 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     eval_episodes: evalEpisodes,
     success_se: round(binomialSe(calm.final.successRate, calm.final.episodes), 3),
     framework_curve_mad_pairwise: round(curves.maxPairwiseMad, 4),
-    framework_std_mad: round(noise.madVsAll.value, 4),
-    framework_std_mad_se: round(noise.madVsAll.se, 4),
-    framework_std_mad_noise: round(noise.madVsAll.noise, 4),
-    framework_std_pairwise: round(noise.pairwiseMad.value, 4),
-    framework_std_pairwise_se: round(noise.pairwiseMad.se, 4),
-    framework_std_pairwise_noise: round(noise.pairwiseMad.noise, 4),
-    framework_height_diff: round(noise.height.diff, 4),
-    framework_height_diff_se: round(noise.height.se, 4),
-    framework_bin_diff_se_max: round(noise.maxCellDiffSe, 4),
-    framework_std_pairwise_p: round(noise.pairwiseMad.p, 3),
-    paired_tasks: pairedTasks,
+    ...figures.json,
     steps: updates(calm.steps),
     batches: calm.steps.length,
     train_episodes: calm.episodes.length,
