@@ -202,13 +202,17 @@ function heightDiff(a: (number | null)[], b: (number | null)[]): number {
   return d.length > 0 ? sum(d) / d.length : 0;
 }
 
-/** The two MAD figures of a set of curves. */
-function mads(frameworks: readonly string[], c: Curves): { vsAll: number; pairwise: number } {
-  const bins = c[frameworks[0]!]?.length ?? 0;
-  const all = Array.from({ length: bins }, (_, b) => {
+/** The all-framework curve: the mean of the frameworks' cells in each bin. */
+function allCurve(frameworks: readonly string[], c: Curves): (number | null)[] {
+  return (c[frameworks[0]!] ?? []).map((_, b) => {
     const xs = frameworks.map((f) => c[f]![b]!).filter((x): x is number => x !== null);
     return xs.length > 0 ? sum(xs) / xs.length : null;
   });
+}
+
+/** The two MAD figures of a set of curves. */
+function mads(frameworks: readonly string[], c: Curves): { vsAll: number; pairwise: number } {
+  const all = allCurve(frameworks, c);
   let vsAll = 0;
   let pairwise = 0;
   for (const f of frameworks) vsAll = Math.max(vsAll, madBetween(c[f]!, all));
@@ -301,10 +305,7 @@ export function frameworkNoise(
     );
   // The null: each draw's deviation from the measured curves, laid on one common curve (the frameworks'
   // mean), is what the figures look like when the frameworks do not differ, with the design's own noise.
-  const common = Array.from({ length: nBins }, (_, b) => {
-    const xs = frameworks.map((f) => adjusted[f]![b]!).filter((x): x is number => x !== null);
-    return xs.length > 0 ? sum(xs) / xs.length : null;
-  });
+  const common = allCurve(frameworks, adjusted);
   const nullFigures = boot.map((c) =>
     mads(
       frameworks,
