@@ -192,7 +192,7 @@ const benches: Record<string, Entry> = {
   },
   train: {
     about:
-      "calculator-agent training: held-out success gain in --minutes, four client frameworks' reward curves, chaos (clients SIGKILLed) with no lost episode",
+      "calculator-agent training: held-out success gain in --minutes, the client frameworks' reward curves with SEs and noise floors (--paired: task by task), chaos (clients SIGKILLed) with no lost episode",
     run: benchTrain,
     smoke: [
       '--minutes',
