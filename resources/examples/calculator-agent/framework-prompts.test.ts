@@ -1,8 +1,8 @@
 // Framework transparency at the token level: the six calculator clients (openai, Vercel AI SDK, fetch,
 // LangChain.js, the OpenAI Agents SDK, Python) play the same task (paired order, client index 0) against one
-// real worker, and the server records the first call of each episode with the same prompt tokens: whatever
-// the framework, the policy sees the same conversation (the reward curves of `npm run bench -- train
-// --paired` compare what they then do with it).
+// real worker at temperature 0, and the server records every call of each episode with the same prompt
+// tokens (the first, and the one carrying the tool's answer): whatever the framework, the policy sees the
+// same conversation (`npm run bench -- train --paired` compares the reward curves that follow).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -22,7 +22,8 @@ const KINDS = ['openai', 'vercel', 'fetch', 'langchain', 'agents', 'python'] as 
 
 let w: WorkerProcess;
 beforeAll(async () => {
-  w = await startWorkerProcess(['--strategy', 'C1', '--batch', '1000', '--max-tokens', '48']);
+  // Greedy: every framework's first reply is the same, so its later prompts (the tool's answer) can be compared too.
+  w = await startWorkerProcess(['--strategy', 'C1', '--batch', '1000', '--max-tokens', '48', '--temperature', '0']);
 });
 afterAll(async () => {
   await w?.stop();
@@ -50,8 +51,8 @@ async function play(kind: (typeof KINDS)[number]): Promise<string> {
 }
 
 describe('the six calculator clients', () => {
-  it('present the same first prompt, token for token, for the same task', async () => {
-    const first: Record<string, { taskId: string; promptIds: number[]; tools: string }> = {};
+  it('present the same prompts, token for token, for the same task: the first, and the one after the tool answered', async () => {
+    const first: Record<string, { taskId: string; prompts: number[][]; tools: string }> = {};
     for (const kind of KINDS) {
       const clientId = await play(kind);
       const list = z
@@ -61,18 +62,21 @@ describe('the six calculator clients', () => {
       const detail = EpisodeDetailAnswerSchema.parse(
         await admin(w.url, 'GET', `/swarm/v1/episodes/${list.episodes[0]!.episodeId}`),
       );
-      const call = detail.timelines.find((t) => t.callIndex === 0)!;
+      const calls = [...detail.timelines].sort((a, b) => a.callIndex - b.callIndex);
       first[kind] = {
         taskId: detail.episode.taskId ?? '',
-        promptIds: call.promptIds,
-        tools: JSON.stringify(call.tools),
+        prompts: calls.map((c) => c.promptIds),
+        tools: JSON.stringify(calls[0]!.tools),
       };
     }
     const ref = first['openai']!;
+    // The greedy episode calls the tool, so the second prompt carries the tool's answer as each framework sent it.
+    expect(ref.prompts.length).toBeGreaterThanOrEqual(2);
     for (const kind of KINDS) {
       expect(first[kind]!.taskId, kind).toBe(ref.taskId);
       expect(first[kind]!.tools, kind).toBe(ref.tools);
-      expect(first[kind]!.promptIds, kind).toEqual(ref.promptIds);
+      expect(first[kind]!.prompts[0], kind).toEqual(ref.prompts[0]);
+      expect(first[kind]!.prompts, kind).toEqual(ref.prompts);
     }
   }, 240_000);
 });
