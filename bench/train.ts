@@ -9,9 +9,10 @@
 //     each framework's train-reward curve — mean reward per bin of weight versions, by the version
 //     that sampled the episode — is measured on the same policy; the figure is the largest, over frameworks, mean absolute difference of a
 //     framework's curve from the all-framework curve (the mean of the four), printed as a table;
-//     framework_std_*: the same curves standardised by task template, with the SE of every cell, the
-//     MADs' bootstrap SEs and the values noise alone gives them (bench/framework-noise.ts; issue 25's
-//     study 4 asks for curves measured to an SE below 0.01: --frameworks with all six kinds, --bins 2);
+//     framework_std_*: the same curves standardised by task template (with --paired, compared task by
+//     task and adjusted for exposure), every figure with its SE bootstrapped over whole task groups and
+//     the value noise alone gives it (bench/framework-noise.ts; issue 25's study 4 asks for curves
+//     measured to an SE below 0.01: --paired with all six --frameworks and --bins 2, ~30 minutes);
 //  3. chaos: the same run again while a random client process is SIGKILLed every --kill-every-s
 //     seconds for the whole run (the runner / this bench restart it). Counted on both sides: every
 //     end a client saw acknowledged (a pass-through proxy between the clients and the worker
