@@ -277,9 +277,10 @@ export function frameworkNoise(
     for (const g of gs) push(byTask, g.stratum, g);
     return [...byTask.values()];
   });
-  const adjusted = curvesOf(bins, frameworks, o.paired);
+  const measured = bins.map((gs) => binCurve(gs, frameworks, o.paired));
+  const adjusted: Curves = Object.fromEntries(frameworks.map((f) => [f, measured.map((m) => m.get(f)?.mean ?? null)]));
   const counts: Record<string, number[]> = Object.fromEntries(
-    frameworks.map((f) => [f, bins.map((gs) => binCurve(gs, frameworks, o.paired).get(f)?.n ?? 0)]),
+    frameworks.map((f) => [f, measured.map((m) => m.get(f)?.n ?? 0)]),
   );
   const exposureSlope = bins.map((gs) =>
     o.paired ? (exposureAdjusted(commonCells(gs, frameworks), frameworks)?.slope ?? null) : null,
