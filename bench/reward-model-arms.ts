@@ -5,12 +5,14 @@
 //   rm-kl-relabel      rm-kl plus iterated labelling (--relabel-every K updates, --labels-per-round M)
 //   rm-kl-relabel-ens  rm-kl-relabel with an ensemble of --ensemble E members, score mean − --ensemble-k·std
 //   verifiable         the verifiable reward itself (the ceiling)
-// --kl-sweep a,b,… adds rm-kl arms at those coefficients (how --kl-coef's default was chosen).
+// --kl-sweep a,b,… adds rm-kl arms at those coefficients (how --kl-coef's default was chosen);
+// --scale-sweep adds rm-kl arms that scale GRPO's advantages otherwise (the worker's --scale-rewards).
 import { join } from 'node:path';
 import type { RewardModelService } from '../src/node/services/reward-model-service';
 import type { Store } from '../src/node/store/types';
 import type { RewardEnsembleRef, RewardModelRef } from '../src/shared/reward-model';
 import type { WorkbenchEvent } from '../src/shared/workbench-api';
+import type { RewardScale } from '../src/shared/advantages';
 import type { EvalSummary } from '../src/node/eval';
 import { relabelHooks, trainMembers, type LabelPick, type RmTrainOptions } from './reward-model-loop';
 import { runArm, type ArmBudget, type ArmResult } from './reward-model-policy';
@@ -23,6 +25,9 @@ export interface ArmsOptions extends ArmBudget {
   arms: readonly ArmName[];
   klCoef: number;
   klSweep: readonly number[];
+  /** GRPO's divisor in every arm (the worker's --scale-rewards). */
+  scaleRewards: RewardScale;
+  scaleSweep: readonly RewardScale[];
   relabelEvery: number;
   labelsPerRound: number;
   labelPick: LabelPick;
@@ -34,6 +39,7 @@ export interface ArmSpec {
   name: string;
   kind: 'rm' | 'verifiable';
   klCoef: number;
+  scale: RewardScale;
   relabel: boolean;
   members: number;
   /** The store run whose labels the arm's reward models train on. */
@@ -46,6 +52,7 @@ export function armSpecs(o: ArmsOptions, baseRun: string): ArmSpec[] {
     name,
     kind: name === 'verifiable' ? 'verifiable' : 'rm',
     klCoef: name === 'rm' || name === 'verifiable' ? 0 : o.klCoef,
+    scale: o.scaleRewards,
     relabel: name.includes('relabel'),
     members: name.endsWith('-ens') ? o.ensemble : 1,
     runId: name.includes('relabel') ? `${baseRun}-${name}` : baseRun,
@@ -54,11 +61,21 @@ export function armSpecs(o: ArmsOptions, baseRun: string): ArmSpec[] {
     name: `rm-kl@${k}`,
     kind: 'rm',
     klCoef: k,
+    scale: o.scaleRewards,
     relabel: false,
     members: 1,
     runId: baseRun,
   }));
-  return [...o.arms.map(spec), ...sweep];
+  const scales = o.scaleSweep.map((scale): ArmSpec => ({
+    name: `rm-kl/${scale}`,
+    kind: 'rm',
+    klCoef: o.klCoef,
+    scale,
+    relabel: false,
+    members: 1,
+    runId: baseRun,
+  }));
+  return [...o.arms.map(spec), ...sweep, ...scales];
 }
 
 export interface ArmOutcome {
@@ -139,9 +156,10 @@ export async function runArms(o: ArmsOptions, c: ArmsContext): Promise<{ warm: E
       lrEnd: o.lrEnd,
       threads: o.threads,
       seed: o.seed,
-      runDir: join(c.runDir, `arm-${spec.name.replace('@', '-')}`),
+      runDir: join(c.runDir, `arm-${spec.name.replace(/[@/]/g, '-')}`),
       warmEval: warm === null,
       klCoef: spec.klCoef,
+      scaleRewards: spec.scale,
       log: c.log,
       ...(ref ? { rm: ref } : {}),
       ...(relabel ? { hooks: relabel.hooks } : {}),

@@ -13,6 +13,7 @@ import { subscribeEvents } from '../src/cli/train-events';
 import { rewardModelPointerSource, type RewardEnsembleRef, type RewardModelRef } from '../src/shared/reward-model';
 import { StatusSchema } from '../src/shared/swarm-protocol';
 import { workerRoutes } from '../src/shared/worker-routes';
+import type { RewardScale } from '../src/shared/advantages';
 import { startArmWorker } from './arm-worker';
 
 const EXAMPLES = resolve(import.meta.dirname, '..', 'resources', 'examples');
@@ -39,6 +40,8 @@ export interface ArmOptions extends ArmBudget {
   name?: string;
   /** --kl-coef of the worker: KL to the initial policy (default 0, none). */
   klCoef?: number;
+  /** --scale-rewards of the worker: GRPO's divisor (default the worker's, group). */
+  scaleRewards?: RewardScale;
   /** Called once the clients run; what it returns sees every train episode and update. */
   hooks?: (ctx: ArmContext) => ArmHooks;
 }
@@ -83,7 +86,10 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
     lr: o.lr,
     threads: o.threads,
     seed: o.seed,
-    ...(o.klCoef ? { extra: { klCoef: String(o.klCoef) } } : {}),
+    extra: {
+      ...(o.klCoef ? { klCoef: String(o.klCoef) } : {}),
+      ...(o.scaleRewards ? { scaleRewards: o.scaleRewards } : {}),
+    },
   });
   const ended: { success: boolean }[] = [];
   let updates = 0;

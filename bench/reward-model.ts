@@ -24,6 +24,7 @@ import { conversationFromTimelines } from '../src/node/services/labels-dataset';
 import { RewardModelService } from '../src/node/services/reward-model-service';
 import { openStore } from '../src/node/store/store';
 import type { Conversation } from '../src/shared/reward-model';
+import { REWARD_SCALES, type RewardScale } from '../src/shared/advantages';
 import type { WorkbenchEvent } from '../src/shared/workbench-api';
 import { argValue, round } from './engine';
 import { ARM_NAMES, armSpecs, runArms, type ArmName, type ArmOutcome } from './reward-model-arms';
@@ -49,6 +50,9 @@ export const rewardModelBenchHelp = `npm run bench -- reward-model [options]
                        rm-kl-relabel-ens, verifiable
   --kl-coef K          the rm-kl* arms' KL penalty to the initial policy (default 0.1; see --kl-sweep)
   --kl-sweep a,b,…     extra rm-kl arms at these coefficients
+  --scale-rewards S    GRPO's divisor in every arm: group (the group's reward std; default), batch (the
+                       update's), none (Dr. GRPO) — the worker's --scale-rewards
+  --scale-sweep a,b,…  extra rm-kl arms at these scales (named rm-kl/<scale>)
   --relabel-every K    policy updates between labelling rounds (default 10)
   --labels-per-round M labels per round of the policy's newest episodes (default 32)
   --label-pick P       which ones: uncertain (the reward model least sure), top (it scores highest: where the
@@ -74,6 +78,12 @@ function labelPick(raw: string | undefined): LabelPick {
   const pick = raw ?? 'uncertain';
   const found = LABEL_PICKS.find((p) => p === pick);
   if (found === undefined) throw new Error(`--label-pick must be one of ${LABEL_PICKS.join(', ')}`);
+  return found;
+}
+
+function rewardScale(raw: string): RewardScale {
+  const found = REWARD_SCALES.find((s) => s === raw);
+  if (found === undefined) throw new Error(`--scale-rewards and --scale-sweep take ${REWARD_SCALES.join(', ')}`);
   return found;
 }
 
@@ -121,6 +131,8 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     arms: parseArms(argValue(args, '--arms')),
     klCoef: nonNegative(args, '--kl-coef', 0.1),
     klSweep: (argValue(args, '--kl-sweep') ?? '').split(',').filter(Boolean).map(Number),
+    scaleRewards: rewardScale(argValue(args, '--scale-rewards') ?? 'group'),
+    scaleSweep: (argValue(args, '--scale-sweep') ?? '').split(',').filter(Boolean).map(rewardScale),
     relabelEvery: num(args, '--relabel-every', 10),
     labelsPerRound: num(args, '--labels-per-round', 32),
     labelPick: labelPick(argValue(args, '--label-pick')),
@@ -271,6 +283,7 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
               success: round(a.result.final.successRate, 3),
               labels: a.labels,
               kl: a.spec.klCoef,
+              scale: a.spec.scale,
               updates: a.result.updates,
               ...(a.spec.relabel ? { rounds: a.rounds, versions: a.versions } : {}),
             },

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeAdvantages, mean, std } from './advantages';
+import { REWARD_SCALES, computeAdvantages, mean, std } from './advantages';
 
 const items = [
   { groupKey: 'a', reward: 1 },
@@ -19,6 +19,26 @@ describe('computeAdvantages', () => {
     // A zero-variance group carries no signal.
     expect(adv[1]).toBe(0);
     expect(adv[4]).toBe(0);
+  });
+
+  it("GRPO's batch scale keeps a group's small spread small; none leaves the distance undivided", () => {
+    // Group p: a clear win and loss; group q: two scores a hair apart (a reward model's noise).
+    const scored = [
+      { groupKey: 'p', reward: 1 },
+      { groupKey: 'p', reward: -1 },
+      { groupKey: 'q', reward: 0.01 },
+      { groupKey: 'q', reward: -0.01 },
+    ];
+    const group = computeAdvantages(scored, { estimator: 'grpo', epsilon: 0 });
+    expect(group[2]).toBeCloseTo(1, 10); // the hair is blown up to a full unit
+    const batch = computeAdvantages(scored, { estimator: 'grpo', epsilon: 0, scale: 'batch' });
+    const s = std([1, -1, 0.01, -0.01]);
+    expect(batch[0]).toBeCloseTo(1 / s, 10);
+    expect(batch[2]).toBeCloseTo(0.01 / s, 10);
+    expect(computeAdvantages(scored, { estimator: 'grpo', scale: 'none' })).toEqual([1, -1, 0.01, -0.01]);
+    // Zero-variance groups stay exactly 0 under every scale.
+    for (const scale of ['group', 'batch', 'none'] as const)
+      expect(computeAdvantages(items, { estimator: 'grpo', scale })[1]).toBe(0);
   });
 
   it('RLOO subtracts the mean of the other members', () => {
@@ -62,8 +82,9 @@ describe('computeAdvantages', () => {
           { minLength: 1, maxLength: 40 },
         ),
         fc.constantFrom('grpo' as const, 'rloo' as const),
-        (xs, estimator) => {
-          const adv = computeAdvantages(xs, { estimator });
+        fc.constantFrom(...REWARD_SCALES),
+        (xs, estimator, scale) => {
+          const adv = computeAdvantages(xs, { estimator, scale });
           for (const key of ['a', 'b', 'c']) {
             const sum = adv.filter((_, i) => xs[i]!.groupKey === key).reduce((a, b) => a + b, 0);
             expect(Math.abs(sum)).toBeLessThan(1e-6 * (1 + xs.length));

@@ -3,7 +3,7 @@
 // advantage (GRPO, RLOO or REINFORCE with a baseline, grouped by task). In `tree` mode the chains
 // of one task group (rollouts sharing the system + task prompt) are packed into prefix trees whose
 // tokens carry per-token advantages and multiplicity weights. Pure: data in, data out.
-import { computeAdvantages, type AdvantageEstimator } from '../../../src/shared/advantages';
+import { computeAdvantages, type AdvantageEstimator, type RewardScale } from '../../../src/shared/advantages';
 import type { TrainSample } from '../../../src/shared/engine-protocol';
 import {
   computeStats,
@@ -29,6 +29,8 @@ export interface ScoredEpisode {
 
 export interface SampleOptions {
   estimator: AdvantageEstimator;
+  /** GRPO's divisor (default `group`). */
+  scale?: RewardScale;
   /**
    * `none` trains every call on its own; `linear` merges calls that extend each other; `tree`
    * also packs the chains of each task group into prefix trees (shared prompts computed once).
@@ -130,7 +132,10 @@ export function packByGroup(
 }
 
 export function buildTrainSamples(episodes: readonly ScoredEpisode[], opts: SampleOptions): BuiltSamples {
-  const advantages = computeAdvantages(episodes, { estimator: opts.estimator });
+  const advantages = computeAdvantages(episodes, {
+    estimator: opts.estimator,
+    ...(opts.scale ? { scale: opts.scale } : {}),
+  });
   const advantageOf: Record<string, number> = {};
   const groupOf = new Map<string, string>();
   let droppedEpisodes = 0;

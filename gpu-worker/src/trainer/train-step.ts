@@ -20,6 +20,7 @@ import type { Teacher } from './teacher';
 export type TrainSettings = Pick<
   TrainingConfig,
   | 'algo'
+  | 'scaleRewards'
   | 'merge'
   | 'level'
   | 'lr'
@@ -56,6 +57,7 @@ export const hyperOf = (t: TrainSettings): TrainHyper => ({
 /** How an update under `t` builds its samples. */
 const sampleOptions = (t: TrainSettings): SampleOptions => ({
   estimator: t.algo,
+  scale: t.scaleRewards,
   merge: t.merge,
   level: t.level,
   dropZeroAdvantage: true,

@@ -6,6 +6,7 @@
 // it at run time through PATCH /swarm/v1/config, WORKER_OPTIONS when it is fixed at start), read it
 // from the config where it acts, and run `npm run docs` (docs/reference/options.md is generated from here).
 import { z } from 'zod';
+import { REWARD_SCALES } from '../advantages';
 import { MAX_TOP_K, TrainModeSchema } from '../engine-protocol';
 import { MatchLevelSchema, MergeModeSchema } from '../timeline/types';
 import { MODEL_FAMILY_OPTIONS } from './model-family';
@@ -57,6 +58,14 @@ export const TRAINING_OPTIONS = {
     default: 'grpo',
     flag: 'algo',
     help: 'advantage estimator, per taskId group',
+  }),
+  scaleRewards: option({
+    value: enumOf(z.enum(REWARD_SCALES)),
+    default: 'group',
+    flag: 'scale-rewards',
+    help:
+      "GRPO: divide each reward's distance from its group's mean by the group's std (group), the update's " +
+      "(batch: for continuous scores such as a reward model's), or not at all (none, Dr. GRPO)",
   }),
   // tree since 2026-12-07: 1.1–1.7× the updates of linear in the same minutes and no lower held-out success
   // (docs/studies/merge-default.md); each tree is bounded by the micro-batch budget (train-samples.ts).
