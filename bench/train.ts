@@ -109,11 +109,22 @@ export const trainBenchHelp = `npm run bench -- train [options]
                          DIR/calm/episodes.jsonl (with --paired, --bins, --frameworks as it ran)
   --paired               client i of every framework plays the same task order (AGENTJET_PAIRED_TASKS), so
                          the frameworks' curves are compared task by task (tasks' difficulty cancels)
+  --lockstep             --paired, and client i of every framework starts its n-th task group only when all
+                         of them have finished group n − 1 (AGENTJET_PAIRED_SYNC; the calm run only: a
+                         killed client would hold its peers), so they play each task at the same weights
   --run-dir DIR          where both runs' worker files and logs go (default runs/bench-train-<time>)
   worker settings, as for \`agentjet worker\`: ${WORKER_FLAGS.map((f) => `--${f}`).join(' ')}
   (bench defaults: ${Object.entries(TRAIN_BENCH_DEFAULTS)
     .map(([k, v]) => `--${k} ${v}`)
     .join(' ')})`;
+
+/** The clients' environment of a paired run: the task order, and in a calm lock-step run its sync folder. */
+const pairedEnv = (s: RunSettings): Record<string, string> => ({
+  AGENTJET_PAIRED_TASKS: '1',
+  ...(s.lockstep && s.mode === 'calm'
+    ? { AGENTJET_PAIRED_SYNC: join(s.runDir, 'paired-sync'), AGENTJET_PAIRED_PEERS: String(s.frameworks.length) }
+    : {}),
+});
 
 const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -138,6 +149,8 @@ interface RunSettings {
   lrEnd: number | null;
   /** Every framework's clients play the same task order (AGENTJET_PAIRED_TASKS). */
   paired: boolean;
+  /** ... in lock-step (AGENTJET_PAIRED_SYNC), in the calm run. */
+  lockstep: boolean;
   runDir: string;
   args: string[];
   out: (line: string) => void;
@@ -273,7 +286,7 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
             serverUrl: ledger.url,
             joinToken: tokens.join,
             groupSize: t.groupSize,
-            ...(s.paired ? { env: { AGENTJET_PAIRED_TASKS: '1' } } : {}),
+            ...(s.paired ? { env: pairedEnv(s) } : {}),
             log,
           }),
         ),
@@ -495,7 +508,13 @@ function reanalyse(dir: string, args: string[], out: (line: string) => void): Re
   const bins = Number(argValue(args, '--bins') ?? 4);
   if (!(bins > 0)) throw new Error(`bad options\n${trainBenchHelp}`);
   out(`${episodes.length} ended train episodes of ${file}`);
-  const { curves, json } = frameworkFigures(episodes, frameworks, bins, args.includes('--paired'), out);
+  const { curves, json } = frameworkFigures(
+    episodes,
+    frameworks,
+    bins,
+    args.includes('--paired') || args.includes('--lockstep'),
+    out,
+  );
   return {
     bench: 'train',
     reanalysed: dir,
@@ -533,7 +552,8 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     lrEndArg === undefined ? (argValue(args, '--lr') === undefined ? DEFAULT_LR_END : null) : Number(lrEndArg);
   if (lrEnd !== null && !(lrEnd > 0)) throw new Error('--lr-end: a positive learning rate');
   const chaos = !args.includes('--no-chaos');
-  const pairedTasks = args.includes('--paired');
+  const lockstep = args.includes('--lockstep');
+  const pairedTasks = lockstep || args.includes('--paired');
   const runDir = resolve(argValue(args, '--run-dir') ?? join('runs', `bench-train-${stamp()}`));
   const counts: Record<string, number> = Object.fromEntries(
     frameworks.map((k) => [k, k === 'python' ? pythonClients : clientsPer]),
@@ -547,6 +567,8 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     !(killEveryS > 0)
   )
     throw new Error(`bad options\n${trainBenchHelp}`);
+  if (lockstep && new Set(Object.values(counts)).size > 1)
+    throw new Error('--lockstep: every framework needs the same number of clients (--python-clients)');
   const out = (line: string): void => console.log(line);
   const wall0 = performance.now();
   const common = {
@@ -558,6 +580,7 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     evalEveryMin,
     lrEnd,
     paired: pairedTasks,
+    lockstep,
     args,
     out,
   };
@@ -611,6 +634,7 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     chaos_success_final: chaosRun ? round(chaosRun.final.successRate, 3) : null,
     gain_pp: round(gainPp, 1),
     gain_paired_se_pp: round(100 * paired.pairedSe, 1),
+    ...(lockstep ? { lockstep: true } : {}),
     chaos_gain_pp: chaosRun ? round(100 * (chaosRun.final.successRate - warm.successRate), 1) : null,
     eval_episodes: evalEpisodes,
     success_se: round(binomialSe(calm.final.successRate, calm.final.episodes), 3),

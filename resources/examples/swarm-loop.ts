@@ -1,5 +1,6 @@
 // The example clients' main loop: forever pick a random task (seeded by AGENTJET_CLIENT_ID; in paired
-// order with AGENTJET_PAIRED_TASKS=1), play it
+// order with AGENTJET_PAIRED_TASKS=1, in lock-step with the other frameworks' clients when
+// AGENTJET_PAIRED_SYNC is set too: paired-sync.ts), play it
 // as a group of AGENTJET_GROUP_SIZE concurrent swarm episodes (the advantage group) with the given
 // policy, and end each with the env's score. Stops on SIGTERM. A client may instead choose its own
 // task (`pickTask`) and play it itself (`play`), e.g. a mix of envs.
@@ -8,6 +9,7 @@ import type { EpisodeResult, Policy } from '../../src/shared/episode';
 import { runEpisode } from '../../src/shared/episode';
 import { createPrng, fnv1a, type Prng } from '../../src/shared/prng';
 import type { TaskEnv } from '../../src/shared/task';
+import { awaitPeers, clientIndex, markGroupDone, pairedSyncFromEnv } from './paired-sync';
 
 interface LoopCommon<T extends { id: string }> {
   tasks: readonly T[];
@@ -41,7 +43,7 @@ export type LoopOptions<T extends { id: string }> = LoopCommon<T> &
  * frameworks task by task this way (bench/framework-noise.ts). client.py mirrors it.
  */
 export function pairedTaskIndex(clientId: string, n: number, count: number): number {
-  const index = Number(/(\d+)$/.exec(clientId)?.[1] ?? 0);
+  const index = clientIndex(clientId);
   const stride = count % 1009 === 0 ? 1013 : 1009;
   return (((index * 7919 + n * stride) % count) + count) % count;
 }
@@ -54,13 +56,17 @@ export async function runSwarmLoop<T extends { id: string }>(o: LoopOptions<T>):
   const limit = o.maxEpisodes ?? (Number(process.env['AGENTJET_MAX_EPISODES']) || Infinity);
   const group = Math.max(1, Math.floor(o.groupSize ?? (Number(process.env['AGENTJET_GROUP_SIZE'] ?? 1) || 1)));
   const paired = process.env['AGENTJET_PAIRED_TASKS'] === '1';
+  const lockstep = paired ? pairedSyncFromEnv() : null;
   for (let n = 0; n < limit; n += group) {
+    if (lockstep && n > 0 && !(await awaitPeers(lockstep, client.clientId, n / group - 1)))
+      log(`paired lock-step: peers did not finish group ${n / group - 1} in ${lockstep.timeoutMs / 1000} s; going on`);
     const task = o.pickTask
       ? o.pickTask(rng)
       : paired
         ? o.tasks[pairedTaskIndex(client.clientId, n / group, o.tasks.length)]!
         : rng.pick(o.tasks);
     await Promise.all(Array.from({ length: Math.min(group, limit - n) }, () => playOne(client, o, task, log)));
+    if (lockstep) markGroupDone(lockstep, client.clientId, n / group);
   }
 }
 

@@ -132,13 +132,51 @@ def play_logged(client: SwarmClient, task: Dict[str, Any]) -> None:
         time.sleep(0.5)
 
 
+def client_index(client_id: str) -> int:
+    """The number a client id ends with (0 when none)."""
+    m = re.search(r"(\d+)$", client_id)
+    return int(m.group(1)) if m else 0
+
+
 def paired_task_index(client_id: str, n: int, count: int) -> int:
     """The n-th task index in paired order (AGENTJET_PAIRED_TASKS=1): mirrors pairedTaskIndex in
     resources/examples/swarm-loop.ts, so clients of the same index play the same tasks in every framework."""
-    m = re.search(r"(\d+)$", client_id)
-    index = int(m.group(1)) if m else 0
     stride = 1013 if count % 1009 == 0 else 1009
-    return (index * 7919 + n * stride) % count
+    return (client_index(client_id) * 7919 + n * stride) % count
+
+
+class PairedSync:
+    """Lock-step of paired order (AGENTJET_PAIRED_SYNC, AGENTJET_PAIRED_PEERS): mirrors
+    resources/examples/paired-sync.ts — group n of a client index starts once every peer marked n − 1."""
+
+    def __init__(self, folder: str, peers: int, timeout_s: float = 60.0) -> None:
+        self.folder, self.peers, self.timeout_s = folder, peers, timeout_s
+
+    @staticmethod
+    def from_env() -> PairedSync | None:
+        folder = os.environ.get("AGENTJET_PAIRED_SYNC", "")
+        peers = int(os.environ.get("AGENTJET_PAIRED_PEERS", "0") or "0")
+        return PairedSync(folder, peers) if folder and peers > 0 else None
+
+    def _dir(self, client_id: str, n: int) -> str:
+        return os.path.join(self.folder, str(client_index(client_id)), str(n))
+
+    def mark_done(self, client_id: str, n: int) -> None:
+        os.makedirs(self._dir(client_id, n), exist_ok=True)
+        open(os.path.join(self._dir(client_id, n), client_id), "w").close()
+
+    def await_peers(self, client_id: str, n: int) -> bool:
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                done = len(os.listdir(self._dir(client_id, n)))
+            except FileNotFoundError:
+                done = 0
+            if done >= self.peers:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
 
 
 def main() -> None:
@@ -149,15 +187,20 @@ def main() -> None:
     limit = int(os.environ.get("AGENTJET_MAX_EPISODES", "0")) or None
     group = max(1, int(os.environ.get("AGENTJET_GROUP_SIZE", "1") or "1"))
     paired = os.environ.get("AGENTJET_PAIRED_TASKS") == "1"
+    lockstep = PairedSync.from_env() if paired else None
     n = 0
     with ThreadPoolExecutor(max_workers=group) as pool:
         while limit is None or n < limit:
+            if lockstep and n > 0 and not lockstep.await_peers(client.client_id, n // group - 1):
+                print(f"paired lock-step: peers did not finish group {n // group - 1} in 60 s; going on", flush=True)
             task = tasks[paired_task_index(client.client_id, n // group, len(tasks))] if paired else rng.choice(tasks)
             k = group if limit is None else min(group, limit - n)
             n += k
             # the whole group at once; the next task when all of it has ended
             for f in [pool.submit(play_logged, client, task) for _ in range(k)]:
                 f.result()
+            if lockstep:
+                lockstep.mark_done(client.client_id, (n - k) // group)
 
 
 if __name__ == "__main__":
