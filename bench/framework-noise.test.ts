@@ -127,6 +127,24 @@ describe('frameworkNoise', () => {
     expect(n.pairwiseMad.p).toBeGreaterThan(0.01);
   });
 
+  it('lockstep: tasks played at the same weights by every framework are compared within task, no exposure fit', () => {
+    // b is 10 pp better on every task; every framework plays each task at the same version.
+    const rng = createPrng(8);
+    const eps: StratifiedEpisode[] = [];
+    for (let t = 0; t < 300; t++) {
+      const p = 0.1 + 0.6 * rng.next();
+      for (const f of ['a', 'b'])
+        for (let k = 0; k < 8; k++)
+          eps.push(ep(f, t, `task${t}`, `${f}:task${t}`, rng.chance(p + (f === 'b' ? 0.1 : 0)) ? 1 : 0));
+    }
+    const n = frameworkNoise(eps, ['a', 'b'], [0, 1000], { paired: true, lockstep: true, draws: 200 });
+    expect(n.exposureSlope).toEqual([null]);
+    expect(n.height.diff).toBeLessThan(-0.1 + 3 * n.height.se);
+    expect(n.height.diff).toBeGreaterThan(-0.1 - 3 * n.height.se);
+    expect(n.height.se).toBeLessThan(0.02);
+    expect(n.pairwiseMad.p).toBeLessThan(0.01);
+  });
+
   it('bins by weight version and leaves out bins without a stratum every framework played', () => {
     const eps = [
       ...groups('a', 0, 't', 1, 4, 2),

@@ -10,7 +10,8 @@
 // units: a bootstrap over task groups (templates) or over tasks (paired), within each bin, gives every
 // figure's standard error. Paired, a framework's clients that run behind the others play each task after
 // updates that already trained on that task's earlier groups, which raises their success; the paired
-// estimate therefore adjusts for each group's version offset within its task (exposureAdjusted).
+// estimate therefore adjusts for each group's version offset within its task (exposureAdjusted) — unless the
+// clients ran in lock-step (every framework plays a task at the same weights), where nothing is to adjust.
 // Each bootstrap draw's deviation from the measured curves, laid on one common curve, gives the
 // value each figure takes when the frameworks do not differ at all (its noise floor) and how often noise
 // alone reaches the value measured (p).
@@ -35,7 +36,7 @@ export interface FrameworkNoise {
   edges: number[];
   frameworks: string[];
   paired: boolean;
-  /** Paired: per bin, the reward gained per weight version a task group is played later than the task's others. */
+  /** Paired (not lock-step): per bin, the reward gained per weight version a task group is played later than the task's others. */
   exposureSlope: (number | null)[];
   /** Standardised mean reward per framework per bin (null: no stratum every framework played there). */
   adjusted: Record<string, (number | null)[]>;
@@ -126,9 +127,10 @@ function solve(a: number[][], b: number[]): number[] | null {
 function exposureAdjusted(
   common: readonly Map<string, Cell>[],
   frameworks: readonly string[],
-): { effects: number[]; slope: number } | null {
+  withSlope = true,
+): { effects: number[]; slope: number | null } | null {
   const k = frameworks.length;
-  const dim = k; // k − 1 contrasts and the slope
+  const dim = withSlope ? k : k - 1; // k − 1 contrasts and the slope
   const xtx = Array.from({ length: dim }, () => new Array<number>(dim).fill(0));
   const xty = new Array<number>(dim).fill(0);
   for (const byF of common) {
@@ -140,7 +142,7 @@ function exposureAdjusted(
     cells.forEach((_, f) => {
       // contrasts: effect_j for j < k − 1, effect_{k−1} = −Σ effect_j
       const x = Array.from({ length: k - 1 }, (_, j) => (f === j ? 1 : 0) - (f === k - 1 ? 1 : 0));
-      x.push(v[f]! - vBar);
+      if (withSlope) x.push(v[f]! - vBar);
       const y = r[f]! - rBar;
       for (let i = 0; i < dim; i++) {
         xty[i]! += x[i]! * y;
@@ -151,20 +153,20 @@ function exposureAdjusted(
   const beta = solve(xtx, xty);
   if (!beta) return null;
   const contrasts = beta.slice(0, k - 1);
-  return { effects: [...contrasts, -sum(contrasts)], slope: beta[k - 1]! };
+  return { effects: [...contrasts, -sum(contrasts)], slope: withSlope ? beta[k - 1]! : null };
 }
 
 /** Each framework's standardised mean over the strata all frameworks played, and its episode count. */
 function binCurve(
   groups: readonly Group[],
   frameworks: readonly string[],
-  paired: boolean,
+  design: Design,
 ): Map<string, { mean: number; n: number }> {
   const common = commonCells(groups, frameworks);
   const out = new Map<string, { mean: number; n: number }>();
   if (common.length === 0) return out;
-  if (paired && frameworks.length > 1) {
-    const fit = exposureAdjusted(common, frameworks);
+  if (design !== 'templates' && frameworks.length > 1) {
+    const fit = exposureAdjusted(common, frameworks, design === 'paired');
     if (fit) {
       const level =
         sum(common.map((byF) => sum(frameworks.map((f) => byF.get(f)!.sum / byF.get(f)!.n)))) /
@@ -185,8 +187,8 @@ function binCurve(
   return out;
 }
 
-function curvesOf(bins: readonly (readonly Group[])[], frameworks: readonly string[], paired: boolean): Curves {
-  const per = bins.map((g) => binCurve(g, frameworks, paired));
+function curvesOf(bins: readonly (readonly Group[])[], frameworks: readonly string[], design: Design): Curves {
+  const per = bins.map((g) => binCurve(g, frameworks, design));
   return Object.fromEntries(frameworks.map((f) => [f, per.map((m) => m.get(f)?.mean ?? null)]));
 }
 
@@ -235,9 +237,17 @@ function resample(units: readonly (readonly Group[])[], rng: Prng, paired: boole
   return out;
 }
 
+/**
+ * templates: strata are task templates; paired: tasks, each framework's effect adjusted for exposure;
+ * lockstep: tasks played by every framework at the same weights, so nothing to adjust (the effect within task).
+ */
+type Design = 'templates' | 'paired' | 'lockstep';
+
 export interface FrameworkNoiseOptions {
   /** Strata are tasks every framework's clients played (resampled whole); else templates, groups resampled. */
   paired: boolean;
+  /** Paired, in lock-step (the bench's --lockstep): no version offsets within a task, no exposure fit. */
+  lockstep?: boolean;
   draws?: number;
   seed?: number;
 }
@@ -277,13 +287,14 @@ export function frameworkNoise(
     for (const g of gs) push(byTask, g.stratum, g);
     return [...byTask.values()];
   });
-  const measured = bins.map((gs) => binCurve(gs, frameworks, o.paired));
+  const design: Design = !o.paired ? 'templates' : o.lockstep ? 'lockstep' : 'paired';
+  const measured = bins.map((gs) => binCurve(gs, frameworks, design));
   const adjusted: Curves = Object.fromEntries(frameworks.map((f) => [f, measured.map((m) => m.get(f)?.mean ?? null)]));
   const counts: Record<string, number[]> = Object.fromEntries(
     frameworks.map((f) => [f, measured.map((m) => m.get(f)?.n ?? 0)]),
   );
   const exposureSlope = bins.map((gs) =>
-    o.paired ? (exposureAdjusted(commonCells(gs, frameworks), frameworks)?.slope ?? null) : null,
+    design === 'paired' ? (exposureAdjusted(commonCells(gs, frameworks), frameworks)?.slope ?? null) : null,
   );
   const observed = mads(frameworks, adjusted);
   const pairs: [string, string][] = [];
@@ -301,7 +312,7 @@ export function frameworkNoise(
       curvesOf(
         units.map((u) => resample(u, rng, o.paired)),
         frameworks,
-        o.paired,
+        design,
       ),
     );
   // The null: each draw's deviation from the measured curves, laid on one common curve (the frameworks'

@@ -106,7 +106,7 @@ export const trainBenchHelp = `npm run bench -- train [options]
   --kill-every-s S       chaos: SIGKILL a random client every S seconds (default 10)
   --no-chaos             skip the chaos run
   --reanalyse DIR        run nothing: print the framework figures of a finished run again from
-                         DIR/calm/episodes.jsonl (with --paired, --bins, --frameworks as it ran)
+                         DIR/calm/episodes.jsonl (with --paired or --lockstep, --bins, --frameworks as it ran)
   --paired               client i of every framework plays the same task order (AGENTJET_PAIRED_TASKS), so
                          the frameworks' curves are compared task by task (tasks' difficulty cancels)
   --lockstep             --paired, and client i of every framework starts its n-th task group only when all
@@ -426,6 +426,7 @@ function frameworkFigures(
   frameworks: string[],
   bins: number,
   pairedTasks: boolean,
+  lockstep: boolean,
   out: (line: string) => void,
 ): { curves: FrameworkCurves; noise: FrameworkNoise; json: Record<string, unknown> } {
   const curves = frameworkCurves([...episodes], frameworks, bins);
@@ -439,7 +440,7 @@ function frameworkFigures(
     })),
     frameworks,
     curves.edges,
-    { paired: pairedTasks },
+    { paired: pairedTasks, lockstep },
   );
   const versions = (curves.edges.at(-1) ?? 1) - 1;
   out('');
@@ -453,9 +454,11 @@ function frameworkFigures(
   );
   out('');
   out(
-    pairedTasks
-      ? `the same curves over the tasks every framework played in the bin (paired task order), adjusted for each group's version offset within its task (exposure slope per bin: ${noise.exposureSlope.map((x) => (x === null ? '–' : x.toFixed(4))).join(', ')} reward per version), each ± its SE (bootstrap over tasks; episodes in brackets):`
-      : `the same curves standardised by task template (per-template means weighted by all frameworks' template mix in the bin), each ± its SE (bootstrap over task groups; episodes in brackets):`,
+    lockstep
+      ? `the same curves over the tasks every framework played in the bin (paired task order, in lock-step: each task at the same weights), compared within task, each ± its SE (bootstrap over tasks; episodes in brackets):`
+      : pairedTasks
+        ? `the same curves over the tasks every framework played in the bin (paired task order), adjusted for each group's version offset within its task (exposure slope per bin: ${noise.exposureSlope.map((x) => (x === null ? '–' : x.toFixed(4))).join(', ')} reward per version), each ± its SE (bootstrap over tasks; episodes in brackets):`
+        : `the same curves standardised by task template (per-template means weighted by all frameworks' template mix in the bin), each ± its SE (bootstrap over task groups; episodes in brackets):`,
   );
   out(noiseTable(noise));
   const fig = (f: Figure): string =>
@@ -513,11 +516,13 @@ function reanalyse(dir: string, args: string[], out: (line: string) => void): Re
     frameworks,
     bins,
     args.includes('--paired') || args.includes('--lockstep'),
+    args.includes('--lockstep'),
     out,
   );
   return {
     bench: 'train',
     reanalysed: dir,
+    ...(args.includes('--lockstep') ? { lockstep: true } : {}),
     framework_curve_mad: round(curves.maxMadVsAll, 4),
     framework_curve_mad_pairwise: round(curves.maxPairwiseMad, 4),
     ...json,
@@ -586,7 +591,7 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
   };
   const calm = await runOnce({ ...common, mode: 'calm', runDir: join(runDir, 'calm'), warmEval: true });
   const warm = calm.warm!;
-  const figures = frameworkFigures(calm.episodes, frameworks, bins, pairedTasks, out);
+  const figures = frameworkFigures(calm.episodes, frameworks, bins, pairedTasks, lockstep, out);
   const { curves } = figures;
   out(`calm train success by quarter of its episodes: ${trainSuccessByQuarter(calm)}`);
   const gainPp = 100 * (calm.final.successRate - warm.successRate);
