@@ -50,6 +50,18 @@ describe('buildTrainSamples', () => {
     expect(merge.tokensAfter).toBe(8 + 4);
   });
 
+  it("scales GRPO's advantages by the update's reward std when asked (a hair-thin group stays thin)", () => {
+    const scored: ScoredEpisode[] = [
+      ...episodes,
+      { episodeId: 'c', groupKey: 't2', reward: 0.51, timelines: [call('c', 0, [1, 2], [3])] },
+      { episodeId: 'd', groupKey: 't2', reward: 0.49, timelines: [call('d', 0, [1, 2], [4])] },
+    ];
+    const group = buildTrainSamples(scored, { estimator: 'grpo', merge: 'linear' }).advantages;
+    const batch = buildTrainSamples(scored, { estimator: 'grpo', merge: 'linear', scale: 'batch' }).advantages;
+    expect(group[2]).toBeCloseTo(1, 3);
+    expect(batch[2]! / batch[0]!).toBeCloseTo(0.02, 6); // 0.01 / 0.5: the groups keep their spreads' ratio
+  });
+
   it('without merging trains every call on its own', () => {
     const { samples } = buildTrainSamples(episodes, { estimator: 'grpo', merge: 'none' });
     expect(samples.map((s) => s.tokenIds.length)).toEqual([5, 8, 4]);
