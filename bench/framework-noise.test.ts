@@ -32,7 +32,7 @@ describe('frameworkNoise', () => {
       ...groups('b', 0, 'easy', 10, 1, 8),
       ...groups('b', 0, 'hard', 90, 1, 18),
     ];
-    const n = frameworkNoise(eps, ['a', 'b'], [0, 1], { paired: false, draws: 100 });
+    const n = frameworkNoise(eps, ['a', 'b'], [0, 1], { design: 'templates', draws: 100 });
     // Raw means would be 0.74 and 0.26; the standardised ones agree at the pooled mix (half each).
     expect(n.adjusted['a']![0]).toBeCloseTo(0.5);
     expect(n.adjusted['b']![0]).toBeCloseTo(0.5);
@@ -44,7 +44,7 @@ describe('frameworkNoise', () => {
   it('resamples whole task groups: correlated episodes count as one group, not as many episodes', () => {
     // 40 groups of 8 per framework; every group all 1 or all 0 (the task decides), half of each.
     const eps = [...groups('a', 0, 't', 40, 8, 160), ...groups('b', 0, 't', 40, 8, 160)];
-    const n = frameworkNoise(eps, ['a', 'b'], [0, 1], { paired: false, draws: 1000 });
+    const n = frameworkNoise(eps, ['a', 'b'], [0, 1], { design: 'templates', draws: 1000 });
     // The SE of a mean of 40 independent 0/1 groups is 0.079 (episode-level it would be 0.028).
     expect(n.se['a']![0]).toBeGreaterThan(0.06);
     expect(n.se['a']![0]).toBeLessThan(0.1);
@@ -63,7 +63,7 @@ describe('frameworkNoise', () => {
       ['a', 'b', 'c'],
       [0, 1, 2],
       {
-        paired: false,
+        design: 'templates',
         draws: 300,
       },
     );
@@ -74,7 +74,7 @@ describe('frameworkNoise', () => {
       ['a', 'b', 'c'],
       [0, 1, 2],
       {
-        paired: false,
+        design: 'templates',
         draws: 300,
       },
     );
@@ -94,13 +94,13 @@ describe('frameworkNoise', () => {
         for (let k = 0; k < 4; k++) eps.push(ep(f, 0, `task${t}`, `${f}:task${t}`, rng.chance(p) ? 1 : 0));
     }
     eps.push(ep('a', 0, 'only-a', 'a:only-a', 1)); // a task b never played: left out of both curves
-    const paired = frameworkNoise(eps, ['a', 'b'], [0, 1], { paired: true, draws: 400 });
+    const paired = frameworkNoise(eps, ['a', 'b'], [0, 1], { design: 'paired', draws: 400 });
     expect(paired.counts['a']).toEqual([800]);
     const unpaired = frameworkNoise(
       eps.map((e) => ({ ...e, stratum: 'all' })),
       ['a', 'b'],
       [0, 1],
-      { paired: false, draws: 400 },
+      { design: 'templates', draws: 400 },
     );
     // Pairing removes the tasks' spread from the difference's noise.
     expect(paired.height.se).toBeLessThan(0.7 * unpaired.height.se);
@@ -119,7 +119,7 @@ describe('frameworkNoise', () => {
           eps.push(ep(f, v, `task${t}`, `${f}:task${t}`, rng.chance(p + 0.02 * (v - 10)) ? 1 : 0));
       }
     }
-    const n = frameworkNoise(eps, ['a', 'b', 'c'], [0, 100], { paired: true, draws: 200 });
+    const n = frameworkNoise(eps, ['a', 'b', 'c'], [0, 100], { design: 'paired', draws: 200 });
     expect(n.exposureSlope[0]).toBeGreaterThan(0.01);
     expect(n.exposureSlope[0]).toBeLessThan(0.03);
     // Unadjusted, c would lead a by 12 pp; adjusted, the frameworks agree within noise.
@@ -137,7 +137,7 @@ describe('frameworkNoise', () => {
         for (let k = 0; k < 8; k++)
           eps.push(ep(f, t, `task${t}`, `${f}:task${t}`, rng.chance(p + (f === 'b' ? 0.1 : 0)) ? 1 : 0));
     }
-    const n = frameworkNoise(eps, ['a', 'b'], [0, 1000], { paired: true, lockstep: true, draws: 200 });
+    const n = frameworkNoise(eps, ['a', 'b'], [0, 1000], { design: 'lockstep', draws: 200 });
     expect(n.exposureSlope).toEqual([null]);
     expect(n.height.diff).toBeLessThan(-0.1 + 3 * n.height.se);
     expect(n.height.diff).toBeGreaterThan(-0.1 - 3 * n.height.se);
@@ -152,7 +152,7 @@ describe('frameworkNoise', () => {
       ...groups('b', 1, 't', 1, 4, 1),
       ...groups('c', 1, 't', 1, 4, 1),
     ];
-    const n = frameworkNoise(eps, ['a', 'b', 'c'], [0, 3, 6], { paired: false, draws: 20 });
+    const n = frameworkNoise(eps, ['a', 'b', 'c'], [0, 3, 6], { design: 'templates', draws: 20 });
     expect(n.adjusted['a']).toEqual([0.5, null]);
     expect(n.adjusted['b']).toEqual([0.25, null]);
     expect(n.height).toMatchObject({ a: 'a', b: 'b' });

@@ -35,7 +35,7 @@ export interface FrameworkNoise {
   /** Bin edges over weight versions, as frameworkCurves draws them. */
   edges: number[];
   frameworks: string[];
-  paired: boolean;
+  design: Design;
   /** Paired (not lock-step): per bin, the reward gained per weight version a task group is played later than the task's others. */
   exposureSlope: (number | null)[];
   /** Standardised mean reward per framework per bin (null: no stratum every framework played there). */
@@ -241,13 +241,14 @@ function resample(units: readonly (readonly Group[])[], rng: Prng, paired: boole
  * templates: strata are task templates; paired: tasks, each framework's effect adjusted for exposure;
  * lockstep: tasks played by every framework at the same weights, so nothing to adjust (the effect within task).
  */
-type Design = 'templates' | 'paired' | 'lockstep';
+export type Design = 'templates' | 'paired' | 'lockstep';
 
 export interface FrameworkNoiseOptions {
-  /** Strata are tasks every framework's clients played (resampled whole); else templates, groups resampled. */
-  paired: boolean;
-  /** Paired, in lock-step (the bench's --lockstep): no version offsets within a task, no exposure fit. */
-  lockstep?: boolean;
+  /**
+   * paired and lockstep: strata are tasks every framework's clients played (resampled whole); templates: task
+   * templates, groups resampled.
+   */
+  design: Design;
   draws?: number;
   seed?: number;
 }
@@ -263,6 +264,8 @@ export function frameworkNoise(
   o: FrameworkNoiseOptions,
 ): FrameworkNoise {
   const draws = o.draws ?? 500;
+  const { design } = o;
+  const paired = design !== 'templates';
   const nBins = edges.length - 1;
   const binOf = (v: number): number => {
     for (let i = nBins - 1; i >= 0; i--) if (v >= edges[i]!) return i;
@@ -282,12 +285,11 @@ export function frameworkNoise(
   const bins = groupMaps.map((m) => [...m.values()]);
   // Resampling units: a task with all its frameworks' groups (paired), else one group.
   const units = bins.map((gs) => {
-    if (!o.paired) return gs.map((g) => [g]);
+    if (!paired) return gs.map((g) => [g]);
     const byTask = new Map<string, Group[]>();
     for (const g of gs) push(byTask, g.stratum, g);
     return [...byTask.values()];
   });
-  const design: Design = !o.paired ? 'templates' : o.lockstep ? 'lockstep' : 'paired';
   const measured = bins.map((gs) => binCurve(gs, frameworks, design));
   const adjusted: Curves = Object.fromEntries(frameworks.map((f) => [f, measured.map((m) => m.get(f)?.mean ?? null)]));
   const counts: Record<string, number[]> = Object.fromEntries(
@@ -310,7 +312,7 @@ export function frameworkNoise(
   for (let d = 0; d < draws; d++)
     boot.push(
       curvesOf(
-        units.map((u) => resample(u, rng, o.paired)),
+        units.map((u) => resample(u, rng, paired)),
         frameworks,
         design,
       ),
@@ -354,7 +356,7 @@ export function frameworkNoise(
   return {
     edges,
     frameworks,
-    paired: o.paired,
+    design,
     exposureSlope,
     adjusted,
     se,

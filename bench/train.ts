@@ -50,7 +50,7 @@ import {
 import { routePath, workerRoutes } from '../src/shared/worker-routes';
 import { z } from 'zod';
 import { loadTasks } from '../resources/examples/index';
-import { frameworkNoise, noiseTable, type Figure, type FrameworkNoise } from './framework-noise';
+import { frameworkNoise, noiseTable, type Design, type Figure, type FrameworkNoise } from './framework-noise';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const EXAMPLE_DIR = join(ROOT, 'resources', 'examples', 'calculator-agent');
@@ -121,10 +121,14 @@ export const trainBenchHelp = `npm run bench -- train [options]
 /** The clients' environment of a paired run: the task order, and in a calm lock-step run its sync folder. */
 const pairedEnv = (s: RunSettings): Record<string, string> => ({
   AGENTJET_PAIRED_TASKS: '1',
-  ...(s.lockstep && s.mode === 'calm'
+  ...(s.design === 'lockstep' && s.mode === 'calm'
     ? { AGENTJET_PAIRED_SYNC: join(s.runDir, 'paired-sync'), AGENTJET_PAIRED_PEERS: String(s.frameworks.length) }
     : {}),
 });
+
+/** How the frameworks' clients are matched, read once from the arguments (--lockstep implies --paired). */
+const designOf = (args: readonly string[]): Design =>
+  args.includes('--lockstep') ? 'lockstep' : args.includes('--paired') ? 'paired' : 'templates';
 
 const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -147,10 +151,11 @@ interface RunSettings {
   killEveryS: number;
   evalEveryMin: number;
   lrEnd: number | null;
-  /** Every framework's clients play the same task order (AGENTJET_PAIRED_TASKS). */
-  paired: boolean;
-  /** ... in lock-step (AGENTJET_PAIRED_SYNC), in the calm run. */
-  lockstep: boolean;
+  /**
+   * paired: every framework's clients play the same task order (AGENTJET_PAIRED_TASKS); lockstep: and in
+   * lock-step (AGENTJET_PAIRED_SYNC), in the calm run; templates: each client its own order.
+   */
+  design: Design;
   runDir: string;
   args: string[];
   out: (line: string) => void;
@@ -286,7 +291,7 @@ async function runOnce(s: RunSettings): Promise<RunResult> {
             serverUrl: ledger.url,
             joinToken: tokens.join,
             groupSize: t.groupSize,
-            ...(s.paired ? { env: pairedEnv(s) } : {}),
+            ...(s.design !== 'templates' ? { env: pairedEnv(s) } : {}),
             log,
           }),
         ),
@@ -425,8 +430,7 @@ function frameworkFigures(
   episodes: readonly EndedTrainEpisode[],
   frameworks: string[],
   bins: number,
-  pairedTasks: boolean,
-  lockstep: boolean,
+  design: Design,
   out: (line: string) => void,
 ): { curves: FrameworkCurves; noise: FrameworkNoise; json: Record<string, unknown> } {
   const curves = frameworkCurves([...episodes], frameworks, bins);
@@ -435,12 +439,12 @@ function frameworkFigures(
   const noise = frameworkNoise(
     episodes.map((e) => ({
       ...e,
-      stratum: pairedTasks ? e.taskId : (templateOf.get(e.taskId) ?? e.taskId),
+      stratum: design !== 'templates' ? e.taskId : (templateOf.get(e.taskId) ?? e.taskId),
       group: `${e.clientId}:${e.taskId}`,
     })),
     frameworks,
     curves.edges,
-    { paired: pairedTasks, lockstep },
+    { design },
   );
   const versions = (curves.edges.at(-1) ?? 1) - 1;
   out('');
@@ -454,9 +458,9 @@ function frameworkFigures(
   );
   out('');
   out(
-    lockstep
+    design === 'lockstep'
       ? `the same curves over the tasks every framework played in the bin (paired task order, in lock-step: each task at the same weights), compared within task, each ± its SE (bootstrap over tasks; episodes in brackets):`
-      : pairedTasks
+      : design === 'paired'
         ? `the same curves over the tasks every framework played in the bin (paired task order), adjusted for each group's version offset within its task (exposure slope per bin: ${noise.exposureSlope.map((x) => (x === null ? '–' : x.toFixed(4))).join(', ')} reward per version), each ± its SE (bootstrap over tasks; episodes in brackets):`
         : `the same curves standardised by task template (per-template means weighted by all frameworks' template mix in the bin), each ± its SE (bootstrap over task groups; episodes in brackets):`,
   );
@@ -480,7 +484,8 @@ function frameworkFigures(
       framework_height_diff: round(noise.height.diff, 4),
       framework_height_diff_se: round(noise.height.se, 4),
       framework_bin_diff_se_max: round(noise.maxCellDiffSe, 4),
-      paired_tasks: pairedTasks,
+      paired_tasks: design !== 'templates',
+      ...(design === 'lockstep' ? { lockstep: true } : {}),
     },
   };
 }
@@ -511,18 +516,10 @@ function reanalyse(dir: string, args: string[], out: (line: string) => void): Re
   const bins = Number(argValue(args, '--bins') ?? 4);
   if (!(bins > 0)) throw new Error(`bad options\n${trainBenchHelp}`);
   out(`${episodes.length} ended train episodes of ${file}`);
-  const { curves, json } = frameworkFigures(
-    episodes,
-    frameworks,
-    bins,
-    args.includes('--paired') || args.includes('--lockstep'),
-    args.includes('--lockstep'),
-    out,
-  );
+  const { curves, json } = frameworkFigures(episodes, frameworks, bins, designOf(args), out);
   return {
     bench: 'train',
     reanalysed: dir,
-    ...(args.includes('--lockstep') ? { lockstep: true } : {}),
     framework_curve_mad: round(curves.maxMadVsAll, 4),
     framework_curve_mad_pairwise: round(curves.maxPairwiseMad, 4),
     ...json,
@@ -557,8 +554,7 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     lrEndArg === undefined ? (argValue(args, '--lr') === undefined ? DEFAULT_LR_END : null) : Number(lrEndArg);
   if (lrEnd !== null && !(lrEnd > 0)) throw new Error('--lr-end: a positive learning rate');
   const chaos = !args.includes('--no-chaos');
-  const lockstep = args.includes('--lockstep');
-  const pairedTasks = lockstep || args.includes('--paired');
+  const design = designOf(args);
   const runDir = resolve(argValue(args, '--run-dir') ?? join('runs', `bench-train-${stamp()}`));
   const counts: Record<string, number> = Object.fromEntries(
     frameworks.map((k) => [k, k === 'python' ? pythonClients : clientsPer]),
@@ -572,7 +568,7 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     !(killEveryS > 0)
   )
     throw new Error(`bad options\n${trainBenchHelp}`);
-  if (lockstep && new Set(Object.values(counts)).size > 1)
+  if (design === 'lockstep' && new Set(Object.values(counts)).size > 1)
     throw new Error('--lockstep: every framework needs the same number of clients (--python-clients)');
   const out = (line: string): void => console.log(line);
   const wall0 = performance.now();
@@ -584,14 +580,13 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     killEveryS,
     evalEveryMin,
     lrEnd,
-    paired: pairedTasks,
-    lockstep,
+    design,
     args,
     out,
   };
   const calm = await runOnce({ ...common, mode: 'calm', runDir: join(runDir, 'calm'), warmEval: true });
   const warm = calm.warm!;
-  const figures = frameworkFigures(calm.episodes, frameworks, bins, pairedTasks, lockstep, out);
+  const figures = frameworkFigures(calm.episodes, frameworks, bins, design, out);
   const { curves } = figures;
   out(`calm train success by quarter of its episodes: ${trainSuccessByQuarter(calm)}`);
   const gainPp = 100 * (calm.final.successRate - warm.successRate);
@@ -639,7 +634,6 @@ export async function benchTrain(args: string[]): Promise<Record<string, unknown
     chaos_success_final: chaosRun ? round(chaosRun.final.successRate, 3) : null,
     gain_pp: round(gainPp, 1),
     gain_paired_se_pp: round(100 * paired.pairedSe, 1),
-    ...(lockstep ? { lockstep: true } : {}),
     chaos_gain_pp: chaosRun ? round(100 * (chaosRun.final.successRate - warm.successRate), 1) : null,
     eval_episodes: evalEpisodes,
     success_se: round(binomialSe(calm.final.successRate, calm.final.episodes), 3),
