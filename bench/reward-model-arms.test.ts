@@ -7,6 +7,8 @@ const options: ArmsOptions = {
   klSweep: [0.3],
   scaleRewards: 'group',
   scaleSweep: ['batch'],
+  rmForm: 'standardized',
+  formSweep: ['probability'],
   relabelEvery: 10,
   labelsPerRound: 32,
   labelPick: 'uncertain',
@@ -22,13 +24,14 @@ const options: ArmsOptions = {
 };
 
 describe('armSpecs', () => {
-  it('adds the KL and scale sweeps after the named arms, each on the labels of the reward model trained once', () => {
+  it('adds the KL, scale and form sweeps after the named arms, each on the labels of the reward model trained once', () => {
     const specs = armSpecs(options, 'base');
-    expect(specs.map((s) => [s.name, s.klCoef, s.scale, s.runId])).toEqual([
-      ['rm-kl', 0.1, 'group', 'base'],
-      ['verifiable', 0, 'group', 'base'],
-      ['rm-kl@0.3', 0.3, 'group', 'base'],
-      ['rm-kl/batch', 0.1, 'batch', 'base'],
+    expect(specs.map((s) => [s.name, s.klCoef, s.scale, s.form, s.runId])).toEqual([
+      ['rm-kl', 0.1, 'group', 'standardized', 'base'],
+      ['verifiable', 0, 'group', 'standardized', 'base'],
+      ['rm-kl@0.3', 0.3, 'group', 'standardized', 'base'],
+      ['rm-kl/batch', 0.1, 'batch', 'standardized', 'base'],
+      ['rm-kl/probability', 0.1, 'group', 'probability', 'base'],
     ]);
   });
 });

@@ -6,13 +6,15 @@
 //   rm-kl-relabel-ens  rm-kl-relabel with an ensemble of --ensemble E members, score mean − --ensemble-k·std
 //   verifiable         the verifiable reward itself (the ceiling)
 // --kl-sweep a,b,… adds rm-kl arms at those coefficients (how --kl-coef's default was chosen);
-// --scale-sweep adds rm-kl arms that scale GRPO's advantages otherwise (the worker's --scale-rewards).
+// --scale-sweep adds rm-kl arms that scale GRPO's advantages otherwise (the worker's --scale-rewards);
+// --form-sweep adds rm-kl arms whose reward is the model's score in another form (standardized, probability).
 import { join } from 'node:path';
 import type { RewardModelService } from '../src/node/services/reward-model-service';
 import type { Store } from '../src/node/store/types';
 import type { RewardEnsembleRef, RewardModelRef } from '../src/shared/reward-model';
 import type { WorkbenchEvent } from '../src/shared/workbench-api';
 import type { RewardScale } from '../src/shared/advantages';
+import type { RmForm } from '../resources/examples/calculator-rm/reward';
 import type { EvalSummary } from '../src/node/eval';
 import { relabelHooks, trainMembers, type LabelPick, type RmTrainOptions } from './reward-model-loop';
 import { runArm, type ArmBudget, type ArmResult } from './reward-model-policy';
@@ -28,6 +30,9 @@ export interface ArmsOptions extends ArmBudget {
   /** GRPO's divisor in every arm (the worker's --scale-rewards). */
   scaleRewards: RewardScale;
   scaleSweep: readonly RewardScale[];
+  /** How the score enters the reward in every arm (calculator-rm's AGENTJET_RM_FORM). */
+  rmForm: RmForm;
+  formSweep: readonly RmForm[];
   relabelEvery: number;
   labelsPerRound: number;
   labelPick: LabelPick;
@@ -40,6 +45,7 @@ export interface ArmSpec {
   kind: 'rm' | 'verifiable';
   klCoef: number;
   scale: RewardScale;
+  form: RmForm;
   relabel: boolean;
   members: number;
   /** The store run whose labels the arm's reward models train on. */
@@ -53,6 +59,7 @@ export function armSpecs(o: ArmsOptions, baseRun: string): ArmSpec[] {
     kind: name === 'verifiable' ? 'verifiable' : 'rm',
     klCoef: name === 'rm' || name === 'verifiable' ? 0 : o.klCoef,
     scale: o.scaleRewards,
+    form: o.rmForm,
     relabel: name.includes('relabel'),
     members: name.endsWith('-ens') ? o.ensemble : 1,
     runId: name.includes('relabel') ? `${baseRun}-${name}` : baseRun,
@@ -62,6 +69,7 @@ export function armSpecs(o: ArmsOptions, baseRun: string): ArmSpec[] {
     kind: 'rm',
     klCoef: k,
     scale: o.scaleRewards,
+    form: o.rmForm,
     relabel: false,
     members: 1,
     runId: baseRun,
@@ -71,11 +79,22 @@ export function armSpecs(o: ArmsOptions, baseRun: string): ArmSpec[] {
     kind: 'rm',
     klCoef: o.klCoef,
     scale,
+    form: o.rmForm,
     relabel: false,
     members: 1,
     runId: baseRun,
   }));
-  return [...o.arms.map(spec), ...sweep, ...scales];
+  const forms = o.formSweep.map((form): ArmSpec => ({
+    name: `rm-kl/${form}`,
+    kind: 'rm',
+    klCoef: o.klCoef,
+    scale: o.scaleRewards,
+    form,
+    relabel: false,
+    members: 1,
+    runId: baseRun,
+  }));
+  return [...o.arms.map(spec), ...sweep, ...scales, ...forms];
 }
 
 export interface ArmOutcome {
@@ -160,6 +179,7 @@ export async function runArms(o: ArmsOptions, c: ArmsContext): Promise<{ warm: E
       warmEval: warm === null,
       klCoef: spec.klCoef,
       scaleRewards: spec.scale,
+      rmForm: spec.form,
       log: c.log,
       ...(ref ? { rm: ref } : {}),
       ...(relabel ? { hooks: relabel.hooks } : {}),

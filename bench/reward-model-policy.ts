@@ -14,6 +14,7 @@ import { rewardModelPointerSource, type RewardEnsembleRef, type RewardModelRef }
 import { StatusSchema } from '../src/shared/swarm-protocol';
 import { workerRoutes } from '../src/shared/worker-routes';
 import type { RewardScale } from '../src/shared/advantages';
+import type { RmForm } from '../resources/examples/calculator-rm/reward';
 import { startArmWorker } from './arm-worker';
 
 const EXAMPLES = resolve(import.meta.dirname, '..', 'resources', 'examples');
@@ -42,6 +43,8 @@ export interface ArmOptions extends ArmBudget {
   klCoef?: number;
   /** --scale-rewards of the worker: GRPO's divisor (default the worker's, group). */
   scaleRewards?: RewardScale;
+  /** How the rm arm's client puts the score into the reward (AGENTJET_RM_FORM; default standardized). */
+  rmForm?: RmForm;
   /** Called once the clients run; what it returns sees every train episode and update. */
   hooks?: (ctx: ArmContext) => ArmHooks;
 }
@@ -115,7 +118,9 @@ export async function runArm(o: ArmOptions): Promise<ArmResult> {
     count: o.clients,
     env: {
       AGENTJET_GROUP_SIZE: '8',
-      ...(o.arm === 'rm' ? { AGENTJET_RULE_WEIGHT: '0', AGENTJET_RM_WEIGHT: '1' } : {}),
+      ...(o.arm === 'rm'
+        ? { AGENTJET_RULE_WEIGHT: '0', AGENTJET_RM_WEIGHT: '1', AGENTJET_RM_FORM: o.rmForm ?? 'standardized' }
+        : {}),
     },
   });
   runner.on('client:log', (l) => {

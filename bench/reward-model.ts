@@ -25,6 +25,7 @@ import { RewardModelService } from '../src/node/services/reward-model-service';
 import { openStore } from '../src/node/store/store';
 import type { Conversation } from '../src/shared/reward-model';
 import { REWARD_SCALES, type RewardScale } from '../src/shared/advantages';
+import { RM_FORMS, type RmForm } from '../resources/examples/calculator-rm/reward';
 import type { WorkbenchEvent } from '../src/shared/workbench-api';
 import { argValue, round } from './engine';
 import { ARM_NAMES, armSpecs, runArms, type ArmName, type ArmOutcome } from './reward-model-arms';
@@ -53,6 +54,10 @@ export const rewardModelBenchHelp = `npm run bench -- reward-model [options]
   --scale-rewards S    GRPO's divisor in every arm: group (the group's reward std; default), batch (the
                        update's), none (Dr. GRPO) — the worker's --scale-rewards
   --scale-sweep a,b,…  extra rm-kl arms at these scales (named rm-kl/<scale>)
+  --rm-form F          how the score is the reward in every rm arm: standardized ((s − mean) / std over its
+                       training episodes; default) or probability (the model's P(good), 0..1; not with the
+                       ensemble arm) — calculator-rm's AGENTJET_RM_FORM
+  --form-sweep a,b,…   extra rm-kl arms in these forms (named rm-kl/<form>)
   --relabel-every K    policy updates between labelling rounds (default 10)
   --labels-per-round M labels per round of the policy's newest episodes (default 32)
   --label-pick P       which ones: uncertain (the reward model least sure), top (it scores highest: where the
@@ -84,6 +89,12 @@ function labelPick(raw: string | undefined): LabelPick {
 function rewardScale(raw: string): RewardScale {
   const found = REWARD_SCALES.find((s) => s === raw);
   if (found === undefined) throw new Error(`--scale-rewards and --scale-sweep take ${REWARD_SCALES.join(', ')}`);
+  return found;
+}
+
+function rmForm(raw: string): RmForm {
+  const found = RM_FORMS.find((f) => f === raw);
+  if (found === undefined) throw new Error(`--rm-form and --form-sweep take ${RM_FORMS.join(', ')}`);
   return found;
 }
 
@@ -133,6 +144,8 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     klSweep: (argValue(args, '--kl-sweep') ?? '').split(',').filter(Boolean).map(Number),
     scaleRewards: rewardScale(argValue(args, '--scale-rewards') ?? 'group'),
     scaleSweep: (argValue(args, '--scale-sweep') ?? '').split(',').filter(Boolean).map(rewardScale),
+    rmForm: rmForm(argValue(args, '--rm-form') ?? 'standardized'),
+    formSweep: (argValue(args, '--form-sweep') ?? '').split(',').filter(Boolean).map(rmForm),
     relabelEvery: num(args, '--relabel-every', 10),
     labelsPerRound: num(args, '--labels-per-round', 32),
     labelPick: labelPick(argValue(args, '--label-pick')),
@@ -140,6 +153,10 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
     ensembleK: nonNegative(args, '--ensemble-k', 1),
   };
   if (o.klSweep.some((k) => !Number.isFinite(k) || k < 0)) throw new Error('--kl-sweep takes coefficients ≥ 0');
+  if (o.rmForm === 'probability' && o.arms.includes('rm-kl-relabel-ens'))
+    throw new Error(
+      '--rm-form probability: the ensemble arm scores standardized (name --arms without rm-kl-relabel-ens)',
+    );
   const runDir = resolve(argValue(args, '--run-dir') ?? mkdtempSync(join(tmpdir(), 'agentjet-bench-rm-')));
   mkdirSync(runDir, { recursive: true });
   const out = (line: string): void => console.log(line);
@@ -284,6 +301,7 @@ export async function benchRewardModel(args: string[]): Promise<Record<string, u
               labels: a.labels,
               kl: a.spec.klCoef,
               scale: a.spec.scale,
+              form: a.spec.form,
               updates: a.result.updates,
               ...(a.spec.relabel ? { rounds: a.rounds, versions: a.versions } : {}),
             },

@@ -177,3 +177,11 @@ export type DatasetLine = z.infer<typeof DatasetLineSchema>;
 
 /** σ(score): the probability of "good" for a pointwise-trained model. */
 export const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
+
+/**
+ * The model's probability that an episode is good. The pointwise (logistic) loss, alone or with pairs, fixes
+ * the score's zero, so σ(score); a pairwise-only model's scores have no zero: σ(score − its training mean).
+ */
+export function goodProbability(score: number, m: Pick<RewardModelManifest, 'loss' | 'scoreStats'>): number {
+  return sigmoid(score - (m.loss === 'pairwise' ? m.scoreStats.mean : 0));
+}

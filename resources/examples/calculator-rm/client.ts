@@ -22,18 +22,24 @@ const tasks = loadExampleTasks(
 const weights = weightsFromEnv(process.env);
 const rm = await RewardEnsemble.fromPointer(rewardModelPointer);
 const single = rm?.members.length === 1 ? rm.members[0]! : null;
+if (rm && !single && weights.form === 'probability')
+  throw new Error('AGENTJET_RM_FORM=probability needs a single reward model; the deployed pointer is an ensemble');
 const penalty = single ? '' : `; mean − ${rm?.stdPenalty}·std`;
 console.log(
   rm
     ? `reward model ${rm.versions} (${rm.members[0]!.sha256.slice(0, 12)}${penalty})` +
-        ` · weights rule ${weights.rule} rm ${weights.rm}`
+        ` · weights rule ${weights.rule} rm ${weights.rm} (${weights.form})`
     : `no reward model deployed: the format rule is the reward (weight ${weights.rule})`,
 );
 
 /** One model: its raw score and training statistics; an ensemble: its penalized standardized score. */
-async function score(history: ChatMessage[]): Promise<Pick<ScoredEpisode, 'rmScore' | 'rmStats' | 'rmStd'>> {
+async function score(history: ChatMessage[]): Promise<Pick<ScoredEpisode, 'rmScore' | 'rmStats' | 'rmLoss' | 'rmStd'>> {
   if (single)
-    return { rmScore: await single.scoreEpisode(history, calculatorEnv.tools), rmStats: single.manifest.scoreStats };
+    return {
+      rmScore: await single.scoreEpisode(history, calculatorEnv.tools),
+      rmStats: single.manifest.scoreStats,
+      rmLoss: single.manifest.loss,
+    };
   if (!rm) return { rmScore: null };
   const s = await rm.scoreEpisode(history, calculatorEnv.tools);
   return { rmScore: s.score, rmStd: s.std };

@@ -27,7 +27,7 @@ describe('calculator-rm reward', () => {
     const history = [sys, ask, call, tool, answer('#### 5')];
     const r = combineReward(
       { history, verifiable: 1, rmScore: 2.5, rmStats: { mean: 0.5, std: 2 } },
-      { rule: 0.5, rm: 2 },
+      { rule: 0.5, rm: 2, form: 'standardized' },
     );
     expect(r.reward).toBeCloseTo(0.5 + 2 * 1);
     expect(r.metrics).toMatchObject({
@@ -38,7 +38,10 @@ describe('calculator-rm reward', () => {
     });
     // The model's score alone (what the loop-closing benchmark trains on).
     expect(
-      combineReward({ history, verifiable: 0, rmScore: -1, rmStats: { mean: 0, std: 1 } }, { rule: 0, rm: 1 }).reward,
+      combineReward(
+        { history, verifiable: 0, rmScore: -1, rmStats: { mean: 0, std: 1 } },
+        { rule: 0, rm: 1, form: 'standardized' },
+      ).reward,
     ).toBe(-1);
     // No model deployed: the rule alone, no rm metrics.
     const ruleOnly = combineReward({ history, verifiable: 1, rmScore: null });
@@ -46,10 +49,40 @@ describe('calculator-rm reward', () => {
     expect(ruleOnly.metrics[RM_SCORE_METRIC]).toBeUndefined();
   });
 
-  it('reads the weights from the environment', () => {
-    expect(weightsFromEnv({})).toEqual({ rule: 1, rm: 1 });
-    expect(weightsFromEnv({ AGENTJET_RULE_WEIGHT: '0', AGENTJET_RM_WEIGHT: '2.5' })).toEqual({ rule: 0, rm: 2.5 });
+  it('the probability form rewards P(good), bounded where the standardized score is not', () => {
+    const history = [sys, ask, call, tool, answer('#### 5')];
+    const form = { rule: 0, rm: 1, form: 'probability' } as const;
+    const scored = (rmScore: number, loss: 'pointwise' | 'both' | 'pairwise') =>
+      combineReward({ history, verifiable: 0, rmScore, rmStats: { mean: 2, std: 0.5 }, rmLoss: loss }, form).reward;
+    // A logistic-trained score's zero is "undecided"; a pairwise-only model's is its training mean.
+    expect(scored(0, 'pointwise')).toBeCloseTo(0.5);
+    expect(scored(0, 'both')).toBeCloseTo(0.5);
+    expect(scored(2, 'pairwise')).toBeCloseTo(0.5);
+    expect(scored(Math.log(3), 'pointwise')).toBeCloseTo(0.75);
+    // Far past anything labelled it saturates at 1; standardized it keeps growing.
+    expect(scored(40, 'both')).toBeCloseTo(1);
+    expect(
+      combineReward(
+        { history, verifiable: 0, rmScore: 40, rmStats: { mean: 2, std: 0.5 } },
+        { ...form, form: 'standardized' },
+      ).reward,
+    ).toBeCloseTo(76);
+    // An ensemble's score carries no loss or statistics: refused, not guessed.
+    expect(() => combineReward({ history, verifiable: 0, rmScore: 1, rmStd: 0.2 }, form)).toThrow(
+      'single reward model',
+    );
+  });
+
+  it('reads the weights and the form from the environment', () => {
+    expect(weightsFromEnv({})).toEqual({ rule: 1, rm: 1, form: 'standardized' });
+    expect(weightsFromEnv({ AGENTJET_RULE_WEIGHT: '0', AGENTJET_RM_WEIGHT: '2.5' })).toEqual({
+      rule: 0,
+      rm: 2.5,
+      form: 'standardized',
+    });
+    expect(weightsFromEnv({ AGENTJET_RM_FORM: 'probability' }).form).toBe('probability');
     expect(() => weightsFromEnv({ AGENTJET_RM_WEIGHT: 'lots' })).toThrow('AGENTJET_RM_WEIGHT must be a number');
+    expect(() => weightsFromEnv({ AGENTJET_RM_FORM: 'logit' })).toThrow('AGENTJET_RM_FORM must be one of');
   });
 });
 
