@@ -64,36 +64,15 @@ export function armSpecs(o: ArmsOptions, baseRun: string): ArmSpec[] {
     members: name.endsWith('-ens') ? o.ensemble : 1,
     runId: name.includes('relabel') ? `${baseRun}-${name}` : baseRun,
   });
-  const sweep = o.klSweep.map((k): ArmSpec => ({
-    name: `rm-kl@${k}`,
-    kind: 'rm',
-    klCoef: k,
-    scale: o.scaleRewards,
-    form: o.rmForm,
-    relabel: false,
-    members: 1,
-    runId: baseRun,
-  }));
-  const scales = o.scaleSweep.map((scale): ArmSpec => ({
-    name: `rm-kl/${scale}`,
-    kind: 'rm',
-    klCoef: o.klCoef,
-    scale,
-    form: o.rmForm,
-    relabel: false,
-    members: 1,
-    runId: baseRun,
-  }));
-  const forms = o.formSweep.map((form): ArmSpec => ({
-    name: `rm-kl/${form}`,
-    kind: 'rm',
-    klCoef: o.klCoef,
-    scale: o.scaleRewards,
-    form,
-    relabel: false,
-    members: 1,
-    runId: baseRun,
-  }));
+  // A sweep arm is the rm-kl arm with one setting varied.
+  const variant = (name: string, vary: Partial<Pick<ArmSpec, 'klCoef' | 'scale' | 'form'>>): ArmSpec => ({
+    ...spec('rm-kl'),
+    name,
+    ...vary,
+  });
+  const sweep = o.klSweep.map((klCoef) => variant(`rm-kl@${klCoef}`, { klCoef }));
+  const scales = o.scaleSweep.map((scale) => variant(`rm-kl/${scale}`, { scale }));
+  const forms = o.formSweep.map((form) => variant(`rm-kl/${form}`, { form }));
   return [...o.arms.map(spec), ...sweep, ...scales, ...forms];
 }
 

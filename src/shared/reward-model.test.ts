@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ensembleScore, RewardModelPointerSchema, rewardModelPointerSource } from './reward-model';
+import {
+  ensembleScore,
+  goodProbability,
+  RewardModelPointerSchema,
+  rewardModelPointerSource,
+  scoreCenter,
+} from './reward-model';
 
 const ref = (v: number) => ({ folder: `/rm/v${v}`, sha256: String(v).repeat(64), version: v });
 
@@ -34,6 +40,18 @@ describe('ensembleScore', () => {
     ).toBe(1);
     expect(ensembleScore([4], [{ mean: 1, std: 0 }], 1).score).toBe(3);
     expect(() => ensembleScore([1, 2], [{ mean: 0, std: 1 }], 1)).toThrow('2 scores for 1 members');
+  });
+});
+
+describe('scoreCenter', () => {
+  it('is 0 where the logistic loss fixed the zero, the training mean for a pairwise-only model', () => {
+    const scoreStats = { mean: 1.5, std: 0.5 };
+    expect(scoreCenter({ loss: 'pointwise', scoreStats })).toBe(0);
+    expect(scoreCenter({ loss: 'both', scoreStats })).toBe(0);
+    expect(scoreCenter({ loss: 'pairwise', scoreStats })).toBe(1.5);
+    // The probability of good is ½ exactly at the center.
+    expect(goodProbability(1.5, { loss: 'pairwise', scoreStats })).toBe(0.5);
+    expect(goodProbability(0, { loss: 'both', scoreStats })).toBe(0.5);
   });
 });
 

@@ -178,10 +178,15 @@ export type DatasetLine = z.infer<typeof DatasetLineSchema>;
 /** σ(score): the probability of "good" for a pointwise-trained model. */
 export const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 
+type ScoreScale = Pick<RewardModelManifest, 'loss' | 'scoreStats'>;
+
 /**
- * The model's probability that an episode is good. The pointwise (logistic) loss, alone or with pairs, fixes
- * the score's zero, so σ(score); a pairwise-only model's scores have no zero: σ(score − its training mean).
+ * The score where the model is undecided between good and bad. The pointwise (logistic) loss, alone or with pairs,
+ * fixes the score's zero; a pairwise-only model's scores have no zero, so its training mean stands in.
  */
-export function goodProbability(score: number, m: Pick<RewardModelManifest, 'loss' | 'scoreStats'>): number {
-  return sigmoid(score - (m.loss === 'pairwise' ? m.scoreStats.mean : 0));
+export const scoreCenter = (m: ScoreScale): number => (m.loss === 'pairwise' ? m.scoreStats.mean : 0);
+
+/** The model's probability that an episode is good: σ(score − its center). */
+export function goodProbability(score: number, m: ScoreScale): number {
+  return sigmoid(score - scoreCenter(m));
 }

@@ -2,7 +2,7 @@
 // run's newest reward model through the SDK's onnxruntime-node scorer, scores cached per model), JSONL
 // import/export, and an episode's conversation as the reward model reads it. Works on any stored run.
 import { userInfo } from 'node:os';
-import type { Conversation } from '../../shared/reward-model';
+import { scoreCenter, type Conversation } from '../../shared/reward-model';
 import type { Label, NewLabel, QueueItem } from '../../shared/rewards-api';
 import { WorkbenchError, type WorkbenchParsedParams as P, type WorkbenchResult as R } from '../../shared/workbench-api';
 import { RewardModel } from '../../sdk/reward-model';
@@ -142,7 +142,7 @@ export class LabelsService {
       missing.forEach((m, i) => cache.scores.set(m.id, got[i]!));
       scores = cache.scores;
       loss = cache.model.manifest.loss;
-      center = loss === 'pointwise' ? 0 : cache.model.manifest.scoreStats.mean;
+      center = scoreCenter(cache.model.manifest);
     }
     const candidates: QueueCandidate[] = rows.map((r) => ({
       episodeId: r.episodeId,
