@@ -17,6 +17,7 @@ import { benchRewardModel } from './reward-model';
 import { benchServer } from './server';
 import { benchStore } from './store';
 import { benchTrain } from './train';
+import { benchTrl } from './trl';
 import { benchWarmstart } from './warmstart';
 
 type Bench = (args: string[]) => Promise<Record<string, unknown>>;
@@ -211,6 +212,13 @@ const benches: Record<string, Entry> = {
       '3',
     ],
     smokeLimitS: 150,
+  },
+  trl: {
+    about:
+      "our default training vs Hugging Face TRL's GRPOTrainer on the same model, episode, batch and minutes: held-out success curves, updates, episodes/min",
+    run: benchTrl,
+    smoke: ['--smoke'],
+    smokeLimitS: 300,
   },
   warmstart: {
     about: 'held-out success of the warm-started built-in model on both example tasks',

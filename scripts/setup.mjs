@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // One-shot, idempotent set-up: npm packages (Electron binary skipped where it cannot be fetched)
-// and the engine's Python virtualenv from gpu-worker/engine/requirements.txt.
+// and the engine's Python virtualenv from gpu-worker/engine/requirements.txt (and the benchmarks'
+// bench/python/requirements.txt).
 // Plain Node with no dependencies, so it runs before `node_modules` exists.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -50,14 +51,15 @@ if (process.env.AGENTJET_PYTHON) {
   const venv = join(root, 'gpu-worker', 'engine', '.venv');
   const py = join(venv, 'bin', 'python');
   const stamp = join(venv, '.requirements.sha256');
-  const want = sha('gpu-worker/engine/requirements.txt');
+  const requirements = ['gpu-worker/engine/requirements.txt', 'bench/python/requirements.txt'];
+  const want = requirements.map(sha).join(' ');
   const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
   if (!existsSync(py) || have !== want) {
     console.log('[setup] creating the engine virtualenv (torch, transformers, …)…');
     const python = process.env.PYTHON ?? 'python3';
     if (!existsSync(py)) run(python, ['-m', 'venv', venv], { stdio: 'inherit' });
     const env = { ...process.env, PIP_RETRIES: process.env.PIP_RETRIES ?? '0', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
-    run(py, ['-m', 'pip', 'install', '-q', '-r', 'gpu-worker/engine/requirements.txt'], { env, stdio: 'inherit' });
+    run(py, ['-m', 'pip', 'install', '-q', ...requirements.flatMap((r) => ['-r', r])], { env, stdio: 'inherit' });
     writeFileSync(stamp, `${want}\n`);
   } else {
     log('engine virtualenv up to date');
