@@ -161,7 +161,7 @@ function runTrl(p: Plan, out: string): Promise<z.infer<typeof TrlResultSchema>> 
 }
 
 /** Held-out success of a saved model folder, served by a fresh worker (the evaluation the worker arm gets). */
-async function evalFolder(p: Plan, model: string, dir: string): Promise<CurvePoint['success']> {
+async function evalFolder(p: Plan, model: string, dir: string): Promise<number> {
   const { worker, tokens } = await startArmWorker({
     runDir: dir,
     logFile: join(dir, 'worker.log'),
